@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * maps.h - every map of the datapath, one line of comment each.
+ *
+ * All are pinned by name (LIBBPF_PIN_BY_NAME): xdpbrd sets the pin root to
+ * /sys/fs/bpf/xdpbr/<bridge>/, iproute2 pins them under its own root. The pins
+ * are the bridge's state; the daemon and CLI are clients of them.
+ */
+#ifndef XDPBR_MAPS_H
+#define XDPBR_MAPS_H
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include "xdpbr.h"
+
+/*
+ * FDB {vlan, mac} -> {port, flags, last_seen}.
+ * A shared (RCU read-side) hash, not PERCPU_HASH: a lookup hit writes
+ * nothing, so the table stays read-mostly and every CPU sees a learned MAC at
+ * once; a per-CPU copy would need the daemon to fan each learn out to every
+ * CPU, and frames would flood until it did. Not LRU: an LRU evicts the known
+ * hosts first under a MAC flood; a full table refuses to learn instead
+ * (counted as learn_failed). Capacity is set by the loader.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XDPBR_FDB_SIZE);
+	__type(key, struct xdpbr_fdb_key);
+	__type(value, struct xdpbr_fdb_val);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_fdb SEC(".maps");
+
+/* Ports: ingress/egress ifindex -> slot and flags. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XDPBR_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct xdpbr_port);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_ports SEC(".maps");
+
+/* Per-CPU counters, indexed by port slot (0: frames on a non-port). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XDPBR_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct xdpbr_stats);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_stats SEC(".maps");
+
+/* Bridge-wide runtime knobs, entry 0 (ageing time, ...). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xdpbr_config);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_config SEC(".maps");
+
+/* Known-unicast egress: slot -> ifindex. An array devmap: the cheapest
+ * lookup for the hottest path, and no egress program on it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP);
+	__uint(max_entries, XDPBR_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct bpf_devmap_val);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_tx SEC(".maps");
+
+/*
+ * Flood sets, one per traffic class (broadcast, multicast, unknown unicast),
+ * keyed by ifindex, used with BPF_F_BROADCAST | BPF_F_EXCLUDE_INGRESS. Hash
+ * devmaps because a broadcast walks the whole table: a dense hash of
+ * XDPBR_MAX_PORTS buckets. One map per class lets a port opt out of a class
+ * (flood/mcast_flood/bcast_flood off) by leaving that map, at no per-packet
+ * cost. Entries carry the egress program, which counts tx per port.
+ */
+#define XDPBR_FLOOD_MAP(name)					\
+struct {							\
+	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);			\
+	__uint(max_entries, XDPBR_MAX_PORTS);			\
+	__type(key, __u32);					\
+	__type(value, struct bpf_devmap_val);			\
+	__uint(pinning, LIBBPF_PIN_BY_NAME);			\
+} name SEC(".maps")
+
+XDPBR_FLOOD_MAP(xdpbr_flood_bc);
+XDPBR_FLOOD_MAP(xdpbr_flood_mc);
+XDPBR_FLOOD_MAP(xdpbr_flood_uu);
+
+#endif /* XDPBR_MAPS_H */

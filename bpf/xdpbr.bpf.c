@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * xdpbr.bpf.c - the bridge datapath.
+ *
+ * One program, attached to every port of a bridge:
+ *   parse -> classify -> learn -> forward / flood -> count
+ * and one devmap egress program on the flood sets that counts what each port
+ * transmits.
+ *
+ * Attach by hand with iproute2 (maps are pinned by name):
+ *   ip link set dev eth1 xdp obj build/xdpbr.bpf.o sec xdp
+ */
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <bpf/bpf_helpers.h>
+
+#include "xdpbr.h"
+#include "maps.h"
+#include "parsing.h"
+#include "stats.h"
+#include "fdb.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Frame classes after parsing the destination. */
+enum dst_class {
+	DST_UNICAST,
+	DST_BROADCAST,
+	DST_MULTICAST,
+	DST_LINK_LOCAL,
+};
+
+static __always_inline enum dst_class classify(const __u8 *dst)
+{
+	if (!mac_is_multicast(dst))
+		return DST_UNICAST;
+	if (mac_is_broadcast(dst))
+		return DST_BROADCAST;
+	if (mac_is_link_local(dst))
+		return DST_LINK_LOCAL;
+	return DST_MULTICAST;
+}
+
+static __always_inline int verdict(struct xdpbr_stats *st,
+				   enum xdpbr_counter c, int action)
+{
+	count(st, c);
+	return action;
+}
+
+static __always_inline int flood(void *map, struct xdpbr_stats *st,
+				 enum xdpbr_counter c)
+{
+	long ret = bpf_redirect_map(map, 0, BPF_F_BROADCAST | BPF_F_EXCLUDE_INGRESS);
+
+	if (ret != XDP_REDIRECT)
+		return verdict(st, XDPBR_CNT_DROP_REDIRECT, XDP_DROP);
+	return verdict(st, c, XDP_REDIRECT);
+}
+
+SEC("xdp")
+int xdpbr_rx(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u32 ifindex = ctx->ingress_ifindex;
+	__u64 len = data_end - data;
+	struct xdpbr_fdb_key key = {};
+	struct xdpbr_fdb_val *dst;
+	struct xdpbr_stats *st, *st_out;
+	struct xdpbr_port *port;
+	struct ethhdr *eth;
+	__u64 now, ageing;
+	__u32 slot;
+
+	port = bpf_map_lookup_elem(&xdpbr_ports, &ifindex);
+	slot = port ? port->slot : 0;
+	st = stats_of(slot);
+	if (st) {
+		st->c[XDPBR_CNT_RX_PACKETS]++;
+		st->c[XDPBR_CNT_RX_BYTES] += len;
+	}
+	/* Attached but not (yet) a port of the bridge: leave it to the host. */
+	if (!port)
+		return verdict(st, XDPBR_CNT_PASS_NOT_PORT, XDP_PASS);
+
+	/* parse */
+	eth = parse_eth(data, data_end);
+	if (!eth)
+		return verdict(st, XDPBR_CNT_DROP_RUNT, XDP_DROP);
+	if (mac_is_multicast(eth->h_source) || mac_is_zero(eth->h_source))
+		return verdict(st, XDPBR_CNT_DROP_BAD_SRC, XDP_DROP);
+
+	/* classify: link-local control frames go to the host untouched,
+	 * before learning, like the kernel bridge. */
+	enum dst_class cls = classify(eth->h_dest);
+	if (cls == DST_LINK_LOCAL)
+		return verdict(st, XDPBR_CNT_PASS_LINKLOCAL, XDP_PASS);
+
+	/* learn */
+	now = bpf_ktime_get_coarse_ns();
+	key.vlan = 0;
+	__builtin_memcpy(key.mac, eth->h_source, ETH_ALEN);
+	if (fdb_learn(&key, ifindex, slot, port->flags, now, st) == LEARN_SPOOFED)
+		return verdict(st, XDPBR_CNT_DROP_SPOOFED, XDP_DROP);
+
+	/* forward / flood */
+	if (cls == DST_BROADCAST)
+		return flood(&xdpbr_flood_bc, st, XDPBR_CNT_FLOOD_BCAST);
+	if (cls == DST_MULTICAST)
+		return flood(&xdpbr_flood_mc, st, XDPBR_CNT_FLOOD_MCAST);
+
+	__builtin_memcpy(key.mac, eth->h_dest, ETH_ALEN);
+	dst = bpf_map_lookup_elem(&xdpbr_fdb, &key);
+	if (!dst)
+		return flood(&xdpbr_flood_uu, st, XDPBR_CNT_FLOOD_UNKNOWN);
+	ageing = config_ageing_ns();
+	if (fdb_is_stale(dst, now, ageing))
+		return flood(&xdpbr_flood_uu, st, XDPBR_CNT_FLOOD_UNKNOWN);
+	if (dst->ifindex == ifindex)
+		return verdict(st, XDPBR_CNT_DROP_SAME_PORT, XDP_DROP);
+
+	slot = dst->slot;
+	/* A port that has left the tx map (removed, going down) is unknown. */
+	if (bpf_redirect_map(&xdpbr_tx, slot, 0) != XDP_REDIRECT)
+		return flood(&xdpbr_flood_uu, st, XDPBR_CNT_FLOOD_UNKNOWN);
+	st_out = stats_of(slot);
+	count_tx(st_out, len);
+	return verdict(st, XDPBR_CNT_FORWARDED, XDP_REDIRECT);
+}
+
+/* Runs for every flooded copy, on the egress port: count its transmission. */
+SEC("xdp/devmap")
+int xdpbr_egress(struct xdp_md *ctx)
+{
+	__u32 ifindex = ctx->egress_ifindex;
+	struct xdpbr_port *port;
+
+	port = bpf_map_lookup_elem(&xdpbr_ports, &ifindex);
+	if (port)
+		count_tx(stats_of(port->slot),
+			 (__u64)((long)ctx->data_end - (long)ctx->data));
+	return XDP_PASS;
+}

@@ -1,0 +1,563 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * bridge.c - load or adopt the datapath, pin it, attach it to ports.
+ *
+ * The pins under /sys/fs/bpf/xdpbr/<bridge>/ are the bridge. Loading with
+ * pin_root_path set makes libbpf reuse maps already pinned there, so a daemon
+ * restarted after a crash or with --keep picks up the FDB and counters as they
+ * are, and replaces the program on each port atomically (XDP_FLAGS_REPLACE):
+ * no frame is dropped and no entry is lost.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_link.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "xdpbr.skel.h"
+#include "bridge.h"
+#include "fdb.h"
+#include "log.h"
+#include "netlink.h"
+#include "ports.h"
+#include "util.h"
+
+#define BPFFS "/sys/fs/bpf"
+
+static int bpffs_ensure(void)
+{
+	struct statfs st;
+
+	if (!statfs(BPFFS, &st) && st.f_type == BPF_FS_MAGIC)
+		return 0;
+	if (mount("bpf", BPFFS, "bpf", 0, "mode=0700")) {
+		int err = -errno;
+
+		log_warn("Couldn't mount bpffs on %s: %s (mount it with 'mount -t bpf bpf %s')",
+			 BPFFS, strerror(-err), BPFFS);
+		return err;
+	}
+	log_info("mounted bpffs on %s", BPFFS);
+	return 0;
+}
+
+static int mkdir_private(const char *path)
+{
+	if (mkdir(path, 0700) && errno != EEXIST) {
+		int err = -errno;
+
+		log_warn("Couldn't create %s: %s", path, strerror(-err));
+		return err;
+	}
+	if (chmod(path, 0700)) {
+		int err = -errno;
+
+		log_warn("Couldn't set mode 0700 on %s: %s", path, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+int xdp_query(uint32_t ifindex, uint32_t *prog_id, uint32_t *mode)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	int err = bpf_xdp_query((int)ifindex, 0, &q);
+
+	*prog_id = 0;
+	*mode = XDPBR_MODE_NONE;
+	if (err)
+		return err;
+	if (q.drv_prog_id) {
+		*prog_id = q.drv_prog_id;
+		*mode = XDPBR_MODE_NATIVE;
+	} else if (q.skb_prog_id) {
+		*prog_id = q.skb_prog_id;
+		*mode = XDPBR_MODE_GENERIC;
+	} else if (q.prog_id) {
+		*prog_id = q.prog_id;	/* offloaded: not ours to touch */
+		*mode = XDPBR_MODE_NONE;
+	}
+	return 0;
+}
+
+static uint32_t prog_id_of(int fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.id;
+}
+
+/*
+ * A port runs this bridge's datapath when its XDP program uses this bridge's
+ * FDB map: true for our current program, for one a previous daemon loaded
+ * (adoption after a crash or an upgrade) and for one iproute2 attached with
+ * the same pins.
+ */
+static bool prog_is_ours(struct bridge *br, uint32_t prog_id)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), ids[16];
+	bool ours = false;
+	int fd;
+
+	if (!prog_id)
+		return false;
+	if (prog_id == br->prog_rx_id)
+		return true;
+	fd = bpf_prog_get_fd_by_id(prog_id);
+	if (fd < 0)
+		return false;
+	info.nr_map_ids = ARRAY_SIZE(ids);
+	info.map_ids = (__u64)(unsigned long)ids;
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+		for (__u32 i = 0; i < info.nr_map_ids && i < ARRAY_SIZE(ids); i++)
+			ours |= ids[i] == br->fdb_map_id;
+	close(fd);
+	return ours;
+}
+
+static int pin_prog(struct bridge *br, struct bpf_program *prog, const char *name)
+{
+	char path[PATH_MAX];
+	int err = pin_path(path, sizeof(path), br->name, name);
+
+	if (err)
+		return err;
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	err = bpf_program__pin(prog, path);
+	if (err)
+		log_warn("Couldn't pin program at %s: %s", path, strerror(-err));
+	return err;
+}
+
+static void unpin_all(struct bridge *br)
+{
+	static const char *const names[] = {
+		XDPBR_MAP_FDB, XDPBR_MAP_PORTS, XDPBR_MAP_STATS, XDPBR_MAP_CONFIG,
+		XDPBR_MAP_TX, XDPBR_MAP_FLOOD_BC, XDPBR_MAP_FLOOD_MC,
+		XDPBR_MAP_FLOOD_UU, XDPBR_PIN_PROG_RX, XDPBR_PIN_PROG_EGRESS,
+	};
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!pin_path(path, sizeof(path), br->name, names[i]))
+			unlink(path);
+	if (rmdir(br->dir) && errno != ENOENT)
+		log_warn("Couldn't remove %s: %s", br->dir, strerror(errno));
+	rmdir(XDPBR_PIN_ROOT);	/* only succeeds when no other bridge is left */
+}
+
+/*
+ * The kernel marks every devmap BPF_F_RDONLY_PROG at creation, and libbpf 1.1
+ * then refuses to reuse the pin ("parameter mismatch": the object declares
+ * flags 0, and declaring the flag makes creation fail). Reuse pinned devmaps
+ * by hand and keep libbpf's pinning for the maps it can handle.
+ */
+static int reuse_pinned_devmaps(struct bridge *br)
+{
+	struct bpf_map *map;
+	char path[PATH_MAX];
+	int fd, err;
+
+	bpf_object__for_each_map(map, br->skel->obj) {
+		enum bpf_map_type t = bpf_map__type(map);
+
+		if (t != BPF_MAP_TYPE_DEVMAP && t != BPF_MAP_TYPE_DEVMAP_HASH)
+			continue;
+		err = pin_path(path, sizeof(path), br->name, bpf_map__name(map));
+		if (err)
+			return err;
+		fd = bpf_obj_get(path);
+		if (fd < 0) {
+			if (errno == ENOENT)
+				continue;	/* new: libbpf creates and pins it */
+			return -errno;
+		}
+		err = bpf_map__reuse_fd(map, fd);
+		close(fd);		/* reuse_fd keeps its own duplicate */
+		if (!err)
+			err = bpf_map__set_pin_path(map, NULL);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo);
+	struct stat st;
+	int err;
+
+	memset(br, 0, sizeof(*br));
+	br->prog_rx_fd = br->prog_egress_fd = -1;
+	br->maps = (struct xdpbr_maps){ -1, -1, -1, -1, -1, -1, -1, -1 };
+	br->mode = o->mode;
+	snprintf(br->name, sizeof(br->name), "%s", name);
+	err = pin_path(br->dir, sizeof(br->dir), name, NULL);
+	if (err)
+		return err;
+
+	err = bpffs_ensure();
+	if (err)
+		return err;
+	err = mkdir_private(XDPBR_PIN_ROOT);
+	if (err)
+		return err;
+	br->adopted = !stat(br->dir, &st);
+	err = mkdir_private(br->dir);
+	if (err)
+		return err;
+
+	oo.pin_root_path = br->dir;
+	br->skel = xdpbr__open_opts(&oo);
+	if (!br->skel) {
+		err = -errno;
+		log_warn("Couldn't open the datapath object: %s", strerror(-err));
+		return err;
+	}
+	err = reuse_pinned_devmaps(br);
+	if (err) {
+		log_warn("Couldn't reuse the devmaps pinned in %s: %s", br->dir, strerror(-err));
+		return err;
+	}
+	if (o->fdb_size) {
+		err = bpf_map__set_max_entries(br->skel->maps.xdpbr_fdb, o->fdb_size);
+		if (err)
+			return err;
+	}
+	err = xdpbr__load(br->skel);
+	if (err) {
+		if (br->adopted)
+			log_warn("Couldn't load the datapath reusing the maps pinned in %s: %s "
+				 "(a pinned map may differ from this build, e.g. in FDB size; "
+				 "use the same --fdb-size, or remove the bridge's pins)",
+				 br->dir, strerror(-err));
+		else
+			log_warn("Couldn't load the datapath: %s (run with -v for the verifier log)",
+				 strerror(-err));
+		return err;
+	}
+
+	br->maps = (struct xdpbr_maps){
+		.fdb = bpf_map__fd(br->skel->maps.xdpbr_fdb),
+		.ports = bpf_map__fd(br->skel->maps.xdpbr_ports),
+		.stats = bpf_map__fd(br->skel->maps.xdpbr_stats),
+		.config = bpf_map__fd(br->skel->maps.xdpbr_config),
+		.tx = bpf_map__fd(br->skel->maps.xdpbr_tx),
+		.flood_bc = bpf_map__fd(br->skel->maps.xdpbr_flood_bc),
+		.flood_mc = bpf_map__fd(br->skel->maps.xdpbr_flood_mc),
+		.flood_uu = bpf_map__fd(br->skel->maps.xdpbr_flood_uu),
+	};
+	br->prog_rx_fd = bpf_program__fd(br->skel->progs.xdpbr_rx);
+	br->prog_egress_fd = bpf_program__fd(br->skel->progs.xdpbr_egress);
+	br->prog_rx_id = prog_id_of(br->prog_rx_fd);
+	{
+		struct bpf_map_info mi = {};
+		__u32 mlen = sizeof(mi);
+
+		if (bpf_obj_get_info_by_fd(br->maps.fdb, &mi, &mlen))
+			return -errno;
+		br->fdb_map_id = mi.id;
+	}
+	err = pin_prog(br, br->skel->progs.xdpbr_rx, XDPBR_PIN_PROG_RX);
+	if (!err)
+		err = pin_prog(br, br->skel->progs.xdpbr_egress, XDPBR_PIN_PROG_EGRESS);
+	if (err)
+		return err;
+
+	if (o->ageing_ns) {
+		struct xdpbr_config cfg = {};
+		__u32 zero = 0;
+
+		bpf_map_lookup_elem(br->maps.config, &zero, &cfg);
+		cfg.ageing_ns = o->ageing_ns;
+		if (bpf_map_update_elem(br->maps.config, &zero, &cfg, 0))
+			return -errno;
+	}
+	log_info("bridge %s: %s datapath, state in %s", name,
+		 br->adopted ? "adopted the pinned" : "loaded a new", br->dir);
+	return 0;
+}
+
+int bridge_check_port(struct bridge *br, const char *ifname)
+{
+	uint32_t ifindex = if_nametoindex(ifname), prog_id, mode;
+	int err;
+
+	if (!ifindex) {
+		log_warn("Unknown interface '%s'", ifname);
+		return -ENODEV;
+	}
+	err = xdp_query(ifindex, &prog_id, &mode);
+	if (err) {
+		log_warn("Couldn't query XDP on '%s': %s", ifname, strerror(-err));
+		return err;
+	}
+	if (prog_id && !prog_is_ours(br, prog_id)) {
+		log_warn("Interface '%s' already has another XDP program (id %u); "
+			 "detach it first with 'ip link set dev %s xdp off'",
+			 ifname, prog_id, ifname);
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/* Puts the port into every map the datapath reads: port table first, so the
+ * program recognises frames from it, then the egress sets. */
+static int port_maps_add(struct bridge *br, uint32_t ifindex, uint32_t mode)
+{
+	struct bpf_devmap_val tx = { .ifindex = ifindex };
+	struct bpf_devmap_val fl = { .ifindex = ifindex,
+				     .bpf_prog.fd = br->prog_egress_fd };
+	struct port_entry *ports;
+	const struct port_entry *old;
+	struct xdpbr_port p = { .flags = XDPBR_PORT_DEFAULT_FLAGS, .mode = mode };
+	size_t n;
+	int err, slot;
+
+	err = ports_dump(br->maps.ports, &ports, &n);
+	if (err)
+		return err;
+	old = ports_find(ports, n, ifindex);
+	if (old) {
+		p = old->port;		/* keep its slot, flags and counters */
+		p.mode = mode;
+	} else {
+		slot = ports_free_slot(ports, n);
+		if (slot < 0) {
+			free(ports);
+			log_warn("bridge %s is full (%d ports)", br->name, XDPBR_MAX_PORTS - 1);
+			return slot;
+		}
+		p.slot = (uint32_t)slot;
+	}
+	free(ports);
+
+	if (bpf_map_update_elem(br->maps.ports, &ifindex, &p, 0) ||
+	    bpf_map_update_elem(br->maps.tx, &p.slot, &tx, 0))
+		return -errno;
+	if (p.flags & XDPBR_PORT_BCAST_FLOOD &&
+	    bpf_map_update_elem(br->maps.flood_bc, &ifindex, &fl, 0))
+		return -errno;
+	if (p.flags & XDPBR_PORT_MCAST_FLOOD &&
+	    bpf_map_update_elem(br->maps.flood_mc, &ifindex, &fl, 0))
+		return -errno;
+	if (p.flags & XDPBR_PORT_FLOOD &&
+	    bpf_map_update_elem(br->maps.flood_uu, &ifindex, &fl, 0))
+		return -errno;
+	return 0;
+}
+
+/* Removes the port from every map, and its FDB entries. */
+static void port_maps_del(struct bridge *br, uint32_t ifindex)
+{
+	struct xdpbr_port p;
+	struct fdb_entry *e;
+	size_t n;
+
+	bpf_map_delete_elem(br->maps.flood_bc, &ifindex);
+	bpf_map_delete_elem(br->maps.flood_mc, &ifindex);
+	bpf_map_delete_elem(br->maps.flood_uu, &ifindex);
+	if (!bpf_map_lookup_elem(br->maps.ports, &ifindex, &p)) {
+		bpf_map_delete_elem(br->maps.tx, &p.slot);
+		bpf_map_delete_elem(br->maps.ports, &ifindex);
+	}
+	if (!fdb_dump(br->maps.fdb, &e, &n)) {
+		for (size_t i = 0; i < n; i++)
+			if (e[i].val.ifindex == ifindex)
+				bpf_map_delete_elem(br->maps.fdb, &e[i].key);
+		free(e);
+	}
+}
+
+static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
+		      uint32_t cur_id, uint32_t cur_mode, uint32_t *mode)
+{
+	LIBBPF_OPTS(bpf_xdp_attach_opts, ao);
+	__u32 flags = XDP_FLAGS_UPDATE_IF_NOEXIST;
+	int err;
+
+	if (cur_id && cur_id == br->prog_rx_id) {
+		*mode = cur_mode;
+		return 0;
+	}
+	if (cur_id) {
+		/* Adopting a port that runs an earlier program of this bridge:
+		 * swap it atomically, in the mode it runs in. */
+		ao.old_prog_fd = bpf_prog_get_fd_by_id(cur_id);
+		if (ao.old_prog_fd < 0)
+			return -errno;
+		*mode = cur_mode;
+		err = bpf_xdp_attach((int)ifindex, br->prog_rx_fd, XDP_FLAGS_REPLACE |
+				     (cur_mode == XDPBR_MODE_GENERIC ? XDP_FLAGS_SKB_MODE
+								     : XDP_FLAGS_DRV_MODE), &ao);
+		close(ao.old_prog_fd);
+		if (err)
+			log_warn("Couldn't replace the XDP program on '%s': %s",
+				 ifname, strerror(-err));
+		return err;
+	}
+
+	if (br->mode != ATTACH_GENERIC) {
+		err = bpf_xdp_attach((int)ifindex, br->prog_rx_fd,
+				     flags | XDP_FLAGS_DRV_MODE, NULL);
+		if (!err) {
+			*mode = XDPBR_MODE_NATIVE;
+			return 0;
+		}
+		if (br->mode == ATTACH_NATIVE || err != -EOPNOTSUPP) {
+			log_warn("Couldn't attach XDP program to '%s' in native mode: %s%s",
+				 ifname, strerror(-err),
+				 err == -EOPNOTSUPP ? " (driver has no native XDP; try --mode generic)" : "");
+			return err;
+		}
+		log_warn("'%s': driver has no native XDP, falling back to generic mode "
+			 "(slower: frames are copied into socket buffers first)", ifname);
+	}
+	err = bpf_xdp_attach((int)ifindex, br->prog_rx_fd, flags | XDP_FLAGS_SKB_MODE, NULL);
+	if (err) {
+		log_warn("Couldn't attach XDP program to '%s' in generic mode: %s",
+			 ifname, strerror(-err));
+		return err;
+	}
+	*mode = XDPBR_MODE_GENERIC;
+	return 0;
+}
+
+int bridge_add_port(struct bridge *br, const char *ifname)
+{
+	struct bridge_port *bp;
+	uint32_t ifindex, cur_id, cur_mode, mode = XDPBR_MODE_NONE;
+	int err;
+
+	if (br->nports >= XDPBR_MAX_PORTS - 1)
+		return -ENOSPC;
+	err = bridge_check_port(br, ifname);
+	if (err)
+		return err;
+	ifindex = if_nametoindex(ifname);
+	err = xdp_query(ifindex, &cur_id, &cur_mode);
+	if (err)
+		return err;
+
+	/* Maps first: the first frame the program sees is already bridged. */
+	err = port_maps_add(br, ifindex, cur_id ? cur_mode : XDPBR_MODE_NONE);
+	if (err) {
+		log_warn("Couldn't add '%s' to the bridge's maps: %s", ifname, strerror(-err));
+		if (!cur_id)
+			port_maps_del(br, ifindex);
+		return err;
+	}
+	err = attach_one(br, ifindex, ifname, cur_id, cur_mode, &mode);
+	if (err) {
+		if (!cur_id)
+			port_maps_del(br, ifindex);
+		return err;
+	}
+	/* Record the mode it really runs in. */
+	struct xdpbr_port p;
+	if (!bpf_map_lookup_elem(br->maps.ports, &ifindex, &p)) {
+		p.mode = mode;
+		bpf_map_update_elem(br->maps.ports, &ifindex, &p, 0);
+	}
+
+	bp = &br->ports[br->nports++];
+	bp->ifindex = ifindex;
+	bp->mode = mode;
+	bp->attached_now = !cur_id;
+	snprintf(bp->ifname, sizeof(bp->ifname), "%s", ifname);
+	log_info("port %s (ifindex %u): %s XDP%s", ifname, ifindex,
+		 port_mode_name(mode), cur_id ? ", adopted" : "");
+	veth_peer_check(ifindex, ifname);
+	return 0;
+}
+
+static void detach_one(struct bridge *br, uint32_t ifindex)
+{
+	LIBBPF_OPTS(bpf_xdp_attach_opts, ao);
+	uint32_t id, mode;
+	char name[IF_NAMESIZE] = "?";
+
+	if (xdp_query(ifindex, &id, &mode) || !prog_is_ours(br, id))
+		return;		/* gone, or someone else's program now: leave it */
+	ao.old_prog_fd = bpf_prog_get_fd_by_id(id);
+	if (ao.old_prog_fd < 0)
+		return;
+	if (bpf_xdp_detach((int)ifindex, XDP_FLAGS_REPLACE |
+			   (mode == XDPBR_MODE_GENERIC ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE),
+			   &ao))
+		log_warn("Couldn't detach XDP from '%s'", if_indextoname(ifindex, name) ?: "?");
+	close(ao.old_prog_fd);
+}
+
+void bridge_close(struct bridge *br, bool keep, bool failed)
+{
+	struct port_entry *ports = NULL;
+	size_t n = 0;
+
+	if (keep && !failed) {
+		log_info("bridge %s: left forwarding (--keep); state stays in %s",
+			 br->name, br->dir);
+	} else if (failed) {
+		for (int i = 0; i < br->nports; i++) {
+			if (!br->ports[i].attached_now)
+				continue;
+			detach_one(br, br->ports[i].ifindex);
+			port_maps_del(br, br->ports[i].ifindex);
+		}
+		if (!br->adopted && br->dir[0])
+			unpin_all(br);
+	} else if (br->skel) {
+		/* Every port of the bridge, including ones this process did not
+		 * attach itself (adopted, or attached by hand). */
+		if (!ports_dump(br->maps.ports, &ports, &n))
+			for (size_t i = 0; i < n; i++)
+				detach_one(br, ports[i].ifindex);
+		free(ports);
+		unpin_all(br);
+		log_info("bridge %s: detached from all ports, pins removed", br->name);
+	}
+	xdpbr__destroy(br->skel);
+	br->skel = NULL;
+}
+
+int bridge_adopt_ports(struct bridge *br)
+{
+	struct port_entry *ports;
+	size_t n;
+	uint32_t id, mode;
+	char name[IF_NAMESIZE];
+	int err;
+
+	err = ports_dump(br->maps.ports, &ports, &n);
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t ifindex = ports[i].ifindex;
+		bool known = false;
+
+		for (int j = 0; j < br->nports; j++)
+			known |= br->ports[j].ifindex == ifindex;
+		if (known || xdp_query(ifindex, &id, &mode) || !prog_is_ours(br, id))
+			continue;
+		if (!if_indextoname(ifindex, name))
+			continue;
+		err = bridge_add_port(br, name);
+		if (err)
+			break;
+	}
+	free(ports);
+	return err;
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef XDPBR_BRIDGE_H
+#define XDPBR_BRIDGE_H
+
+#include <limits.h>
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "xdpbr.h"
+#include "maps.h"
+
+enum attach_mode { ATTACH_AUTO, ATTACH_NATIVE, ATTACH_GENERIC };
+
+struct bridge_opts {
+	enum attach_mode mode;
+	uint32_t fdb_size;		/* 0: the object's default */
+	uint64_t ageing_ns;		/* 0: leave as pinned (default 300 s) */
+};
+
+struct bridge_port {
+	uint32_t ifindex;
+	char ifname[IF_NAMESIZE];
+	uint32_t mode;			/* enum xdpbr_mode actually attached */
+	bool attached_now;		/* attached by this process (undo on failure) */
+};
+
+struct xdpbr;				/* the skeleton */
+
+struct bridge {
+	char name[IF_NAMESIZE];
+	char dir[PATH_MAX];
+	struct xdpbr *skel;
+	struct xdpbr_maps maps;
+	int prog_rx_fd;
+	int prog_egress_fd;
+	uint32_t prog_rx_id;
+	uint32_t fdb_map_id;		/* identifies this bridge's programs */
+	bool adopted;			/* pins existed: never remove them on failure */
+	enum attach_mode mode;
+	struct bridge_port ports[XDPBR_MAX_PORTS];
+	int nports;
+};
+
+/* Mounts bpffs if needed, loads the datapath (reusing pinned maps: a
+ * restarted daemon adopts the bridge), pins maps and programs under
+ * /sys/fs/bpf/xdpbr/<name>/. 0 or -errno, with the reason logged. */
+int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o);
+
+/* Validates an interface before anything is attached: it exists and has no
+ * foreign XDP program. 0 or -errno, with the reason logged. */
+int bridge_check_port(struct bridge *br, const char *ifname);
+
+/* Adds ifname to the bridge's maps and attaches the program. */
+int bridge_add_port(struct bridge *br, const char *ifname);
+
+/* Stops the bridge. keep: leave it forwarding (programs attached, maps
+ * pinned). Otherwise detach from every port and remove the pins; when
+ * failed is set, undo only what this process did (an adopted bridge keeps
+ * its pins and ports). */
+void bridge_close(struct bridge *br, bool keep, bool failed);
+
+/* Takes over the ports of an adopted bridge that this run did not name:
+ * each is switched atomically to the new program. */
+int bridge_adopt_ports(struct bridge *br);
+
+/* XDP program attached to ifindex and its mode (enum xdpbr_mode). */
+int xdp_query(uint32_t ifindex, uint32_t *prog_id, uint32_t *mode);
+
+#endif

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* json.c - bridge state as json-c objects (CLI -j, later the HTTP API). */
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "bridge.h"
+#include "json.h"
+#include "stats.h"
+#include "util.h"
+
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP 0x10000	/* <linux/if.h>, which clashes with <net/if.h> */
+#endif
+
+const char *ifname_of(uint32_t ifindex, char *buf)
+{
+	if (!if_indextoname(ifindex, buf))
+		snprintf(buf, IF_NAMESIZE, "if%u", ifindex);
+	return buf;
+}
+
+static void add_str(struct json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, json_object_new_string(v));
+}
+
+static void add_u64(struct json_object *o, const char *k, uint64_t v)
+{
+	json_object_object_add(o, k, json_object_new_uint64(v));
+}
+
+static void add_bool(struct json_object *o, const char *k, int v)
+{
+	json_object_object_add(o, k, json_object_new_boolean(v != 0));
+}
+
+struct json_object *json_fdb(const struct fdb_entry *e, size_t n,
+			     const char *bridge, uint64_t now_ns)
+{
+	struct json_object *arr = json_object_new_array();
+	char mac[MAC_STRLEN], ifname[IF_NAMESIZE];
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o = json_object_new_object();
+		struct json_object *flags = json_object_new_array();
+		int is_static = e[i].val.flags & XDPBR_FDB_STATIC;
+
+		add_str(o, "mac", mac_format(e[i].key.mac, mac));
+		add_str(o, "ifname", ifname_of(e[i].val.ifindex, ifname));
+		add_u64(o, "vlan", e[i].key.vlan);
+		add_str(o, "master", bridge);
+		add_str(o, "state", is_static ? "static" : "");
+		if (e[i].val.flags & XDPBR_FDB_LOCAL)
+			json_object_array_add(flags, json_object_new_string("self"));
+		json_object_object_add(o, "flags", flags);
+		add_u64(o, "updated", fdb_updated_s(&e[i].val, now_ns));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+static const struct {
+	unsigned int bit;
+	const char *name;
+} iff_names[] = {
+	{ IFF_BROADCAST, "BROADCAST" }, { IFF_MULTICAST, "MULTICAST" },
+	{ IFF_UP, "UP" }, { IFF_LOWER_UP, "LOWER_UP" },
+};
+
+struct json_object *json_port(const struct port_entry *p, const char *bridge)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *flags = json_object_new_array();
+	char ifname[IF_NAMESIZE];
+	struct ifreq ifr = {};
+	uint32_t prog_id = 0, mode = XDPBR_MODE_NONE;
+	unsigned int ifflags = 0;
+	int mtu = 0, fd;
+
+	ifname_of(p->ifindex, ifname);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0) {
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+		if (!ioctl(fd, SIOCGIFFLAGS, &ifr))
+			ifflags = (unsigned short)ifr.ifr_flags;
+		if (!ioctl(fd, SIOCGIFMTU, &ifr))
+			mtu = ifr.ifr_mtu;
+		close(fd);
+	}
+	/* IFF_LOWER_UP does not fit ifr_flags (short); carrier is in sysfs. */
+	if (ifflags & IFF_RUNNING)
+		ifflags |= IFF_LOWER_UP;
+	for (size_t i = 0; i < ARRAY_SIZE(iff_names); i++)
+		if (ifflags & iff_names[i].bit)
+			json_object_array_add(flags, json_object_new_string(iff_names[i].name));
+	/* What the interface really runs, not what was recorded. */
+	xdp_query(p->ifindex, &prog_id, &mode);
+
+	add_u64(o, "ifindex", p->ifindex);
+	add_str(o, "ifname", ifname);
+	json_object_object_add(o, "flags", flags);
+	add_u64(o, "mtu", (uint64_t)mtu);
+	add_str(o, "master", bridge);
+	add_str(o, "state", (ifflags & IFF_UP) && (ifflags & IFF_RUNNING) ?
+		"forwarding" : "disabled");
+	add_str(o, "xdp_mode", port_mode_name(mode));
+	add_u64(o, "xdp_prog_id", prog_id);
+	add_u64(o, "slot", p->port.slot);
+	add_bool(o, "learning", p->port.flags & XDPBR_PORT_LEARNING);
+	add_bool(o, "flood", p->port.flags & XDPBR_PORT_FLOOD);
+	add_bool(o, "mcast_flood", p->port.flags & XDPBR_PORT_MCAST_FLOOD);
+	add_bool(o, "bcast_flood", p->port.flags & XDPBR_PORT_BCAST_FLOOD);
+	return o;
+}
+
+struct json_object *json_port_stats(const struct port_entry *p,
+				    const struct xdpbr_stats *s)
+{
+	struct json_object *o = json_object_new_object();
+	char ifname[IF_NAMESIZE];
+
+	add_str(o, "ifname", p ? ifname_of(p->ifindex, ifname) : "");
+	add_u64(o, "ifindex", p ? p->ifindex : 0);
+	for (int c = 0; c < XDPBR_CNT__MAX; c++)
+		add_u64(o, counter_names[c], s->c[c]);
+	return o;
+}

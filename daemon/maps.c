@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* maps.c - the pinned maps are the bridge: open them by name. */
+#include <errno.h>
+#include <limits.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "xdpbr.h"
+#include "maps.h"
+#include "util.h"
+
+static const struct {
+	const char *name;
+	size_t off;
+} map_pins[] = {
+	{ XDPBR_MAP_FDB,	offsetof(struct xdpbr_maps, fdb) },
+	{ XDPBR_MAP_PORTS,	offsetof(struct xdpbr_maps, ports) },
+	{ XDPBR_MAP_STATS,	offsetof(struct xdpbr_maps, stats) },
+	{ XDPBR_MAP_CONFIG,	offsetof(struct xdpbr_maps, config) },
+	{ XDPBR_MAP_TX,		offsetof(struct xdpbr_maps, tx) },
+	{ XDPBR_MAP_FLOOD_BC,	offsetof(struct xdpbr_maps, flood_bc) },
+	{ XDPBR_MAP_FLOOD_MC,	offsetof(struct xdpbr_maps, flood_mc) },
+	{ XDPBR_MAP_FLOOD_UU,	offsetof(struct xdpbr_maps, flood_uu) },
+};
+
+#define MAP_FD(m, i) ((int *)((char *)(m) + map_pins[i].off))
+
+int maps_open_pinned(const char *bridge, struct xdpbr_maps *m)
+{
+	char path[PATH_MAX];
+	size_t i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(map_pins); i++)
+		*MAP_FD(m, i) = -1;
+	for (i = 0; i < ARRAY_SIZE(map_pins); i++) {
+		err = pin_path(path, sizeof(path), bridge, map_pins[i].name);
+		if (err)
+			goto fail;
+		*MAP_FD(m, i) = bpf_obj_get(path);
+		if (*MAP_FD(m, i) < 0) {
+			err = -errno;
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	maps_close(m);
+	return err;
+}
+
+void maps_close(struct xdpbr_maps *m)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(map_pins); i++) {
+		if (*MAP_FD(m, i) >= 0)
+			close(*MAP_FD(m, i));
+		*MAP_FD(m, i) = -1;
+	}
+}

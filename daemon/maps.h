@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef XDPBR_MAPS_USER_H
+#define XDPBR_MAPS_USER_H
+
+/* File descriptors of one bridge's maps, from the skeleton or the pins. */
+struct xdpbr_maps {
+	int fdb;
+	int ports;
+	int stats;
+	int config;
+	int tx;
+	int flood_bc;
+	int flood_mc;
+	int flood_uu;
+};
+
+/* Opens the maps pinned under /sys/fs/bpf/xdpbr/<bridge>/. 0 or -errno;
+ * on error nothing stays open. */
+int maps_open_pinned(const char *bridge, struct xdpbr_maps *m);
+void maps_close(struct xdpbr_maps *m);
+
+#endif

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* netlink.c - rtnetlink queries (libmnl). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/ethtool.h>
+#include <linux/if_link.h>
+#include <linux/net_namespace.h>
+#include <linux/rtnetlink.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <libmnl/libmnl.h>
+#include <bpf/libbpf.h>
+
+#include "bridge.h"
+#include "log.h"
+#include "netlink.h"
+
+#define NETNS_RUN_DIR "/run/netns"
+
+/* One request, its reply and the ack (or an error). cb may be NULL. */
+static int nl_request(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct mnl_socket *nl;
+	unsigned int portid, seq;
+	int ret;
+
+	nl = mnl_socket_open(NETLINK_ROUTE);
+	if (!nl)
+		return -errno;
+	if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	portid = mnl_socket_get_portid(nl);
+	/* The ack ends the exchange: a non-dump reply has no NLMSG_DONE. */
+	nlh->nlmsg_flags |= NLM_F_ACK;
+	seq = nlh->nlmsg_seq = (unsigned int)time(NULL);
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	ret = (int)mnl_socket_recvfrom(nl, buf, sizeof(buf));
+	while (ret > 0) {
+		ret = mnl_cb_run(buf, (size_t)ret, seq, portid, cb, data);
+		if (ret <= MNL_CB_STOP)
+			break;
+		ret = (int)mnl_socket_recvfrom(nl, buf, sizeof(buf));
+	}
+	ret = ret < 0 ? -errno : 0;
+out:
+	mnl_socket_close(nl);
+	return ret;
+}
+
+static int linkinfo_kind_cb(const struct nlattr *attr, void *data)
+{
+	struct link_info *li = data;
+
+	if (mnl_attr_get_type(attr) == IFLA_INFO_KIND)
+		snprintf(li->kind, sizeof(li->kind), "%s", mnl_attr_get_str(attr));
+	return MNL_CB_OK;
+}
+
+static int link_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct link_info *li = data;
+
+	switch (mnl_attr_get_type(attr)) {
+	case IFLA_LINK:
+		li->peer_ifindex = (int32_t)mnl_attr_get_u32(attr);
+		break;
+	case IFLA_LINK_NETNSID:
+		li->peer_nsid = (int32_t)mnl_attr_get_u32(attr);
+		break;
+	case IFLA_LINKINFO:
+		mnl_attr_parse_nested(attr, linkinfo_kind_cb, li);
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	return mnl_attr_parse(nlh, sizeof(struct ifinfomsg), link_attr_cb, data);
+}
+
+int link_get_info(uint32_t ifindex, struct link_info *li)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifm;
+
+	memset(li, 0, sizeof(*li));
+	li->peer_nsid = -1;
+	nlh->nlmsg_type = RTM_GETLINK;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	ifm->ifi_family = AF_UNSPEC;
+	ifm->ifi_index = (int)ifindex;
+	return nl_request(nlh, link_cb, li);
+}
+
+static int nsid_attr_cb(const struct nlattr *attr, void *data)
+{
+	if (mnl_attr_get_type(attr) == NETNSA_NSID)
+		*(int32_t *)data = (int32_t)mnl_attr_get_u32(attr);
+	return MNL_CB_OK;
+}
+
+static int nsid_cb(const struct nlmsghdr *nlh, void *data)
+{
+	return mnl_attr_parse(nlh, sizeof(struct rtgenmsg), nsid_attr_cb, data);
+}
+
+/* The nsid the current namespace uses for the namespace behind fd, or -1. */
+static int32_t nsid_of_fd(int fd)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct rtgenmsg *g;
+	int32_t nsid = -1;
+
+	nlh->nlmsg_type = RTM_GETNSID;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->rtgen_family = AF_UNSPEC;
+	mnl_attr_put_u32(nlh, NETNSA_FD, (uint32_t)fd);
+	if (nl_request(nlh, nsid_cb, &nsid))
+		return -1;
+	return nsid;
+}
+
+/* Opens the named namespace (in /run/netns) whose nsid is nsid. */
+static int netns_open_by_nsid(int32_t nsid, char *name, size_t len)
+{
+	struct dirent *de;
+	DIR *d = opendir(NETNS_RUN_DIR);
+	int fd = -1;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		char path[512];
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", NETNS_RUN_DIR, de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (nsid_of_fd(fd) == nsid) {
+			snprintf(name, len, "%s", de->d_name);
+			break;
+		}
+		close(fd);
+		fd = -1;
+	}
+	closedir(d);
+	return fd;
+}
+
+/* In the current namespace: 1 if ifindex can receive redirected frames
+ * (GRO on or an XDP program attached), 0 if not, -errno on error. */
+static int peer_receives(uint32_t ifindex, char *name)
+{
+	struct ethtool_value ev = { .cmd = ETHTOOL_GGRO };
+	struct ifreq ifr = {};
+	uint32_t prog_id, mode;
+	int fd, ret;
+
+	if (!if_indextoname(ifindex, name))
+		return -errno;
+	if (!xdp_query(ifindex, &prog_id, &mode) && prog_id)
+		return 1;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	ifr.ifr_data = (void *)&ev;
+	ret = ioctl(fd, SIOCETHTOOL, &ifr) ? -errno : ev.data != 0;
+	close(fd);
+	return ret;
+}
+
+int veth_peer_check(uint32_t ifindex, const char *ifname)
+{
+	char ns[256] = "", peer[IF_NAMESIZE] = "?";
+	struct link_info li;
+	int self = -1, nsfd = -1, ret;
+
+	ret = link_get_info(ifindex, &li);
+	if (ret || strcmp(li.kind, "veth") || li.peer_ifindex <= 0)
+		return ret;
+
+	if (li.peer_nsid >= 0) {
+		nsfd = netns_open_by_nsid(li.peer_nsid, ns, sizeof(ns));
+		if (nsfd < 0) {
+			log_info("port %s: can't check its veth peer (its network namespace "
+				 "is not named in %s); make sure the peer has GRO on or an "
+				 "XDP program", ifname, NETNS_RUN_DIR);
+			return 0;
+		}
+		self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (self < 0 || setns(nsfd, CLONE_NEWNET)) {
+			ret = -errno;
+			goto out;
+		}
+	}
+	ret = peer_receives((uint32_t)li.peer_ifindex, peer);
+	if (self >= 0 && setns(self, CLONE_NEWNET))
+		log_warn("Couldn't return to the daemon's network namespace: %s",
+			 strerror(errno));
+	if (ret == 0) {
+		log_warn("port %s: its veth peer %s%s%s has neither GRO nor an XDP program, "
+			 "so frames the bridge redirects into %s are dropped silently; fix: "
+			 "%s%s%sethtool -K %s gro on", ifname, peer, ns[0] ? " in netns " : "",
+			 ns, ifname, ns[0] ? "ip netns exec " : "", ns, ns[0] ? " " : "", peer);
+		ret = 1;
+	} else if (ret > 0) {
+		ret = 0;
+	}
+out:
+	if (self >= 0)
+		close(self);
+	if (nsfd >= 0)
+		close(nsfd);
+	return ret;
+}

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* ports.c - reading the port table and allocating slots. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <bpf/bpf.h>
+
+#include "ports.h"
+
+static int port_cmp(const void *a, const void *b)
+{
+	const struct port_entry *x = a, *y = b;
+
+	return (x->port.slot > y->port.slot) - (x->port.slot < y->port.slot);
+}
+
+int ports_dump(int map_fd, struct port_entry **out, size_t *n)
+{
+	struct port_entry *v;
+	uint32_t key, next;
+	size_t len = 0;
+	void *prev = NULL;
+
+	*out = NULL;
+	*n = 0;
+	v = calloc(XDPBR_MAX_PORTS, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	/* The table holds at most XDPBR_MAX_PORTS entries; the bound also ends
+	 * the walk if a concurrent delete restarts it from the top. */
+	while (len < XDPBR_MAX_PORTS && !bpf_map_get_next_key(map_fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(map_fd, &key, &v[len].port))
+			continue;
+		if (ports_find(v, len, key))
+			continue;
+		v[len++].ifindex = key;
+	}
+	qsort(v, len, sizeof(*v), port_cmp);
+	*out = v;
+	*n = len;
+	return 0;
+}
+
+const struct port_entry *ports_find(const struct port_entry *ports, size_t n,
+				    uint32_t ifindex)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ports[i].ifindex == ifindex)
+			return &ports[i];
+	return NULL;
+}
+
+int ports_free_slot(const struct port_entry *ports, size_t n)
+{
+	bool used[XDPBR_MAX_PORTS] = { true };	/* slot 0 is reserved */
+
+	for (size_t i = 0; i < n; i++)
+		if (ports[i].port.slot < XDPBR_MAX_PORTS)
+			used[ports[i].port.slot] = true;
+	for (int s = 1; s < XDPBR_MAX_PORTS; s++)
+		if (!used[s])
+			return s;
+	return -ENOSPC;
+}
+
+const char *port_mode_name(uint32_t mode)
+{
+	switch (mode) {
+	case XDPBR_MODE_NATIVE:
+		return "native";
+	case XDPBR_MODE_GENERIC:
+		return "generic";
+	default:
+		return "none";
+	}
+}

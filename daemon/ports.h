@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef XDPBR_PORTS_H
+#define XDPBR_PORTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "xdpbr.h"
+
+struct port_entry {
+	uint32_t ifindex;
+	struct xdpbr_port port;
+};
+
+/* Reads the ports map, sorted by slot. 0 or -errno. *out is malloc'd. */
+int ports_dump(int map_fd, struct port_entry **out, size_t *n);
+
+/* Lowest slot in 1..XDPBR_MAX_PORTS-1 not used by ports[]; -ENOSPC if full. */
+int ports_free_slot(const struct port_entry *ports, size_t n);
+
+/* The entry for ifindex, or NULL. */
+const struct port_entry *ports_find(const struct port_entry *ports, size_t n,
+				    uint32_t ifindex);
+
+const char *port_mode_name(uint32_t mode);
+
+#endif

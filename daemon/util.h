@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef XDPBR_UTIL_H
+#define XDPBR_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MAC_STRLEN 18	/* "xx:xx:xx:xx:xx:xx" + NUL */
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Parses "02:00:5e:00:53:01" (also '-' separated). 0 or -EINVAL. */
+int mac_parse(const char *s, uint8_t mac[6]);
+/* Formats into buf (at least MAC_STRLEN bytes); returns buf. */
+char *mac_format(const uint8_t mac[6], char *buf);
+
+/* Bridge names become pin directories and interface-like names:
+ * 1..15 chars of [A-Za-z0-9_.-], not "." or "..". 0 or -EINVAL. */
+int bridge_name_valid(const char *name);
+
+/* iproute2-style abbreviation: word is a non-empty prefix of full. */
+bool matches(const char *word, const char *full);
+
+/* Strict unsigned parse of a whole string within [0, max]. 0 or -EINVAL/-ERANGE. */
+int parse_u64(const char *s, uint64_t max, uint64_t *out);
+
+/* CLOCK_MONOTONIC in ns: the datapath's clock (bpf_ktime_get_coarse_ns). */
+uint64_t mono_ns(void);
+
+/* Builds "/sys/fs/bpf/xdpbr/<bridge>[/<name>]" into buf. 0 or -ENAMETOOLONG. */
+int pin_path(char *buf, size_t len, const char *bridge, const char *name);
+
+#endif

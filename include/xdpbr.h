@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * xdpbr.h - everything that crosses the BPF / user-space boundary.
+ *
+ * Included by the datapath (bpf/) and by the daemon, CLI and tests, so both
+ * sides agree on one layout, one set of flag bits and one counter table.
+ * Fixed-width fields, explicit padding, sizes asserted at the bottom.
+ */
+#ifndef XDPBR_H
+#define XDPBR_H
+
+#include <linux/types.h>
+
+/* Capacities. Both sides must see the same numbers: override with -D for
+ * both builds, never for one. */
+#ifndef XDPBR_MAX_PORTS
+#define XDPBR_MAX_PORTS 64		/* ports per bridge; slot 0 is reserved */
+#endif
+#ifndef XDPBR_FDB_SIZE
+#define XDPBR_FDB_SIZE 65536		/* default FDB capacity (daemon may resize) */
+#endif
+
+#define XDPBR_PIN_ROOT		"/sys/fs/bpf/xdpbr"
+#define XDPBR_NSEC_PER_SEC	1000000000ULL
+/* A MAC seen again on its own port refreshes last_seen at most this often:
+ * a hit on a known source writes nothing shared in between. */
+#define XDPBR_REFRESH_NS	XDPBR_NSEC_PER_SEC
+#define XDPBR_DEFAULT_AGEING_S	300
+
+/* Names of the pinned objects under XDPBR_PIN_ROOT/<bridge>/. The map names
+ * are also the BPF map names (LIBBPF_PIN_BY_NAME), so iproute2 pins them
+ * under the same names. */
+#define XDPBR_MAP_FDB		"xdpbr_fdb"
+#define XDPBR_MAP_PORTS		"xdpbr_ports"
+#define XDPBR_MAP_STATS		"xdpbr_stats"
+#define XDPBR_MAP_CONFIG	"xdpbr_config"
+#define XDPBR_MAP_TX		"xdpbr_tx"
+#define XDPBR_MAP_FLOOD_BC	"xdpbr_flood_bc"
+#define XDPBR_MAP_FLOOD_MC	"xdpbr_flood_mc"
+#define XDPBR_MAP_FLOOD_UU	"xdpbr_flood_uu"
+#define XDPBR_PIN_PROG_RX	"prog_rx"
+#define XDPBR_PIN_PROG_EGRESS	"prog_egress"
+
+/* Section names: `ip link set dev X xdp obj xdpbr.bpf.o sec xdp` */
+#define XDPBR_SEC_RX		"xdp"
+
+/* FDB key: {vlan, mac}. vlan is 0 until VLAN filtering exists. */
+struct xdpbr_fdb_key {
+	__u16 vlan;			/* host byte order */
+	__u8  mac[6];
+};
+
+/* FDB value flags */
+#define XDPBR_FDB_STATIC	(1U << 0)	/* never ages, never moves */
+#define XDPBR_FDB_LOCAL		(1U << 1)	/* the bridge's own address */
+
+struct xdpbr_fdb_val {
+	__u32 ifindex;			/* port the MAC lives behind */
+	__u16 slot;			/* that port's slot (stats, tx devmap) */
+	__u16 flags;			/* XDPBR_FDB_* */
+	__u64 last_seen;		/* CLOCK_MONOTONIC ns, coarse */
+};
+
+/* Port flags (xdpbr_port.flags) */
+#define XDPBR_PORT_LEARNING	(1U << 0)
+#define XDPBR_PORT_FLOOD	(1U << 1)	/* unknown unicast */
+#define XDPBR_PORT_MCAST_FLOOD	(1U << 2)
+#define XDPBR_PORT_BCAST_FLOOD	(1U << 3)
+#define XDPBR_PORT_DEFAULT_FLAGS (XDPBR_PORT_LEARNING | XDPBR_PORT_FLOOD | \
+				  XDPBR_PORT_MCAST_FLOOD | XDPBR_PORT_BCAST_FLOOD)
+
+/* XDP attach mode recorded by the loader (xdpbr_port.mode) */
+enum xdpbr_mode {
+	XDPBR_MODE_NONE = 0,
+	XDPBR_MODE_NATIVE,
+	XDPBR_MODE_GENERIC,
+};
+
+/* Value of xdpbr_ports, keyed by ifindex (__u32). */
+struct xdpbr_port {
+	__u32 slot;			/* 1..XDPBR_MAX_PORTS-1; 0 = not a port */
+	__u32 flags;			/* XDPBR_PORT_* */
+	__u32 mode;			/* enum xdpbr_mode */
+	__u32 pad;
+};
+
+/* Bridge-wide runtime knobs: xdpbr_config[0], written by the daemon/CLI.
+ * A zeroed map (e.g. right after `ip link ... xdp obj`) means defaults. */
+struct xdpbr_config {
+	__u64 ageing_ns;		/* 0 = use the default; XDPBR_AGEING_NEVER = never */
+	__u32 flags;
+	__u32 pad;
+};
+#define XDPBR_AGEING_NEVER	(~0ULL)
+
+/*
+ * Per-port counters. One table, used for the array index in the datapath and
+ * for names in the CLI/JSON: XDPBR_COUNTERS(X) expands X(enum, "json_name").
+ * Every received frame ends in exactly one outcome counter (forwarded,
+ * flood_*, pass_*, drop_*): rx_packets == sum of outcomes.
+ */
+#define XDPBR_COUNTERS(X)						\
+	X(RX_PACKETS,		"rx_packets")				\
+	X(RX_BYTES,		"rx_bytes")				\
+	X(TX_PACKETS,		"tx_packets")				\
+	X(TX_BYTES,		"tx_bytes")				\
+	X(FORWARDED,		"forwarded")				\
+	X(FLOOD_BCAST,		"flood_broadcast")			\
+	X(FLOOD_MCAST,		"flood_multicast")			\
+	X(FLOOD_UNKNOWN,	"flood_unknown")			\
+	X(PASS_LINKLOCAL,	"pass_linklocal")			\
+	X(PASS_NOT_PORT,	"pass_not_port")			\
+	X(DROP_RUNT,		"drop_runt")				\
+	X(DROP_BAD_SRC,		"drop_bad_src")				\
+	X(DROP_SAME_PORT,	"drop_same_port")			\
+	X(DROP_SPOOFED,		"drop_spoofed_static")			\
+	X(DROP_REDIRECT,	"drop_redirect")			\
+	X(LEARNED,		"learned")				\
+	X(MOVED,		"moved")				\
+	X(LEARN_FAILED,		"learn_failed")
+
+#define XDPBR_ENUM_ENTRY(e, name) XDPBR_CNT_##e,
+enum xdpbr_counter {
+	XDPBR_COUNTERS(XDPBR_ENUM_ENTRY)
+	XDPBR_CNT__MAX
+};
+#undef XDPBR_ENUM_ENTRY
+
+/* First and last outcome counter: the accounting invariant sums this range. */
+#define XDPBR_CNT_OUTCOME_FIRST	XDPBR_CNT_FORWARDED
+#define XDPBR_CNT_OUTCOME_LAST	XDPBR_CNT_DROP_REDIRECT
+
+/* Value of xdpbr_stats (PERCPU_ARRAY indexed by port slot). Slot 0 counts
+ * frames that arrive on an interface the program runs on but that is not a
+ * configured port. */
+struct xdpbr_stats {
+	__u64 c[XDPBR_CNT__MAX];
+};
+
+#ifndef __BPF__
+_Static_assert(sizeof(struct xdpbr_fdb_key) == 8, "fdb key layout");
+_Static_assert(sizeof(struct xdpbr_fdb_val) == 16, "fdb value layout");
+_Static_assert(sizeof(struct xdpbr_port) == 16, "port layout");
+_Static_assert(sizeof(struct xdpbr_config) == 16, "config layout");
+_Static_assert(XDPBR_MAX_PORTS <= 65535, "slot must fit fdb_val.slot");
+#endif
+
+#endif /* XDPBR_H */
