@@ -210,8 +210,11 @@ xt_require()
 
 # topo_up N: hosts 1..N, each a netns whose e0 is the peer of a root-side
 # port. GRO is on for e0, or frames the bridge redirects into the port would
-# be dropped (see MACHINE-FACTS.md). Root-side ports get no IPv6, so the
-# only frames on the bridge are the hosts'.
+# be dropped (see MACHINE-FACTS.md). It must be turned on while e0 is up:
+# turned on while e0 is down, ethtool shows it on but the kernel (6.18) does
+# not make the port a redirect target, and redirected frames still vanish.
+# Root-side ports get no IPv6, so the only frames on the bridge are the
+# hosts'.
 topo_up()
 {
 	local n=$1 i ns port mac
@@ -235,10 +238,10 @@ topo_up()
 		{
 			ip -n "$ns" link set dev lo up &&
 			ip -n "$ns" link set dev e0 address "$mac" &&
-			ip netns exec "$ns" ethtool -K e0 gro on &&
 			ip -n "$ns" addr add "${IP4[i]}/24" dev e0 &&
 			ip -n "$ns" addr add "${IP6[i]}/64" dev e0 nodad &&
-			ip -n "$ns" link set dev e0 up
+			ip -n "$ns" link set dev e0 up &&
+			ip netns exec "$ns" ethtool -K e0 gro on
 		} >"$XT_TMP/topo.log" 2>&1 ||
 			abort "topo_up: configuring host $i" "$(cat "$XT_TMP/topo.log")"
 	done
