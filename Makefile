@@ -71,6 +71,9 @@ $(BUILD)/tests/%.o: tests/%.c $(SKEL) | $(BUILD)
 $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(BUILD)/tests/unit/mock_bpf.o $(BUILD)/daemon/cli.o $(LIB)
 	$(CC) $(LDFLAGS) $^ $(UNIT_WRAP) $(LDLIBS) -lcmocka -o $@
 
+# Keep the test objects: they are intermediate files to make.
+.SECONDARY: $(UNIT_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/tests/unit/mock_bpf.o $(BUILD)/tests/bpf/test_datapath.o
+
 $(BPFTEST): $(BUILD)/tests/bpf/test_datapath.o $(LIB)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 

@@ -20,6 +20,7 @@ int ports_dump(int map_fd, struct port_entry **out, size_t *n)
 	uint32_t key, next;
 	size_t len = 0;
 	void *prev = NULL;
+	int err;
 
 	*out = NULL;
 	*n = 0;
@@ -28,11 +29,19 @@ int ports_dump(int map_fd, struct port_entry **out, size_t *n)
 		return -ENOMEM;
 	/* The table holds at most XDPBR_MAX_PORTS entries; the bound also ends
 	 * the walk if a concurrent delete restarts it from the top. */
-	while (len < XDPBR_MAX_PORTS && !bpf_map_get_next_key(map_fd, prev, &next)) {
+	while (len < XDPBR_MAX_PORTS) {
+		if (bpf_map_get_next_key(map_fd, prev, &next)) {
+			if (errno == ENOENT)
+				break;		/* end of the table */
+			goto fail;
+		}
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(map_fd, &key, &v[len].port))
-			continue;
+		if (bpf_map_lookup_elem(map_fd, &key, &v[len].port)) {
+			if (errno == ENOENT)
+				continue;	/* deleted meanwhile */
+			goto fail;
+		}
 		if (ports_find(v, len, key))
 			continue;
 		v[len++].ifindex = key;
@@ -41,6 +50,10 @@ int ports_dump(int map_fd, struct port_entry **out, size_t *n)
 	*out = v;
 	*n = len;
 	return 0;
+fail:
+	err = -errno;
+	free(v);
+	return err;
 }
 
 const struct port_entry *ports_find(const struct port_entry *ports, size_t n,
