@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* mock_bpf.c - fake BPF maps behind the libbpf calls of the daemon modules. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mock_bpf.h"
+
+#define MAX_MAPS	16
+#define MAX_PINS	16
+#define MAX_ALIASES	64
+#define FAKE_FD_BASE	1000
+
+struct fake_map {
+	int fd;
+	enum mock_map_type type;
+	size_t key_size;
+	size_t slot_size;		/* bytes stored and copied per key */
+	unsigned int max_entries;
+	unsigned int n;			/* hash: entries in use */
+	unsigned char *keys;		/* hash: n keys, insertion order */
+	unsigned char *vals;
+};
+
+static struct fake_map maps[MAX_MAPS];
+static int nmaps;
+
+static struct {
+	char path[256];
+	int fd;
+} pins[MAX_PINS];
+static int npins;
+
+/* Descriptors handed out by bpf_obj_get: a real fd (of /dev/null, so that
+ * the code under test can close it) standing for a fake map. */
+static struct {
+	int fd;
+	int map_fd;
+} aliases[MAX_ALIASES];
+static int naliases;
+
+static int ncpus = 4;
+
+static unsigned int calls[MOCK_OP__MAX];
+static struct {
+	bool armed;
+	unsigned int at;
+	int err;
+} fails[MOCK_OP__MAX];
+static struct {
+	void (*fn)(void *);
+	void *arg;
+	unsigned int at;
+} hooks[MOCK_OP__MAX];
+
+/* libbpf's convention: negative errno returned, errno set as well. */
+static int fail_errno(int err)
+{
+	errno = err;
+	return -err;
+}
+
+void mock_bpf_reset(void)
+{
+	for (int i = 0; i < nmaps; i++) {
+		free(maps[i].keys);
+		free(maps[i].vals);
+	}
+	memset(maps, 0, sizeof(maps));
+	nmaps = npins = naliases = 0;
+	ncpus = 4;
+	memset(calls, 0, sizeof(calls));
+	memset(fails, 0, sizeof(fails));
+	memset(hooks, 0, sizeof(hooks));
+}
+
+int mock_bpf_fixture(void **state)
+{
+	mock_bpf_reset();
+	return 0;
+}
+
+void mock_set_ncpus(int n)
+{
+	ncpus = n;
+}
+
+static struct fake_map *map_of(int fd)
+{
+	for (int i = naliases - 1; i >= 0; i--)	/* newest first: fds get reused */
+		if (aliases[i].fd == fd) {
+			fd = aliases[i].map_fd;
+			break;
+		}
+	for (int i = 0; i < nmaps; i++)
+		if (maps[i].fd == fd)
+			return &maps[i];
+	return NULL;
+}
+
+int mock_map_create(enum mock_map_type type, size_t key_size, size_t value_size,
+		    unsigned int max_entries)
+{
+	struct fake_map *m;
+
+	if (nmaps == MAX_MAPS || !max_entries || !key_size || !value_size)
+		return -EINVAL;
+	if (type != MOCK_HASH && key_size != sizeof(__u32))
+		return -EINVAL;
+	m = &maps[nmaps];
+	m->fd = FAKE_FD_BASE + nmaps;
+	m->type = type;
+	m->key_size = key_size;
+	m->max_entries = max_entries;
+	if (type == MOCK_PERCPU_ARRAY)
+		m->slot_size = ((value_size + 7) & ~(size_t)7) * (size_t)(ncpus > 0 ? ncpus : 1);
+	else
+		m->slot_size = value_size;
+	m->vals = calloc(max_entries, m->slot_size);
+	if (type == MOCK_HASH)
+		m->keys = calloc(max_entries, key_size);
+	else
+		m->n = max_entries;
+	if (!m->vals || (type == MOCK_HASH && !m->keys)) {
+		free(m->vals);
+		free(m->keys);
+		memset(m, 0, sizeof(*m));
+		return -ENOMEM;
+	}
+	nmaps++;
+	return m->fd;
+}
+
+static long hash_find(const struct fake_map *m, const void *key)
+{
+	for (unsigned int i = 0; i < m->n; i++)
+		if (!memcmp(m->keys + (size_t)i * m->key_size, key, m->key_size))
+			return i;
+	return -1;
+}
+
+int mock_map_update(int fd, const void *key, const void *value)
+{
+	struct fake_map *m = map_of(fd);
+	long i;
+
+	if (!m)
+		return -EBADF;
+	if (m->type != MOCK_HASH) {
+		__u32 idx;
+
+		memcpy(&idx, key, sizeof(idx));
+		if (idx >= m->max_entries)
+			return -ENOENT;
+		memcpy(m->vals + (size_t)idx * m->slot_size, value, m->slot_size);
+		return 0;
+	}
+	i = hash_find(m, key);
+	if (i < 0) {
+		if (m->n == m->max_entries)
+			return -E2BIG;
+		i = m->n++;
+		memcpy(m->keys + (size_t)i * m->key_size, key, m->key_size);
+	}
+	memcpy(m->vals + (size_t)i * m->slot_size, value, m->slot_size);
+	return 0;
+}
+
+int mock_map_delete(int fd, const void *key)
+{
+	struct fake_map *m = map_of(fd);
+	long i;
+
+	if (!m || m->type != MOCK_HASH)
+		return -EINVAL;
+	i = hash_find(m, key);
+	if (i < 0)
+		return -ENOENT;
+	m->n--;
+	memmove(m->keys + (size_t)i * m->key_size, m->keys + (size_t)(i + 1) * m->key_size,
+		(m->n - (size_t)i) * m->key_size);
+	memmove(m->vals + (size_t)i * m->slot_size, m->vals + (size_t)(i + 1) * m->slot_size,
+		(m->n - (size_t)i) * m->slot_size);
+	return 0;
+}
+
+size_t mock_map_len(int fd)
+{
+	struct fake_map *m = map_of(fd);
+
+	return m ? m->n : 0;
+}
+
+void mock_pin(const char *path, int fd)
+{
+	if (npins == MAX_PINS || strlen(path) >= sizeof(pins[0].path))
+		abort();	/* a broken test, not a tested behaviour */
+	strcpy(pins[npins].path, path);
+	pins[npins].fd = fd;
+	npins++;
+}
+
+void mock_fail(enum mock_op op, unsigned int pass, int err)
+{
+	fails[op].armed = true;
+	fails[op].at = calls[op] + pass + 1;
+	fails[op].err = err;
+}
+
+void mock_hook(enum mock_op op, unsigned int nth, void (*fn)(void *), void *arg)
+{
+	hooks[op].fn = fn;
+	hooks[op].arg = arg;
+	hooks[op].at = calls[op] + nth;
+}
+
+unsigned int mock_calls(enum mock_op op)
+{
+	return calls[op];
+}
+
+/* Counts the call, runs a due hook; returns the injected errno, or 0. */
+static int enter(enum mock_op op)
+{
+	unsigned int call = ++calls[op];
+
+	if (hooks[op].fn && hooks[op].at == call) {
+		void (*fn)(void *) = hooks[op].fn;
+
+		hooks[op].fn = NULL;
+		fn(hooks[op].arg);
+	}
+	if (fails[op].armed && fails[op].at == call) {
+		fails[op].armed = false;
+		return fails[op].err;
+	}
+	return 0;
+}
+
+/*
+ * Hash maps only, as the kernel's htab does it: the cursor is opaque to the
+ * caller (here: the index of the next entry as a __u64). A call that runs
+ * out of entries before filling *count returns -ENOENT with *count set to
+ * what it did copy; a call that fills *count exactly returns 0, and the next
+ * one -ENOENT with *count 0. An early failure leaves *count as it was, as
+ * libbpf copies back the unchanged attr.
+ */
+int __wrap_bpf_map_lookup_batch(int fd, void *in_batch, void *out_batch,
+				void *keys, void *values, __u32 *count,
+				const struct bpf_map_batch_opts *opts)
+{
+	struct fake_map *m;
+	__u64 start = 0, k;
+	int err = enter(MOCK_OP_LOOKUP_BATCH);
+
+	if (err)
+		return fail_errno(err);
+	m = map_of(fd);
+	if (!m)
+		return fail_errno(EBADF);
+	if (m->type != MOCK_HASH || !out_batch || !count)
+		return fail_errno(EINVAL);	/* arrays: not faked */
+	if (!*count)
+		return 0;
+	if (in_batch)
+		memcpy(&start, in_batch, sizeof(start));
+	k = start < m->n ? m->n - start : 0;
+	if (k > *count)
+		k = *count;
+	if (k) {
+		memcpy(keys, m->keys + start * m->key_size, k * m->key_size);
+		memcpy(values, m->vals + start * m->slot_size, k * m->slot_size);
+	}
+	start += k;
+	memcpy(out_batch, &start, sizeof(start));
+	if (k < *count) {
+		*count = (__u32)k;
+		return fail_errno(ENOENT);
+	}
+	return 0;
+}
+
+int __wrap_bpf_map_get_next_key(int fd, const void *key, void *next_key)
+{
+	struct fake_map *m;
+	__u32 idx;
+	long i;
+	int err = enter(MOCK_OP_GET_NEXT_KEY);
+
+	if (err)
+		return fail_errno(err);
+	m = map_of(fd);
+	if (!m)
+		return fail_errno(EBADF);
+	if (m->type != MOCK_HASH) {
+		/* array_map_get_next_key: NULL or out of range -> 0 */
+		idx = UINT32_MAX;
+		if (key)
+			memcpy(&idx, key, sizeof(idx));
+		if (idx >= m->max_entries)
+			idx = 0;
+		else if (idx == m->max_entries - 1)
+			return fail_errno(ENOENT);
+		else
+			idx++;
+		memcpy(next_key, &idx, sizeof(idx));
+		return 0;
+	}
+	/* htab: a missing (e.g. just deleted) key restarts from the first */
+	i = key ? hash_find(m, key) : -1;
+	i = i < 0 ? 0 : i + 1;
+	if ((unsigned long)i >= m->n)
+		return fail_errno(ENOENT);
+	memcpy(next_key, m->keys + (size_t)i * m->key_size, m->key_size);
+	return 0;
+}
+
+int __wrap_bpf_map_lookup_elem(int fd, const void *key, void *value)
+{
+	struct fake_map *m;
+	__u32 idx;
+	long i;
+	int err = enter(MOCK_OP_LOOKUP_ELEM);
+
+	if (err)
+		return fail_errno(err);
+	m = map_of(fd);
+	if (!m)
+		return fail_errno(EBADF);
+	if (m->type == MOCK_HASH) {
+		i = hash_find(m, key);
+		if (i < 0)
+			return fail_errno(ENOENT);
+	} else {
+		memcpy(&idx, key, sizeof(idx));
+		if (idx >= m->max_entries)
+			return fail_errno(ENOENT);
+		i = idx;
+	}
+	memcpy(value, m->vals + (size_t)i * m->slot_size, m->slot_size);
+	return 0;
+}
+
+int __wrap_bpf_obj_get(const char *pathname)
+{
+	int err = enter(MOCK_OP_OBJ_GET), fd;
+
+	if (err)
+		return fail_errno(err);
+	for (int i = 0; i < npins; i++) {
+		if (strcmp(pins[i].path, pathname))
+			continue;
+		if (naliases == MAX_ALIASES)
+			return fail_errno(EMFILE);
+		fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return fail_errno(errno);
+		aliases[naliases].fd = fd;
+		aliases[naliases].map_fd = pins[i].fd;
+		naliases++;
+		return fd;
+	}
+	return fail_errno(ENOENT);
+}
+
+int __wrap_libbpf_num_possible_cpus(void)
+{
+	return ncpus;
+}

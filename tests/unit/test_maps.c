@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_maps.c - daemon/maps.c: opening a bridge's pinned maps by name. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "xdpbr.h"
+#include "maps.h"
+#include "mock_bpf.h"
+
+/* In the order of struct xdpbr_maps. */
+static const char *const names[] = {
+	XDPBR_MAP_FDB, XDPBR_MAP_PORTS, XDPBR_MAP_STATS, XDPBR_MAP_CONFIG,
+	XDPBR_MAP_TX, XDPBR_MAP_FLOOD_BC, XDPBR_MAP_FLOOD_MC, XDPBR_MAP_FLOOD_UU,
+};
+#define NMAPS (sizeof(names) / sizeof(names[0]))
+_Static_assert(NMAPS * sizeof(int) == sizeof(struct xdpbr_maps), "one name per map");
+
+/* Pins a fake hash map per name under /sys/fs/bpf/xdpbr/<bridge>/, except
+ * the one at index `skip`; map i holds i + 1 entries so it can be told
+ * apart through any descriptor. */
+static void pin_all(const char *bridge, size_t skip)
+{
+	char path[256];
+
+	for (size_t i = 0; i < NMAPS; i++) {
+		int fd = mock_map_create(MOCK_HASH, sizeof(__u32), sizeof(__u32), 16);
+
+		assert_true(fd >= 0);
+		for (__u32 k = 0; k <= i; k++)
+			assert_int_equal(mock_map_update(fd, &k, &k), 0);
+		if (i == skip)
+			continue;
+		snprintf(path, sizeof(path), "/sys/fs/bpf/xdpbr/%s/%s", bridge, names[i]);
+		mock_pin(path, fd);
+	}
+}
+
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static int fd_at(const struct xdpbr_maps *m, size_t i)
+{
+	int fds[NMAPS];
+
+	memcpy(fds, m, sizeof(fds));
+	return fds[i];
+}
+
+static void assert_all_closed(const struct xdpbr_maps *m)
+{
+	for (size_t i = 0; i < NMAPS; i++)
+		assert_int_equal(fd_at(m, i), -1);
+}
+
+static void test_open_all(void **state)
+{
+	struct xdpbr_maps m;
+	int before = open_fds(), fds[NMAPS];
+
+	pin_all("br0", NMAPS);
+	assert_int_equal(maps_open_pinned("br0", &m), 0);
+	assert_int_equal(open_fds(), before + (int)NMAPS);
+	for (size_t i = 0; i < NMAPS; i++) {
+		fds[i] = fd_at(&m, i);
+		assert_true(fds[i] >= 0);
+		if (mock_map_len(fds[i]) != i + 1)
+			fail_msg("field %zu opened the wrong pin", i);
+	}
+	assert_int_equal(mock_map_len(m.fdb), 1);
+	assert_int_equal(mock_map_len(m.flood_uu), NMAPS);
+
+	maps_close(&m);
+	assert_all_closed(&m);
+	assert_int_equal(open_fds(), before);
+	for (size_t i = 0; i < NMAPS; i++)
+		assert_int_equal(fcntl(fds[i], F_GETFD), -1);
+	maps_close(&m);		/* closing twice is harmless */
+	assert_all_closed(&m);
+}
+
+/* Only this bridge's pins are opened. */
+static void test_open_other_bridge(void **state)
+{
+	struct xdpbr_maps m;
+	int before = open_fds();
+
+	pin_all("br0", NMAPS);
+	assert_int_equal(maps_open_pinned("br1", &m), -ENOENT);
+	assert_all_closed(&m);
+	assert_int_equal(open_fds(), before);
+	assert_int_equal(mock_calls(MOCK_OP_OBJ_GET), 1);
+}
+
+/* A missing pin half way: -ENOENT and nothing stays open. */
+static void test_open_missing_pin(void **state)
+{
+	struct xdpbr_maps m;
+	int before = open_fds();
+
+	pin_all("br0", 4);		/* xdpbr_tx */
+	assert_int_equal(maps_open_pinned("br0", &m), -ENOENT);
+	assert_all_closed(&m);
+	assert_int_equal(open_fds(), before);
+	assert_int_equal(mock_calls(MOCK_OP_OBJ_GET), 5);
+}
+
+static void test_open_error_propagates(void **state)
+{
+	struct xdpbr_maps m;
+	int before = open_fds();
+
+	pin_all("br0", NMAPS);
+	mock_fail(MOCK_OP_OBJ_GET, NMAPS - 1, EPERM);	/* the last one */
+	assert_int_equal(maps_open_pinned("br0", &m), -EPERM);
+	assert_all_closed(&m);
+	assert_int_equal(open_fds(), before);
+}
+
+static void test_open_name_too_long(void **state)
+{
+	struct xdpbr_maps m;
+	char *name = malloc(5000);
+
+	assert_non_null(name);
+	memset(name, 'b', 4999);
+	name[4999] = '\0';
+	assert_int_equal(maps_open_pinned(name, &m), -ENAMETOOLONG);
+	assert_all_closed(&m);
+	assert_int_equal(mock_calls(MOCK_OP_OBJ_GET), 0);
+	free(name);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_open_all, mock_bpf_fixture),
+		cmocka_unit_test_setup(test_open_other_bridge, mock_bpf_fixture),
+		cmocka_unit_test_setup(test_open_missing_pin, mock_bpf_fixture),
+		cmocka_unit_test_setup(test_open_error_propagates, mock_bpf_fixture),
+		cmocka_unit_test_setup(test_open_name_too_long, mock_bpf_fixture),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, mock_bpf_fixture);
+}

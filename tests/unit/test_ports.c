@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_ports.c - daemon/ports.c: the port table and slot allocation. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "xdpbr.h"
+#include "ports.h"
+#include "util.h"
+#include "mock_bpf.h"
+
+static int ports_map(void)
+{
+	int fd = mock_map_create(MOCK_HASH, sizeof(__u32), sizeof(struct xdpbr_port),
+				 XDPBR_MAX_PORTS);
+
+	assert_true(fd >= 0);
+	return fd;
+}
+
+static void add(int fd, __u32 ifindex, __u32 slot, __u32 mode)
+{
+	struct xdpbr_port p = { .slot = slot, .flags = XDPBR_PORT_DEFAULT_FLAGS,
+				.mode = mode };
+
+	assert_int_equal(mock_map_update(fd, &ifindex, &p), 0);
+}
+
+/* ifindex i lives in slot slot_of(i) in the tables below */
+static const __u32 ifindexes[] = { 40, 7, 12, 3, 1000 };
+static const __u32 slots[] = { 4, 2, 5, 1, 3 };
+
+static void add_five(int fd)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(ifindexes); i++)
+		add(fd, ifindexes[i], slots[i], XDPBR_MODE_NATIVE);
+}
+
+static void test_dump_empty(void **state)
+{
+	int fd = ports_map();
+	struct port_entry *p = NULL;
+	size_t n = 99;
+
+	assert_int_equal(ports_dump(fd, &p, &n), 0);
+	assert_int_equal(n, 0);
+	free(p);
+}
+
+static void test_dump_sorted_by_slot(void **state)
+{
+	static const __u32 want_ifindex[] = { 3, 7, 1000, 40, 12 };
+	int fd = ports_map();
+	struct port_entry *p;
+	size_t n;
+
+	add_five(fd);
+	assert_int_equal(ports_dump(fd, &p, &n), 0);
+	assert_int_equal(n, 5);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(p[i].port.slot, i + 1);
+		assert_int_equal(p[i].ifindex, want_ifindex[i]);
+		assert_int_equal(p[i].port.flags, XDPBR_PORT_DEFAULT_FLAGS);
+		assert_int_equal(p[i].port.mode, XDPBR_MODE_NATIVE);
+	}
+	free(p);
+}
+
+static void test_dump_full_table(void **state)
+{
+	int fd = ports_map();
+	struct port_entry *p;
+	size_t n;
+
+	/* every slot 1..MAX-1, plus a stray slot-0 entry: MAX entries in all */
+	for (__u32 s = 0; s < XDPBR_MAX_PORTS; s++)
+		add(fd, 500 - s, s, XDPBR_MODE_GENERIC);
+	assert_int_equal(ports_dump(fd, &p, &n), 0);
+	assert_int_equal(n, XDPBR_MAX_PORTS);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(p[i].port.slot, i);
+		assert_int_equal(p[i].ifindex, 500 - i);
+	}
+	free(p);
+}
+
+/* An entry deleted between get_next_key and lookup is skipped. */
+static void test_dump_entry_vanishes(void **state)
+{
+	int fd = ports_map();
+	struct port_entry *p;
+	size_t n;
+
+	add_five(fd);
+	mock_fail(MOCK_OP_LOOKUP_ELEM, 1, ENOENT);	/* the second one: ifindex 7 */
+	assert_int_equal(ports_dump(fd, &p, &n), 0);
+	assert_int_equal(n, 4);
+	assert_null(ports_find(p, n, 7));
+	assert_non_null(ports_find(p, n, 40));
+	assert_non_null(ports_find(p, n, 12));
+	assert_non_null(ports_find(p, n, 3));
+	assert_non_null(ports_find(p, n, 1000));
+	free(p);
+}
+
+struct del_arg {
+	int fd;
+	__u32 ifindex;
+};
+
+static void del_port(void *arg)
+{
+	struct del_arg *d = arg;
+
+	assert_int_equal(mock_map_delete(d->fd, &d->ifindex), 0);
+}
+
+/* The cursor key is deleted mid-walk: the kernel restarts from the first
+ * key. Every remaining port is reported once. */
+static void test_dump_walk_restarts(void **state)
+{
+	int fd = ports_map();
+	struct del_arg d = { .fd = fd, .ifindex = 12 };
+	struct port_entry *p;
+	size_t n;
+
+	add_five(fd);
+	/* walk: NULL->40, 40->7, 7->12, then 12 vanishes before 12->? */
+	mock_hook(MOCK_OP_GET_NEXT_KEY, 4, del_port, &d);
+	assert_int_equal(ports_dump(fd, &p, &n), 0);
+	assert_true(mock_calls(MOCK_OP_GET_NEXT_KEY) > 5);	/* it did restart */
+	/* 12 was read before it went; no port twice */
+	assert_int_equal(n, 5);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(p[i].port.slot, i + 1);
+		assert_ptr_equal(ports_find(p, n, p[i].ifindex), &p[i]);
+	}
+	free(p);
+}
+
+/* A failed walk is an error, never a short (or empty) table: the
+ * port-add path would hand out a slot that is in use. */
+static void test_dump_walk_error(void **state)
+{
+	int fd = ports_map();
+	struct port_entry *p = NULL;
+	size_t n = 99;
+	int rc;
+
+	add_five(fd);
+	mock_fail(MOCK_OP_GET_NEXT_KEY, 0, EPERM);
+	rc = ports_dump(fd, &p, &n);
+	if (!rc)
+		free(p);
+	assert_int_equal(rc, -EPERM);
+	assert_null(p);
+	assert_int_equal(n, 0);
+}
+
+static void test_dump_walk_error_midway(void **state)
+{
+	int fd = ports_map();
+	struct port_entry *p = NULL;
+	size_t n = 99;
+	int rc;
+
+	add_five(fd);
+	mock_fail(MOCK_OP_GET_NEXT_KEY, 2, EINTR);
+	rc = ports_dump(fd, &p, &n);
+	if (!rc)
+		free(p);
+	assert_int_equal(rc, -EINTR);
+	assert_null(p);
+	assert_int_equal(n, 0);
+}
+
+static void test_free_slot_empty(void **state)
+{
+	assert_int_equal(ports_free_slot(NULL, 0), 1);	/* slot 0 is reserved */
+}
+
+static void test_free_slot_holes(void **state)
+{
+	struct port_entry p[4] = {
+		{ .ifindex = 10, .port.slot = 1 },
+		{ .ifindex = 11, .port.slot = 2 },
+		{ .ifindex = 12, .port.slot = 4 },
+		{ .ifindex = 13, .port.slot = 6 },
+	};
+
+	assert_int_equal(ports_free_slot(p, 4), 3);
+	p[1].port.slot = 3;
+	assert_int_equal(ports_free_slot(p, 4), 2);
+	p[1].port.slot = 5;
+	p[0].port.slot = 2;
+	assert_int_equal(ports_free_slot(p, 4), 1);
+	/* only the first n entries count */
+	p[0].port.slot = 1;
+	p[1].port.slot = 2;
+	p[2].port.slot = 3;
+	assert_int_equal(ports_free_slot(p, 2), 3);
+	assert_int_equal(ports_free_slot(p, 3), 4);
+}
+
+static void test_free_slot_ignores_bad_slots(void **state)
+{
+	struct port_entry p[3] = {
+		{ .ifindex = 10, .port.slot = 0 },
+		{ .ifindex = 11, .port.slot = XDPBR_MAX_PORTS },
+		{ .ifindex = 12, .port.slot = UINT32_MAX },
+	};
+
+	assert_int_equal(ports_free_slot(p, 3), 1);
+}
+
+static void test_free_slot_full(void **state)
+{
+	struct port_entry p[XDPBR_MAX_PORTS - 1];
+
+	memset(p, 0, sizeof(p));
+	for (size_t i = 0; i < ARRAY_SIZE(p); i++) {
+		p[i].ifindex = 100 + (uint32_t)i;
+		p[i].port.slot = XDPBR_MAX_PORTS - 1 - (uint32_t)i;	/* any order */
+	}
+	assert_int_equal(ports_free_slot(p, ARRAY_SIZE(p)), -ENOSPC);
+	p[5].port.slot = 1;	/* a duplicate frees the slot it held */
+	assert_int_equal(ports_free_slot(p, ARRAY_SIZE(p)), XDPBR_MAX_PORTS - 1 - 5);
+	p[5].port.slot = XDPBR_MAX_PORTS - 1 - 5;
+	assert_int_equal(ports_free_slot(p, ARRAY_SIZE(p) - 1), 1);	/* the last is slot 1 */
+}
+
+static void test_find(void **state)
+{
+	const struct port_entry p[3] = {
+		{ .ifindex = 10, .port.slot = 1 },
+		{ .ifindex = 20, .port.slot = 2 },
+		{ .ifindex = 30, .port.slot = 3 },
+	};
+
+	assert_ptr_equal(ports_find(p, 3, 10), &p[0]);
+	assert_ptr_equal(ports_find(p, 3, 30), &p[2]);
+	assert_null(ports_find(p, 3, 15));
+	assert_null(ports_find(p, 2, 30));	/* beyond n */
+	assert_null(ports_find(NULL, 0, 10));
+}
+
+static void test_mode_name(void **state)
+{
+	assert_string_equal(port_mode_name(XDPBR_MODE_NATIVE), "native");
+	assert_string_equal(port_mode_name(XDPBR_MODE_GENERIC), "generic");
+	assert_string_equal(port_mode_name(XDPBR_MODE_NONE), "none");
+	assert_string_equal(port_mode_name(77), "none");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_dump_empty, mock_bpf_fixture),
+		cmocka_unit_test_setup(test_dump_sorted_by_slot, mock_bpf_fixture),
+		cmocka_unit_test_setup(test_dump_full_table, mock_bpf_fixture),
+		cmocka_unit_test_setup(test_dump_entry_vanishes, mock_bpf_fixture),
+		cmocka_unit_test_setup(test_dump_walk_restarts, mock_bpf_fixture),
+		cmocka_unit_test_setup(test_dump_walk_error, mock_bpf_fixture),
+		cmocka_unit_test_setup(test_dump_walk_error_midway, mock_bpf_fixture),
+		cmocka_unit_test(test_free_slot_empty),
+		cmocka_unit_test(test_free_slot_holes),
+		cmocka_unit_test(test_free_slot_ignores_bad_slots),
+		cmocka_unit_test(test_free_slot_full),
+		cmocka_unit_test(test_find),
+		cmocka_unit_test(test_mode_name),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, mock_bpf_fixture);
+}

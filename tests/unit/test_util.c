@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_util.c - daemon/util.c: MAC text, names, prefixes, numbers, paths. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "xdpbr.h"
+#include "util.h"
+
+static void test_mac_parse_valid(void **state)
+{
+	static const uint8_t want[6] = { 0x02, 0x00, 0x5e, 0x00, 0x53, 0x01 };
+	uint8_t mac[6];
+
+	assert_int_equal(mac_parse("02:00:5e:00:53:01", mac), 0);
+	assert_memory_equal(mac, want, 6);
+}
+
+static void test_mac_parse_uppercase_and_dashes(void **state)
+{
+	static const uint8_t want[6] = { 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff };
+	uint8_t mac[6];
+
+	assert_int_equal(mac_parse("AA:BB:CC:DD:EE:FF", mac), 0);
+	assert_memory_equal(mac, want, 6);
+	memset(mac, 0, sizeof(mac));
+	assert_int_equal(mac_parse("aa-bb-cc-dd-ee-ff", mac), 0);
+	assert_memory_equal(mac, want, 6);
+}
+
+static void test_mac_parse_invalid(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"02",
+		"02:00:5e:00:53",		/* five octets */
+		"02:00:5e:00:53:",		/* separator, no octet */
+		"02:00:5e:00:53:0",		/* half an octet */
+		"02:00:5e:00:53:01:",		/* trailing separator */
+		"02:00:5e:00:53:01:02",		/* seven octets */
+		"02:00:5e:00:53:01 ",		/* trailing space */
+		" 02:00:5e:00:53:01",		/* leading space */
+		"02:00:5e:00:53:0g",		/* bad hex */
+		"0x:00:5e:00:53:01",
+		"02.00.5e.00.53.01",		/* wrong separator */
+		"02:00:5e:00:5301",		/* missing separator */
+		"2:0:5e:0:53:1",		/* octets must be two digits */
+		"020:0:5e:00:53:01",
+	};
+	uint8_t mac[6];
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		if (mac_parse(bad[i], mac) != -EINVAL)
+			fail_msg("mac_parse(\"%s\") accepted", bad[i]);
+	}
+	assert_int_equal(mac_parse(NULL, mac), -EINVAL);
+}
+
+static void test_mac_format(void **state)
+{
+	static const uint8_t mac[6] = { 0x02, 0x0a, 0xf0, 0x00, 0x53, 0xff };
+	char buf[MAC_STRLEN + 4];
+	uint8_t back[6];
+
+	memset(buf, 'X', sizeof(buf));
+	assert_ptr_equal(mac_format(mac, buf), buf);
+	assert_string_equal(buf, "02:0a:f0:00:53:ff");	/* lower case, zero padded */
+	assert_int_equal(strlen(buf), MAC_STRLEN - 1);
+	assert_int_equal(buf[MAC_STRLEN], 'X');		/* nothing written past it */
+	assert_int_equal(mac_parse(buf, back), 0);
+	assert_memory_equal(back, mac, 6);
+}
+
+static void test_mac_round_trip(void **state)
+{
+	char buf[MAC_STRLEN];
+	uint8_t mac[6], back[6];
+
+	for (unsigned int v = 0; v < 256; v++) {
+		for (int i = 0; i < 6; i++)
+			mac[i] = (uint8_t)(v * 37 + (unsigned int)i * 101);
+		assert_int_equal(mac_parse(mac_format(mac, buf), back), 0);
+		assert_memory_equal(back, mac, 6);
+	}
+}
+
+static void test_bridge_name_valid(void **state)
+{
+	static const char *const good[] = {
+		"br0", "b", "my_bridge-1.2", "...", "BR0",
+		"abcdefghijklmno",		/* 15 characters: the limit */
+	};
+	static const char *const bad[] = {
+		"", ".", "..", "br/0", "/", "../br0", "br 0", " br0", "br0\n",
+		"br0:1", "br\xc3\xa9",
+		"abcdefghijklmnop",		/* 16 characters */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++)
+		if (bridge_name_valid(good[i]))
+			fail_msg("bridge name '%s' rejected", good[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		if (bridge_name_valid(bad[i]) != -EINVAL)
+			fail_msg("bridge name '%s' accepted", bad[i]);
+	assert_int_equal(bridge_name_valid(NULL), -EINVAL);
+}
+
+static void test_matches(void **state)
+{
+	assert_true(matches("f", "fdb"));
+	assert_true(matches("fd", "fdb"));
+	assert_true(matches("fdb", "fdb"));
+	assert_false(matches("fdbx", "fdb"));	/* longer than the word */
+	assert_false(matches("", "fdb"));	/* empty is no abbreviation */
+	assert_false(matches("db", "fdb"));	/* not a prefix */
+	assert_false(matches("F", "fdb"));	/* case matters */
+	assert_false(matches("x", ""));
+}
+
+static void test_parse_u64_valid(void **state)
+{
+	uint64_t v = 7;
+
+	assert_int_equal(parse_u64("0", 10, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(parse_u64("4094", 4094, &v), 0);	/* max is inclusive */
+	assert_int_equal(v, 4094);
+	assert_int_equal(parse_u64("007", 10, &v), 0);		/* decimal, not octal */
+	assert_int_equal(v, 7);
+	assert_int_equal(parse_u64("18446744073709551615", UINT64_MAX, &v), 0);
+	assert_true(v == UINT64_MAX);
+}
+
+static void test_parse_u64_invalid(void **state)
+{
+	static const char *const bad[] = {
+		"", "-1", "+1", " 1", "1 ", "12a", "0x10", "1.5", "abc", "1e3",
+	};
+	uint64_t v = 1234;
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		if (parse_u64(bad[i], UINT64_MAX, &v) != -EINVAL)
+			fail_msg("parse_u64(\"%s\") did not fail with -EINVAL", bad[i]);
+	assert_int_equal(parse_u64(NULL, UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(v, 1234);		/* untouched on error */
+}
+
+static void test_parse_u64_range(void **state)
+{
+	uint64_t v = 1234;
+
+	assert_int_equal(parse_u64("4095", 4094, &v), -ERANGE);
+	assert_int_equal(parse_u64("18446744073709551616", UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(parse_u64("99999999999999999999999", UINT64_MAX, &v), -ERANGE);
+	assert_int_equal(parse_u64("1", 0, &v), -ERANGE);
+	assert_int_equal(v, 1234);
+}
+
+static void test_mono_ns(void **state)
+{
+	uint64_t a = mono_ns(), b = mono_ns();
+
+	assert_true(a > 0);
+	assert_true(b >= a);
+}
+
+static void test_pin_path(void **state)
+{
+	char buf[64];
+
+	assert_int_equal(pin_path(buf, sizeof(buf), "br0", NULL), 0);
+	assert_string_equal(buf, XDPBR_PIN_ROOT "/br0");
+	assert_string_equal(buf, "/sys/fs/bpf/xdpbr/br0");
+	assert_int_equal(pin_path(buf, sizeof(buf), "br0", XDPBR_MAP_FDB), 0);
+	assert_string_equal(buf, "/sys/fs/bpf/xdpbr/br0/xdpbr_fdb");
+}
+
+static void test_pin_path_too_long(void **state)
+{
+	const char *want = "/sys/fs/bpf/xdpbr/br0/xdpbr_fdb";
+	size_t len = strlen(want);
+	char buf[64];
+
+	/* exactly enough room for the text and its NUL */
+	assert_int_equal(pin_path(buf, len + 1, "br0", XDPBR_MAP_FDB), 0);
+	assert_string_equal(buf, want);
+	/* one byte short */
+	assert_int_equal(pin_path(buf, len, "br0", XDPBR_MAP_FDB), -ENAMETOOLONG);
+	assert_int_equal(pin_path(buf, 8, "br0", NULL), -ENAMETOOLONG);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mac_parse_valid),
+		cmocka_unit_test(test_mac_parse_uppercase_and_dashes),
+		cmocka_unit_test(test_mac_parse_invalid),
+		cmocka_unit_test(test_mac_format),
+		cmocka_unit_test(test_mac_round_trip),
+		cmocka_unit_test(test_bridge_name_valid),
+		cmocka_unit_test(test_matches),
+		cmocka_unit_test(test_parse_u64_valid),
+		cmocka_unit_test(test_parse_u64_invalid),
+		cmocka_unit_test(test_parse_u64_range),
+		cmocka_unit_test(test_mono_ns),
+		cmocka_unit_test(test_pin_path),
+		cmocka_unit_test(test_pin_path_too_long),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
