@@ -121,6 +121,13 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	for (int i = optind + 1; i < argc; i++)
+		for (int j = optind + 1; j < i; j++)
+			if (!strcmp(argv[i], argv[j])) {
+				fprintf(stderr, "xdpbrd: port '%s' is given twice\n", argv[i]);
+				return 2;
+			}
+
 	log_init("xdpbrd", level, false);
 	log_libbpf();
 	if (geteuid() != 0) {
