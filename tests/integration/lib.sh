@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2034 # variables set here for the test scripts
 #
 # lib.sh - shared helpers for the integration tests (netns + veth, real
 # traffic). Source it first thing from a test script:
@@ -57,6 +58,7 @@ PORTS=()	# all ports, in order (0-based): the daemon's arguments
 
 DAEMON_PID=
 DAEMON_RC=
+STOP_RC=
 XT_WHY=			# why the last helper failed (for failure details)
 DAEMON_LOG=$XT_TMP/xdpbrd.log
 
@@ -189,14 +191,11 @@ xt_require()
 	local t missing=()
 
 	[ "$(id -u)" -eq 0 ] || skip "needs root (network namespaces, XDP)"
-	for t in ip jq; do
-		command -v $t >/dev/null || skip "'$t' not installed (run make deps)"
-	done
 	if ! ip netns add "xt$ID-probe" 2>/dev/null; then
 		skip "cannot create network namespaces"
 	fi
 	ip netns del "xt$ID-probe"
-	for t in ethtool tcpdump ping arping timeout setpriv; do
+	for t in jq ethtool tcpdump ping arping timeout setpriv clang gcc; do
 		command -v $t >/dev/null || missing+=("$t")
 	done
 	for t in "$XDPBRD" "$XDPBR" "$SENDFRAME"; do
@@ -277,6 +276,12 @@ port_prog_id()
 	ip -j link show dev "$1" | jq -r '.[0].xdp.prog.id // empty'
 }
 
+# port_counter PORT NAME: counter NAME of PORT from `xdpbr -j stats`.
+port_counter()
+{
+	"$XDPBR" -b "$BR" -j stats dev "$1" | jq -r --arg n "$2" '.[0][$n]'
+}
+
 # counter_names: the counter names of include/xdpbr.h, one per line.
 counter_names()
 {
@@ -295,11 +300,13 @@ proc_alive()
 }
 
 # stop_pid PID SIGNAL SECONDS: signal PID, wait for it to exit (bounded),
-# SIGKILL it after SECONDS. Prints its exit status ("killed" if it had to be
-# killed). PID must be a child of this shell.
+# SIGKILL it after SECONDS. Sets STOP_RC to its exit status ("killed" if it
+# had to be killed). PID must be a child of this shell, so never call this
+# in a $(...) subshell.
 stop_pid()
 {
-	local pid=$1 sig=$2 secs=$3 i rc
+	local pid=$1 sig=$2 secs=$3 i
+
 	kill -s "$sig" "$pid" 2>/dev/null
 	for ((i = 0; i < secs * 10; i++)); do
 		proc_alive "$pid" || break
@@ -308,12 +315,11 @@ stop_pid()
 	if proc_alive "$pid"; then
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null
-		echo killed
+		STOP_RC=killed
 		return
 	fi
 	wait "$pid" 2>/dev/null
-	rc=$?
-	echo "$rc"
+	STOP_RC=$?
 }
 
 # daemon_start [OPTION...]: start `xdpbrd OPTION... $BR PORTS...` in the
@@ -321,6 +327,7 @@ stop_pid()
 # until `xdpbr link show` lists every port with XDP attached. Returns 1, with
 # the reason and the daemon's log in XT_WHY, if the daemon exits or is not
 # ready in time.
+# shellcheck disable=SC2120 # the options are optional
 daemon_start()
 {
 	local i n
@@ -355,27 +362,47 @@ $(cat "$DAEMON_LOG")"
 # daemon_stop [SIGNAL]: stop the daemon (SIGTERM by default), wait for it
 # (10 s at most, then SIGKILL). Sets DAEMON_RC to its exit status, or
 # "killed". Returns 0 if it exited by itself.
+# shellcheck disable=SC2120 # the signal is optional
 daemon_stop()
 {
 	[ -n "$DAEMON_PID" ] || return 1
-	DAEMON_RC=$(stop_pid "$DAEMON_PID" "${1:-TERM}" 10)
+	stop_pid "$DAEMON_PID" "${1:-TERM}" 10
+	DAEMON_RC=$STOP_RC
 	DAEMON_PID=
 	[ "$DAEMON_RC" != killed ]
 }
 
 # ---------------------------------------------------------------- capture
 
+# Captures run in immediate mode: buffered, the last packets before tcpdump
+# is stopped would never be printed, and a capture that must see nothing
+# could pass because it saw too late.
+#
 # cap_start KEY I FILTER [SECONDS] [COUNT]: capture on host I's e0 for at
 # most SECONDS (default 4), stopping after COUNT packets if given. Returns
 # once tcpdump is listening (5 s at most), 1 (reason in XT_WHY) if it could
 # not start.
 cap_start()
 {
-	local key=$1 i=$2 filter=$3 secs=${4:-4} count=${5:-} k
+	xt_cap "$1" "${NS[$2]}" e0 "$3" "${4:-4}" "${5:-}" ip netns exec "${NS[$2]}"
+}
+
+# cap_start_root KEY DEV FILTER [SECONDS] [COUNT]: the same on DEV in the
+# root namespace (what the host stack behind a bridge port receives).
+cap_start_root()
+{
+	xt_cap "$1" root "$2" "$3" "${4:-4}" "${5:-}"
+}
+
+# xt_cap KEY WHERE DEV FILTER SECONDS COUNT [PREFIX...]
+xt_cap()
+{
+	local key=$1 where=$2 dev=$3 filter=$4 secs=$5 count=$6 k
 	local out=$XT_TMP/cap.$key.out err=$XT_TMP/cap.$key.err
 
-	hexec "$i" timeout "$secs" tcpdump -i e0 -nn -e -l ${count:+-c "$count"} \
-		"$filter" >"$out" 2>"$err" &
+	shift 6
+	"$@" timeout "$secs" tcpdump -i "$dev" -nn -e -l --immediate-mode \
+		${count:+-c "$count"} "$filter" >"$out" 2>"$err" &
 	CAP_PID[$key]=$!
 	XT_PIDS+=("$!")
 	for ((k = 0; k < 50; k++)); do
@@ -383,7 +410,7 @@ cap_start()
 		proc_alive "${CAP_PID[$key]}" || break
 		sleep 0.1
 	done
-	XT_WHY="tcpdump '$filter' on ${NS[i]} did not start:
+	XT_WHY="tcpdump '$filter' on $dev ($where) did not start:
 $(cat "$err")"
 	return 1
 }
@@ -393,7 +420,9 @@ cap_wait()
 {
 	local key=$1
 	wait "${CAP_PID[$key]}" 2>/dev/null
-	wc -l <"$XT_TMP/cap.$key.out"
+	# A packet is a line starting with its timestamp; continuation lines
+	# (hex dumps) are indented, and tcpdump adds an empty line when killed.
+	grep -c '^[0-9]' "$XT_TMP/cap.$key.out"
 }
 
 # cap_show KEY: what capture KEY printed (for failure details).
@@ -413,10 +442,10 @@ xt_cleanup()
 	[ -z "$XT_CLEANED" ] || return 0
 	XT_CLEANED=1
 	for pid in "${XT_PIDS[@]}"; do
-		proc_alive "$pid" && stop_pid "$pid" TERM 2 >/dev/null
+		proc_alive "$pid" && stop_pid "$pid" TERM 2
 	done
 	if [ -n "$DAEMON_PID" ]; then
-		stop_pid "$DAEMON_PID" TERM 5 >/dev/null
+		stop_pid "$DAEMON_PID" TERM 5
 		DAEMON_PID=
 	fi
 	for cmd in "${XT_CLEANUP_CMDS[@]}"; do

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The daemon's life cycle: the pins while it runs, SIGTERM detaches every
+# port and removes the pins, and --keep leaves the bridge forwarding.
+# shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
+# shellcheck disable=SC2317 # functions that run through check
+. "$(dirname "$0")/lib.sh"
+
+# no_xdp_anywhere: no port has an XDP program (prints what is left).
+no_xdp_anywhere()
+{
+	local p x rc=0
+	for p in "${PORTS[@]}"; do
+		x=$(port_xdp "$p")
+		if [ "$x" != null ]; then
+			echo "$p: $x"
+			rc=1
+		fi
+	done
+	return "$rc"
+}
+
+# xdp_everywhere: every port has an XDP program.
+xdp_everywhere()
+{
+	local p rc=0
+	for p in "${PORTS[@]}"; do
+		if [ -z "$(port_prog_id "$p")" ]; then
+			echo "$p: no XDP program"
+			rc=1
+		fi
+	done
+	return "$rc"
+}
+
+xt_require
+topo_up 3
+
+# --- SIGTERM: detach and remove the pins
+daemon_start || abort "xdpbrd start" "$XT_WHY"
+sleep 1
+check "ping h1 -> h3 while running" hping 1 3
+check "pin directory $PIN_DIR exists" test -d "$PIN_DIR"
+check_eq "pin directory mode is 0700" 700 "$(stat -c %a "$PIN_DIR" 2>&1)"
+check "XDP is attached to every port" xdp_everywhere
+log=$DAEMON_LOG
+if daemon_stop TERM; then
+	check_eq "SIGTERM: xdpbrd exits 0" 0 "$DAEMON_RC" "$(cat "$log")"
+else
+	fail "SIGTERM: xdpbrd exits within 10 s" "$(cat "$log")"
+fi
+check "SIGTERM: no XDP program left on any port" no_xdp_anywhere
+check_fail "SIGTERM: $PIN_DIR is gone" test -e "$PIN_DIR"
+check_fail "SIGTERM: h1 -> h3 no longer bridged" hping 1 3
+
+# --- --keep: the bridge outlives the daemon
+daemon_start --keep || abort "xdpbrd --keep start" "$XT_WHY"
+sleep 1
+check "--keep: ping h1 -> h2 while running" hping 1 2
+if daemon_stop TERM; then
+	check_eq "--keep: SIGTERM, xdpbrd exits 0" 0 "$DAEMON_RC" "$(cat "$log")"
+else
+	fail "--keep: SIGTERM, xdpbrd exits within 10 s" "$(cat "$log")"
+fi
+check "--keep: ping h1 -> h2 after the daemon exited" hping 1 2
+check "--keep: ping h3 -> h2 after the daemon exited (IPv6)" hping 3 2 -6
+check "--keep: XDP still on every port" xdp_everywhere
+check "--keep: pins remain in $PIN_DIR" test -e "$PIN_DIR/xdpbr_fdb"
+check "--keep: xdpbr still reads the bridge" "$XDPBR" -b "$BR" fdb show
+
+# Clean up by hand, as a user would.
+for p in "${PORTS[@]}"; do
+	ip link set dev "$p" xdp off
+	ip link set dev "$p" xdpgeneric off
+done
+rm -rf "$PIN_DIR"
+check "--keep: detached by hand" no_xdp_anywhere
+check_fail "--keep: h1 -> h2 no longer bridged" hping 1 2
+
+finish

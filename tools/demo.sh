@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+#
+# demo.sh - xdpbr in one command (`make demo` builds, then runs this).
+#
+#   tools/demo.sh [--keep-running]     (or DEMO_KEEP_RUNNING=1)
+#   tools/demo.sh --cleanup            remove what a killed demo left behind
+#
+# Builds a small LAN out of network namespaces:
+#
+#        demo-h1           demo-h2           demo-h3        hosts (netns)
+#     198.18.0.1/24     198.18.0.2/24     198.18.0.3/24
+#         e0                e0                e0
+#          |                 |                 |            veth pairs
+#       demo-p1  ------- demo-p2 ------- demo-p3            bridge "demo"
+#       \________ xdpbrd: XDP bridge on the three ports ________/
+#
+# starts build/xdpbrd on the root-side ports, lets the hosts ping each other
+# through it, shows what the bridge learned and counted with build/xdpbr,
+# and tears everything down again, also on failure or Ctrl-C. With
+# --keep-running it stays up until Ctrl-C so you can look around.
+# Needs root, and nothing beyond what tools/deps.sh installs.
+
+set -u
+set -o pipefail
+
+cd "$(dirname "$0")/.." || exit 1
+BUILD=${BUILD:-build}
+XDPBRD=$BUILD/xdpbrd
+XDPBR=$BUILD/xdpbr
+BR=demo
+N=3
+PIN_DIR=/sys/fs/bpf/xdpbr/$BR
+KEEP=${DEMO_KEEP_RUNNING:-0}
+LOG=
+DAEMON_PID=
+FAILED=0
+
+say()
+{
+	printf '\n==> %s\n' "$*"
+}
+
+# show CMD...: print a command, then run it.
+show()
+{
+	printf '$ %s\n' "$*"
+	"$@"
+}
+
+die()
+{
+	echo "demo: $*" >&2
+	exit 1
+}
+
+usage()
+{
+	cat <<EOF
+usage: tools/demo.sh [--keep-running]   (or DEMO_KEEP_RUNNING=1)
+       tools/demo.sh --cleanup          remove what a killed demo left behind
+EOF
+}
+
+# teardown: stop the daemon, delete hosts, ports and any pins left.
+teardown()
+{
+	local i rc
+
+	trap - EXIT INT TERM
+	if [ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null; then
+		say "stopping xdpbrd (SIGTERM): it detaches from the ports and removes its pins"
+		kill -TERM "$DAEMON_PID"
+		for ((i = 0; i < 50; i++)); do
+			kill -0 "$DAEMON_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		if kill -0 "$DAEMON_PID" 2>/dev/null; then
+			echo "xdpbrd did not exit within 5 s; killing it"
+			kill -KILL "$DAEMON_PID"
+			FAILED=1
+		fi
+		wait "$DAEMON_PID"
+		rc=$?
+		sed -n '/caught signal/,$p' "$LOG"
+		[ "$rc" -eq 0 ] || { echo "xdpbrd exited with status $rc"; FAILED=1; }
+	fi
+	for ((i = 1; i <= N; i++)); do
+		ip link del dev "demo-p$i" 2>/dev/null
+		ip netns del "demo-h$i" 2>/dev/null
+	done
+	[ -e "$PIN_DIR" ] && rm -rf "$PIN_DIR"
+	[ -n "$LOG" ] && rm -f "$LOG"
+	say "removed the demo hosts, ports and pins"
+}
+
+on_signal()
+{
+	echo
+	echo "interrupted"
+	teardown
+	exit "${1:-1}"
+}
+
+case ${1:-} in
+--keep-running) KEEP=1 ;;
+--cleanup)
+	[ "$(id -u)" -eq 0 ] || die "must be run as root"
+	DAEMON_PID=
+	teardown
+	exit 0
+	;;
+-h | --help)
+	usage
+	exit 0
+	;;
+"") ;;
+*)
+	usage >&2
+	exit 1
+	;;
+esac
+
+[ "$(id -u)" -eq 0 ] || die "must be run as root (it creates network namespaces and attaches XDP programs)"
+for f in "$XDPBRD" "$XDPBR"; do
+	[ -x "$f" ] || die "$f is missing: run 'make demo' (or 'make') first"
+done
+for t in ip ethtool ping jq; do
+	command -v "$t" >/dev/null || die "'$t' is missing: run 'make deps'"
+done
+if ip netns list | grep -q '^demo-h' || ip link show dev demo-p1 >/dev/null 2>&1 ||
+	[ -e "$PIN_DIR" ]; then
+	die "a demo is already running, or one was killed and left its hosts behind; 'tools/demo.sh --cleanup' removes them"
+fi
+
+trap 'teardown' EXIT
+trap 'on_signal 130' INT
+trap 'on_signal 143' TERM
+LOG=$(mktemp /tmp/xdpbr-demo.XXXXXX.log)
+
+say "creating $N hosts (network namespaces demo-h1..$N), each behind a veth port demo-p1..$N"
+for ((i = 1; i <= N; i++)); do
+	ns=demo-h$i
+	port=demo-p$i
+	ip netns add "$ns" || die "couldn't create network namespace $ns"
+	ip link add "$port" type veth peer name e0 netns "$ns" ||
+		die "couldn't create veth $port"
+	# The root-side ports are bridge ports: no addresses of their own.
+	sysctl -q -w "net.ipv6.conf.$port.disable_ipv6=1" >/dev/null
+	ip link set dev "$port" up
+	ip -n "$ns" link set dev lo up
+	ip -n "$ns" link set dev e0 address "02:00:00:00:de:0$i"
+	ip -n "$ns" addr add "198.18.0.$i/24" dev e0
+	ip -n "$ns" link set dev e0 up
+	# veth delivers XDP-redirected frames only to a peer running NAPI: GRO
+	# on (set while e0 is up, or the kernel does not take it into
+	# account) or an XDP program of its own.
+	ip netns exec "$ns" ethtool -K e0 gro on >/dev/null ||
+		die "couldn't turn GRO on for e0 in $ns"
+	printf '  %-8s e0 02:00:00:00:de:0%d 198.18.0.%d/24  <->  %s\n' \
+		"$ns" "$i" "$i" "$port"
+done
+
+say "starting the bridge: $XDPBRD $BR demo-p1 demo-p2 demo-p3"
+"$XDPBRD" "$BR" demo-p1 demo-p2 demo-p3 >"$LOG" 2>&1 &
+DAEMON_PID=$!
+ready=0
+for ((i = 0; i < 100; i++)); do
+	if ! kill -0 "$DAEMON_PID" 2>/dev/null; then
+		wait "$DAEMON_PID"
+		echo "xdpbrd exited with status $? while starting:"
+		cat "$LOG"
+		DAEMON_PID=
+		exit 1
+	fi
+	n=$("$XDPBR" -b "$BR" -j link show 2>/dev/null | jq length 2>/dev/null)
+	if [ "${n:-0}" = "$N" ]; then
+		ready=1
+		break
+	fi
+	sleep 0.1
+done
+cat "$LOG"
+[ $ready = 1 ] || die "xdpbrd did not attach to all $N ports within 10 s"
+
+say "the hosts ping each other through the bridge"
+for pair in "1 2" "2 3" "3 1"; do
+	read -r a b <<<"$pair"
+	show ip netns exec "demo-h$a" ping -c 2 -i 0.2 -W 2 "198.18.0.$b" || FAILED=1
+	echo
+done
+
+say "what the bridge learned: every host's MAC on its port"
+show "$XDPBR" -b "$BR" fdb show || FAILED=1
+say "the ports"
+show "$XDPBR" -b "$BR" link show || FAILED=1
+say "per-port counters"
+show "$XDPBR" -b "$BR" stats || FAILED=1
+
+if [ "$KEEP" = 1 ]; then
+	say "the bridge keeps running; press Ctrl-C to stop it and clean up. Try:"
+	cat <<EOF
+  ip netns exec demo-h1 ping 198.18.0.3
+  $XDPBR -b $BR fdb show
+  $XDPBR -b $BR -j -p stats
+EOF
+	# Returns when the daemon exits, or when Ctrl-C runs the trap.
+	wait "$DAEMON_PID"
+	echo "xdpbrd exited with status $?:"
+	cat "$LOG"
+	DAEMON_PID=
+	exit 1
+fi
+
+if [ "$FAILED" != 0 ]; then
+	echo
+	echo "demo: something did not work; xdpbrd's log:"
+	cat "$LOG"
+fi
+teardown
+if [ "$FAILED" != 0 ]; then
+	exit 1
+fi
+say "demo done"
