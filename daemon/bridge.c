@@ -286,8 +286,8 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 		if (bpf_map_update_elem(br->maps.config, &zero, &cfg, 0))
 			return -errno;
 	}
-	log_info("bridge %s: %s datapath, state in %s", name,
-		 br->adopted ? "adopted the pinned" : "loaded a new", br->dir);
+	log_debug("bridge %s: %s datapath, state in %s", name,
+		  br->adopted ? "adopted the pinned" : "loaded a new", br->dir);
 	return 0;
 }
 

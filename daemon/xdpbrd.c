@@ -153,7 +153,8 @@ int main(int argc, char **argv)
 		log_warn("bridge %s not started", name);
 		return 1;
 	}
-	log_info("bridge %s: forwarding on %d ports", name, br.nports);
+	log_info("bridge %s: forwarding on %d ports (%s, state in %s)", name, br.nports,
+		 br.adopted ? "adopted the pinned bridge" : "new bridge", br.dir);
 
 	while (!quit) {
 		/* Signals interrupt poll; the timeout is the tick of future
