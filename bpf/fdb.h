@@ -17,14 +17,55 @@ enum learn_result {
 	LEARN_SPOOFED,		/* source is a static MAC of another port: drop */
 };
 
-static __always_inline __u64 config_ageing_ns(void)
+static __always_inline struct xdpbr_config *config_get(void)
 {
 	__u32 zero = 0;
-	struct xdpbr_config *cfg = bpf_map_lookup_elem(&xdpbr_config, &zero);
 
+	return bpf_map_lookup_elem(&xdpbr_config, &zero);
+}
+
+static __always_inline __u64 config_ageing_ns(const struct xdpbr_config *cfg)
+{
 	if (!cfg || !cfg->ageing_ns)
 		return XDPBR_DEFAULT_AGEING_S * XDPBR_NSEC_PER_SEC;
 	return cfg->ageing_ns;
+}
+
+static __always_inline __u64 *learned_of(__u32 slot)
+{
+	return bpf_map_lookup_elem(&xdpbr_learned, &slot);
+}
+
+/* Whether a new dynamic entry on this port would pass the bridge-wide and
+ * the port's limit. Reads two shared counters that change only when an
+ * entry is learned or removed, never per packet. */
+static __always_inline int learn_allowed(const struct xdpbr_port *port, __u32 slot)
+{
+	struct xdpbr_config *cfg = config_get();
+	__u64 *n;
+
+	if (cfg && cfg->fdb_max_learned) {
+		n = learned_of(XDPBR_LEARNED_TOTAL);
+		if (n && *n >= cfg->fdb_max_learned)
+			return 0;
+	}
+	if (port->max_learned) {
+		n = learned_of(slot);
+		if (n && *n >= port->max_learned)
+			return 0;
+	}
+	return 1;
+}
+
+static __always_inline void learned_add(__u32 slot, __s64 d)
+{
+	__u64 *n = learned_of(slot);
+
+	if (n)
+		__sync_fetch_and_add(n, d);
+	n = learned_of(XDPBR_LEARNED_TOTAL);
+	if (n && slot != XDPBR_LEARNED_TOTAL)
+		__sync_fetch_and_add(n, d);
 }
 
 /* An entry older than the ageing time is unknown, whether or not the daemon
@@ -38,16 +79,17 @@ static __always_inline int fdb_is_stale(const struct xdpbr_fdb_val *v,
 }
 
 /*
- * Learn the source MAC of a frame that arrived on ifindex/slot.
+ * Learn the source MAC of a frame that arrived on port (ifindex, slot).
  * Writes only when the MAC is new, has moved, or was last refreshed more than
  * XDPBR_REFRESH_NS ago: a steady flow from a known host costs one lookup and
  * no store to the shared table.
  */
 static __always_inline enum learn_result
 fdb_learn(const struct xdpbr_fdb_key *key, __u32 ifindex, __u32 slot,
-	  __u32 port_flags, __u64 now, struct xdpbr_stats *st)
+	  const struct xdpbr_port *port, __u64 now, struct xdpbr_stats *st)
 {
 	struct xdpbr_fdb_val *v, nv = {};
+	__u32 old_slot = 0;
 
 	v = bpf_map_lookup_elem(&xdpbr_fdb, key);
 	if (v) {
@@ -59,17 +101,38 @@ fdb_learn(const struct xdpbr_fdb_key *key, __u32 ifindex, __u32 slot,
 		}
 		if (v->flags & XDPBR_FDB_STATIC)
 			return LEARN_SPOOFED;
+		old_slot = v->slot;
 	}
-	if (!(port_flags & XDPBR_PORT_LEARNING))
+	if (!(port->flags & XDPBR_PORT_LEARNING))
 		return LEARN_OK;
+	/* The limits bound new entries; a move keeps the count. */
+	if (!v && !learn_allowed(port, slot)) {
+		count(st, XDPBR_CNT_LEARN_LIMIT);
+		return LEARN_OK;
+	}
 
 	nv.ifindex = ifindex;
 	nv.slot = slot;
 	nv.last_seen = now;
-	if (bpf_map_update_elem(&xdpbr_fdb, key, &nv, BPF_ANY))
+	if (bpf_map_update_elem(&xdpbr_fdb, key, &nv, BPF_ANY)) {
 		count(st, XDPBR_CNT_LEARN_FAILED);
-	else
-		count(st, v ? XDPBR_CNT_MOVED : XDPBR_CNT_LEARNED);
+		return LEARN_OK;
+	}
+	if (v) {
+		count(st, XDPBR_CNT_MOVED);
+		if (old_slot != slot && old_slot < XDPBR_MAX_PORTS) {
+			__u64 *n = learned_of(old_slot);
+
+			if (n)
+				__sync_fetch_and_add(n, -1);
+			n = learned_of(slot);
+			if (n)
+				__sync_fetch_and_add(n, 1);
+		}
+	} else {
+		count(st, XDPBR_CNT_LEARNED);
+		learned_add(slot, 1);
+	}
 	return LEARN_OK;
 }
 

@@ -48,6 +48,16 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } xdpbr_stats SEC(".maps");
 
+/* Dynamic entries learned per port slot, bridge total in slot 0: the
+ * learning limits. Written atomically on learn, move and delete only. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XDPBR_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_learned SEC(".maps");
+
 /* Bridge-wide runtime knobs, entry 0 (ageing time, ...). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

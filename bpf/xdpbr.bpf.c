@@ -48,14 +48,29 @@ static __always_inline int verdict(struct xdpbr_stats *st,
 	return action;
 }
 
-static __always_inline int flood(void *map, struct xdpbr_stats *st,
-				 enum xdpbr_counter c)
+/* Flood inside XDP: one devmap broadcast into the flood set of the frame's
+ * class. The ingress port gets a copy only when it is in hairpin mode. */
+static __always_inline int flood(void *map, const struct xdpbr_port *port,
+				 struct xdpbr_stats *st, enum xdpbr_counter c)
 {
-	long ret = bpf_redirect_map(map, 0, BPF_F_BROADCAST | BPF_F_EXCLUDE_INGRESS);
+	__u64 flags = BPF_F_BROADCAST;
 
-	if (ret != XDP_REDIRECT)
+	if (!(port->flags & XDPBR_PORT_HAIRPIN))
+		flags |= BPF_F_EXCLUDE_INGRESS;
+	if (bpf_redirect_map(map, 0, flags) != XDP_REDIRECT)
 		return verdict(st, XDPBR_CNT_DROP_REDIRECT, XDP_DROP);
 	return verdict(st, c, XDP_REDIRECT);
+}
+
+/* Port isolation: an isolated port talks only to ports that are not. */
+static __always_inline int isolated_pair(const struct xdpbr_port *in, __u32 out_ifindex)
+{
+	struct xdpbr_port *out;
+
+	if (!(in->flags & XDPBR_PORT_ISOLATED))
+		return 0;
+	out = bpf_map_lookup_elem(&xdpbr_ports, &out_ifindex);
+	return out && (out->flags & XDPBR_PORT_ISOLATED);
 }
 
 SEC("xdp")
@@ -70,7 +85,7 @@ int xdpbr_rx(struct xdp_md *ctx)
 	struct xdpbr_stats *st, *st_out;
 	struct xdpbr_port *port;
 	struct ethhdr *eth;
-	__u64 now, ageing;
+	__u64 now;
 	__u32 slot;
 
 	port = bpf_map_lookup_elem(&xdpbr_ports, &ifindex);
@@ -101,44 +116,54 @@ int xdpbr_rx(struct xdp_md *ctx)
 	now = bpf_ktime_get_coarse_ns();
 	key.vlan = 0;
 	__builtin_memcpy(key.mac, eth->h_source, ETH_ALEN);
-	if (fdb_learn(&key, ifindex, slot, port->flags, now, st) == LEARN_SPOOFED)
+	if (fdb_learn(&key, ifindex, slot, port, now, st) == LEARN_SPOOFED)
 		return verdict(st, XDPBR_CNT_DROP_SPOOFED, XDP_DROP);
 
 	/* forward / flood */
 	if (cls == DST_BROADCAST)
-		return flood(&xdpbr_flood_bc, st, XDPBR_CNT_FLOOD_BCAST);
+		return flood(&xdpbr_flood_bc, port, st, XDPBR_CNT_FLOOD_BCAST);
 	if (cls == DST_MULTICAST)
-		return flood(&xdpbr_flood_mc, st, XDPBR_CNT_FLOOD_MCAST);
+		return flood(&xdpbr_flood_mc, port, st, XDPBR_CNT_FLOOD_MCAST);
 
 	__builtin_memcpy(key.mac, eth->h_dest, ETH_ALEN);
 	dst = bpf_map_lookup_elem(&xdpbr_fdb, &key);
-	if (!dst)
-		return flood(&xdpbr_flood_uu, st, XDPBR_CNT_FLOOD_UNKNOWN);
-	ageing = config_ageing_ns();
-	if (fdb_is_stale(dst, now, ageing))
-		return flood(&xdpbr_flood_uu, st, XDPBR_CNT_FLOOD_UNKNOWN);
-	if (dst->ifindex == ifindex)
+	if (!dst || fdb_is_stale(dst, now, config_ageing_ns(config_get())))
+		return flood(&xdpbr_flood_uu, port, st, XDPBR_CNT_FLOOD_UNKNOWN);
+	if (dst->ifindex == ifindex && !(port->flags & XDPBR_PORT_HAIRPIN))
 		return verdict(st, XDPBR_CNT_DROP_SAME_PORT, XDP_DROP);
+	if (dst->ifindex != ifindex && isolated_pair(port, dst->ifindex))
+		return verdict(st, XDPBR_CNT_DROP_ISOLATED, XDP_DROP);
 
 	slot = dst->slot;
-	/* A port that has left the tx map (removed, going down) is unknown. */
+	/* A port that has left the tx map (removed, link down) is unknown. */
 	if (bpf_redirect_map(&xdpbr_tx, slot, 0) != XDP_REDIRECT)
-		return flood(&xdpbr_flood_uu, st, XDPBR_CNT_FLOOD_UNKNOWN);
+		return flood(&xdpbr_flood_uu, port, st, XDPBR_CNT_FLOOD_UNKNOWN);
 	st_out = stats_of(slot);
 	count_tx(st_out, len);
 	return verdict(st, XDPBR_CNT_FORWARDED, XDP_REDIRECT);
 }
 
-/* Runs for every flooded copy, on the egress port: count its transmission. */
+/* Runs for every flooded copy, on the egress port: drop a copy between two
+ * isolated ports, count the rest as that port's transmissions. */
 SEC("xdp/devmap")
 int xdpbr_egress(struct xdp_md *ctx)
 {
 	__u32 ifindex = ctx->egress_ifindex;
-	struct xdpbr_port *port;
+	__u32 in_ifindex = ctx->ingress_ifindex;
+	struct xdpbr_port *port, *in;
+	struct xdpbr_stats *st;
 
 	port = bpf_map_lookup_elem(&xdpbr_ports, &ifindex);
-	if (port)
-		count_tx(stats_of(port->slot),
-			 (__u64)((long)ctx->data_end - (long)ctx->data));
+	if (!port)
+		return XDP_PASS;
+	st = stats_of(port->slot);
+	if (port->flags & XDPBR_PORT_ISOLATED && in_ifindex != ifindex) {
+		in = bpf_map_lookup_elem(&xdpbr_ports, &in_ifindex);
+		if (in && in->flags & XDPBR_PORT_ISOLATED) {
+			count(st, XDPBR_CNT_FLOOD_FILTERED);
+			return XDP_DROP;
+		}
+	}
+	count_tx(st, (__u64)((long)ctx->data_end - (long)ctx->data));
 	return XDP_PASS;
 }

@@ -38,6 +38,7 @@
 #define XDPBR_MAP_FLOOD_BC	"xdpbr_flood_bc"
 #define XDPBR_MAP_FLOOD_MC	"xdpbr_flood_mc"
 #define XDPBR_MAP_FLOOD_UU	"xdpbr_flood_uu"
+#define XDPBR_MAP_LEARNED	"xdpbr_learned"
 #define XDPBR_PIN_PROG_RX	"prog_rx"
 #define XDPBR_PIN_PROG_EGRESS	"prog_egress"
 
@@ -66,6 +67,12 @@ struct xdpbr_fdb_val {
 #define XDPBR_PORT_FLOOD	(1U << 1)	/* unknown unicast */
 #define XDPBR_PORT_MCAST_FLOOD	(1U << 2)
 #define XDPBR_PORT_BCAST_FLOOD	(1U << 3)
+#define XDPBR_PORT_ISOLATED	(1U << 4)	/* no traffic to other isolated ports */
+#define XDPBR_PORT_HAIRPIN	(1U << 5)	/* may send a frame back out its ingress */
+#define XDPBR_PORT_DOWN		(1U << 16)	/* state, set by the daemon: link down */
+#define XDPBR_PORT_USER_FLAGS	(XDPBR_PORT_LEARNING | XDPBR_PORT_FLOOD | \
+				 XDPBR_PORT_MCAST_FLOOD | XDPBR_PORT_BCAST_FLOOD | \
+				 XDPBR_PORT_ISOLATED | XDPBR_PORT_HAIRPIN)
 #define XDPBR_PORT_DEFAULT_FLAGS (XDPBR_PORT_LEARNING | XDPBR_PORT_FLOOD | \
 				  XDPBR_PORT_MCAST_FLOOD | XDPBR_PORT_BCAST_FLOOD)
 
@@ -81,7 +88,7 @@ struct xdpbr_port {
 	__u32 slot;			/* 1..XDPBR_MAX_PORTS-1; 0 = not a port */
 	__u32 flags;			/* XDPBR_PORT_* */
 	__u32 mode;			/* enum xdpbr_mode */
-	__u32 pad;
+	__u32 max_learned;		/* dynamic entries learned here; 0 = no limit */
 };
 
 /* Bridge-wide runtime knobs: xdpbr_config[0], written by the daemon/CLI.
@@ -89,7 +96,7 @@ struct xdpbr_port {
 struct xdpbr_config {
 	__u64 ageing_ns;		/* 0 = use the default; XDPBR_AGEING_NEVER = never */
 	__u32 flags;
-	__u32 pad;
+	__u32 fdb_max_learned;		/* dynamic entries in the bridge; 0 = no limit */
 };
 #define XDPBR_AGEING_NEVER	(~0ULL)
 
@@ -97,7 +104,9 @@ struct xdpbr_config {
  * Per-port counters. One table, used for the array index in the datapath and
  * for names in the CLI/JSON: XDPBR_COUNTERS(X) expands X(enum, "json_name").
  * Every received frame ends in exactly one outcome counter (forwarded,
- * flood_*, pass_*, drop_*): rx_packets == sum of outcomes.
+ * flood_*, pass_*, drop_*): rx_packets == sum of outcomes. The others are
+ * events: learned/moved/learn_failed/learn_limit on the ingress port, and
+ * flood_filtered on an egress port that refused a flooded copy (isolation).
  */
 #define XDPBR_COUNTERS(X)						\
 	X(RX_PACKETS,		"rx_packets")				\
@@ -114,10 +123,13 @@ struct xdpbr_config {
 	X(DROP_BAD_SRC,		"drop_bad_src")				\
 	X(DROP_SAME_PORT,	"drop_same_port")			\
 	X(DROP_SPOOFED,		"drop_spoofed_static")			\
+	X(DROP_ISOLATED,	"drop_isolated")			\
 	X(DROP_REDIRECT,	"drop_redirect")			\
 	X(LEARNED,		"learned")				\
 	X(MOVED,		"moved")				\
-	X(LEARN_FAILED,		"learn_failed")
+	X(LEARN_FAILED,		"learn_failed")				\
+	X(LEARN_LIMIT,		"learn_limit")				\
+	X(FLOOD_FILTERED,	"flood_filtered")
 
 #define XDPBR_ENUM_ENTRY(e, name) XDPBR_CNT_##e,
 enum xdpbr_counter {
@@ -129,6 +141,12 @@ enum xdpbr_counter {
 /* First and last outcome counter: the accounting invariant sums this range. */
 #define XDPBR_CNT_OUTCOME_FIRST	XDPBR_CNT_FORWARDED
 #define XDPBR_CNT_OUTCOME_LAST	XDPBR_CNT_DROP_REDIRECT
+
+/* Dynamic FDB entries per port slot, with the bridge total in slot 0:
+ * xdpbr_learned (ARRAY of __u64). Changed atomically, and only when an entry
+ * is learned, moves or is deleted; the daemon recounts it from the table on
+ * each full ageing sweep, so a drift from a race is bounded and temporary. */
+#define XDPBR_LEARNED_TOTAL	0
 
 /* Value of xdpbr_stats (PERCPU_ARRAY indexed by port slot). Slot 0 counts
  * frames that arrive on an interface the program runs on but that is not a
