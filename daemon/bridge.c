@@ -23,6 +23,7 @@
 
 #include "xdpbr.skel.h"
 #include "bridge.h"
+#include "ctl.h"
 #include "fdb.h"
 #include "log.h"
 #include "netlink.h"
@@ -146,7 +147,8 @@ static void unpin_all(struct bridge *br)
 	static const char *const names[] = {
 		XDPBR_MAP_FDB, XDPBR_MAP_PORTS, XDPBR_MAP_STATS, XDPBR_MAP_CONFIG,
 		XDPBR_MAP_TX, XDPBR_MAP_FLOOD_BC, XDPBR_MAP_FLOOD_MC,
-		XDPBR_MAP_FLOOD_UU, XDPBR_PIN_PROG_RX, XDPBR_PIN_PROG_EGRESS,
+		XDPBR_MAP_FLOOD_UU, XDPBR_MAP_LEARNED, XDPBR_PIN_PROG_RX,
+		XDPBR_PIN_PROG_EGRESS,
 	};
 	char path[PATH_MAX];
 
@@ -202,7 +204,7 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 
 	memset(br, 0, sizeof(*br));
 	br->prog_rx_fd = br->prog_egress_fd = -1;
-	br->maps = (struct xdpbr_maps){ -1, -1, -1, -1, -1, -1, -1, -1 };
+	br->maps = (struct xdpbr_maps){ -1, -1, -1, -1, -1, -1, -1, -1, -1 };
 	br->mode = o->mode;
 	snprintf(br->name, sizeof(br->name), "%s", name);
 	err = pin_path(br->dir, sizeof(br->dir), name, NULL);
@@ -259,6 +261,7 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 		.flood_bc = bpf_map__fd(br->skel->maps.xdpbr_flood_bc),
 		.flood_mc = bpf_map__fd(br->skel->maps.xdpbr_flood_mc),
 		.flood_uu = bpf_map__fd(br->skel->maps.xdpbr_flood_uu),
+		.learned = bpf_map__fd(br->skel->maps.xdpbr_learned),
 	};
 	br->prog_rx_fd = bpf_program__fd(br->skel->progs.xdpbr_rx);
 	br->prog_egress_fd = bpf_program__fd(br->skel->progs.xdpbr_egress);
@@ -314,16 +317,13 @@ int bridge_check_port(struct bridge *br, const char *ifname)
 	return 0;
 }
 
-/* Puts the port into every map the datapath reads: port table first, so the
- * program recognises frames from it, then the egress sets. */
+/* Puts the port into every map the datapath reads, keeping the slot, flags
+ * and limit of a port the bridge already had (adoption). */
 static int port_maps_add(struct bridge *br, uint32_t ifindex, uint32_t mode)
 {
-	struct bpf_devmap_val tx = { .ifindex = ifindex };
-	struct bpf_devmap_val fl = { .ifindex = ifindex,
-				     .bpf_prog.fd = br->prog_egress_fd };
+	struct xdpbr_port p = { .flags = XDPBR_PORT_DEFAULT_FLAGS, .mode = mode };
 	struct port_entry *ports;
 	const struct port_entry *old;
-	struct xdpbr_port p = { .flags = XDPBR_PORT_DEFAULT_FLAGS, .mode = mode };
 	size_t n;
 	int err, slot;
 
@@ -332,7 +332,7 @@ static int port_maps_add(struct bridge *br, uint32_t ifindex, uint32_t mode)
 		return err;
 	old = ports_find(ports, n, ifindex);
 	if (old) {
-		p = old->port;		/* keep its slot, flags and counters */
+		p = old->port;
 		p.mode = mode;
 	} else {
 		slot = ports_free_slot(ports, n);
@@ -344,42 +344,12 @@ static int port_maps_add(struct bridge *br, uint32_t ifindex, uint32_t mode)
 		p.slot = (uint32_t)slot;
 	}
 	free(ports);
-
-	if (bpf_map_update_elem(br->maps.ports, &ifindex, &p, 0) ||
-	    bpf_map_update_elem(br->maps.tx, &p.slot, &tx, 0))
-		return -errno;
-	if (p.flags & XDPBR_PORT_BCAST_FLOOD &&
-	    bpf_map_update_elem(br->maps.flood_bc, &ifindex, &fl, 0))
-		return -errno;
-	if (p.flags & XDPBR_PORT_MCAST_FLOOD &&
-	    bpf_map_update_elem(br->maps.flood_mc, &ifindex, &fl, 0))
-		return -errno;
-	if (p.flags & XDPBR_PORT_FLOOD &&
-	    bpf_map_update_elem(br->maps.flood_uu, &ifindex, &fl, 0))
-		return -errno;
-	return 0;
+	return ctl_port_apply(&br->maps, ifindex, &p, br->prog_egress_fd);
 }
 
-/* Removes the port from every map, and its FDB entries. */
 static void port_maps_del(struct bridge *br, uint32_t ifindex)
 {
-	struct xdpbr_port p;
-	struct fdb_entry *e;
-	size_t n;
-
-	bpf_map_delete_elem(br->maps.flood_bc, &ifindex);
-	bpf_map_delete_elem(br->maps.flood_mc, &ifindex);
-	bpf_map_delete_elem(br->maps.flood_uu, &ifindex);
-	if (!bpf_map_lookup_elem(br->maps.ports, &ifindex, &p)) {
-		bpf_map_delete_elem(br->maps.tx, &p.slot);
-		bpf_map_delete_elem(br->maps.ports, &ifindex);
-	}
-	if (!fdb_dump(br->maps.fdb, &e, &n)) {
-		for (size_t i = 0; i < n; i++)
-			if (e[i].val.ifindex == ifindex)
-				bpf_map_delete_elem(br->maps.fdb, &e[i].key);
-		free(e);
-	}
+	ctl_port_remove(&br->maps, ifindex);
 }
 
 static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
@@ -559,5 +529,74 @@ int bridge_adopt_ports(struct bridge *br)
 			break;
 	}
 	free(ports);
+	return err;
+}
+
+int bridge_open_pinned(struct bridge *br, const char *name)
+{
+	char path[PATH_MAX];
+	struct bpf_map_info mi = {};
+	__u32 mlen = sizeof(mi);
+	int err;
+
+	memset(br, 0, sizeof(*br));
+	br->prog_rx_fd = br->prog_egress_fd = -1;
+	br->adopted = true;
+	snprintf(br->name, sizeof(br->name), "%s", name);
+	err = pin_path(br->dir, sizeof(br->dir), name, NULL);
+	if (!err)
+		err = maps_open_pinned(name, &br->maps);
+	if (err)
+		return err;
+	if (!pin_path(path, sizeof(path), name, XDPBR_PIN_PROG_RX))
+		br->prog_rx_fd = bpf_obj_get(path);
+	if (!pin_path(path, sizeof(path), name, XDPBR_PIN_PROG_EGRESS))
+		br->prog_egress_fd = bpf_obj_get(path);
+	if (br->prog_rx_fd < 0 || br->prog_egress_fd < 0 ||
+	    bpf_obj_get_info_by_fd(br->maps.fdb, &mi, &mlen)) {
+		err = -errno;
+		bridge_close_pinned(br);
+		return err;
+	}
+	br->prog_rx_id = prog_id_of(br->prog_rx_fd);
+	br->fdb_map_id = mi.id;
+	return 0;
+}
+
+void bridge_close_pinned(struct bridge *br)
+{
+	maps_close(&br->maps);
+	if (br->prog_rx_fd >= 0)
+		close(br->prog_rx_fd);
+	if (br->prog_egress_fd >= 0)
+		close(br->prog_egress_fd);
+	br->prog_rx_fd = br->prog_egress_fd = -1;
+}
+
+int bridge_del_port(struct bridge *br, const char *ifname)
+{
+	uint32_t ifindex = if_nametoindex(ifname);
+	struct xdpbr_port p;
+	int err;
+
+	if (!ifindex) {
+		log_warn("Unknown interface '%s'", ifname);
+		return -ENODEV;
+	}
+	err = ctl_port_get(&br->maps, ifindex, &p);
+	if (err) {
+		if (err == -ENODEV)
+			log_warn("'%s' is not a port of bridge %s", ifname, br->name);
+		return err;
+	}
+	detach_one(br, ifindex);
+	err = ctl_port_remove(&br->maps, ifindex);
+	for (int i = 0; i < br->nports; i++)
+		if (br->ports[i].ifindex == ifindex) {
+			br->ports[i] = br->ports[--br->nports];
+			break;
+		}
+	if (!err)
+		log_info("port %s (ifindex %u) removed from bridge %s", ifname, ifindex, br->name);
 	return err;
 }

@@ -64,6 +64,14 @@ void bridge_close(struct bridge *br, bool keep, bool failed);
  * each is switched atomically to the new program. */
 int bridge_adopt_ports(struct bridge *br);
 
+/* Opens an existing bridge from its pins (CLI: link add/del). No skeleton:
+ * close with bridge_close_pinned(). 0 or -errno. */
+int bridge_open_pinned(struct bridge *br, const char *name);
+void bridge_close_pinned(struct bridge *br);
+
+/* Detaches a port, removes it from the maps and flushes its FDB entries. */
+int bridge_del_port(struct bridge *br, const char *ifname);
+
 /* XDP program attached to ifindex and its mode (enum xdpbr_mode). */
 int xdp_query(uint32_t ifindex, uint32_t *prog_id, uint32_t *mode);
 

@@ -21,6 +21,7 @@ static const struct {
 	{ XDPBR_MAP_FLOOD_BC,	offsetof(struct xdpbr_maps, flood_bc) },
 	{ XDPBR_MAP_FLOOD_MC,	offsetof(struct xdpbr_maps, flood_mc) },
 	{ XDPBR_MAP_FLOOD_UU,	offsetof(struct xdpbr_maps, flood_uu) },
+	{ XDPBR_MAP_LEARNED,	offsetof(struct xdpbr_maps, learned) },
 };
 
 #define MAP_FD(m, i) ((int *)((char *)(m) + map_pins[i].off))

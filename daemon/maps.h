@@ -12,6 +12,7 @@ struct xdpbr_maps {
 	int flood_bc;
 	int flood_mc;
 	int flood_uu;
+	int learned;
 };
 
 /* Opens the maps pinned under /sys/fs/bpf/xdpbr/<bridge>/. 0 or -errno;

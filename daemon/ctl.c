@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* ctl.c - operations on a bridge's pinned maps (see ctl.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+
+#include "ctl.h"
+#include "fdb.h"
+#include "util.h"
+
+static bool mac_usable(const uint8_t mac[6])
+{
+	static const uint8_t zero[6];
+
+	return !(mac[0] & 1) && memcmp(mac, zero, 6);
+}
+
+static bool fdb_match(const struct fdb_entry *e, const struct fdb_filter *f)
+{
+	bool is_static = e->val.flags & XDPBR_FDB_STATIC;
+
+	if (f->ifindex && e->val.ifindex != f->ifindex)
+		return false;
+	if (f->vlan >= 0 && e->key.vlan != f->vlan)
+		return false;
+	if (f->kind == FDB_KIND_STATIC && !is_static)
+		return false;
+	if (f->kind == FDB_KIND_DYNAMIC && is_static)
+		return false;
+	return true;
+}
+
+int ctl_learned_get(const struct xdpbr_maps *m, uint32_t slot, uint64_t *n)
+{
+	__u64 v = 0;
+
+	if (bpf_map_lookup_elem(m->learned, &slot, &v))
+		return -errno;
+	*n = v;
+	return 0;
+}
+
+/* Adjusts a learned counter, never below zero. Not atomic against the
+ * datapath's own updates: the recount after each full sweep repairs that. */
+static void learned_adjust(const struct xdpbr_maps *m, uint32_t slot, int64_t d)
+{
+	uint32_t keys[2] = { slot, XDPBR_LEARNED_TOTAL };
+
+	for (int i = 0; i < 2; i++) {
+		__u64 v = 0;
+
+		if (bpf_map_lookup_elem(m->learned, &keys[i], &v))
+			continue;
+		v = d < 0 && v < (__u64)-d ? 0 : v + (__u64)d;
+		bpf_map_update_elem(m->learned, &keys[i], &v, 0);
+	}
+}
+
+/* Deletes one entry; keeps the learned counts in step for dynamic ones. */
+static int fdb_delete(const struct xdpbr_maps *m, const struct fdb_entry *e)
+{
+	if (bpf_map_delete_elem(m->fdb, &e->key))
+		return -errno;
+	if (!(e->val.flags & XDPBR_FDB_STATIC))
+		learned_adjust(m, e->val.slot, -1);
+	return 0;
+}
+
+int ctl_port_get(const struct xdpbr_maps *m, uint32_t ifindex, struct xdpbr_port *p)
+{
+	if (bpf_map_lookup_elem(m->ports, &ifindex, p))
+		return errno == ENOENT ? -ENODEV : -errno;
+	return 0;
+}
+
+int ctl_fdb_add(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
+		uint32_t ifindex, bool is_static)
+{
+	struct xdpbr_fdb_key key = { .vlan = vlan };
+	struct xdpbr_fdb_val old, val = {
+		.ifindex = ifindex,
+		.flags = is_static ? XDPBR_FDB_STATIC : 0,
+		.last_seen = mono_ns(),
+	};
+	struct xdpbr_port p;
+	bool had;
+	int err;
+
+	if (!mac_usable(mac) || vlan > 4094)
+		return -EINVAL;
+	err = ctl_port_get(m, ifindex, &p);
+	if (err)
+		return err;
+	val.slot = (uint16_t)p.slot;
+	memcpy(key.mac, mac, 6);
+	had = !bpf_map_lookup_elem(m->fdb, &key, &old);
+	if (bpf_map_update_elem(m->fdb, &key, &val, BPF_ANY))
+		return -errno;
+	if (had && !(old.flags & XDPBR_FDB_STATIC))
+		learned_adjust(m, old.slot, -1);
+	if (!is_static)
+		learned_adjust(m, val.slot, 1);
+	return 0;
+}
+
+int ctl_fdb_del(const struct xdpbr_maps *m, const uint8_t mac[6],
+		const struct fdb_filter *f)
+{
+	struct fdb_entry e;
+	int n = 0, err;
+
+	memcpy(e.key.mac, mac, 6);
+	for (int vlan = 0; vlan <= 4094; vlan++) {
+		if (f->vlan >= 0 && vlan != f->vlan)
+			continue;
+		e.key.vlan = (uint16_t)vlan;
+		if (bpf_map_lookup_elem(m->fdb, &e.key, &e.val))
+			continue;
+		if (!fdb_match(&e, f))
+			continue;
+		err = fdb_delete(m, &e);
+		if (err && err != -ENOENT)
+			return err;
+		n += !err;
+	}
+	return n ? n : -ENOENT;
+}
+
+int ctl_fdb_flush(const struct xdpbr_maps *m, const struct fdb_filter *f)
+{
+	struct fdb_entry *e;
+	size_t n;
+	int err, deleted = 0;
+
+	err = fdb_dump(m->fdb, &e, &n);
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		if (!fdb_match(&e[i], f))
+			continue;
+		err = fdb_delete(m, &e[i]);
+		if (err && err != -ENOENT)
+			break;
+		deleted += !err;
+		err = 0;
+	}
+	free(e);
+	return err ? err : deleted;
+}
+
+int ctl_config_get(const struct xdpbr_maps *m, struct xdpbr_config *c)
+{
+	__u32 zero = 0;
+
+	memset(c, 0, sizeof(*c));
+	return bpf_map_lookup_elem(m->config, &zero, c) ? -errno : 0;
+}
+
+int ctl_config_set(const struct xdpbr_maps *m, const struct xdpbr_config *c)
+{
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(m->config, &zero, c, 0) ? -errno : 0;
+}
+
+int ctl_learned_recount(const struct xdpbr_maps *m)
+{
+	__u64 counts[XDPBR_MAX_PORTS] = { 0 };
+	struct fdb_entry *e;
+	size_t n;
+	int err;
+
+	err = fdb_dump(m->fdb, &e, &n);
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].val.flags & XDPBR_FDB_STATIC || e[i].val.slot >= XDPBR_MAX_PORTS)
+			continue;
+		counts[e[i].val.slot]++;
+		counts[XDPBR_LEARNED_TOTAL]++;
+	}
+	free(e);
+	for (__u32 s = 0; s < XDPBR_MAX_PORTS; s++)
+		if (bpf_map_update_elem(m->learned, &s, &counts[s], 0))
+			return -errno;
+	return 0;
+}
+
+/*
+ * Ageing sweep in bounded steps. The cursor is the hash map's batch cursor
+ * (a bucket index), so a step costs at most `budget` entries and one
+ * syscall per FDB_AGE_BATCH of them, and a table of a million entries is
+ * walked over several ticks without stalling the daemon's loop.
+ */
+#define FDB_AGE_BATCH 4096
+
+int ctl_fdb_age(const struct xdpbr_maps *m, uint64_t now_ns, uint32_t budget,
+		uint64_t *cursor)
+{
+	static struct xdpbr_fdb_key keys[FDB_AGE_BATCH], stale[FDB_AGE_BATCH];
+	static struct xdpbr_fdb_val vals[FDB_AGE_BATCH];
+	static uint16_t stale_slot[FDB_AGE_BATCH];
+	struct xdpbr_config cfg;
+	uint64_t ageing;
+	uint32_t seen = 0;
+	int deleted = 0, err;
+	bool done = false;
+
+	err = ctl_config_get(m, &cfg);
+	if (err)
+		return err;
+	ageing = cfg.ageing_ns ? cfg.ageing_ns : XDPBR_DEFAULT_AGEING_S * XDPBR_NSEC_PER_SEC;
+
+	while (!done && seen < budget) {
+		__u64 in = *cursor, out = 0;
+		__u32 count = FDB_AGE_BATCH, nstale = 0;
+
+		err = bpf_map_lookup_batch(m->fdb, *cursor ? &in : NULL, &out,
+					   keys, vals, &count, NULL);
+		if (err) {
+			if (errno != ENOENT)
+				return -errno;
+			done = true;
+		}
+		seen += count;
+		*cursor = out;
+		for (__u32 i = 0; i < count; i++) {
+			if (!fdb_entry_stale(&vals[i], now_ns, ageing))
+				continue;
+			stale[nstale] = keys[i];
+			stale_slot[nstale++] = vals[i].slot;
+		}
+		for (__u32 i = 0; i < nstale; i++) {
+			struct xdpbr_fdb_val v;
+
+			/* Re-check: the datapath may have refreshed it meanwhile. */
+			if (bpf_map_lookup_elem(m->fdb, &stale[i], &v) ||
+			    !fdb_entry_stale(&v, now_ns, ageing))
+				continue;
+			if (!bpf_map_delete_elem(m->fdb, &stale[i])) {
+				learned_adjust(m, stale_slot[i], -1);
+				deleted++;
+			}
+		}
+	}
+	if (done) {
+		*cursor = 0;
+		err = ctl_learned_recount(m);
+		if (err)
+			return err;
+	}
+	return deleted;
+}
+
+static int devmap_set(int fd, uint32_t key, uint32_t ifindex, int prog_fd, bool on)
+{
+	struct bpf_devmap_val v = { .ifindex = ifindex, .bpf_prog.fd = prog_fd };
+
+	if (on)
+		return bpf_map_update_elem(fd, &key, &v, 0) ? -errno : 0;
+	if (bpf_map_delete_elem(fd, &key) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+int ctl_port_apply(const struct xdpbr_maps *m, uint32_t ifindex,
+		   const struct xdpbr_port *p, int egress_fd)
+{
+	bool up = !(p->flags & XDPBR_PORT_DOWN);
+	struct xdpbr_port old;
+	bool was_up;
+	int err;
+
+	was_up = !ctl_port_get(m, ifindex, &old) && !(old.flags & XDPBR_PORT_DOWN);
+	if (bpf_map_update_elem(m->ports, &ifindex, p, 0))
+		return -errno;
+	err = devmap_set(m->tx, p->slot, ifindex, 0, up);
+	if (!err)
+		err = devmap_set(m->flood_bc, ifindex, ifindex, egress_fd,
+				 up && (p->flags & XDPBR_PORT_BCAST_FLOOD));
+	if (!err)
+		err = devmap_set(m->flood_mc, ifindex, ifindex, egress_fd,
+				 up && (p->flags & XDPBR_PORT_MCAST_FLOOD));
+	if (!err)
+		err = devmap_set(m->flood_uu, ifindex, ifindex, egress_fd,
+				 up && (p->flags & XDPBR_PORT_FLOOD));
+	if (!err && was_up && !up) {
+		struct fdb_filter f = { .ifindex = ifindex, .vlan = -1,
+					.kind = FDB_KIND_DYNAMIC };
+
+		err = ctl_fdb_flush(m, &f);
+		err = err < 0 ? err : 0;
+	}
+	return err;
+}
+
+int ctl_port_remove(const struct xdpbr_maps *m, uint32_t ifindex)
+{
+	struct fdb_filter f = { .ifindex = ifindex, .vlan = -1, .kind = FDB_KIND_ANY };
+	struct xdpbr_port p = { .slot = XDPBR_MAX_PORTS };	/* none */
+	int err;
+
+	bpf_map_delete_elem(m->flood_bc, &ifindex);
+	bpf_map_delete_elem(m->flood_mc, &ifindex);
+	bpf_map_delete_elem(m->flood_uu, &ifindex);
+	if (!ctl_port_get(m, ifindex, &p))
+		bpf_map_delete_elem(m->tx, &p.slot);
+	else
+		p.slot = XDPBR_MAX_PORTS;
+	err = ctl_fdb_flush(m, &f);
+	if (err < 0)
+		return err;
+	if (bpf_map_delete_elem(m->ports, &ifindex) && errno != ENOENT)
+		return -errno;
+	if (p.slot < XDPBR_MAX_PORTS) {
+		__u64 zero = 0;	/* the slot's counters start afresh for its next port */
+
+		bpf_map_update_elem(m->learned, &p.slot, &zero, 0);
+	}
+	return 0;
+}

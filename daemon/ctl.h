@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef XDPBR_CTL_H
+#define XDPBR_CTL_H
+
+/*
+ * ctl - operations on a bridge's pinned state, shared by the CLI (xdpbr),
+ * the daemon (config, netlink events, ageing) and the tests. All return 0 (or
+ * a count where said) or -errno; none prints.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "xdpbr.h"
+#include "maps.h"
+
+enum fdb_kind { FDB_KIND_ANY, FDB_KIND_DYNAMIC, FDB_KIND_STATIC };
+
+struct fdb_filter {
+	uint32_t ifindex;		/* 0: any port */
+	int vlan;			/* -1: any VLAN */
+	enum fdb_kind kind;
+};
+
+/* Adds (or replaces) an entry. static: never ages, never moves, and frames
+ * claiming its MAC on another port are dropped. -EINVAL for a multicast or
+ * zero MAC, -ENODEV if ifindex is not a port of the bridge. */
+int ctl_fdb_add(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
+		uint32_t ifindex, bool is_static);
+
+/* Deletes the entries for mac that match f (ifindex/vlan/kind). Returns the
+ * number deleted, -ENOENT when none matched. */
+int ctl_fdb_del(const struct xdpbr_maps *m, const uint8_t mac[6],
+		const struct fdb_filter *f);
+
+/* Deletes every entry matching f. Returns the number deleted. */
+int ctl_fdb_flush(const struct xdpbr_maps *m, const struct fdb_filter *f);
+
+/* Deletes dynamic entries older than the ageing time, looking at no more
+ * than budget entries from *cursor on (0 starts a pass); *cursor is 0 again
+ * when the pass is complete. Returns the number deleted. At the end of a
+ * complete pass the learned counts are recounted from the table. */
+int ctl_fdb_age(const struct xdpbr_maps *m, uint64_t now_ns, uint32_t budget,
+		uint64_t *cursor);
+
+/* Recounts xdpbr_learned from the table (dynamic entries per slot and in
+ * total). */
+int ctl_learned_recount(const struct xdpbr_maps *m);
+
+/* Reads the learned counter of a slot (XDPBR_LEARNED_TOTAL: the bridge). */
+int ctl_learned_get(const struct xdpbr_maps *m, uint32_t slot, uint64_t *n);
+
+/* The bridge-wide knobs (xdpbr_config[0]). */
+int ctl_config_get(const struct xdpbr_maps *m, struct xdpbr_config *c);
+int ctl_config_set(const struct xdpbr_maps *m, const struct xdpbr_config *c);
+
+/* A port's entry. -ENODEV if ifindex is not a port. */
+int ctl_port_get(const struct xdpbr_maps *m, uint32_t ifindex, struct xdpbr_port *p);
+
+/*
+ * Writes a port's entry and makes the egress maps agree with it: the port is
+ * in xdpbr_tx and in each flood set whose flag it has, unless it is
+ * XDPBR_PORT_DOWN, when it is in none. egress_fd is the devmap egress
+ * program for the flood sets. Turning a port down also flushes its dynamic
+ * FDB entries.
+ */
+int ctl_port_apply(const struct xdpbr_maps *m, uint32_t ifindex,
+		   const struct xdpbr_port *p, int egress_fd);
+
+/* Removes a port from every map and flushes all its FDB entries. */
+int ctl_port_remove(const struct xdpbr_maps *m, uint32_t ifindex);
+
+#endif
