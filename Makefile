@@ -16,7 +16,7 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	    -Wformat=2 -Wshadow -Wstrict-prototypes
 CPPFLAGS += -Iinclude -Idaemon -I$(BUILD) -D_GNU_SOURCE -MMD -MP
-LDLIBS   += -lbpf -lelf -lz -lmnl -ljson-c
+LDLIBS   += -lbpf -lelf -lz -lmnl -ljson-c -linih -lsystemd
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	      -Iinclude -Ibpf $(if $(MULTIARCH),-I/usr/include/$(MULTIARCH)) -MMD -MP
@@ -27,7 +27,7 @@ SKEL     := $(BUILD)/xdpbr.skel.h
 # Daemon modules shared by xdpbrd, xdpbr and the unit tests.
 LIB_SRCS := daemon/log.c daemon/util.c daemon/maps.c daemon/fdb.c \
 	    daemon/ports.c daemon/stats.c daemon/bridge.c daemon/netlink.c \
-	    daemon/json.c
+	    daemon/json.c daemon/ctl.c daemon/config.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libxdpbr.a
 
@@ -38,7 +38,13 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 BPFTEST   := $(BUILD)/tests/test_datapath
 TOOLS     := $(BUILD)/tools/sendframe
 
-.PHONY: all deps demo check check-unit check-bpf check-integration clean
+PREFIX     ?= /usr/local
+SBINDIR    ?= $(PREFIX)/sbin
+MANDIR     ?= $(PREFIX)/share/man
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= /etc
+
+.PHONY: all deps demo check clean install
 all: $(BINS) $(BPF_OBJ)
 
 deps:
@@ -91,6 +97,16 @@ demo: deps
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(BPFTEST) $(TOOLS)
 	tests/run.sh
+
+install: all
+	install -D -m 0755 $(BUILD)/xdpbrd $(DESTDIR)$(SBINDIR)/xdpbrd
+	install -D -m 0755 $(BUILD)/xdpbr $(DESTDIR)$(SBINDIR)/xdpbr
+	install -D -m 0644 $(BPF_OBJ) $(DESTDIR)$(PREFIX)/lib/xdpbr/xdpbr.bpf.o
+	install -d -m 0755 $(DESTDIR)$(UNITDIR) $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+	sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/xdpbrd@.service > $(DESTDIR)$(UNITDIR)/xdpbrd@.service
+	install -m 0644 man/xdpbrd.8 man/xdpbr.8 $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 man/xdpbrd.conf.5 $(DESTDIR)$(MANDIR)/man5/
+	install -D -m 0644 etc/xdpbrd.conf $(DESTDIR)$(SYSCONFDIR)/xdpbr/example.conf
 
 clean:
 	rm -rf $(BUILD)

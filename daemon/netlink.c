@@ -90,6 +90,10 @@ static int link_attr_cb(const struct nlattr *attr, void *data)
 
 static int link_cb(const struct nlmsghdr *nlh, void *data)
 {
+	const struct ifinfomsg *ifm = mnl_nlmsg_get_payload(nlh);
+	struct link_info *li = data;
+
+	li->flags = ifm->ifi_flags;
 	return mnl_attr_parse(nlh, sizeof(struct ifinfomsg), link_attr_cb, data);
 }
 
@@ -234,4 +238,63 @@ out:
 	if (nsfd >= 0)
 		close(nsfd);
 	return ret;
+}
+
+struct mnl_socket *linkwatch_open(void)
+{
+	struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (!nl)
+		return NULL;
+	if (mnl_socket_bind(nl, RTMGRP_LINK, MNL_SOCKET_AUTOPID) < 0) {
+		int err = errno;
+
+		mnl_socket_close(nl);
+		errno = err;
+		return NULL;
+	}
+	return nl;
+}
+
+struct watch_ctx {
+	link_event_cb cb;
+	void *arg;
+};
+
+static int linkwatch_msg_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct ifinfomsg *ifm = mnl_nlmsg_get_payload(nlh);
+	struct watch_ctx *w = data;
+	struct link_event ev = {
+		.ifindex = (uint32_t)ifm->ifi_index,
+		.flags = ifm->ifi_flags,
+		.deleted = nlh->nlmsg_type == RTM_DELLINK,
+	};
+
+	if (nlh->nlmsg_type == RTM_NEWLINK || nlh->nlmsg_type == RTM_DELLINK)
+		w->cb(&ev, w->arg);
+	return MNL_CB_OK;
+}
+
+int linkwatch_read(struct mnl_socket *nl, link_event_cb cb, void *arg)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct watch_ctx w = { cb, arg };
+	ssize_t n;
+
+	for (;;) {
+		n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		if (n < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+		/* Multicast notifications: no sequence or port to match. */
+		if (mnl_cb_run(buf, (size_t)n, 0, 0, linkwatch_msg_cb, &w) < 0 &&
+		    errno != EAGAIN)
+			return -errno;
+	}
+}
+
+void linkwatch_close(struct mnl_socket *nl)
+{
+	if (nl)
+		mnl_socket_close(nl);
 }

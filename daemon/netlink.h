@@ -2,7 +2,12 @@
 #ifndef XDPBR_NETLINK_H
 #define XDPBR_NETLINK_H
 
+#include <net/if.h>
+#include <stdbool.h>
 #include <stdint.h>
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP 0x10000	/* <linux/if.h>, which clashes with <net/if.h> */
+#endif
 
 /* veth delivers an XDP-redirected frame to its peer only when the peer runs
  * NAPI: it has GRO on or an XDP program. Otherwise the frame is dropped and
@@ -13,6 +18,7 @@
 int veth_peer_check(uint32_t ifindex, const char *ifname);
 
 struct link_info {
+	unsigned int flags;		/* IFF_* of the ifinfomsg, incl. IFF_LOWER_UP */
 	char kind[16];			/* "veth", ... ("" when none) */
 	int32_t peer_ifindex;		/* IFLA_LINK, or 0 */
 	int32_t peer_nsid;		/* IFLA_LINK_NETNSID, or -1: same netns */
@@ -20,5 +26,26 @@ struct link_info {
 
 /* RTM_GETLINK for ifindex in the current network namespace. */
 int link_get_info(uint32_t ifindex, struct link_info *li);
+
+/* Up for bridging: administratively up and with carrier. */
+#define LINK_UP(flags) (((flags) & IFF_UP) && ((flags) & IFF_LOWER_UP))
+
+/* Link events from the kernel (RTNLGRP_LINK). */
+struct link_event {
+	uint32_t ifindex;
+	unsigned int flags;		/* IFF_*, valid unless deleted */
+	bool deleted;
+};
+
+struct mnl_socket;
+typedef void (*link_event_cb)(const struct link_event *ev, void *arg);
+
+/* Opens a non-blocking netlink socket subscribed to link events; its fd
+ * is mnl_socket_get_fd(). NULL with errno on failure. */
+struct mnl_socket *linkwatch_open(void);
+/* Reads what is queued and calls cb for each link message. 0 or -errno;
+ * -ENOBUFS means events were lost: the caller should resynchronise. */
+int linkwatch_read(struct mnl_socket *nl, link_event_cb cb, void *arg);
+void linkwatch_close(struct mnl_socket *nl);
 
 #endif

@@ -1,30 +1,63 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * xdpbrd - the xdpbr daemon: loads (or adopts) the datapath, attaches it to
- * the ports, and stays in the foreground until SIGINT/SIGTERM.
+ * xdpbrd - the xdpbr daemon.
+ *
+ * Loads (or adopts) the datapath and attaches it to the ports, then stays in
+ * the foreground for what needs a long-lived process: ageing sweeps, link
+ * events, configuration reloads. Forwarding never depends on it: the pinned
+ * maps are the bridge, and a crash of the daemon loses nothing.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <net/if.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <libmnl/libmnl.h>
+#include <systemd/sd-daemon.h>
 
 #include "bridge.h"
+#include "config.h"
+#include "ctl.h"
 #include "log.h"
+#include "netlink.h"
 #include "util.h"
 
-static volatile sig_atomic_t quit;
+/* One ageing step per tick looks at no more than this many entries: a
+ * million-entry table is swept over a few seconds without a stall. */
+#define AGE_TICK_MS	250
+#define AGE_BUDGET	65536
+
+static volatile sig_atomic_t quit, reload;
 
 static void on_signal(int sig)
 {
-	quit = sig;
+	if (sig == SIGHUP)
+		reload = 1;
+	else
+		quit = sig;
 }
 
+struct daemon {
+	struct bridge br;
+	struct config cfg;		/* the running configuration */
+	const char *cfg_path;		/* NULL: command line only */
+	char **cli_ports;		/* ports named on the command line */
+	int ncli_ports;
+	bool keep;
+	uint64_t age_cursor;
+	struct mnl_socket *nl;
+};
+
 static const char usage[] =
-	"Usage: xdpbrd [OPTIONS] BRIDGE PORT...\n"
+	"Usage: xdpbrd [OPTIONS] [BRIDGE [PORT...]]\n"
+	"  -c, --config FILE      read the bridge and its ports from FILE (INI);\n"
+	"                         SIGHUP reloads it\n"
+	"  -n, --check            check the configuration and exit\n"
 	"  -m, --mode MODE        XDP mode: native, generic or auto (default auto:\n"
 	"                         native, generic only where the driver has none)\n"
 	"  -k, --keep             leave the bridge forwarding when the daemon exits\n"
@@ -35,6 +68,8 @@ static const char usage[] =
 	"  -h, --help             this text\n";
 
 static const struct option long_opts[] = {
+	{ "config", required_argument, NULL, 'c' },
+	{ "check", no_argument, NULL, 'n' },
 	{ "mode", required_argument, NULL, 'm' },
 	{ "keep", no_argument, NULL, 'k' },
 	{ "fdb-size", required_argument, NULL, 's' },
@@ -51,18 +86,294 @@ static const struct {
 	{ "auto", ATTACH_AUTO }, { "native", ATTACH_NATIVE }, { "generic", ATTACH_GENERIC },
 };
 
+static bool is_cli_port(const struct daemon *d, const char *name)
+{
+	for (int i = 0; i < d->ncli_ports; i++)
+		if (!strcmp(d->cli_ports[i], name))
+			return true;
+	return false;
+}
+
+static uint64_t ageing_ns_of(uint64_t s)
+{
+	return s ? s * XDPBR_NSEC_PER_SEC : XDPBR_AGEING_NEVER;
+}
+
+/* Bridge-wide settings of the config file, applied live. */
+static int apply_bridge_cfg(struct daemon *d, const struct config *c)
+{
+	struct xdpbr_config xc;
+	int err = ctl_config_get(&d->br.maps, &xc);
+
+	if (err)
+		return err;
+	if (c->ageing_set)
+		xc.ageing_ns = ageing_ns_of(c->ageing_s);
+	xc.fdb_max_learned = c->fdb_max_learned;
+	return ctl_config_set(&d->br.maps, &xc);
+}
+
+static bool static_in(const struct config_port *cp, const struct config_static *s)
+{
+	for (size_t i = 0; cp && i < cp->nstatics; i++)
+		if (cp->statics[i].vlan == s->vlan && !memcmp(cp->statics[i].mac, s->mac, 6))
+			return true;
+	return false;
+}
+
+/* A port's flags, limit and static entries; old is what was applied before
+ * (NULL: nothing), so that statics dropped from the file are removed. */
+static int apply_port_cfg(struct daemon *d, const struct config_port *old,
+			  const struct config_port *cp)
+{
+	uint32_t ifindex = if_nametoindex(cp->name);
+	struct xdpbr_port p;
+	char mac[MAC_STRLEN];
+	int err;
+
+	if (!ifindex)
+		return -ENODEV;
+	err = ctl_port_get(&d->br.maps, ifindex, &p);
+	if (err)
+		return err;
+	p.flags = (p.flags & ~XDPBR_PORT_USER_FLAGS) | (cp->flags & XDPBR_PORT_USER_FLAGS);
+	p.max_learned = cp->max_learned;
+	err = ctl_port_apply(&d->br.maps, ifindex, &p, d->br.prog_egress_fd);
+	if (err)
+		return err;
+	for (size_t i = 0; old && i < old->nstatics; i++) {
+		struct fdb_filter f = { .ifindex = ifindex, .vlan = old->statics[i].vlan,
+					.kind = FDB_KIND_STATIC };
+
+		if (!static_in(cp, &old->statics[i]))
+			ctl_fdb_del(&d->br.maps, old->statics[i].mac, &f);
+	}
+	for (size_t i = 0; i < cp->nstatics; i++) {
+		err = ctl_fdb_add(&d->br.maps, cp->statics[i].mac, cp->statics[i].vlan,
+				  ifindex, true);
+		if (err) {
+			log_warn("%s:%d: static entry %s vlan %u on %s: %s",
+				 d->cfg_path, cp->statics[i].line,
+				 mac_format(cp->statics[i].mac, mac), cp->statics[i].vlan,
+				 cp->name, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Marks a port down (out of tx and flood sets, dynamic entries flushed) or
+ * up again, when its link state differs from what the maps say. */
+static void port_link_state(struct daemon *d, uint32_t ifindex, unsigned int flags)
+{
+	char name[IF_NAMESIZE] = "?";
+	struct xdpbr_port p;
+	bool up = LINK_UP(flags), was_up;
+	int err;
+
+	if (ctl_port_get(&d->br.maps, ifindex, &p))
+		return;
+	was_up = !(p.flags & XDPBR_PORT_DOWN);
+	if (up == was_up)
+		return;
+	p.flags = up ? p.flags & ~XDPBR_PORT_DOWN : p.flags | XDPBR_PORT_DOWN;
+	err = ctl_port_apply(&d->br.maps, ifindex, &p, d->br.prog_egress_fd);
+	if_indextoname(ifindex, name);
+	if (err)
+		log_warn("port %s: couldn't mark it %s: %s", name, up ? "up" : "down",
+			 strerror(-err));
+	else
+		log_info("port %s: link %s%s", name, up ? "up, forwarding again" : "down",
+			 up ? "" : ": out of forwarding and flooding, its learned entries flushed");
+}
+
+static const struct config_port *cfg_port(const struct daemon *d, const char *name)
+{
+	return d->cfg_path ? config_port_find(&d->cfg, name) : NULL;
+}
+
+static void on_link_event(const struct link_event *ev, void *arg)
+{
+	struct daemon *d = arg;
+	char name[IF_NAMESIZE];
+	struct xdpbr_port p;
+	const struct config_port *cp;
+
+	if (ctl_port_get(&d->br.maps, ev->ifindex, &p)) {
+		/* A configured port that (re)appears joins the bridge. */
+		if (ev->deleted || !if_indextoname(ev->ifindex, name))
+			return;
+		cp = cfg_port(d, name);
+		if (!cp && !is_cli_port(d, name))
+			return;
+		log_info("port %s appeared (ifindex %u): adding it", name, ev->ifindex);
+		if (!bridge_add_port(&d->br, name) && cp)
+			apply_port_cfg(d, NULL, cp);
+		if (!ctl_port_get(&d->br.maps, ev->ifindex, &p))
+			port_link_state(d, ev->ifindex, ev->flags);
+		return;
+	}
+	if (ev->deleted) {
+		ctl_port_remove(&d->br.maps, ev->ifindex);
+		for (int i = 0; i < d->br.nports; i++)
+			if (d->br.ports[i].ifindex == ev->ifindex) {
+				log_info("port %s (ifindex %u) was deleted: removed from the bridge",
+					 d->br.ports[i].ifname, ev->ifindex);
+				d->br.ports[i] = d->br.ports[--d->br.nports];
+				break;
+			}
+		return;
+	}
+	port_link_state(d, ev->ifindex, ev->flags);
+}
+
+/* After lost events (or at start): read every port's link state. */
+static void resync_links(struct daemon *d)
+{
+	for (int i = 0; i < d->br.nports; i++) {
+		struct link_info li;
+		struct link_event ev = { .ifindex = d->br.ports[i].ifindex };
+
+		if (link_get_info(ev.ifindex, &li)) {
+			ev.deleted = true;
+		} else {
+			ev.flags = li.flags;
+		}
+		on_link_event(&ev, d);
+	}
+}
+
+static void do_reload(struct daemon *d)
+{
+	struct config nc = { 0 };
+	char err[512];
+
+	if (!d->cfg_path) {
+		log_info("SIGHUP: no configuration file to reload");
+		return;
+	}
+	sd_notify(0, "RELOADING=1");
+	if (config_parse_file(d->cfg_path, &nc, err, sizeof(err))) {
+		log_warn("%s; keeping the running configuration", err);
+		sd_notify(0, "READY=1");
+		return;
+	}
+	if (nc.name[0] && strcmp(nc.name, d->br.name))
+		log_warn("%s: bridge name changed to '%s': takes effect on restart only",
+			 d->cfg_path, nc.name);
+	if (nc.fdb_size != d->cfg.fdb_size || nc.mode_set != d->cfg.mode_set ||
+	    nc.mode != d->cfg.mode)
+		log_warn("%s: fdb_size and mode take effect on restart only", d->cfg_path);
+	if (apply_bridge_cfg(d, &nc))
+		log_warn("couldn't apply the bridge settings");
+
+	/* Ports that left the file (and the command line) leave the bridge. */
+	for (size_t i = 0; i < d->cfg.nports; i++) {
+		const char *name = d->cfg.ports[i].name;
+
+		if (!config_port_find(&nc, name) && !is_cli_port(d, name))
+			bridge_del_port(&d->br, name);
+	}
+	for (size_t i = 0; i < nc.nports; i++) {
+		const struct config_port *cp = &nc.ports[i];
+		const struct config_port *old = config_port_find(&d->cfg, cp->name);
+		uint32_t ifindex = if_nametoindex(cp->name);
+		struct xdpbr_port p;
+		bool is_new = !ifindex || ctl_port_get(&d->br.maps, ifindex, &p);
+
+		if (is_new && bridge_add_port(&d->br, cp->name)) {
+			log_warn("%s:%d: couldn't add port %s", d->cfg_path, cp->line, cp->name);
+			continue;
+		}
+		if (is_new) {
+			struct link_info li;
+
+			old = NULL;
+			if (!link_get_info(if_nametoindex(cp->name), &li))
+				port_link_state(d, if_nametoindex(cp->name), li.flags);
+		}
+		if (is_new || !old || !config_port_equal(old, cp))
+			if (apply_port_cfg(d, old, cp))
+				log_warn("%s:%d: couldn't apply port %s", d->cfg_path,
+					 cp->line, cp->name);
+	}
+	config_free(&d->cfg);
+	d->cfg = nc;
+	log_info("reloaded %s", d->cfg_path);
+	sd_notify(0, "READY=1");
+}
+
+static int run(struct daemon *d)
+{
+	struct pollfd pfd = { .fd = mnl_socket_get_fd(d->nl), .events = POLLIN };
+	struct timespec tick = { .tv_sec = 0, .tv_nsec = AGE_TICK_MS * 1000000L };
+	sigset_t none;
+	int n, err;
+
+	sigemptyset(&none);
+	while (!quit) {
+		/* Signals are blocked except inside ppoll: no lost wake-up. */
+		n = ppoll(&pfd, 1, &tick, &none);
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (quit)
+			break;
+		if (reload) {
+			reload = 0;
+			do_reload(d);
+		}
+		if (n > 0 && pfd.revents & POLLIN) {
+			err = linkwatch_read(d->nl, on_link_event, d);
+			if (err == -ENOBUFS) {
+				log_warn("link events were lost: rereading every port's state");
+				resync_links(d);
+			}
+		}
+		n = ctl_fdb_age(&d->br.maps, mono_ns(), AGE_BUDGET, &d->age_cursor);
+		if (n > 0)
+			log_debug("aged out %d FDB entries", n);
+		else if (n < 0)
+			log_warn("ageing sweep failed: %s", strerror(-n));
+	}
+	return 0;
+}
+
+static int add_unique(char ***v, int *n, const char *s)
+{
+	char **t;
+
+	for (int i = 0; i < *n; i++)
+		if (!strcmp((*v)[i], s))
+			return 0;
+	t = realloc(*v, (size_t)(*n + 1) * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	*v = t;
+	(*v)[(*n)++] = (char *)s;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct bridge_opts o = { .mode = ATTACH_AUTO };
 	enum log_level level = LOG_LVL_INFO;
 	struct sigaction sa = { .sa_handler = on_signal };
-	static struct bridge br;
-	bool keep = false, found;
+	static struct daemon d;
+	bool check_only = false, mode_set = false, found;
+	const char *name = NULL;
+	char **ports = NULL, err[512];
+	int nports = 0, opt, ret;
+	sigset_t block;
 	uint64_t v;
-	int opt, err;
 
-	while ((opt = getopt_long(argc, argv, "m:ks:a:vh", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:nm:ks:a:vh", long_opts, NULL)) != -1) {
 		switch (opt) {
+		case 'c':
+			d.cfg_path = optarg;
+			break;
+		case 'n':
+			check_only = true;
+			break;
 		case 'm':
 			found = false;
 			for (size_t i = 0; i < ARRAY_SIZE(modes); i++)
@@ -75,9 +386,10 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
+			mode_set = true;
 			break;
 		case 'k':
-			keep = true;
+			d.keep = true;
 			break;
 		case 's':
 			if (parse_u64(optarg, 1U << 26, &v) || v < 16) {
@@ -93,7 +405,7 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
-			o.ageing_ns = v ? v * XDPBR_NSEC_PER_SEC : XDPBR_AGEING_NEVER;
+			o.ageing_ns = ageing_ns_of(v);
 			break;
 		case 'v':
 			level = LOG_LVL_DEBUG;
@@ -106,27 +418,69 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (argc - optind < 2) {
+
+	if (d.cfg_path && config_parse_file(d.cfg_path, &d.cfg, err, sizeof(err))) {
+		fprintf(stderr, "xdpbrd: %s\n", err);
+		return 1;
+	}
+	if (check_only) {
+		if (!d.cfg_path) {
+			fprintf(stderr, "xdpbrd: -n needs a configuration file (-c FILE)\n");
+			return 2;
+		}
+		printf("%s: configuration OK\n", d.cfg_path);
+		return 0;
+	}
+
+	if (optind < argc)
+		name = argv[optind++];
+	if (d.cfg_path && d.cfg.name[0]) {
+		if (name && strcmp(name, d.cfg.name)) {
+			fprintf(stderr, "xdpbrd: bridge '%s' on the command line, '%s' in %s\n",
+				name, d.cfg.name, d.cfg_path);
+			return 2;
+		}
+		name = d.cfg.name;
+	}
+	if (!name) {
 		fprintf(stderr, usage, XDPBR_FDB_SIZE, XDPBR_DEFAULT_AGEING_S);
 		return 2;
 	}
-	const char *name = argv[optind];
 	if (bridge_name_valid(name)) {
 		fprintf(stderr, "xdpbrd: invalid bridge name '%s' (1-15 characters of "
 			"letters, digits, '_', '.', '-')\n", name);
 		return 2;
 	}
-	if (argc - optind - 1 > XDPBR_MAX_PORTS - 1) {
-		fprintf(stderr, "xdpbrd: too many ports (at most %d)\n", XDPBR_MAX_PORTS - 1);
-		return 2;
-	}
-
-	for (int i = optind + 1; i < argc; i++)
-		for (int j = optind + 1; j < i; j++)
+	for (int i = optind; i < argc; i++)
+		for (int j = optind; j < i; j++)
 			if (!strcmp(argv[i], argv[j])) {
 				fprintf(stderr, "xdpbrd: port '%s' is given twice\n", argv[i]);
 				return 2;
 			}
+	d.cli_ports = argv + optind;
+	d.ncli_ports = argc - optind;
+	for (size_t i = 0; i < d.cfg.nports; i++)
+		if (add_unique(&ports, &nports, d.cfg.ports[i].name))
+			return 1;
+	for (int i = 0; i < d.ncli_ports; i++)
+		if (add_unique(&ports, &nports, d.cli_ports[i]))
+			return 1;
+	if (nports < 1) {
+		fprintf(stderr, "xdpbrd: no ports: name them on the command line or in "
+			"[port NAME] sections of the configuration\n");
+		return 2;
+	}
+	if (nports > XDPBR_MAX_PORTS - 1) {
+		fprintf(stderr, "xdpbrd: too many ports (at most %d)\n", XDPBR_MAX_PORTS - 1);
+		return 2;
+	}
+	/* The command line wins over the file. */
+	if (!mode_set && d.cfg.mode_set)
+		o.mode = d.cfg.mode;
+	if (!o.fdb_size)
+		o.fdb_size = d.cfg.fdb_size;
+	if (!o.ageing_ns && d.cfg.ageing_set)
+		o.ageing_ns = ageing_ns_of(d.cfg.ageing_s);
 
 	log_init("xdpbrd", level, false);
 	log_libbpf();
@@ -135,34 +489,63 @@ int main(int argc, char **argv)
 			 "CAP_NET_ADMIN and CAP_SYS_ADMIN");
 		return 1;
 	}
+	/* Handlers only set flags; the signals are delivered inside ppoll(). */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	err = bridge_open(&br, name, &o);
+	ret = bridge_open(&d.br, name, &o);
 	/* Check every port before attaching any: nothing half-attached. */
-	for (int i = optind + 1; !err && i < argc; i++)
-		err = bridge_check_port(&br, argv[i]);
-	for (int i = optind + 1; !err && i < argc; i++)
-		err = quit ? -EINTR : bridge_add_port(&br, argv[i]);
-	if (!err)
-		err = quit ? -EINTR : bridge_adopt_ports(&br);
-	if (err) {
-		bridge_close(&br, false, true);
+	for (int i = 0; !ret && i < nports; i++)
+		ret = bridge_check_port(&d.br, ports[i]);
+	for (int i = 0; !ret && i < nports; i++)
+		ret = quit ? -EINTR : bridge_add_port(&d.br, ports[i]);
+	if (!ret)
+		ret = quit ? -EINTR : bridge_adopt_ports(&d.br);
+	if (!ret && d.cfg_path) {
+		ret = apply_bridge_cfg(&d, &d.cfg);
+		for (size_t i = 0; !ret && i < d.cfg.nports; i++)
+			ret = apply_port_cfg(&d, NULL, &d.cfg.ports[i]);
+	}
+	if (!ret) {
+		d.nl = linkwatch_open();
+		if (!d.nl) {
+			ret = -errno;
+			log_warn("Couldn't watch link events over netlink: %s", strerror(-ret));
+		}
+	}
+	if (ret) {
+		bridge_close(&d.br, false, true);
 		log_warn("bridge %s not started", name);
+		config_free(&d.cfg);
+		free(ports);
 		return 1;
 	}
-	log_info("bridge %s: forwarding on %d ports (%s, state in %s)", name, br.nports,
-		 br.adopted ? "adopted the pinned bridge" : "new bridge", br.dir);
+	free(ports);
+	resync_links(&d);
 
-	while (!quit) {
-		/* Signals interrupt poll; the timeout is the tick of future
-		 * periodic work (ageing sweeps, link checks). */
-		poll(NULL, 0, 1000);
-	}
-	log_info("caught signal %d, %s", (int)quit,
-		 keep ? "leaving the bridge forwarding" : "detaching");
-	bridge_close(&br, keep, false);
-	return 0;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, NULL);
+
+	log_info("bridge %s: forwarding on %d ports (%s, state in %s)", name, d.br.nports,
+		 d.br.adopted ? "adopted the pinned bridge" : "new bridge", d.br.dir);
+	sd_notifyf(0, "READY=1\nSTATUS=forwarding on %d ports", d.br.nports);
+
+	ret = run(&d);
+	sd_notify(0, "STOPPING=1");
+	if (quit)
+		log_info("caught signal %d, %s", (int)quit,
+			 d.keep ? "leaving the bridge forwarding" : "detaching");
+	else
+		log_warn("main loop failed: %s; %s", strerror(-ret),
+			 d.keep ? "leaving the bridge forwarding" : "detaching");
+	bridge_close(&d.br, d.keep, false);
+	linkwatch_close(d.nl);
+	config_free(&d.cfg);
+	return ret ? 1 : 0;
 }

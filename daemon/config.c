@@ -1,0 +1,743 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * config.c - xdpbrd's INI configuration file (format in config.h and
+ * etc/xdpbrd.conf).
+ *
+ * inih splits "key = value" lines and strips comments; this file feeds it
+ * through a line reader of its own (ini_parse_stream) because of what
+ * Debian's libinih (55, default options) does not give us:
+ *
+ *  - the handler has no line number (INI_HANDLER_LINENO is 0 and the library
+ *    is built that way; defining it here would break the ABI): the reader
+ *    counts lines, one per call, so the handler knows its line;
+ *  - the handler is not called on a section header, so an empty [port X]
+ *    or a duplicate header would go unseen: the reader parses headers itself;
+ *  - INI_ALLOW_MULTILINE: an indented line continues the previous key's value
+ *    ("  flood = off" after "learning = on" gives learning "flood = off"):
+ *    the reader strips leading whitespace, so every line stands alone;
+ *  - a line longer than INI_MAX_LINE (200) is silently split in two, the rest
+ *    parsed as a line of its own, and text after "[section]" is ignored: the
+ *    reader rejects both (comments are exempt from the length limit: inih
+ *    gets an empty line for them);
+ *  - "key: value" is accepted as "key = value": the reader requires '=' (a
+ *    forgotten '=' in "static 02:00:..." would otherwise become key "static 02").
+ *
+ * Inline comments are inih's: ';' preceded by whitespace. '#' only starts a
+ * comment at the beginning of a line. Values are not unquoted.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "config.h"
+#include "util.h"
+
+enum section { SEC_NONE, SEC_BRIDGE, SEC_PORT };
+
+struct parser;
+
+struct key {
+	const char *name;
+	int (*set)(struct parser *p, const struct key *k, const char *value);
+	uint32_t flag;			/* port flag keys: the XDPBR_PORT_* bit */
+	bool repeat;			/* may be given more than once */
+};
+
+#define MAX_KEYS 8
+
+struct parser {
+	const char *file;		/* for messages */
+	FILE *f;			/* the source: a file, */
+	const char *s;			/* or the rest of a string */
+	char *line;			/* the current raw line */
+	size_t cap;
+	int lineno;
+	struct config *c;
+	enum section sec;
+	size_t port;			/* current port (SEC_PORT) */
+	char where[32];			/* "[bridge]" or "[port eth1]" */
+	int bridge_line;		/* line of [bridge], 0 if none yet */
+	int key_line[MAX_KEYS];		/* first line of each key in this section */
+	int err;			/* first error: -EINVAL, -errno */
+	int err_line;
+	char msg[512];
+};
+
+__attribute__((format(printf, 4, 5)))
+static int fail_at(struct parser *p, int err, int line, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (p->err)			/* the first error is the one reported */
+		return p->err;
+	if (line > 0)
+		n = snprintf(p->msg, sizeof(p->msg), "%s:%d: ", p->file, line);
+	else
+		n = snprintf(p->msg, sizeof(p->msg), "%s: ", p->file);
+	if (n < 0 || (size_t)n >= sizeof(p->msg))
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(p->msg + n, sizeof(p->msg) - (size_t)n, fmt, ap);
+	va_end(ap);
+	p->err = err;
+	p->err_line = line;
+	return err;
+}
+
+#define fail(p, ...) fail_at(p, -EINVAL, (p)->lineno, __VA_ARGS__)
+
+/* --- values --- */
+
+static int get_u64(struct parser *p, const struct key *k, const char *value,
+		   uint64_t min, uint64_t max, uint64_t *out)
+{
+	int err = parse_u64(value, max, out);
+
+	if (err == -EINVAL)
+		return fail(p, "%s: '%s' is not a number", k->name, value);
+	if (err || *out < min)
+		return fail(p, "%s: %s is out of range (%llu..%llu)", k->name, value,
+			    (unsigned long long)min, (unsigned long long)max);
+	return 0;
+}
+
+static int get_bool(struct parser *p, const struct key *k, const char *value, bool *out)
+{
+	static const char *const yes[] = { "on", "yes", "true", "1" };
+	static const char *const no[] = { "off", "no", "false", "0" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (!strcasecmp(value, yes[i])) {
+			*out = true;
+			return 0;
+		}
+		if (!strcasecmp(value, no[i])) {
+			*out = false;
+			return 0;
+		}
+	}
+	return fail(p, "%s: '%s' is not a boolean (on/off, yes/no, true/false, 1/0)",
+		    k->name, value);
+}
+
+/* Listen address: why it is wrong, or NULL when it is right. */
+static const char *listen_check(const char *s, struct sockaddr_storage *sa,
+				socklen_t *salen)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)sa;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)sa;
+	char addr[INET6_ADDRSTRLEN];
+	const char *colon, *start = s;
+	uint64_t port;
+	size_t n;
+	bool v6 = s[0] == '[';
+
+	if (v6) {
+		const char *close = strchr(s, ']');
+
+		if (!close)
+			return "no ']' after the IPv6 address";
+		start = s + 1;
+		n = (size_t)(close - start);
+		colon = close + 1;
+		if (*colon != ':')
+			return "no ':PORT' after ']'";
+	} else {
+		colon = strchr(s, ':');
+		if (!colon)
+			return "no ':PORT'";
+		if (strchr(colon + 1, ':'))
+			return "an IPv6 address goes in brackets: [ADDR]:PORT";
+		n = (size_t)(colon - s);
+	}
+	if (n == 0)
+		return "no address";
+	if (n >= sizeof(addr))
+		return v6 ? "not an IPv6 address" : "not an IPv4 address";
+	memcpy(addr, start, n);
+	addr[n] = '\0';
+	if (parse_u64(colon + 1, 65535, &port) || port == 0)
+		return "the port is not a number in 1..65535";
+
+	memset(sa, 0, sizeof(*sa));
+	if (v6) {
+		if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) != 1)
+			return "not an IPv6 address";
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((uint16_t)port);
+		*salen = sizeof(*sin6);
+	} else {
+		if (inet_pton(AF_INET, addr, &sin->sin_addr) != 1)
+			return "not an IPv4 address";
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)port);
+		*salen = sizeof(*sin);
+	}
+	return NULL;
+}
+
+int config_listen_parse(const char *s, struct sockaddr_storage *sa, socklen_t *salen)
+{
+	return s && !listen_check(s, sa, salen) ? 0 : -EINVAL;
+}
+
+/* --- [bridge] keys --- */
+
+static int set_name(struct parser *p, const struct key *k, const char *value)
+{
+	if (bridge_name_valid(value))
+		return fail(p, "name: '%s' is not a valid bridge name (1-15 characters "
+			    "of letters, digits, '_', '.', '-')", value);
+	snprintf(p->c->name, sizeof(p->c->name), "%s", value);
+	return 0;
+}
+
+static int set_ageing(struct parser *p, const struct key *k, const char *value)
+{
+	if (get_u64(p, k, value, 0, CONFIG_AGEING_MAX, &p->c->ageing_s))
+		return p->err;
+	p->c->ageing_set = true;
+	return 0;
+}
+
+static int set_fdb_max_learned(struct parser *p, const struct key *k, const char *value)
+{
+	uint64_t v;
+
+	if (get_u64(p, k, value, 0, CONFIG_LEARNED_MAX, &v))
+		return p->err;
+	p->c->fdb_max_learned = (uint32_t)v;
+	return 0;
+}
+
+static int set_fdb_size(struct parser *p, const struct key *k, const char *value)
+{
+	uint64_t v;
+
+	if (get_u64(p, k, value, CONFIG_FDB_SIZE_MIN, CONFIG_FDB_SIZE_MAX, &v))
+		return p->err;
+	p->c->fdb_size = (uint32_t)v;
+	return 0;
+}
+
+static int set_mode(struct parser *p, const struct key *k, const char *value)
+{
+	static const struct {
+		const char *name;
+		enum attach_mode mode;
+	} modes[] = {
+		{ "auto", ATTACH_AUTO },
+		{ "native", ATTACH_NATIVE },
+		{ "generic", ATTACH_GENERIC },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
+		if (!strcmp(value, modes[i].name)) {
+			p->c->mode = modes[i].mode;
+			p->c->mode_set = true;
+			return 0;
+		}
+	}
+	return fail(p, "mode: '%s' is not native, generic or auto", value);
+}
+
+static int set_listen(struct parser *p, const struct key *k, const char *value)
+{
+	struct sockaddr_storage sa;
+	socklen_t salen;
+	const char *why;
+
+	if (strlen(value) >= sizeof(p->c->listen))
+		why = "too long";
+	else
+		why = listen_check(value, &sa, &salen);
+	if (why)
+		return fail(p, "listen: '%s': %s (expected ADDR:PORT or [IPv6]:PORT, "
+			    "e.g. 127.0.0.1:9100)", value, why);
+	snprintf(p->c->listen, sizeof(p->c->listen), "%s", value);
+	return 0;
+}
+
+/* --- [port X] keys --- */
+
+static struct config_port *cur_port(struct parser *p)
+{
+	return &p->c->ports[p->port];
+}
+
+static int set_flag(struct parser *p, const struct key *k, const char *value)
+{
+	struct config_port *port = cur_port(p);
+	bool on = false;
+
+	if (get_bool(p, k, value, &on))
+		return p->err;
+	if (on)
+		port->flags |= k->flag;
+	else
+		port->flags &= ~k->flag;
+	return 0;
+}
+
+static int set_max_learned(struct parser *p, const struct key *k, const char *value)
+{
+	uint64_t v;
+
+	if (get_u64(p, k, value, 0, CONFIG_LEARNED_MAX, &v))
+		return p->err;
+	cur_port(p)->max_learned = (uint32_t)v;
+	return 0;
+}
+
+static void static_label(const struct config_static *st, char *buf, size_t len)
+{
+	char mac[MAC_STRLEN];
+
+	mac_format(st->mac, mac);
+	if (st->vlan)
+		snprintf(buf, len, "%s vlan %u", mac, st->vlan);
+	else
+		snprintf(buf, len, "%s", mac);
+}
+
+/* "MAC [vlan ID]" into st; 0 or the error. tokens is modified. */
+static int static_parse(struct parser *p, const char *value, char *tokens,
+			struct config_static *st)
+{
+	static const uint8_t zero[6];
+	char *save, *mac, *kw, *vlan, *extra;
+	char label[MAC_STRLEN];
+	uint64_t v = 0;
+	int err;
+
+	mac = strtok_r(tokens, " \t", &save);
+	kw = strtok_r(NULL, " \t", &save);
+	vlan = strtok_r(NULL, " \t", &save);
+	extra = strtok_r(NULL, " \t", &save);
+	if (!mac || (kw && (strcmp(kw, "vlan") || !vlan)) || extra)
+		return fail(p, "static: expected 'MAC' or 'MAC vlan ID', got '%s'", value);
+	if (mac_parse(mac, st->mac))
+		return fail(p, "static: '%s' is not a MAC address", mac);
+	mac_format(st->mac, label);
+	if (!memcmp(st->mac, zero, 6))
+		return fail(p, "static: %s is the zero address", label);
+	if (st->mac[0] & 1)
+		return fail(p, "static: %s is a multicast address (static entries "
+			    "must be unicast)", label);
+	if (vlan) {
+		err = parse_u64(vlan, CONFIG_VLAN_MAX, &v);
+		if (err == -EINVAL)
+			return fail(p, "static: vlan '%s' is not a number", vlan);
+		if (err)
+			return fail(p, "static: vlan %s is out of range (0..%d)", vlan,
+				    CONFIG_VLAN_MAX);
+	}
+	st->vlan = (uint16_t)v;
+	st->line = p->lineno;
+	return 0;
+}
+
+/* The FDB holds one entry per {vlan, MAC}: a second static for it, on this
+ * port or another, is an error rather than a silent overwrite. */
+static int static_unique(struct parser *p, const struct config_static *st)
+{
+	char label[MAC_STRLEN + 16];
+
+	for (size_t i = 0; i < p->c->nports; i++) {
+		const struct config_port *port = &p->c->ports[i];
+
+		for (size_t j = 0; j < port->nstatics; j++) {
+			const struct config_static *o = &port->statics[j];
+
+			if (o->vlan != st->vlan || memcmp(o->mac, st->mac, 6))
+				continue;
+			static_label(st, label, sizeof(label));
+			if (i == p->port)
+				return fail(p, "duplicate static %s in %s (first on line %d)",
+					    label, p->where, o->line);
+			return fail(p, "static %s is already on [port %s] (line %d)",
+				    label, port->name, o->line);
+		}
+	}
+	return 0;
+}
+
+static int add_static(struct parser *p, const struct key *k, const char *value)
+{
+	struct config_port *port = cur_port(p);
+	struct config_static st = { 0 }, *n;
+	char *tokens = strdup(value);
+	int err;
+
+	if (!tokens)
+		return fail_at(p, -ENOMEM, p->lineno, "out of memory");
+	err = static_parse(p, value, tokens, &st);
+	free(tokens);
+	if (err || static_unique(p, &st))
+		return p->err;
+	n = realloc(port->statics, (port->nstatics + 1) * sizeof(*n));
+	if (!n)
+		return fail_at(p, -ENOMEM, p->lineno, "out of memory");
+	n[port->nstatics++] = st;
+	port->statics = n;
+	return 0;
+}
+
+static const struct key bridge_keys[] = {
+	{ .name = "name", .set = set_name },
+	{ .name = "ageing_time", .set = set_ageing },
+	{ .name = "fdb_max_learned", .set = set_fdb_max_learned },
+	{ .name = "fdb_size", .set = set_fdb_size },
+	{ .name = "mode", .set = set_mode },
+	{ .name = "listen", .set = set_listen },
+};
+
+static const struct key port_keys[] = {
+	{ .name = "learning", .set = set_flag, .flag = XDPBR_PORT_LEARNING },
+	{ .name = "flood", .set = set_flag, .flag = XDPBR_PORT_FLOOD },
+	{ .name = "mcast_flood", .set = set_flag, .flag = XDPBR_PORT_MCAST_FLOOD },
+	{ .name = "bcast_flood", .set = set_flag, .flag = XDPBR_PORT_BCAST_FLOOD },
+	{ .name = "isolated", .set = set_flag, .flag = XDPBR_PORT_ISOLATED },
+	{ .name = "hairpin", .set = set_flag, .flag = XDPBR_PORT_HAIRPIN },
+	{ .name = "max_learned", .set = set_max_learned },
+	{ .name = "static", .set = add_static, .repeat = true },
+};
+
+_Static_assert(ARRAY_SIZE(bridge_keys) <= MAX_KEYS, "key_line too small");
+_Static_assert(ARRAY_SIZE(port_keys) <= MAX_KEYS, "key_line too small");
+
+/* inih's handler: one "key = value" of the current line. Nonzero = fine. */
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+	struct parser *p = user;
+	const struct key *keys;
+	size_t nkeys, i;
+
+	if (!name)			/* a section start, in builds that report it */
+		return 1;
+	if (p->err)
+		return 0;
+	switch (p->sec) {
+	case SEC_BRIDGE:
+		keys = bridge_keys;
+		nkeys = ARRAY_SIZE(bridge_keys);
+		break;
+	case SEC_PORT:
+		keys = port_keys;
+		nkeys = ARRAY_SIZE(port_keys);
+		break;
+	default:
+		fail(p, "'%s' is outside a section (put it under [bridge] or "
+		     "[port IFNAME])", name);
+		return 0;
+	}
+	if (!*name) {
+		fail(p, "no key name before '='");
+		return 0;
+	}
+	for (i = 0; i < nkeys; i++)
+		if (!strcmp(name, keys[i].name))
+			break;
+	if (i == nkeys) {
+		fail(p, "unknown key '%s' in %s", name, p->where);
+		return 0;
+	}
+	if (!value || !*value) {
+		fail(p, "'%s' has no value", name);
+		return 0;
+	}
+	if (!keys[i].repeat) {
+		if (p->key_line[i]) {
+			fail(p, "duplicate key '%s' in %s (first on line %d)", name,
+			     p->where, p->key_line[i]);
+			return 0;
+		}
+		p->key_line[i] = p->lineno;
+	}
+	return keys[i].set(p, &keys[i], value) == 0;
+}
+
+/* --- lines and section headers --- */
+
+/* Interface names as the kernel takes them (dev_valid_name): 1..15 bytes,
+ * not "." or "..", no '/', ':' or whitespace; printable ASCII here. */
+static bool ifname_valid(const char *s, size_t n)
+{
+	if (n == 0 || n > 15 || (n == 1 && s[0] == '.') ||
+	    (n == 2 && s[0] == '.' && s[1] == '.'))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isgraph((unsigned char)s[i]) || s[i] == '/' || s[i] == ':')
+			return false;
+	return true;
+}
+
+static int port_begin(struct parser *p, const char *name, size_t n)
+{
+	struct config_port *ports;
+	const struct config_port *dup;
+	char ifname[16];
+
+	if (n == 0)
+		return fail(p, "[port] needs an interface name, e.g. [port eth1]");
+	if (n > 15)
+		return fail(p, "port name '%.*s' is too long (at most 15 characters)",
+			    (int)n, name);
+	if (!ifname_valid(name, n))
+		return fail(p, "port name '%.*s' is not a valid interface name",
+			    (int)n, name);
+	memcpy(ifname, name, n);
+	ifname[n] = '\0';
+	dup = config_port_find(p->c, ifname);
+	if (dup)
+		return fail(p, "duplicate [port %s] section (first on line %d)",
+			    ifname, dup->line);
+	if (p->c->nports >= CONFIG_MAX_PORTS)
+		return fail(p, "too many ports (at most %d)", CONFIG_MAX_PORTS);
+	ports = realloc(p->c->ports, (p->c->nports + 1) * sizeof(*ports));
+	if (!ports)
+		return fail_at(p, -ENOMEM, p->lineno, "out of memory");
+	p->c->ports = ports;
+	p->port = p->c->nports++;
+	ports[p->port] = (struct config_port){
+		.flags = XDPBR_PORT_DEFAULT_FLAGS,
+		.line = p->lineno,
+	};
+	memcpy(ports[p->port].name, ifname, n + 1);
+	p->sec = SEC_PORT;
+	snprintf(p->where, sizeof(p->where), "[port %s]", ifname);
+	return 0;
+}
+
+/* "[bridge]" or "[port IFNAME]", optionally followed by a ';' comment. */
+static int section_begin(struct parser *p, const char *s)
+{
+	const char *close = strchr(s, ']'), *rest, *name, *end;
+
+	if (!close)
+		return fail(p, "no ']' at the end of the section header");
+	for (rest = close + 1; isspace((unsigned char)*rest); rest++)
+		;
+	if (*rest && *rest != ';')
+		return fail(p, "unexpected text after the section header: '%s'", rest);
+	for (name = s + 1; isspace((unsigned char)*name); name++)
+		;
+	for (end = close; end > name && isspace((unsigned char)end[-1]); end--)
+		;
+	memset(p->key_line, 0, sizeof(p->key_line));
+
+	if (end - name == 6 && !strncmp(name, "bridge", 6)) {
+		if (p->bridge_line)
+			return fail(p, "duplicate [bridge] section (first on line %d)",
+				    p->bridge_line);
+		p->bridge_line = p->lineno;
+		p->sec = SEC_BRIDGE;
+		snprintf(p->where, sizeof(p->where), "[bridge]");
+		return 0;
+	}
+	if (end - name >= 4 && !strncmp(name, "port", 4) &&
+	    (end - name == 4 || isspace((unsigned char)name[4]))) {
+		for (name += 4; name < end && isspace((unsigned char)*name); name++)
+			;
+		return port_begin(p, name, (size_t)(end - name));
+	}
+	return fail(p, "unknown section [%.*s] (expected [bridge] or [port IFNAME])",
+		    (int)(end - name), name);
+}
+
+/* Key lines must be "key = value": '=' before any ':' or inline comment. */
+static int check_key_line(struct parser *p, const char *s)
+{
+	bool was_space = false;
+
+	for (const char *q = s; *q; q++) {
+		if (*q == '=')
+			return 0;
+		if (*q == ':' || (*q == ';' && was_space))
+			break;
+		was_space = isspace((unsigned char)*q);
+	}
+	return fail(p, "expected 'key = value', got '%s'", s);
+}
+
+/* The next raw line into p->line: its length, 0 at the end, or the error. */
+static ssize_t next_line(struct parser *p)
+{
+	ssize_t n;
+
+	if (p->f) {
+		errno = 0;
+		n = getline(&p->line, &p->cap, p->f);
+		if (n >= 0)
+			return n;
+		if (ferror(p->f)) {
+			int e = errno ? errno : EIO;
+
+			return fail_at(p, -e, 0, "%s", strerror(e));
+		}
+		return 0;
+	}
+	n = (ssize_t)strcspn(p->s, "\n");
+	if (p->s[n] == '\n')
+		n++;
+	if ((size_t)n + 1 > p->cap) {
+		char *line = realloc(p->line, (size_t)n + 1);
+
+		if (!line)
+			return fail_at(p, -ENOMEM, 0, "out of memory");
+		p->line = line;
+		p->cap = (size_t)n + 1;
+	}
+	memcpy(p->line, p->s, (size_t)n);
+	p->line[n] = '\0';
+	p->s += n;
+	return n;
+}
+
+/* inih's reader (fgets-like): hands inih one line at a time, stripped of
+ * leading whitespace, after checking what inih would get wrong. NULL ends
+ * the parse: at the end of input or at the first error. */
+static char *read_line(char *buf, int size, void *stream)
+{
+	struct parser *p = stream;
+	ssize_t n;
+	size_t len;
+	char *s;
+
+	if (p->err)
+		return NULL;
+	n = next_line(p);
+	if (n <= 0)
+		return NULL;
+	p->lineno++;
+	s = p->line;
+	if (strlen(s) != (size_t)n) {
+		fail(p, "the line contains a NUL byte");
+		return NULL;
+	}
+	if (p->lineno == 1 && !strncmp(s, "\xef\xbb\xbf", 3))	/* UTF-8 BOM */
+		s += 3;
+	while (isspace((unsigned char)*s))
+		s++;
+	if (*s == ';' || *s == '#')	/* a comment, of any length: inih gets */
+		*s = '\0';		/* an empty line, counted all the same */
+	len = strlen(s);
+	while (len > 0 && isspace((unsigned char)s[len - 1]))
+		s[--len] = '\0';
+	if (size < 2 || len > (size_t)size - 2) {	/* room for "\n\0" */
+		fail(p, "line too long (at most %d characters)", size - 2);
+		return NULL;
+	}
+	if (*s == '[') {
+		if (section_begin(p, s))
+			return NULL;
+	} else if (*s) {
+		if (check_key_line(p, s))
+			return NULL;
+	}
+	memcpy(buf, s, len);
+	buf[len] = '\n';
+	buf[len + 1] = '\0';
+	return buf;
+}
+
+static int parse(struct parser *p, struct config *out, char *err, size_t errlen)
+{
+	struct config c = { 0 };
+	int ret;
+
+	p->c = &c;
+	ret = ini_parse_stream(read_line, p, on_key, p);
+	if (ret > 0 && (!p->err || ret < p->err_line)) {
+		/* inih found a line it can't parse that the reader let through */
+		p->err = 0;
+		fail_at(p, -EINVAL, ret, "syntax error (expected 'key = value')");
+	} else if (ret < 0 && !p->err) {
+		fail_at(p, ret == -2 ? -ENOMEM : -EIO, 0, "%s",
+			strerror(ret == -2 ? ENOMEM : EIO));
+	}
+	free(p->line);
+	p->line = NULL;
+	if (p->err) {
+		config_free(&c);
+		*out = c;
+		if (err && errlen)
+			snprintf(err, errlen, "%s", p->msg);
+		return p->err;
+	}
+	*out = c;
+	if (err && errlen)
+		err[0] = '\0';
+	return 0;
+}
+
+int config_parse_string(const char *name, const char *text, struct config *c,
+			char *err, size_t errlen)
+{
+	struct parser p = { .file = name ? name : "(string)", .s = text ? text : "" };
+
+	return parse(&p, c, err, errlen);
+}
+
+int config_parse_file(const char *path, struct config *c, char *err, size_t errlen)
+{
+	struct parser p = { .file = path };
+	int ret;
+
+	p.f = fopen(path, "re");
+	if (!p.f) {
+		ret = -errno;
+		memset(c, 0, sizeof(*c));
+		if (err && errlen)
+			snprintf(err, errlen, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	ret = parse(&p, c, err, errlen);
+	fclose(p.f);
+	return ret;
+}
+
+void config_free(struct config *c)
+{
+	for (size_t i = 0; i < c->nports; i++)
+		free(c->ports[i].statics);
+	free(c->ports);
+	memset(c, 0, sizeof(*c));
+}
+
+const struct config_port *config_port_find(const struct config *c, const char *name)
+{
+	for (size_t i = 0; i < c->nports; i++)
+		if (!strcmp(c->ports[i].name, name))
+			return &c->ports[i];
+	return NULL;
+}
+
+static bool static_in(const struct config_static *st, const struct config_port *port)
+{
+	for (size_t i = 0; i < port->nstatics; i++)
+		if (port->statics[i].vlan == st->vlan &&
+		    !memcmp(port->statics[i].mac, st->mac, 6))
+			return true;
+	return false;
+}
+
+bool config_port_equal(const struct config_port *a, const struct config_port *b)
+{
+	if (strcmp(a->name, b->name) || a->flags != b->flags ||
+	    a->max_learned != b->max_learned || a->nstatics != b->nstatics)
+		return false;
+	/* a parsed port has no duplicate statics: same count + inclusion = same set */
+	for (size_t i = 0; i < a->nstatics; i++)
+		if (!static_in(&a->statics[i], b))
+			return false;
+	return true;
+}

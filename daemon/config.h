@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef XDPBR_CONFIG_H
+#define XDPBR_CONFIG_H
+
+/*
+ * config - xdpbrd's configuration file, INI (see etc/xdpbrd.conf):
+ *
+ *   [bridge]        name, ageing_time, fdb_max_learned, fdb_size, mode, listen
+ *   [port IFNAME]   learning, flood, mcast_flood, bcast_flood, isolated,
+ *                   hairpin, max_learned, static (repeatable)
+ *
+ * Strict: an unknown section or key, a key given twice, a value out of range
+ * or with trailing junk is an error, reported as "FILE:LINE: message". Lines
+ * are "key = value"; comments are whole lines starting with ';' or '#', or
+ * " ; text" at the end of a line. Leading whitespace is ignored (it never
+ * continues the previous line's value, whatever inih would do).
+ *
+ * Parsing fills a fresh struct config; the caller swaps it in only when
+ * parsing succeeded (reload keeps the running config on an error).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "xdpbr.h"
+#include "bridge.h"		/* enum attach_mode */
+
+#define CONFIG_AGEING_MAX	1000000		/* seconds */
+#define CONFIG_FDB_SIZE_MIN	16
+#define CONFIG_FDB_SIZE_MAX	(1U << 26)	/* 67108864 entries */
+#define CONFIG_LEARNED_MAX	CONFIG_FDB_SIZE_MAX /* fdb_max_learned, max_learned */
+#define CONFIG_VLAN_MAX		4094
+#define CONFIG_MAX_PORTS	(XDPBR_MAX_PORTS - 1)	/* slot 0 is reserved */
+#define CONFIG_LISTEN_DEFAULT	"127.0.0.1:9100"
+
+/* One "static = MAC [vlan ID]" line of a port. */
+struct config_static {
+	uint8_t mac[6];			/* unicast, non-zero */
+	uint16_t vlan;			/* 0..CONFIG_VLAN_MAX */
+	int line;			/* where it was given */
+};
+
+struct config_port {
+	char name[16];			/* interface name */
+	uint32_t flags;			/* XDPBR_PORT_* user flags, default
+					 * XDPBR_PORT_DEFAULT_FLAGS */
+	uint32_t max_learned;		/* dynamic entries on this port; 0 = no limit */
+	struct config_static *statics;	/* in file order */
+	size_t nstatics;
+	int line;			/* line of its [port ...] header */
+};
+
+struct config {
+	char name[16];			/* bridge name; "" if not set */
+	bool ageing_set;
+	uint64_t ageing_s;		/* 0 = never */
+	uint32_t fdb_max_learned;	/* dynamic entries in the bridge; 0 = no limit */
+	uint32_t fdb_size;		/* FDB capacity; 0 = default (XDPBR_FDB_SIZE) */
+	bool mode_set;
+	enum attach_mode mode;
+	char listen[64];		/* stats endpoint; "" = CONFIG_LISTEN_DEFAULT */
+	struct config_port *ports;	/* in file order */
+	size_t nports;
+};
+
+/*
+ * Parse a file or a string (name is used in messages). 0, or -EINVAL for
+ * bad content, -errno when the file can't be read, -ENOMEM; err then holds
+ * "FILE:LINE: message" (or "FILE: message" for open/read errors). *c is
+ * overwritten, not freed: pass a fresh struct. On error it is left zeroed;
+ * on success release it with config_free(). err may be NULL.
+ */
+int config_parse_file(const char *path, struct config *c, char *err, size_t errlen);
+int config_parse_string(const char *name, const char *text, struct config *c,
+			char *err, size_t errlen);
+
+/* Frees what a successful parse allocated and zeroes *c. */
+void config_free(struct config *c);
+
+/* The port called name, or NULL. */
+const struct config_port *config_port_find(const struct config *c, const char *name);
+
+/* Same name, flags, max_learned and set of static entries (order and line
+ * numbers don't matter): false means the daemon must reapply the port. */
+bool config_port_equal(const struct config_port *a, const struct config_port *b);
+
+/* "ADDR:PORT" (IPv4) or "[ADDR]:PORT" (IPv6), numeric only, port 1..65535,
+ * into a socket address. 0 or -EINVAL. */
+int config_listen_parse(const char *s, struct sockaddr_storage *sa, socklen_t *salen);
+
+#endif

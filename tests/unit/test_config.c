@@ -1,0 +1,887 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_config.c - daemon/config.c: xdpbrd's INI file, values, errors as
+ * "file:line: message", and the port comparison the reload diff uses. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "xdpbr.h"
+#include "config.h"
+#include "util.h"
+
+#define NAME "test.conf"
+#define ALL_FLAGS XDPBR_PORT_USER_FLAGS
+
+static char err[512];
+
+/* Parses text as NAME. err and *c start as junk so that a success must clear
+ * err and an error must zero *c. */
+static int parse(const char *text, struct config *c)
+{
+	memset(c, 0xa5, sizeof(*c));
+	memset(err, 'J', sizeof(err) - 1);
+	err[sizeof(err) - 1] = '\0';
+	return config_parse_string(NAME, text, c, err, sizeof(err));
+}
+
+static void parse_ok(const char *text, struct config *c)
+{
+	int rc = parse(text, c);
+
+	if (rc)
+		fail_msg("parse failed (%d): %s\n--- input ---\n%s", rc, err, text);
+	assert_string_equal(err, "");
+}
+
+static void assert_zeroed(const struct config *c)
+{
+	static const struct config zero;
+
+	assert_memory_equal(c, &zero, sizeof(zero));
+}
+
+/* A temporary file holding len bytes of text; path receives its name. */
+static void write_temp(char *path, size_t pathlen, const char *text, size_t len)
+{
+	int fd;
+
+	snprintf(path, pathlen, "/tmp/test_config.XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
+}
+
+static const uint8_t mac1[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
+static const uint8_t mac2[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
+
+static const char example[] =
+	"; xdpbrd test configuration\n"				/* 1 */
+	"[bridge]\n"						/* 2 */
+	"name = br-lab              ; the bridge\n"		/* 3 */
+	"ageing_time = 120\n"					/* 4 */
+	"fdb_max_learned = 1000\n"				/* 5 */
+	"fdb_size = 131072\n"					/* 6 */
+	"mode = native\n"					/* 7 */
+	"listen = [::1]:9200\n"					/* 8 */
+	"\n"							/* 9 */
+	"# the uplink\n"					/* 10 */
+	"[port eth1]                ; uplink\n"			/* 11 */
+	"learning = off\n"					/* 12 */
+	"flood = on\n"						/* 13 */
+	"mcast_flood = no\n"					/* 14 */
+	"bcast_flood = yes\n"					/* 15 */
+	"isolated = true\n"					/* 16 */
+	"hairpin = 1\n"						/* 17 */
+	"max_learned = 50\n"					/* 18 */
+	"static = 02:00:00:00:00:01\n"				/* 19 */
+	"static = 02:00:00:00:00:02 vlan 10   ; printer\n"	/* 20 */
+	"\n"							/* 21 */
+	"[port veth-a.10]\n";					/* 22 */
+
+static void check_example(const struct config *c)
+{
+	const struct config_port *p;
+
+	assert_string_equal(c->name, "br-lab");
+	assert_true(c->ageing_set);
+	assert_int_equal(c->ageing_s, 120);
+	assert_int_equal(c->fdb_max_learned, 1000);
+	assert_int_equal(c->fdb_size, 131072);
+	assert_true(c->mode_set);
+	assert_int_equal(c->mode, ATTACH_NATIVE);
+	assert_string_equal(c->listen, "[::1]:9200");
+	assert_int_equal(c->nports, 2);
+
+	p = &c->ports[0];
+	assert_string_equal(p->name, "eth1");
+	assert_int_equal(p->line, 11);
+	assert_int_equal(p->flags, XDPBR_PORT_FLOOD | XDPBR_PORT_BCAST_FLOOD |
+			 XDPBR_PORT_ISOLATED | XDPBR_PORT_HAIRPIN);
+	assert_int_equal(p->max_learned, 50);
+	assert_int_equal(p->nstatics, 2);
+	assert_memory_equal(p->statics[0].mac, mac1, 6);
+	assert_int_equal(p->statics[0].vlan, 0);
+	assert_int_equal(p->statics[0].line, 19);
+	assert_memory_equal(p->statics[1].mac, mac2, 6);
+	assert_int_equal(p->statics[1].vlan, 10);
+	assert_int_equal(p->statics[1].line, 20);
+
+	p = &c->ports[1];
+	assert_string_equal(p->name, "veth-a.10");
+	assert_int_equal(p->line, 22);
+	assert_int_equal(p->flags, XDPBR_PORT_DEFAULT_FLAGS);
+	assert_int_equal(p->max_learned, 0);
+	assert_int_equal(p->nstatics, 0);
+	assert_null(p->statics);
+}
+
+static void test_full_example(void **state)
+{
+	struct config c;
+
+	parse_ok(example, &c);
+	check_example(&c);
+	config_free(&c);
+	assert_zeroed(&c);
+}
+
+static void test_defaults(void **state)
+{
+	struct config c;
+
+	parse_ok("[bridge]\n[port eth1]\n", &c);
+	assert_string_equal(c.name, "");
+	assert_false(c.ageing_set);
+	assert_int_equal(c.ageing_s, 0);
+	assert_int_equal(c.fdb_max_learned, 0);
+	assert_int_equal(c.fdb_size, 0);
+	assert_false(c.mode_set);
+	assert_int_equal(c.mode, ATTACH_AUTO);
+	assert_string_equal(c.listen, "");
+	/* a port section without keys is still a port, with default flags */
+	assert_int_equal(c.nports, 1);
+	assert_string_equal(c.ports[0].name, "eth1");
+	assert_int_equal(c.ports[0].line, 2);
+	assert_int_equal(c.ports[0].flags, XDPBR_PORT_DEFAULT_FLAGS);
+	assert_int_equal(c.ports[0].max_learned, 0);
+	assert_int_equal(c.ports[0].nstatics, 0);
+	config_free(&c);
+}
+
+/* No [bridge] at all: the name comes from the command line. */
+static void test_ports_only(void **state)
+{
+	struct config c;
+
+	parse_ok("[port eth1]\n[port eth2]\nisolated = on\n[port eth3]\n", &c);
+	assert_string_equal(c.name, "");
+	assert_int_equal(c.nports, 3);
+	assert_string_equal(c.ports[0].name, "eth1");
+	assert_string_equal(c.ports[1].name, "eth2");
+	assert_string_equal(c.ports[2].name, "eth3");
+	assert_int_equal(c.ports[1].flags, XDPBR_PORT_DEFAULT_FLAGS | XDPBR_PORT_ISOLATED);
+	assert_int_equal(c.ports[2].line, 4);
+	config_free(&c);
+}
+
+static void test_empty(void **state)
+{
+	static const char *const texts[] = {
+		"",
+		"\n\n\n",
+		"; only comments\n# and more comments\n   ; indented\n",
+		"\t \n",
+	};
+	struct config c;
+
+	for (size_t i = 0; i < ARRAY_SIZE(texts); i++) {
+		parse_ok(texts[i], &c);
+		assert_zeroed(&c);
+		config_free(&c);
+	}
+}
+
+static void test_booleans(void **state)
+{
+	static const struct {
+		const char *key;
+		uint32_t bit;
+	} keys[] = {
+		{ "learning", XDPBR_PORT_LEARNING },
+		{ "flood", XDPBR_PORT_FLOOD },
+		{ "mcast_flood", XDPBR_PORT_MCAST_FLOOD },
+		{ "bcast_flood", XDPBR_PORT_BCAST_FLOOD },
+		{ "isolated", XDPBR_PORT_ISOLATED },
+		{ "hairpin", XDPBR_PORT_HAIRPIN },
+	};
+	static const char *const on[] = { "on", "yes", "true", "1", "ON", "Yes", "TRUE" };
+	static const char *const off[] = { "off", "no", "false", "0", "OFF", "No", "False" };
+	char text[128];
+	struct config c;
+
+	for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
+		for (size_t i = 0; i < ARRAY_SIZE(on); i++) {
+			/* from all flags off, each key sets exactly its bit */
+			snprintf(text, sizeof(text), "[port eth1]\n%s = %s\n", keys[k].key, on[i]);
+			parse_ok(text, &c);
+			assert_int_equal(c.ports[0].flags & keys[k].bit, keys[k].bit);
+			config_free(&c);
+			snprintf(text, sizeof(text), "[port eth1]\n%s = %s\n", keys[k].key, off[i]);
+			parse_ok(text, &c);
+			assert_int_equal(c.ports[0].flags,
+					 XDPBR_PORT_DEFAULT_FLAGS & ~keys[k].bit);
+			config_free(&c);
+		}
+	}
+	/* all on, all off */
+	parse_ok("[port a]\nlearning=1\nflood=1\nmcast_flood=1\nbcast_flood=1\n"
+		 "isolated=1\nhairpin=1\n"
+		 "[port b]\nlearning=0\nflood=0\nmcast_flood=0\nbcast_flood=0\n"
+		 "isolated=0\nhairpin=0\n", &c);
+	assert_int_equal(c.ports[0].flags, ALL_FLAGS);
+	assert_int_equal(c.ports[1].flags, 0);
+	config_free(&c);
+}
+
+static void test_modes(void **state)
+{
+	static const struct {
+		const char *word;
+		enum attach_mode mode;
+	} modes[] = {
+		{ "native", ATTACH_NATIVE }, { "generic", ATTACH_GENERIC }, { "auto", ATTACH_AUTO },
+	};
+	char text[64];
+	struct config c;
+
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
+		snprintf(text, sizeof(text), "[bridge]\nmode = %s\n", modes[i].word);
+		parse_ok(text, &c);
+		assert_true(c.mode_set);
+		assert_int_equal(c.mode, modes[i].mode);
+		config_free(&c);
+	}
+}
+
+/* The edges of every numeric range are accepted. */
+static void test_number_ranges(void **state)
+{
+	struct config c;
+
+	parse_ok("[bridge]\nageing_time = 0\nfdb_size = 16\nfdb_max_learned = 0\n"
+		 "[port eth1]\nmax_learned = 0\nstatic = 02:00:00:00:00:01 vlan 0\n", &c);
+	assert_true(c.ageing_set);
+	assert_int_equal(c.ageing_s, 0);
+	assert_int_equal(c.fdb_size, 16);
+	assert_int_equal(c.ports[0].statics[0].vlan, 0);
+	config_free(&c);
+
+	parse_ok("[bridge]\nageing_time = 1000000\nfdb_size = 67108864\n"
+		 "fdb_max_learned = 67108864\n"
+		 "[port eth1]\nmax_learned = 67108864\nstatic = 02:00:00:00:00:01 vlan 4094\n", &c);
+	assert_int_equal(c.ageing_s, 1000000);
+	assert_int_equal(c.fdb_size, 67108864);
+	assert_int_equal(c.fdb_max_learned, 67108864);
+	assert_int_equal(c.ports[0].max_learned, 67108864);
+	assert_int_equal(c.ports[0].statics[0].vlan, 4094);
+	config_free(&c);
+}
+
+static void test_repeated_static(void **state)
+{
+	static const uint8_t mac3[6] = { 0x0a, 0xbb, 0xcc, 0xdd, 0xee, 0xff };
+	struct config c;
+
+	parse_ok("[port eth1]\n"
+		 "static = 02:00:00:00:00:01\n"
+		 "static = 02:00:00:00:00:01 vlan 10\n"	/* same MAC, other VLAN */
+		 "static = 0A-BB-CC-DD-EE-FF\tvlan\t4094\n"
+		 "learning = off\n"
+		 "static = 02:00:00:00:00:02\n"
+		 "[port eth2]\n"
+		 "static = 02:00:00:00:00:01 vlan 11\n", &c);
+	assert_int_equal(c.nports, 2);
+	assert_int_equal(c.ports[0].nstatics, 4);
+	assert_memory_equal(c.ports[0].statics[0].mac, mac1, 6);
+	assert_int_equal(c.ports[0].statics[0].vlan, 0);
+	assert_int_equal(c.ports[0].statics[0].line, 2);
+	assert_memory_equal(c.ports[0].statics[1].mac, mac1, 6);
+	assert_int_equal(c.ports[0].statics[1].vlan, 10);
+	assert_int_equal(c.ports[0].statics[1].line, 3);
+	assert_memory_equal(c.ports[0].statics[2].mac, mac3, 6);
+	assert_int_equal(c.ports[0].statics[2].vlan, 4094);
+	assert_int_equal(c.ports[0].statics[2].line, 4);
+	assert_memory_equal(c.ports[0].statics[3].mac, mac2, 6);
+	assert_int_equal(c.ports[0].statics[3].line, 6);
+	assert_int_equal(c.ports[0].flags, XDPBR_PORT_DEFAULT_FLAGS & ~XDPBR_PORT_LEARNING);
+	assert_int_equal(c.ports[1].nstatics, 1);
+	assert_int_equal(c.ports[1].statics[0].vlan, 11);
+	assert_int_equal(c.ports[1].statics[0].line, 8);
+	config_free(&c);
+}
+
+static void test_comments(void **state)
+{
+	struct config c;
+
+	parse_ok("# full-line comment\n"
+		 "; another\n"
+		 "[bridge] ; header comment\n"
+		 "name = br0 ; value comment\n"
+		 "ageing_time = 60\t; after a tab\n"
+		 "listen = 10.0.0.1:80 ; colon in the value, comment after\n"
+		 "[port eth1];no space needed after a header\n"
+		 "flood = off ;\n"
+		 "static = 02:00:00:00:00:01 vlan 7 ; comment\n"
+		 "  # indented comment\n", &c);
+	assert_string_equal(c.name, "br0");
+	assert_int_equal(c.ageing_s, 60);
+	assert_string_equal(c.listen, "10.0.0.1:80");
+	assert_int_equal(c.nports, 1);
+	assert_int_equal(c.ports[0].flags, XDPBR_PORT_DEFAULT_FLAGS & ~XDPBR_PORT_FLOOD);
+	assert_int_equal(c.ports[0].statics[0].vlan, 7);
+	config_free(&c);
+}
+
+/* inih (INI_ALLOW_MULTILINE) would take an indented line as the value of the
+ * previous key: "flood = off" as learning's value, "[port eth2]" as well. */
+static void test_indented_lines_stand_alone(void **state)
+{
+	struct config c;
+
+	parse_ok("[port eth1]\n"
+		 "    learning = off\n"
+		 "    flood = off\n"
+		 "  [port eth2]\n"
+		 "\thairpin = on\n", &c);
+	assert_int_equal(c.nports, 2);
+	assert_int_equal(c.ports[0].flags, XDPBR_PORT_MCAST_FLOOD | XDPBR_PORT_BCAST_FLOOD);
+	assert_string_equal(c.ports[1].name, "eth2");
+	assert_int_equal(c.ports[1].line, 4);
+	assert_int_equal(c.ports[1].flags, XDPBR_PORT_DEFAULT_FLAGS | XDPBR_PORT_HAIRPIN);
+	config_free(&c);
+}
+
+/* Windows line endings, a UTF-8 byte order mark, no final newline. */
+static void test_crlf_bom(void **state)
+{
+	struct config c;
+
+	parse_ok("\xef\xbb\xbf[bridge]\r\nname = br0\r\n[port eth1]\r\nflood = off", &c);
+	assert_string_equal(c.name, "br0");
+	assert_int_equal(c.nports, 1);
+	assert_int_equal(c.ports[0].flags, XDPBR_PORT_DEFAULT_FLAGS & ~XDPBR_PORT_FLOOD);
+	config_free(&c);
+
+	/* line numbers still count from 1 after a BOM and with CRs */
+	assert_int_equal(parse("\xef\xbb\xbf[bridge]\r\n\r\nbogus = 1\r\n", &c), -EINVAL);
+	assert_string_equal(err, NAME ":3: unknown key 'bogus' in [bridge]");
+}
+
+struct error_case {
+	const char *text;
+	const char *msg;		/* the whole message */
+};
+
+static void check_errors(const struct error_case *cases, size_t n)
+{
+	struct config c;
+
+	for (size_t i = 0; i < n; i++) {
+		int rc = parse(cases[i].text, &c);
+
+		if (rc != -EINVAL)
+			fail_msg("case %zu: got %d (%s), want -EINVAL\n--- input ---\n%s",
+				 i, rc, rc ? err : "no error", cases[i].text);
+		if (strcmp(err, cases[i].msg))
+			fail_msg("case %zu: message\n  got:  %s\n  want: %s\n--- input ---\n%s",
+				 i, err, cases[i].msg, cases[i].text);
+		assert_zeroed(&c);
+	}
+}
+#define CHECK_ERRORS(cases) check_errors(cases, ARRAY_SIZE(cases))
+
+static void test_errors_sections(void **state)
+{
+	static const struct error_case cases[] = {
+		{ "[bridge]\n[global]\n",
+		  NAME ":2: unknown section [global] (expected [bridge] or [port IFNAME])" },
+		{ "[]\n", NAME ":1: unknown section [] (expected [bridge] or [port IFNAME])" },
+		{ "[Bridge]\n", NAME ":1: unknown section [Bridge] (expected [bridge] or [port IFNAME])" },
+		{ "[porteth1]\n",
+		  NAME ":1: unknown section [porteth1] (expected [bridge] or [port IFNAME])" },
+		{ "[bridge]\nname = br0\n[bridge]\n",
+		  NAME ":3: duplicate [bridge] section (first on line 1)" },
+		{ "[port eth1]\n\n[port eth2]\n; x\n[port eth1]\n",
+		  NAME ":5: duplicate [port eth1] section (first on line 1)" },
+		{ "[port]\n", NAME ":1: [port] needs an interface name, e.g. [port eth1]" },
+		{ "[bridge]\n[port   ]\n", NAME ":2: [port] needs an interface name, e.g. [port eth1]" },
+		{ "\n[port abcdefghijklmnop]\n",
+		  NAME ":2: port name 'abcdefghijklmnop' is too long (at most 15 characters)" },
+		{ "[port eth1 eth2]\n", NAME ":1: port name 'eth1 eth2' is not a valid interface name" },
+		{ "[port eth/1]\n", NAME ":1: port name 'eth/1' is not a valid interface name" },
+		{ "[port eth:1]\n", NAME ":1: port name 'eth:1' is not a valid interface name" },
+		{ "[port ..]\n", NAME ":1: port name '..' is not a valid interface name" },
+		{ "[bridge\nname = br0\n", NAME ":1: no ']' at the end of the section header" },
+		{ "[bridge] name = br0\n",
+		  NAME ":1: unexpected text after the section header: 'name = br0'" },
+		{ "[port eth1] # uplink\n",
+		  NAME ":1: unexpected text after the section header: '# uplink'" },
+	};
+
+	CHECK_ERRORS(cases);
+}
+
+static void test_errors_keys(void **state)
+{
+	static const struct error_case cases[] = {
+		{ "name = br0\n[bridge]\n",
+		  NAME ":1: 'name' is outside a section (put it under [bridge] or [port IFNAME])" },
+		{ "[bridge]\nname = br0\nlearning = on\n",
+		  NAME ":3: unknown key 'learning' in [bridge]" },
+		{ "[port eth1]\nlearning = on\nfdb_size = 1024\n",
+		  NAME ":3: unknown key 'fdb_size' in [port eth1]" },
+		{ "[port eth1]\nLearning = on\n", NAME ":2: unknown key 'Learning' in [port eth1]" },
+		{ "[bridge]\nname = br0\nageing_time = 10\n\nname = br1\n",
+		  NAME ":5: duplicate key 'name' in [bridge] (first on line 2)" },
+		{ "[bridge]\nmode = auto\nmode = auto\n",
+		  NAME ":3: duplicate key 'mode' in [bridge] (first on line 2)" },
+		{ "[port eth1]\nflood = on\nlearning = off\nflood = off\n",
+		  NAME ":4: duplicate key 'flood' in [port eth1] (first on line 2)" },
+		{ "[port eth1]\nmax_learned = 1\n[port eth2]\nmax_learned = 2\nmax_learned = 3\n",
+		  NAME ":5: duplicate key 'max_learned' in [port eth2] (first on line 4)" },
+		{ "[bridge]\nname =\n", NAME ":2: 'name' has no value" },
+		{ "[bridge]\nname = ; comment only\n", NAME ":2: 'name' has no value" },
+		{ "[port eth1]\nstatic =   \n", NAME ":2: 'static' has no value" },
+		{ "[bridge]\n= br0\n", NAME ":2: no key name before '='" },
+		{ "[bridge]\nname br0\n", NAME ":2: expected 'key = value', got 'name br0'" },
+		{ "[port eth1]\nstatic 02:00:00:00:00:01\n",
+		  NAME ":2: expected 'key = value', got 'static 02:00:00:00:00:01'" },
+		{ "[bridge]\nname: br0\n", NAME ":2: expected 'key = value', got 'name: br0'" },
+		{ "[bridge]\nname ; = br0\n", NAME ":2: expected 'key = value', got 'name ; = br0'" },
+		{ "[bridge]\nname = br0\n  oops\n", NAME ":3: expected 'key = value', got 'oops'" },
+	};
+
+	CHECK_ERRORS(cases);
+}
+
+static void test_errors_values(void **state)
+{
+	static const struct error_case cases[] = {
+		/* booleans */
+		{ "[port eth1]\nlearning = enabled\n",
+		  NAME ":2: learning: 'enabled' is not a boolean (on/off, yes/no, true/false, 1/0)" },
+		{ "[port eth1]\n\nhairpin = 2\n",
+		  NAME ":3: hairpin: '2' is not a boolean (on/off, yes/no, true/false, 1/0)" },
+		{ "[port eth1]\nisolated = on # no\n",
+		  NAME ":2: isolated: 'on # no' is not a boolean (on/off, yes/no, true/false, 1/0)" },
+		/* numbers */
+		{ "[bridge]\nageing_time = 1000001\n",
+		  NAME ":2: ageing_time: 1000001 is out of range (0..1000000)" },
+		{ "[bridge]\nageing_time = 300s\n", NAME ":2: ageing_time: '300s' is not a number" },
+		{ "[bridge]\nageing_time = -1\n", NAME ":2: ageing_time: '-1' is not a number" },
+		{ "[bridge]\nageing_time = 3 00\n", NAME ":2: ageing_time: '3 00' is not a number" },
+		{ "[bridge]\nageing_time = 0x10\n", NAME ":2: ageing_time: '0x10' is not a number" },
+		{ "[bridge]\nfdb_size = 15\n", NAME ":2: fdb_size: 15 is out of range (16..67108864)" },
+		{ "[bridge]\nfdb_size = 67108865\n",
+		  NAME ":2: fdb_size: 67108865 is out of range (16..67108864)" },
+		{ "[bridge]\nfdb_size = 99999999999999999999999\n",
+		  NAME ":2: fdb_size: 99999999999999999999999 is out of range (16..67108864)" },
+		{ "[bridge]\nfdb_max_learned = 67108865\n",
+		  NAME ":2: fdb_max_learned: 67108865 is out of range (0..67108864)" },
+		{ "[port eth1]\nmax_learned = many\n", NAME ":2: max_learned: 'many' is not a number" },
+		{ "[port eth1]\nmax_learned = 4294967296\n",
+		  NAME ":2: max_learned: 4294967296 is out of range (0..67108864)" },
+		/* bridge name, mode */
+		{ "[bridge]\nname = br 0\n",
+		  NAME ":2: name: 'br 0' is not a valid bridge name (1-15 characters of "
+		  "letters, digits, '_', '.', '-')" },
+		{ "[bridge]\nname = \"br0\"\n",
+		  NAME ":2: name: '\"br0\"' is not a valid bridge name (1-15 characters of "
+		  "letters, digits, '_', '.', '-')" },
+		{ "[bridge]\nname = abcdefghijklmnop\n",
+		  NAME ":2: name: 'abcdefghijklmnop' is not a valid bridge name (1-15 characters of "
+		  "letters, digits, '_', '.', '-')" },
+		{ "[bridge]\nmode = xdp\n", NAME ":2: mode: 'xdp' is not native, generic or auto" },
+		{ "[bridge]\nmode = Native\n", NAME ":2: mode: 'Native' is not native, generic or auto" },
+		/* listen */
+		{ "[bridge]\nlisten = 127.0.0.1\n",
+		  NAME ":2: listen: '127.0.0.1': no ':PORT' (expected ADDR:PORT or [IPv6]:PORT, "
+		  "e.g. 127.0.0.1:9100)" },
+		{ "[bridge]\nlisten = localhost:9100\n",
+		  NAME ":2: listen: 'localhost:9100': not an IPv4 address (expected ADDR:PORT or "
+		  "[IPv6]:PORT, e.g. 127.0.0.1:9100)" },
+		{ "[bridge]\nlisten = 127.0.0.1:0\n",
+		  NAME ":2: listen: '127.0.0.1:0': the port is not a number in 1..65535 (expected "
+		  "ADDR:PORT or [IPv6]:PORT, e.g. 127.0.0.1:9100)" },
+		{ "[bridge]\nlisten = ::1:9100\n",
+		  NAME ":2: listen: '::1:9100': an IPv6 address goes in brackets: [ADDR]:PORT "
+		  "(expected ADDR:PORT or [IPv6]:PORT, e.g. 127.0.0.1:9100)" },
+		{ "[bridge]\nlisten = [::1]\n",
+		  NAME ":2: listen: '[::1]': no ':PORT' after ']' (expected ADDR:PORT or "
+		  "[IPv6]:PORT, e.g. 127.0.0.1:9100)" },
+		{ "[bridge]\nlisten = [127.0.0.1]:80\n",
+		  NAME ":2: listen: '[127.0.0.1]:80': not an IPv6 address (expected ADDR:PORT or "
+		  "[IPv6]:PORT, e.g. 127.0.0.1:9100)" },
+	};
+
+	CHECK_ERRORS(cases);
+}
+
+static void test_errors_static(void **state)
+{
+	static const struct error_case cases[] = {
+		{ "[port eth1]\nstatic = 02:00:00:00:00\n",
+		  NAME ":2: static: '02:00:00:00:00' is not a MAC address" },
+		{ "[port eth1]\nstatic = 01:00:5e:00:00:01\n",
+		  NAME ":2: static: 01:00:5e:00:00:01 is a multicast address (static entries "
+		  "must be unicast)" },
+		{ "[port eth1]\nstatic = FF:FF:FF:FF:FF:FF\n",
+		  NAME ":2: static: ff:ff:ff:ff:ff:ff is a multicast address (static entries "
+		  "must be unicast)" },
+		{ "[port eth1]\nstatic = 00:00:00:00:00:00 vlan 3\n",
+		  NAME ":2: static: 00:00:00:00:00:00 is the zero address" },
+		{ "[port eth1]\nstatic = 02:00:00:00:00:01 vlan 4095\n",
+		  NAME ":2: static: vlan 4095 is out of range (0..4094)" },
+		{ "[port eth1]\nstatic = 02:00:00:00:00:01 vlan ten\n",
+		  NAME ":2: static: vlan 'ten' is not a number" },
+		{ "[port eth1]\nstatic = 02:00:00:00:00:01 vlan -1\n",
+		  NAME ":2: static: vlan '-1' is not a number" },
+		{ "[port eth1]\nstatic = 02:00:00:00:00:01 vlan\n",
+		  NAME ":2: static: expected 'MAC' or 'MAC vlan ID', got '02:00:00:00:00:01 vlan'" },
+		{ "[port eth1]\nstatic = 02:00:00:00:00:01 10\n",
+		  NAME ":2: static: expected 'MAC' or 'MAC vlan ID', got '02:00:00:00:00:01 10'" },
+		{ "[port eth1]\nstatic = 02:00:00:00:00:01 vlan 10 eth2\n",
+		  NAME ":2: static: expected 'MAC' or 'MAC vlan ID', got "
+		  "'02:00:00:00:00:01 vlan 10 eth2'" },
+		{ "[port eth1]\nstatic = 02:00:00:00:00:01 # printer\n",
+		  NAME ":2: static: expected 'MAC' or 'MAC vlan ID', got "
+		  "'02:00:00:00:00:01 # printer'" },
+		{ "[port eth1]\nstatic = 02:00:00:00:00:01\nstatic = 02:00:00:00:00:02\n"
+		  "static = 02-00-00-00-00-01\n",
+		  NAME ":4: duplicate static 02:00:00:00:00:01 in [port eth1] (first on line 2)" },
+		{ "[port eth1]\nstatic = 02:00:00:00:00:01 vlan 5\nstatic = 02:00:00:00:00:01 vlan 5\n",
+		  NAME ":3: duplicate static 02:00:00:00:00:01 vlan 5 in [port eth1] "
+		  "(first on line 2)" },
+		/* one FDB entry per {vlan, MAC}: not on two ports either */
+		{ "[port eth1]\nstatic = 02:00:00:00:00:01\n[port eth2]\nstatic = 02:00:00:00:00:01\n",
+		  NAME ":4: static 02:00:00:00:00:01 is already on [port eth1] (line 2)" },
+	};
+
+	CHECK_ERRORS(cases);
+}
+
+/* Parsing stops at the first error, whatever kind the later ones are. */
+static void test_first_error_wins(void **state)
+{
+	static const struct error_case cases[] = {
+		{ "[bridge]\nbogus = 1\nno equals sign\n[nope]\n",
+		  NAME ":2: unknown key 'bogus' in [bridge]" },
+		{ "[bridge]\nno equals sign\nbogus = 1\n",
+		  NAME ":2: expected 'key = value', got 'no equals sign'" },
+		{ "[nope]\nbogus = 1\n",
+		  NAME ":1: unknown section [nope] (expected [bridge] or [port IFNAME])" },
+		{ "[port eth1]\nflood = maybe\n[port eth1]\n",
+		  NAME ":2: flood: 'maybe' is not a boolean (on/off, yes/no, true/false, 1/0)" },
+	};
+
+	CHECK_ERRORS(cases);
+}
+
+static void test_error_line_deep_in_file(void **state)
+{
+	char text[4096] = "";
+	struct config c;
+
+	strcat(text, "[bridge]\n");			/* 1 */
+	for (int i = 2; i <= 41; i++)			/* 2..41 */
+		strcat(text, "; comment\n");
+	strcat(text, "[port eth1]\n");			/* 42 */
+	for (int i = 43; i <= 99; i++)			/* 43..99 */
+		strcat(text, i % 2 ? "\n" : "   # indented comment\n");
+	strcat(text, "static = 02:00:00:00:00:01 vlan 1\n");	/* 100 */
+	strcat(text, "static = 02:00:00:00:00:01 vlan 1\n");	/* 101 */
+	assert_int_equal(parse(text, &c), -EINVAL);
+	assert_string_equal(err, NAME ":101: duplicate static 02:00:00:00:00:01 vlan 1 in "
+			    "[port eth1] (first on line 100)");
+	assert_zeroed(&c);
+}
+
+static void test_too_many_ports(void **state)
+{
+	char text[2048] = "";
+	char line[32], want[64];
+	struct config c;
+	int i;
+
+	for (i = 1; i <= CONFIG_MAX_PORTS; i++) {
+		snprintf(line, sizeof(line), "[port p%d]\n", i);
+		strcat(text, line);
+	}
+	parse_ok(text, &c);
+	assert_int_equal(c.nports, CONFIG_MAX_PORTS);
+	assert_string_equal(c.ports[CONFIG_MAX_PORTS - 1].name, "p63");
+	config_free(&c);
+
+	strcat(text, "[port one-too-many]\n");
+	assert_int_equal(parse(text, &c), -EINVAL);
+	snprintf(want, sizeof(want), NAME ":%d: too many ports (at most %d)",
+		 CONFIG_MAX_PORTS + 1, CONFIG_MAX_PORTS);
+	assert_string_equal(err, want);
+	assert_zeroed(&c);
+}
+
+/* inih would cut a long line in two and parse the rest as a new line. */
+static void test_long_line(void **state)
+{
+	char text[1200];
+	struct config c;
+
+	snprintf(text, sizeof(text), "[bridge]\nname = br0\nlisten = %0*d\nname = x\n", 1000, 0);
+	assert_int_equal(parse(text, &c), -EINVAL);
+	assert_string_equal(err, NAME ":3: line too long (at most 198 characters)");
+	assert_zeroed(&c);
+
+	/* 198 characters are fine (and too long an address for listen) */
+	snprintf(text, sizeof(text), "[bridge]\nname = br0\nlisten = %0*d\n", 198 - 9, 0);
+	assert_int_equal(parse(text, &c), -EINVAL);
+	assert_int_equal(strncmp(err, NAME ":3: listen: '000", 20), 0);
+	snprintf(text, sizeof(text), "[bridge]\nname = br0\nlisten = %0*d\n", 199 - 9, 0);
+	assert_int_equal(parse(text, &c), -EINVAL);
+	assert_string_equal(err, NAME ":3: line too long (at most 198 characters)");
+
+	/* comments may be as long as they like */
+	snprintf(text, sizeof(text), "[bridge]\n; %0*d\n   #%0*d\nname = br0\n", 1000, 0, 150, 0);
+	parse_ok(text, &c);
+	assert_string_equal(c.name, "br0");
+	config_free(&c);
+}
+
+/* An error after ports and statics were allocated frees them (valgrind
+ * checks the "frees"), leaves *c zeroed, and the caller's err is set. */
+static void test_error_frees_and_zeroes(void **state)
+{
+	struct config c;
+
+	assert_int_equal(parse("[bridge]\nname = br0\n"
+			       "[port eth1]\nstatic = 02:00:00:00:00:01\nstatic = 02:00:00:00:00:02\n"
+			       "[port eth2]\nstatic = 02:00:00:00:00:03\n"
+			       "[port eth3]\nstatic = 02:00:00:00:00:01 vlan 1\nmax_learned = x\n",
+			       &c), -EINVAL);
+	assert_string_equal(err, NAME ":10: max_learned: 'x' is not a number");
+	assert_zeroed(&c);
+	/* freeing a zeroed config is harmless */
+	config_free(&c);
+	assert_zeroed(&c);
+}
+
+/* Messages are truncated to the caller's buffer, never overrun it; err may
+ * be NULL. */
+static void test_error_buffer(void **state)
+{
+	char small[16];
+	struct config c;
+
+	memset(small, 'J', sizeof(small));
+	assert_int_equal(config_parse_string("x.conf", "[nope]\n", &c, small, 12), -EINVAL);
+	assert_string_equal(small, "x.conf:1: u");
+	assert_int_equal(small[12], 'J');
+	assert_int_equal(config_parse_string("x.conf", "[nope]\n", &c, NULL, 0), -EINVAL);
+	assert_zeroed(&c);
+	assert_int_equal(config_parse_string("x.conf", "[bridge]\n", &c, NULL, 0), 0);
+	config_free(&c);
+}
+
+/* Parses text from a temporary file (removed before anything is checked, so
+ * a failing assertion leaves nothing behind); path receives its name. */
+static int parse_temp(char *path, size_t pathlen, const char *text, size_t len,
+		      struct config *c)
+{
+	int rc;
+
+	write_temp(path, pathlen, text, len);
+	memset(c, 0xa5, sizeof(*c));
+	memset(err, 'J', sizeof(err) - 1);
+	err[sizeof(err) - 1] = '\0';
+	rc = config_parse_file(path, c, err, sizeof(err));
+	unlink(path);
+	return rc;
+}
+
+static void test_parse_file(void **state)
+{
+	char path[64], want[128];
+	struct config c;
+
+	assert_int_equal(parse_temp(path, sizeof(path), example, strlen(example), &c), 0);
+	assert_string_equal(err, "");
+	check_example(&c);
+	config_free(&c);
+
+	/* errors name the file */
+	assert_int_equal(parse_temp(path, sizeof(path), "[bridge]\n\n\nmode = fast\n", 24, &c),
+			 -EINVAL);
+	snprintf(want, sizeof(want), "%s:4: mode: 'fast' is not native, generic or auto", path);
+	assert_string_equal(err, want);
+	assert_zeroed(&c);
+
+	/* a file can hold a NUL byte, which would hide the rest of the line */
+	assert_int_equal(parse_temp(path, sizeof(path), "[bridge]\nname = br0\0junk\n", 25, &c),
+			 -EINVAL);
+	snprintf(want, sizeof(want), "%s:2: the line contains a NUL byte", path);
+	assert_string_equal(err, want);
+	assert_zeroed(&c);
+
+	/* an empty file is a valid, empty config */
+	assert_int_equal(parse_temp(path, sizeof(path), "", 0, &c), 0);
+	assert_string_equal(err, "");
+	assert_zeroed(&c);
+}
+
+static void test_parse_file_unreadable(void **state)
+{
+	struct config c;
+
+	memset(&c, 0xa5, sizeof(c));
+	assert_int_equal(config_parse_file("/nonexistent/xdpbrd.conf", &c, err, sizeof(err)),
+			 -ENOENT);
+	assert_string_equal(err, "/nonexistent/xdpbrd.conf: No such file or directory");
+	assert_zeroed(&c);
+
+	memset(&c, 0xa5, sizeof(c));
+	assert_int_equal(config_parse_file("/", &c, err, sizeof(err)), -EISDIR);
+	assert_string_equal(err, "/: Is a directory");
+	assert_zeroed(&c);
+}
+
+/* The example shipped in etc/ must stay valid (run from the source tree). */
+static void test_shipped_example(void **state)
+{
+	static const char path[] = "etc/xdpbrd.conf";
+	struct config c;
+
+	if (access(path, R_OK))
+		fail_msg("%s: not found; run the test from the top of the source tree", path);
+	if (config_parse_file(path, &c, err, sizeof(err)))
+		fail_msg("%s", err);
+	assert_string_equal(c.name, "br0");
+	assert_true(c.nports >= 1);
+	config_free(&c);
+}
+
+static void test_port_find(void **state)
+{
+	struct config c;
+
+	parse_ok("[port eth1]\n[port eth10]\n[port eth2]\n", &c);
+	assert_ptr_equal(config_port_find(&c, "eth1"), &c.ports[0]);
+	assert_ptr_equal(config_port_find(&c, "eth10"), &c.ports[1]);
+	assert_ptr_equal(config_port_find(&c, "eth2"), &c.ports[2]);
+	assert_null(config_port_find(&c, "eth"));
+	assert_null(config_port_find(&c, "eth3"));
+	config_free(&c);
+	assert_null(config_port_find(&c, "eth1"));
+}
+
+static void test_port_equal(void **state)
+{
+	struct config a, b;
+
+	parse_ok("[port eth1]\nisolated = on\nmax_learned = 5\n"
+		 "static = 02:00:00:00:00:01\nstatic = 02:00:00:00:00:02 vlan 3\n", &a);
+
+	/* the same port written differently: other order, lines, spelling */
+	parse_ok("\n\n[port eth1]\nstatic = 02-00-00-00-00-02 vlan 3\nmax_learned = 5\n"
+		 "isolated = yes\nlearning = on\nstatic = 02:00:00:00:00:01 vlan 0\n", &b);
+	assert_true(config_port_equal(&a.ports[0], &b.ports[0]));
+	assert_true(config_port_equal(&b.ports[0], &a.ports[0]));
+	config_free(&b);
+
+	static const char *const differ[] = {
+		"[port eth2]\nisolated = on\nmax_learned = 5\n"
+		"static = 02:00:00:00:00:01\nstatic = 02:00:00:00:00:02 vlan 3\n",
+		"[port eth1]\nisolated = off\nmax_learned = 5\n"
+		"static = 02:00:00:00:00:01\nstatic = 02:00:00:00:00:02 vlan 3\n",
+		"[port eth1]\nisolated = on\nmax_learned = 6\n"
+		"static = 02:00:00:00:00:01\nstatic = 02:00:00:00:00:02 vlan 3\n",
+		"[port eth1]\nisolated = on\nmax_learned = 5\n"
+		"static = 02:00:00:00:00:01\nstatic = 02:00:00:00:00:02 vlan 4\n",
+		"[port eth1]\nisolated = on\nmax_learned = 5\n"
+		"static = 02:00:00:00:00:01\nstatic = 02:00:00:00:00:03 vlan 3\n",
+		"[port eth1]\nisolated = on\nmax_learned = 5\n"
+		"static = 02:00:00:00:00:01\n",
+		"[port eth1]\nisolated = on\nmax_learned = 5\n"
+		"static = 02:00:00:00:00:01\nstatic = 02:00:00:00:00:02 vlan 3\n"
+		"static = 02:00:00:00:00:03\n",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(differ); i++) {
+		parse_ok(differ[i], &b);
+		if (config_port_equal(&a.ports[0], &b.ports[0]) ||
+		    config_port_equal(&b.ports[0], &a.ports[0]))
+			fail_msg("case %zu: ports compare equal", i);
+		config_free(&b);
+	}
+	config_free(&a);
+}
+
+static void test_listen_parse(void **state)
+{
+	static const char *const bad[] = {
+		"", "127.0.0.1", "127.0.0.1:", ":9100", "127.0.0.1:0", "127.0.0.1:65536",
+		"127.0.0.1:+80", "127.0.0.1:80x", "127.1:80", "256.0.0.1:80", "localhost:80",
+		"::1:80", "[::1]", "[::1]80", "[::1:80", "[]:80", "[127.0.0.1]:80",
+		"[fe80::1%eth0]:80", " 127.0.0.1:80",
+	};
+	struct sockaddr_storage sa;
+	struct sockaddr_in *sin = (struct sockaddr_in *)&sa;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&sa;
+	socklen_t len = 0;
+	struct in6_addr want6;
+
+	assert_int_equal(config_listen_parse("127.0.0.1:9100", &sa, &len), 0);
+	assert_int_equal(sin->sin_family, AF_INET);
+	assert_int_equal(ntohs(sin->sin_port), 9100);
+	assert_int_equal(ntohl(sin->sin_addr.s_addr), 0x7f000001);
+	assert_int_equal(len, sizeof(*sin));
+
+	assert_int_equal(config_listen_parse("0.0.0.0:65535", &sa, &len), 0);
+	assert_int_equal(ntohs(sin->sin_port), 65535);
+	assert_int_equal(sin->sin_addr.s_addr, 0);
+
+	assert_int_equal(config_listen_parse("[2001:db8::1]:1", &sa, &len), 0);
+	assert_int_equal(sin6->sin6_family, AF_INET6);
+	assert_int_equal(ntohs(sin6->sin6_port), 1);
+	assert_int_equal(inet_pton(AF_INET6, "2001:db8::1", &want6), 1);
+	assert_memory_equal(&sin6->sin6_addr, &want6, sizeof(want6));
+	assert_int_equal(len, sizeof(*sin6));
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++)
+		if (config_listen_parse(bad[i], &sa, &len) != -EINVAL)
+			fail_msg("config_listen_parse(\"%s\") accepted", bad[i]);
+	assert_int_equal(config_listen_parse(NULL, &sa, &len), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_example),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_ports_only),
+		cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_booleans),
+		cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_number_ranges),
+		cmocka_unit_test(test_repeated_static),
+		cmocka_unit_test(test_comments),
+		cmocka_unit_test(test_indented_lines_stand_alone),
+		cmocka_unit_test(test_crlf_bom),
+		cmocka_unit_test(test_errors_sections),
+		cmocka_unit_test(test_errors_keys),
+		cmocka_unit_test(test_errors_values),
+		cmocka_unit_test(test_errors_static),
+		cmocka_unit_test(test_first_error_wins),
+		cmocka_unit_test(test_error_line_deep_in_file),
+		cmocka_unit_test(test_too_many_ports),
+		cmocka_unit_test(test_long_line),
+		cmocka_unit_test(test_error_frees_and_zeroes),
+		cmocka_unit_test(test_error_buffer),
+		cmocka_unit_test(test_parse_file),
+		cmocka_unit_test(test_parse_file_unreadable),
+		cmocka_unit_test(test_shipped_example),
+		cmocka_unit_test(test_port_find),
+		cmocka_unit_test(test_port_equal),
+		cmocka_unit_test(test_listen_parse),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
