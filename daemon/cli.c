@@ -1,5 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* cli.c - argument grammar of xdpbr: tables, not if-chains. */
+/*
+ * cli.c - argument grammar of xdpbr: tables, not if-chains.
+ *
+ * `xdpbr [OPTIONS] OBJECT [COMMAND [ARGS]]`, iproute2 style. Every word
+ * (option, object, command, keyword, mode) may be abbreviated to any
+ * unambiguous prefix; an exact match always wins. Parsing is pure: values
+ * are checked for form (a MAC, a VLAN id, a number in range), never against
+ * the running system.
+ */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,43 +21,49 @@ struct word {
 	int value;
 };
 
-static const struct word objects[] = {
-	{ "fdb", OBJ_FDB },
-	{ "link", OBJ_LINK },
-	{ "stats", OBJ_STATS },
-	{ "help", OBJ_HELP },
-};
+/* ------------------------------------------------------------ usage */
 
-static const struct word verbs[] = {
-	{ "show", VERB_SHOW },
-	{ "list", VERB_SHOW },
-	{ "help", VERB_HELP },
-};
+#define U_BRIDGE_SHOW	"xdpbr [OPTIONS] bridge show\n"
+#define U_BRIDGE_SET	"xdpbr [OPTIONS] bridge set [ ageing_time SECONDS ] [ fdb_max_learned N ]\n"
+#define U_LINK_SHOW	"xdpbr [OPTIONS] link show [ dev DEV ]\n"
+#define U_LINK_SET	"xdpbr [OPTIONS] link set dev DEV [ learning { on | off } ]\n" \
+			"              [ flood { on | off } ] [ mcast_flood { on | off } ]\n" \
+			"              [ bcast_flood { on | off } ] [ isolated { on | off } ]\n" \
+			"              [ hairpin { on | off } ] [ max_learned N ]\n"
+#define U_LINK_ADD	"xdpbr [OPTIONS] link add dev DEV master BRIDGE\n" \
+			"              [ mode { native | generic | auto } ]\n"
+#define U_LINK_DEL	"xdpbr [OPTIONS] link del dev DEV\n"
+#define U_FDB_SHOW	"xdpbr [OPTIONS] fdb show [ dev DEV ] [ vlan VID ] [ dynamic | static ]\n"
+#define U_FDB_ADD	"xdpbr [OPTIONS] fdb add LLADDR dev DEV [ vlan VID ] [ static | dynamic ]\n"
+#define U_FDB_DEL	"xdpbr [OPTIONS] fdb del LLADDR [ dev DEV ] [ vlan VID ]\n"
+#define U_FDB_FLUSH	"xdpbr [OPTIONS] fdb flush [ dev DEV ] [ vlan VID ] [ dynamic | static ]\n"
+#define U_STATS_SHOW	"xdpbr [OPTIONS] stats [ show ] [ dev DEV ]\n"
+#define U_OPTIONS	"where  OPTIONS := { -j[son] | -p[retty] | -b[ridge] BRIDGE }\n"
+
+#define N_BRIDGE	"       SECONDS := 0 (never age) .. 1000000, N := 0 (no limit) .. 4294967295\n"
+#define N_LINK_SET	"       N := dynamic entries learned on the port, 0 (no limit) .. 4294967295\n"
+#define N_LINK_ADD	"       BRIDGE := a bridge running from /sys/fs/bpf/xdpbr/BRIDGE\n"
+#define N_FDB		"       LLADDR := xx:xx:xx:xx:xx:xx, VID := 0 .. 4094\n"
+#define N_FDB_ADD	"       fdb add: VID 0 unless given, a static entry unless 'dynamic' is given\n"
+
+#define MORE		"       "
 
 static const char usage_main[] =
 	"Usage: xdpbr [OPTIONS] OBJECT { COMMAND | help }\n"
-	"where  OBJECT := { fdb | link | stats }\n"
-	"       OPTIONS := { -j[son] | -p[retty] | -b[ridge] BRIDGE | -h[elp] }\n";
-static const char usage_fdb[] =
-	"Usage: xdpbr [-j [-p]] [-b BRIDGE] fdb [ show ] [ dev DEV ] [ vlan VID ]\n";
+	"       xdpbr [OPTIONS] OBJECT COMMAND help\n"
+	"where  OBJECT := { bridge | link | fdb | stats }\n"
+	"       OPTIONS := { -j[son] | -p[retty] | -b[ridge] BRIDGE | -h[elp] }\n"
+	"       BRIDGE defaults to the only bridge in /sys/fs/bpf/xdpbr\n";
+static const char usage_bridge[] =
+	"Usage: " U_BRIDGE_SHOW MORE U_BRIDGE_SET U_OPTIONS N_BRIDGE;
 static const char usage_link[] =
-	"Usage: xdpbr [-j [-p]] [-b BRIDGE] link [ show ] [ dev DEV ]\n";
-static const char usage_stats[] =
-	"Usage: xdpbr [-j [-p]] [-b BRIDGE] stats [ show ] [ dev DEV ]\n";
+	"Usage: " U_LINK_SHOW MORE U_LINK_SET MORE U_LINK_ADD MORE U_LINK_DEL U_OPTIONS
+	N_LINK_SET;
+static const char usage_fdb[] =
+	"Usage: " U_FDB_SHOW MORE U_FDB_ADD MORE U_FDB_DEL MORE U_FDB_FLUSH U_OPTIONS N_FDB N_FDB_ADD;
+static const char usage_stats[] = "Usage: " U_STATS_SHOW U_OPTIONS;
 
-const char *cli_usage(enum cli_object obj)
-{
-	switch (obj) {
-	case OBJ_FDB:
-		return usage_fdb;
-	case OBJ_LINK:
-		return usage_link;
-	case OBJ_STATS:
-		return usage_stats;
-	default:
-		return usage_main;
-	}
-}
+/* ------------------------------------------------------------ errors */
 
 static int fail(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -63,97 +77,534 @@ static int fail(char *err, size_t len, const char *fmt, ...)
 	return -EINVAL;
 }
 
-/* Resolves an abbreviation against a table: the value, -1 if unknown,
- * -2 if ambiguous. An exact match always wins. */
-static int lookup(const struct word *tab, size_t n, const char *w)
-{
-	int found = -1;
+/* ------------------------------------------------------------ lookup */
 
+#define AMBIGUOUS (-2)
+#define UNKNOWN (-1)
+
+/*
+ * Resolves an abbreviation against a table whose entries start with a
+ * struct word (stride: the entry size), considering only the entries ok()
+ * accepts (all when ok is NULL). Returns the index of the entry, UNKNOWN,
+ * or AMBIGUOUS with the candidates listed in cands. An exact match always
+ * wins; names with one value are aliases, so a prefix of several of them is
+ * not ambiguous.
+ */
+static int lookup(const void *tab, size_t n, size_t stride, const char *w,
+		  bool (*ok)(const void *entry, const void *ctx), const void *ctx,
+		  char *cands, size_t clen)
+{
+#define ENTRY(i) ((const struct word *)((const char *)tab + (i) * stride))
+	int found = UNKNOWN;
+	size_t used = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if ((!ok || ok(ENTRY(i), ctx)) && !strcmp(w, ENTRY(i)->name))
+			return (int)i;
+	if (cands && clen)
+		cands[0] = '\0';
 	for (size_t i = 0; i < n; i++) {
-		if (!strcmp(w, tab[i].name))
-			return tab[i].value;
-		if (matches(w, tab[i].name)) {
-			if (found >= 0 && found != tab[i].value)
-				return -2;
-			found = tab[i].value;
-		}
+		if ((ok && !ok(ENTRY(i), ctx)) || !matches(w, ENTRY(i)->name))
+			continue;
+		if (cands && used < clen)
+			used += (size_t)snprintf(cands + used, clen - used, "%s%s",
+						 used ? ", " : "", ENTRY(i)->name);
+		if (found == UNKNOWN)
+			found = (int)i;
+		else if (found >= 0 && ENTRY(found)->value != ENTRY(i)->value)
+			found = AMBIGUOUS;
 	}
 	return found;
+#undef ENTRY
+}
+
+/* The same for a table of struct word: the value, UNKNOWN or AMBIGUOUS. */
+static int lookup_word(const struct word *tab, size_t n, const char *w,
+		       bool (*ok)(const void *entry, const void *ctx), const void *ctx,
+		       char *cands, size_t clen)
+{
+	int i = lookup(tab, n, sizeof(*tab), w, ok, ctx, cands, clen);
+
+	return i < 0 ? i : tab[i].value;
+}
+
+static const char *name_of(const struct word *tab, size_t n, int value)
+{
+	for (size_t i = 0; i < n; i++)
+		if (tab[i].value == value)
+			return tab[i].name;
+	return "?";
+}
+
+/* ------------------------------------------------------------ options */
+
+enum opt { OPT_JSON, OPT_PRETTY, OPT_BRIDGE, OPT_HELP };
+
+static const struct word options[] = {
+	{ "json", OPT_JSON },
+	{ "pretty", OPT_PRETTY },
+	{ "bridge", OPT_BRIDGE },
+	{ "help", OPT_HELP },
+};
+
+/* ------------------------------------------------------------ objects, verbs */
+
+static const struct word objects[] = {
+	{ "bridge", OBJ_BRIDGE },
+	{ "fdb", OBJ_FDB },
+	{ "link", OBJ_LINK },
+	{ "stats", OBJ_STATS },
+	{ "help", OBJ_HELP },
+};
+
+static const struct word verbs[] = {	/* canonical name first */
+	{ "show", VERB_SHOW },
+	{ "list", VERB_SHOW },
+	{ "set", VERB_SET },
+	{ "add", VERB_ADD },
+	{ "del", VERB_DEL },
+	{ "delete", VERB_DEL },
+	{ "flush", VERB_FLUSH },
+	{ "help", VERB_HELP },
+};
+
+/* ------------------------------------------------------------ keywords */
+
+struct keyword;
+typedef int (*kw_parse_fn)(struct cli_cmd *c, const struct keyword *k, const char *v,
+			   char *err, size_t len);
+
+struct keyword {
+	struct word w;		/* name, and an id that aliases share */
+	unsigned int bit;	/* enum cli_kw; words sharing a bit exclude each other */
+	kw_parse_fn parse;
+	const char *value;	/* what follows it, for messages; NULL: no value */
+	uint32_t arg;		/* parse-specific: a port flag, an fdb kind */
+};
+
+static int kw_dev(struct cli_cmd *c, const struct keyword *k, const char *v,
+		  char *err, size_t len)
+{
+	if (!v[0])
+		return fail(err, len, "'dev' needs an interface name, not an empty word");
+	if (strlen(v) >= 16)
+		return fail(err, len, "interface name '%s' is too long (at most 15 characters)", v);
+	c->dev = v;
+	return 0;
+}
+
+static int kw_vlan(struct cli_cmd *c, const struct keyword *k, const char *v,
+		   char *err, size_t len)
+{
+	uint64_t vid;
+
+	if (parse_u64(v, 4094, &vid))
+		return fail(err, len, "invalid VLAN id '%s' (0-4094)", v);
+	c->vlan = (int)vid;
+	return 0;
+}
+
+static int kw_kind(struct cli_cmd *c, const struct keyword *k, const char *v,
+		   char *err, size_t len)
+{
+	c->kind = (enum fdb_kind)k->arg;
+	return 0;
+}
+
+static int kw_onoff(struct cli_cmd *c, const struct keyword *k, const char *v,
+		    char *err, size_t len)
+{
+	if (!strcmp(v, "on"))
+		c->flags_set |= k->arg;
+	else if (!strcmp(v, "off"))
+		c->flags_clear |= k->arg;
+	else
+		return fail(err, len, "'%s' takes 'on' or 'off', not '%s'", k->w.name, v);
+	return 0;
+}
+
+static int parse_u32(const struct keyword *k, const char *v, uint32_t *out,
+		     char *err, size_t len)
+{
+	uint64_t n;
+
+	if (parse_u64(v, UINT32_MAX, &n))
+		return fail(err, len, "invalid %s '%s' (a number, 0 for no limit, at most %u)",
+			    k->w.name, v, UINT32_MAX);
+	*out = (uint32_t)n;
+	return 0;
+}
+
+static int kw_max_learned(struct cli_cmd *c, const struct keyword *k, const char *v,
+			  char *err, size_t len)
+{
+	return parse_u32(k, v, &c->max_learned, err, len);
+}
+
+static int kw_fdb_max(struct cli_cmd *c, const struct keyword *k, const char *v,
+		      char *err, size_t len)
+{
+	return parse_u32(k, v, &c->fdb_max_learned, err, len);
+}
+
+static int kw_ageing(struct cli_cmd *c, const struct keyword *k, const char *v,
+		     char *err, size_t len)
+{
+	uint64_t s;
+
+	if (parse_u64(v, CLI_AGEING_MAX_S, &s))
+		return fail(err, len, "invalid ageing_time '%s' (seconds, 0 = never, at most %u)",
+			    v, CLI_AGEING_MAX_S);
+	c->ageing_ns = s ? s * XDPBR_NSEC_PER_SEC : XDPBR_AGEING_NEVER;
+	return 0;
+}
+
+static int kw_master(struct cli_cmd *c, const struct keyword *k, const char *v,
+		     char *err, size_t len)
+{
+	if (bridge_name_valid(v))
+		return fail(err, len, "invalid bridge name '%s' (1-15 characters of "
+			    "A-Z a-z 0-9 _ . -)", v);
+	c->master = v;
+	return 0;
+}
+
+static const struct word modes[] = {
+	{ "native", ATTACH_NATIVE },
+	{ "generic", ATTACH_GENERIC },
+	{ "auto", ATTACH_AUTO },
+};
+
+static int kw_mode(struct cli_cmd *c, const struct keyword *k, const char *v,
+		   char *err, size_t len)
+{
+	int m = lookup_word(modes, ARRAY_SIZE(modes), v, NULL, NULL, NULL, 0);
+
+	if (m < 0)
+		return fail(err, len, "invalid mode '%s' (native, generic or auto)", v);
+	c->mode = (enum attach_mode)m;
+	return 0;
+}
+
+#define KW_HELP (1U << 31)	/* `help` among the arguments; every command has it */
+
+enum kw_id {
+	K_DEV, K_VLAN, K_DYNAMIC, K_STATIC, K_LEARNING, K_FLOOD, K_MCAST_FLOOD,
+	K_BCAST_FLOOD, K_ISOLATED, K_HAIRPIN, K_MAX_LEARNED, K_AGEING, K_FDB_MAX,
+	K_MASTER, K_MODE, K_HELP,
+};
+
+static const struct keyword keywords[] = {
+	{ { "dev", K_DEV }, KW_DEV, kw_dev, "an interface name", 0 },
+	{ { "vlan", K_VLAN }, KW_VLAN, kw_vlan, "a VLAN id (0-4094)", 0 },
+	{ { "dynamic", K_DYNAMIC }, KW_KIND, kw_kind, NULL, FDB_KIND_DYNAMIC },
+	{ { "static", K_STATIC }, KW_KIND, kw_kind, NULL, FDB_KIND_STATIC },
+	{ { "permanent", K_STATIC }, KW_KIND, kw_kind, NULL, FDB_KIND_STATIC }, /* iproute2 */
+	{ { "learning", K_LEARNING }, KW_LEARNING, kw_onoff, "on or off", XDPBR_PORT_LEARNING },
+	{ { "flood", K_FLOOD }, KW_FLOOD, kw_onoff, "on or off", XDPBR_PORT_FLOOD },
+	{ { "mcast_flood", K_MCAST_FLOOD }, KW_MCAST_FLOOD, kw_onoff, "on or off",
+	  XDPBR_PORT_MCAST_FLOOD },
+	{ { "bcast_flood", K_BCAST_FLOOD }, KW_BCAST_FLOOD, kw_onoff, "on or off",
+	  XDPBR_PORT_BCAST_FLOOD },
+	{ { "isolated", K_ISOLATED }, KW_ISOLATED, kw_onoff, "on or off", XDPBR_PORT_ISOLATED },
+	{ { "hairpin", K_HAIRPIN }, KW_HAIRPIN, kw_onoff, "on or off", XDPBR_PORT_HAIRPIN },
+	{ { "max_learned", K_MAX_LEARNED }, KW_MAX_LEARNED, kw_max_learned,
+	  "a number (0 = no limit)", 0 },
+	{ { "ageing_time", K_AGEING }, KW_AGEING, kw_ageing, "seconds (0 = never)", 0 },
+	{ { "fdb_max_learned", K_FDB_MAX }, KW_FDB_MAX, kw_fdb_max,
+	  "a number (0 = no limit)", 0 },
+	{ { "master", K_MASTER }, KW_MASTER, kw_master, "a bridge name", 0 },
+	{ { "mode", K_MODE }, KW_MODE, kw_mode, "native, generic or auto", 0 },
+	{ { "help", K_HELP }, KW_HELP, NULL, NULL, 0 },
+};
+
+/* ------------------------------------------------------------ commands */
+
+#define KW_PORT_FLAGS	(KW_LEARNING | KW_FLOOD | KW_MCAST_FLOOD | KW_BCAST_FLOOD | \
+			 KW_ISOLATED | KW_HAIRPIN)
+
+struct command {
+	enum cli_object obj;
+	enum cli_verb verb;
+	unsigned int kw;	/* keywords it takes (KW_LLADDR: the positional MAC) */
+	unsigned int need;	/* ... of which these are required */
+	unsigned int any;	/* ... and at least one of these */
+	int (*check)(struct cli_cmd *c, char *err, size_t len);
+	const char *usage;
+};
+
+/* fdb add: only a unicast address can live behind a port; static unless
+ * said otherwise, like `bridge fdb add`. */
+static int check_fdb_add(struct cli_cmd *c, char *err, size_t len)
+{
+	static const uint8_t zero[6];
+	char mac[MAC_STRLEN];
+
+	if (c->mac[0] & 1)
+		return fail(err, len, "'%s' is a multicast address; the FDB holds unicast "
+			    "addresses only", mac_format(c->mac, mac));
+	if (!memcmp(c->mac, zero, sizeof(zero)))
+		return fail(err, len, "'%s' is not a usable address (all zero)",
+			    mac_format(c->mac, mac));
+	if (c->kind == FDB_KIND_ANY)
+		c->kind = FDB_KIND_STATIC;
+	return 0;
+}
+
+/* link add: the bridge is named by master; -b may only agree. */
+static int check_link_add(struct cli_cmd *c, char *err, size_t len)
+{
+	if (c->bridge && strcmp(c->bridge, c->master))
+		return fail(err, len, "-b %s and master %s name different bridges; "
+			    "drop -b", c->bridge, c->master);
+	return 0;
+}
+
+static const struct command commands[] = {
+	{ OBJ_BRIDGE, VERB_SHOW, 0, 0, 0, NULL, "Usage: " U_BRIDGE_SHOW U_OPTIONS },
+	{ OBJ_BRIDGE, VERB_SET, KW_AGEING | KW_FDB_MAX, 0, KW_AGEING | KW_FDB_MAX, NULL,
+	  "Usage: " U_BRIDGE_SET U_OPTIONS N_BRIDGE },
+	{ OBJ_LINK, VERB_SHOW, KW_DEV, 0, 0, NULL, "Usage: " U_LINK_SHOW U_OPTIONS },
+	{ OBJ_LINK, VERB_SET, KW_DEV | KW_PORT_FLAGS | KW_MAX_LEARNED, KW_DEV,
+	  KW_PORT_FLAGS | KW_MAX_LEARNED, NULL, "Usage: " U_LINK_SET U_OPTIONS N_LINK_SET },
+	{ OBJ_LINK, VERB_ADD, KW_DEV | KW_MASTER | KW_MODE, KW_DEV | KW_MASTER, 0,
+	  check_link_add, "Usage: " U_LINK_ADD U_OPTIONS N_LINK_ADD },
+	{ OBJ_LINK, VERB_DEL, KW_DEV, KW_DEV, 0, NULL, "Usage: " U_LINK_DEL U_OPTIONS },
+	{ OBJ_FDB, VERB_SHOW, KW_DEV | KW_VLAN | KW_KIND, 0, 0, NULL,
+	  "Usage: " U_FDB_SHOW U_OPTIONS },
+	{ OBJ_FDB, VERB_ADD, KW_LLADDR | KW_DEV | KW_VLAN | KW_KIND, KW_LLADDR | KW_DEV, 0,
+	  check_fdb_add, "Usage: " U_FDB_ADD U_OPTIONS N_FDB N_FDB_ADD },
+	{ OBJ_FDB, VERB_DEL, KW_LLADDR | KW_DEV | KW_VLAN, KW_LLADDR, 0, NULL,
+	  "Usage: " U_FDB_DEL U_OPTIONS N_FDB },
+	{ OBJ_FDB, VERB_FLUSH, KW_DEV | KW_VLAN | KW_KIND, 0, 0, NULL,
+	  "Usage: " U_FDB_FLUSH U_OPTIONS },
+	{ OBJ_STATS, VERB_SHOW, KW_DEV, 0, 0, NULL, "Usage: " U_STATS_SHOW U_OPTIONS },
+};
+
+static const struct command *find_command(enum cli_object obj, enum cli_verb verb)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (commands[i].obj == obj && commands[i].verb == verb)
+			return &commands[i];
+	return NULL;
+}
+
+/* lookup() filters */
+static bool verb_of_object(const void *entry, const void *ctx)
+{
+	const struct word *verb = entry;
+	enum cli_object obj = *(const enum cli_object *)ctx;
+
+	return verb->value == VERB_HELP || find_command(obj, (enum cli_verb)verb->value);
+}
+
+static bool keyword_of_command(const void *entry, const void *ctx)
+{
+	const struct keyword *k = entry;
+	const struct command *cmd = ctx;
+
+	return k->bit == KW_HELP || (k->bit & cmd->kw);
+}
+
+const char *cli_usage(enum cli_object obj, enum cli_verb verb)
+{
+	const struct command *cmd;
+
+	if (verb != VERB_HELP && (cmd = find_command(obj, verb)))
+		return cmd->usage;
+	switch (obj) {
+	case OBJ_BRIDGE:
+		return usage_bridge;
+	case OBJ_FDB:
+		return usage_fdb;
+	case OBJ_LINK:
+		return usage_link;
+	case OBJ_STATS:
+		return usage_stats;
+	default:
+		return usage_main;
+	}
+}
+
+/* ------------------------------------------------------------ the parser */
+
+static int parse_options(int argc, char **argv, int *i, struct cli_cmd *c,
+			 char *err, size_t len)
+{
+	char cands[64];
+
+	for (; *i < argc && argv[*i][0] == '-' && argv[*i][1]; (*i)++) {
+		const char *w = argv[*i];
+		const char *o = w + 1 + (w[1] == '-');
+		int v = lookup_word(options, ARRAY_SIZE(options), o, NULL, NULL,
+				    cands, sizeof(cands));
+
+		switch (v) {
+		case OPT_JSON:
+			c->json = true;
+			break;
+		case OPT_PRETTY:
+			c->pretty = c->json = true;
+			break;
+		case OPT_BRIDGE:
+			if (++*i >= argc)
+				return fail(err, len, "option %s needs a bridge name", w);
+			if (bridge_name_valid(argv[*i]))
+				return fail(err, len, "invalid bridge name '%s' (1-15 characters "
+					    "of A-Z a-z 0-9 _ . -)", argv[*i]);
+			c->bridge = argv[*i];
+			break;
+		case OPT_HELP:
+			c->object = OBJ_HELP;
+			return 1;
+		case AMBIGUOUS:
+			return fail(err, len, "ambiguous option '%s' (%s); try 'xdpbr help'",
+				    w, cands);
+		default:
+			return fail(err, len, "unknown option '%s'; try 'xdpbr help'", w);
+		}
+	}
+	return 0;
+}
+
+/* The command word after the object; a keyword of `show` there means show. */
+static int parse_verb(int argc, char **argv, int *i, struct cli_cmd *c,
+		      char *err, size_t len)
+{
+	const char *obj = name_of(objects, ARRAY_SIZE(objects), (int)c->object);
+	const struct command *show = find_command(c->object, VERB_SHOW);
+	char cands[64];
+	int v;
+
+	c->verb = VERB_SHOW;
+	if (*i >= argc)
+		return 0;
+	v = lookup_word(verbs, ARRAY_SIZE(verbs), argv[*i], verb_of_object, &c->object,
+		   cands, sizeof(cands));
+	if (v == AMBIGUOUS)
+		return fail(err, len, "ambiguous command '%s' for '%s' (%s); try 'xdpbr %s help'",
+			    argv[*i], obj, cands, obj);
+	if (v >= 0) {
+		c->verb = (enum cli_verb)v;
+		(*i)++;
+		return 0;
+	}
+	if (show && lookup(keywords, ARRAY_SIZE(keywords), sizeof(keywords[0]), argv[*i],
+			   keyword_of_command, show, NULL, 0) >= 0)
+		return 0;
+	return fail(err, len, "unknown command '%s' for '%s'; try 'xdpbr %s help'",
+		    argv[*i], obj, obj);
+}
+
+static int parse_args(int argc, char **argv, int i, struct cli_cmd *c,
+		      const struct command *cmd, char *err, size_t len)
+{
+	const char *obj = name_of(objects, ARRAY_SIZE(objects), (int)cmd->obj);
+	const char *verb = name_of(verbs, ARRAY_SIZE(verbs), (int)cmd->verb);
+	char cands[128];
+	unsigned int missing;
+	int r;
+
+	for (; i < argc; i++) {
+		const struct keyword *k;
+		const char *w = argv[i], *v = NULL;
+		int idx = lookup(keywords, ARRAY_SIZE(keywords), sizeof(keywords[0]), w,
+				 keyword_of_command, cmd, cands, sizeof(cands));
+
+		if (idx == AMBIGUOUS)
+			return fail(err, len, "ambiguous keyword '%s' for '%s %s' (%s); "
+				    "try 'xdpbr %s %s help'", w, obj, verb, cands, obj, verb);
+		if (idx == UNKNOWN) {
+			if (!(cmd->kw & KW_LLADDR))
+				return fail(err, len, "unexpected argument '%s'; try 'xdpbr %s %s help'",
+					    w, obj, verb);
+			if (c->seen & KW_LLADDR)
+				return fail(err, len, "unexpected argument '%s' (LLADDR is "
+					    "already given); try 'xdpbr %s %s help'", w, obj, verb);
+			if (mac_parse(w, c->mac))
+				return fail(err, len, "'%s' is neither a keyword of '%s %s' nor "
+					    "a MAC address (xx:xx:xx:xx:xx:xx); try 'xdpbr %s %s help'",
+					    w, obj, verb, obj, verb);
+			c->seen |= KW_LLADDR;
+			continue;
+		}
+		k = &keywords[idx];
+		if (k->bit == KW_HELP) {
+			c->help = true;
+			return 0;
+		}
+		if (c->seen & k->bit) {
+			if (k->bit == KW_KIND && c->kind != (enum fdb_kind)k->arg)
+				return fail(err, len, "'%s' contradicts the 'dynamic' or 'static' "
+					    "before it; give only one", k->w.name);
+			return fail(err, len, "'%s' given twice", k->w.name);
+		}
+		if (k->value) {
+			if (++i >= argc)
+				return fail(err, len, "'%s' needs a value: %s", k->w.name, k->value);
+			v = argv[i];
+		}
+		r = k->parse(c, k, v, err, len);
+		if (r)
+			return r;
+		c->seen |= k->bit;
+	}
+
+	missing = cmd->need & ~c->seen;
+	if (missing & KW_LLADDR)
+		return fail(err, len, "'%s %s' needs a MAC address (LLADDR); try 'xdpbr %s %s help'",
+			    obj, verb, obj, verb);
+	for (size_t j = 0; missing && j < ARRAY_SIZE(keywords); j++)
+		if (missing & keywords[j].bit)
+			return fail(err, len, "'%s %s' needs '%s' with %s; try 'xdpbr %s %s help'",
+				    obj, verb, keywords[j].w.name, keywords[j].value, obj, verb);
+	if (cmd->any && !(c->seen & cmd->any)) {
+		size_t used = 0;
+
+		cands[0] = '\0';
+		for (size_t j = 0; j < ARRAY_SIZE(keywords); j++)
+			if ((keywords[j].bit & cmd->any) && used < sizeof(cands))
+				used += (size_t)snprintf(cands + used, sizeof(cands) - used,
+							 "%s%s", used ? ", " : "", keywords[j].w.name);
+		return fail(err, len, "'%s %s' needs at least one of: %s", obj, verb, cands);
+	}
+	return cmd->check ? cmd->check(c, err, len) : 0;
 }
 
 int cli_parse(int argc, char **argv, struct cli_cmd *cmd, char *err, size_t errlen)
 {
+	const struct command *c;
+	char cands[64];
 	int i = 1, v;
 
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->vlan = -1;
-	err[0] = '\0';
+	cmd->kind = FDB_KIND_ANY;
+	cmd->mode = ATTACH_AUTO;
+	if (errlen)
+		err[0] = '\0';
 
-	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		const char *o = argv[i] + 1 + (argv[i][1] == '-');
-
-		if (matches(o, "json")) {
-			cmd->json = true;
-		} else if (matches(o, "pretty")) {
-			cmd->pretty = cmd->json = true;
-		} else if (matches(o, "bridge")) {
-			if (++i >= argc)
-				return fail(err, errlen, "option -b needs a bridge name");
-			if (bridge_name_valid(argv[i]))
-				return fail(err, errlen, "invalid bridge name '%s'", argv[i]);
-			cmd->bridge = argv[i];
-		} else if (matches(o, "help")) {
-			cmd->object = OBJ_HELP;
-			return 0;
-		} else {
-			return fail(err, errlen, "unknown option '%s'; try 'xdpbr help'", argv[i]);
-		}
-	}
+	v = parse_options(argc, argv, &i, cmd, err, errlen);
+	if (v)
+		return v > 0 ? 0 : v;
 	if (i >= argc) {
 		cmd->object = OBJ_HELP;
 		return 0;
 	}
-	v = lookup(objects, ARRAY_SIZE(objects), argv[i]);
+	v = lookup_word(objects, ARRAY_SIZE(objects), argv[i], NULL, NULL, cands, sizeof(cands));
+	if (v == AMBIGUOUS)
+		return fail(err, errlen, "ambiguous object '%s' (%s); try 'xdpbr help'",
+			    argv[i], cands);
 	if (v < 0)
-		return fail(err, errlen, "%s object '%s'; try 'xdpbr help'",
-			    v == -2 ? "ambiguous" : "unknown", argv[i]);
+		return fail(err, errlen, "unknown object '%s'; try 'xdpbr help'", argv[i]);
 	cmd->object = (enum cli_object)v;
 	if (cmd->object == OBJ_HELP)
 		return 0;
 	i++;
 
-	cmd->verb = VERB_SHOW;
-	if (i < argc && strcmp(argv[i], "dev") && strcmp(argv[i], "vlan")) {
-		v = lookup(verbs, ARRAY_SIZE(verbs), argv[i]);
-		if (v < 0)
-			return fail(err, errlen, "%s command '%s' for '%s'; try 'xdpbr %s help'",
-				    v == -2 ? "ambiguous" : "unknown", argv[i],
-				    objects[cmd->object - 1].name, objects[cmd->object - 1].name);
-		cmd->verb = (enum cli_verb)v;
-		i++;
-	}
-	if (cmd->verb == VERB_HELP)
-		return 0;
-
-	for (; i < argc; i++) {
-		if (!strcmp(argv[i], "dev")) {
-			if (++i >= argc)
-				return fail(err, errlen, "'dev' needs an interface name");
-			if (strlen(argv[i]) >= 16)
-				return fail(err, errlen, "interface name '%s' is too long", argv[i]);
-			cmd->dev = argv[i];
-		} else if (!strcmp(argv[i], "vlan") && cmd->object == OBJ_FDB) {
-			uint64_t vid;
-
-			if (++i >= argc)
-				return fail(err, errlen, "'vlan' needs a VLAN id");
-			if (parse_u64(argv[i], 4094, &vid))
-				return fail(err, errlen, "invalid VLAN id '%s' (0-4094)", argv[i]);
-			cmd->vlan = (int)vid;
-		} else {
-			return fail(err, errlen, "unexpected argument '%s'; try 'xdpbr %s help'",
-				    argv[i], objects[cmd->object - 1].name);
-		}
-	}
-	return 0;
+	v = parse_verb(argc, argv, &i, cmd, err, errlen);
+	if (v || cmd->verb == VERB_HELP)
+		return v;
+	c = find_command(cmd->object, cmd->verb);
+	return parse_args(argc, argv, i, cmd, c, err, errlen);
 }

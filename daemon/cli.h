@@ -4,9 +4,34 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
-enum cli_object { OBJ_NONE, OBJ_FDB, OBJ_LINK, OBJ_STATS, OBJ_HELP };
-enum cli_verb { VERB_SHOW, VERB_HELP };
+#include "bridge.h"		/* enum attach_mode */
+#include "ctl.h"		/* enum fdb_kind */
+
+enum cli_object { OBJ_NONE, OBJ_BRIDGE, OBJ_FDB, OBJ_LINK, OBJ_STATS, OBJ_HELP };
+enum cli_verb { VERB_SHOW, VERB_SET, VERB_ADD, VERB_DEL, VERB_FLUSH, VERB_HELP };
+
+/* Keywords a command was given (cli_cmd.seen). */
+enum cli_kw {
+	KW_DEV		= 1U << 0,
+	KW_VLAN		= 1U << 1,
+	KW_KIND		= 1U << 2,	/* dynamic | static */
+	KW_LEARNING	= 1U << 3,
+	KW_FLOOD	= 1U << 4,
+	KW_MCAST_FLOOD	= 1U << 5,
+	KW_BCAST_FLOOD	= 1U << 6,
+	KW_ISOLATED	= 1U << 7,
+	KW_HAIRPIN	= 1U << 8,
+	KW_MAX_LEARNED	= 1U << 9,
+	KW_AGEING	= 1U << 10,	/* ageing_time */
+	KW_FDB_MAX	= 1U << 11,	/* fdb_max_learned */
+	KW_MASTER	= 1U << 12,
+	KW_MODE		= 1U << 13,
+	KW_LLADDR	= 1U << 14,	/* the positional MAC of fdb add/del */
+};
+
+#define CLI_AGEING_MAX_S 1000000	/* ageing_time limit, seconds */
 
 struct cli_cmd {
 	bool json;
@@ -14,18 +39,32 @@ struct cli_cmd {
 	const char *bridge;		/* -b, or NULL: the only one */
 	enum cli_object object;
 	enum cli_verb verb;
-	const char *dev;		/* dev DEV filter, or NULL */
-	int vlan;			/* vlan VID filter, or -1 */
+	bool help;			/* `OBJECT COMMAND help`: usage of the command */
+	unsigned int seen;		/* enum cli_kw bits */
+	const char *dev;		/* dev DEV, or NULL */
+	int vlan;			/* vlan VID, or -1 */
+	enum fdb_kind kind;		/* fdb add: FDB_KIND_STATIC unless dynamic */
+	uint8_t mac[6];			/* LLADDR */
+	uint32_t flags_set;		/* link set: XDPBR_PORT_* to turn on */
+	uint32_t flags_clear;		/* ... and to turn off */
+	uint32_t max_learned;		/* link set max_learned (0 = no limit) */
+	uint64_t ageing_ns;		/* bridge set ageing_time, XDPBR_AGEING_NEVER for 0 */
+	uint32_t fdb_max_learned;	/* bridge set fdb_max_learned (0 = no limit) */
+	const char *master;		/* link add master BRIDGE */
+	enum attach_mode mode;		/* link add mode (default auto) */
 };
 
 /*
  * Parses `xdpbr [OPTIONS] OBJECT [COMMAND [ARGS]]` (argv[0] is the program).
- * Objects and commands accept unambiguous prefixes, like iproute2.
+ * Objects, commands and keywords accept unambiguous prefixes, like iproute2.
+ * Pure: no system calls, so nothing is checked against the running system
+ * (whether DEV exists is the caller's business).
  * 0, or -EINVAL with a message for a person in err.
  */
 int cli_parse(int argc, char **argv, struct cli_cmd *cmd, char *err, size_t errlen);
 
-/* Usage text for an object (OBJ_NONE: the whole tool). */
-const char *cli_usage(enum cli_object obj);
+/* Usage text: of the whole tool (OBJ_NONE or OBJ_HELP), of an object
+ * (verb VERB_HELP) or of one command. */
+const char *cli_usage(enum cli_object obj, enum cli_verb verb);
 
 #endif

@@ -17,12 +17,14 @@ static char err[256];
  * err starts as junk so a success must clear it. */
 static int parse_v(struct cli_cmd *cmd, const char *const *words)
 {
-	char *argv[16];
+	char *argv[32];
 	int argc = 0;
 
 	argv[argc++] = (char *)"xdpbr";
-	while (*words)
+	while (*words) {
+		assert_true(argc < (int)ARRAY_SIZE(argv) - 1);
 		argv[argc++] = (char *)*words++;
+	}
 	argv[argc] = NULL;
 	memset(err, 'J', sizeof(err) - 1);
 	err[sizeof(err) - 1] = '\0';
@@ -61,6 +63,13 @@ static void assert_defaults(const struct cli_cmd *c)
 	assert_null(c->bridge);
 	assert_null(c->dev);
 	assert_int_equal(c->vlan, -1);
+	assert_false(c->help);
+	assert_int_equal(c->seen, 0);
+	assert_int_equal(c->kind, FDB_KIND_ANY);
+	assert_int_equal(c->flags_set, 0);
+	assert_int_equal(c->flags_clear, 0);
+	assert_null(c->master);
+	assert_int_equal(c->mode, ATTACH_AUTO);
 }
 
 static void test_no_args_is_help(void **state)
@@ -85,6 +94,7 @@ static void test_objects_and_prefixes(void **state)
 		{ "fdb", OBJ_FDB }, { "fd", OBJ_FDB }, { "f", OBJ_FDB },
 		{ "link", OBJ_LINK }, { "lin", OBJ_LINK }, { "l", OBJ_LINK },
 		{ "stats", OBJ_STATS }, { "st", OBJ_STATS }, { "s", OBJ_STATS },
+		{ "bridge", OBJ_BRIDGE }, { "br", OBJ_BRIDGE }, { "b", OBJ_BRIDGE },
 	};
 	struct cli_cmd c;
 
@@ -127,8 +137,8 @@ static void test_verbs(void **state)
 
 static void test_help(void **state)
 {
-	static const char *const objects[] = { "fdb", "link", "stats" };
-	static const enum cli_object objs[] = { OBJ_FDB, OBJ_LINK, OBJ_STATS };
+	static const char *const objects[] = { "fdb", "link", "stats", "bridge" };
+	static const enum cli_object objs[] = { OBJ_FDB, OBJ_LINK, OBJ_STATS, OBJ_BRIDGE };
 	struct cli_cmd c;
 
 	OK(&c, "help");
@@ -150,6 +160,7 @@ static void test_help(void **state)
 		OK(&c, objects[i], "he");
 		assert_int_equal(c.object, objs[i]);
 		assert_int_equal(c.verb, VERB_HELP);
+		assert_false(c.help);
 	}
 }
 
@@ -157,7 +168,11 @@ static void test_unknown_command(void **state)
 {
 	BAD("frobnicate", "fdb", "frobnicate");
 	BAD("fdb", "fdb", "frobnicate");	/* and points at the object's help */
-	BAD("link", "link", "add");
+	BAD("link", "link", "frob");
+	BAD("set", "fdb", "set");		/* a command of another object */
+	BAD("flush", "link", "flush");
+	BAD("add", "stats", "add");
+	BAD("del", "bridge", "del");
 	BAD("showx", "stats", "showx");
 	BAD("-j", "fdb", "-j");			/* options come before the object */
 }
@@ -290,16 +305,402 @@ static void test_error_truncated(void **state)
 	assert_memory_equal(e.guard, want, sizeof(e.guard));	/* no overrun */
 }
 
+/* ------------------------------------------------------------ bridge */
+
+static void test_bridge_show(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "bridge");
+	assert_int_equal(c.object, OBJ_BRIDGE);
+	assert_int_equal(c.verb, VERB_SHOW);
+	assert_defaults(&c);
+	OK(&c, "-j", "b", "sh");
+	assert_int_equal(c.object, OBJ_BRIDGE);
+	assert_int_equal(c.verb, VERB_SHOW);
+	assert_true(c.json);
+
+	BAD("dev", "bridge", "show", "dev", "eth0");	/* takes no arguments */
+	BAD("s", "bridge", "s");			/* show or set */
+}
+
+static void test_bridge_set(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "bridge", "set", "ageing_time", "300");
+	assert_int_equal(c.object, OBJ_BRIDGE);
+	assert_int_equal(c.verb, VERB_SET);
+	assert_int_equal(c.seen, KW_AGEING);
+	assert_true(c.ageing_ns == 300 * XDPBR_NSEC_PER_SEC);
+
+	OK(&c, "bridge", "set", "ageing_time", "0");	/* 0: never age */
+	assert_true(c.ageing_ns == XDPBR_AGEING_NEVER);
+	OK(&c, "bridge", "set", "ageing_time", "1000000");
+	assert_true(c.ageing_ns == 1000000 * XDPBR_NSEC_PER_SEC);
+
+	OK(&c, "br", "se", "fdb_max_learned", "1000");
+	assert_int_equal(c.seen, KW_FDB_MAX);
+	assert_int_equal(c.fdb_max_learned, 1000);
+	assert_true(c.ageing_ns == 0);			/* untouched */
+
+	OK(&c, "bridge", "set", "fdb", "0", "ag", "5");	/* prefixes, 0 = no limit */
+	assert_int_equal(c.seen, KW_AGEING | KW_FDB_MAX);
+	assert_int_equal(c.fdb_max_learned, 0);
+	assert_true(c.ageing_ns == 5 * XDPBR_NSEC_PER_SEC);
+	OK(&c, "bridge", "set", "fdb_max_learned", "4294967295");
+	assert_int_equal(c.fdb_max_learned, 4294967295U);
+
+	BAD("ageing_time", "bridge", "set");		/* nothing to set */
+	BAD("ageing_time", "bridge", "set", "ageing_time");
+	BAD("1000001", "bridge", "set", "ageing_time", "1000001");
+	BAD("-1", "bridge", "set", "ageing_time", "-1");
+	BAD("5s", "bridge", "set", "ageing_time", "5s");
+	BAD("4294967296", "bridge", "set", "fdb_max_learned", "4294967296");
+	BAD("many", "bridge", "set", "fdb_max_learned", "many");
+	BAD("ageing_time", "bridge", "set", "ageing_time", "1", "ageing_time", "2");
+	BAD("fdb_max_learned", "bridge", "set", "fdb_max_learned", "1", "f", "2");
+	BAD("learning", "bridge", "set", "learning", "on");
+}
+
+/* ------------------------------------------------------------ link */
+
+static void test_link_set(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "link", "set", "dev", "p1", "learning", "off");
+	assert_int_equal(c.object, OBJ_LINK);
+	assert_int_equal(c.verb, VERB_SET);
+	assert_string_equal(c.dev, "p1");
+	assert_int_equal(c.flags_set, 0);
+	assert_int_equal(c.flags_clear, XDPBR_PORT_LEARNING);
+	assert_int_equal(c.seen, KW_DEV | KW_LEARNING);
+
+	OK(&c, "link", "set", "dev", "p1", "learning", "on", "flood", "off",
+	   "mcast_flood", "on", "bcast_flood", "off", "isolated", "on", "hairpin", "on",
+	   "max_learned", "100");
+	assert_int_equal(c.flags_set, XDPBR_PORT_LEARNING | XDPBR_PORT_MCAST_FLOOD |
+			 XDPBR_PORT_ISOLATED | XDPBR_PORT_HAIRPIN);
+	assert_int_equal(c.flags_clear, XDPBR_PORT_FLOOD | XDPBR_PORT_BCAST_FLOOD);
+	assert_true(c.seen & KW_MAX_LEARNED);
+	assert_int_equal(c.max_learned, 100);
+
+	/* max_learned alone; 0 lifts the limit */
+	OK(&c, "link", "set", "max_learned", "0", "dev", "p2");
+	assert_true(c.seen & KW_MAX_LEARNED);
+	assert_int_equal(c.max_learned, 0);
+	assert_int_equal(c.flags_set | c.flags_clear, 0);
+
+	/* prefixes of the command and the keywords */
+	OK(&c, "l", "se", "d", "p1", "i", "on", "ha", "off", "mc", "off", "b", "on", "l", "on");
+	assert_int_equal(c.flags_set, XDPBR_PORT_ISOLATED | XDPBR_PORT_BCAST_FLOOD |
+			 XDPBR_PORT_LEARNING);
+	assert_int_equal(c.flags_clear, XDPBR_PORT_HAIRPIN | XDPBR_PORT_MCAST_FLOOD);
+	OK(&c, "link", "set", "dev", "p1", "fl", "on", "max", "7");
+	assert_int_equal(c.flags_set, XDPBR_PORT_FLOOD);
+	assert_int_equal(c.max_learned, 7);
+
+	BAD("dev", "link", "set", "learning", "on");		/* which port? */
+	BAD("learning", "link", "set", "dev", "p1");		/* nothing to change */
+	BAD("yes", "link", "set", "dev", "p1", "learning", "yes");
+	BAD("On", "link", "set", "dev", "p1", "flood", "On");	/* on|off only */
+	BAD("1", "link", "set", "dev", "p1", "hairpin", "1");
+	BAD("isolated", "link", "set", "dev", "p1", "isolated");
+	BAD("dev", "link", "set", "dev");
+	BAD("learning", "link", "set", "dev", "p1", "learning", "on", "learning", "off");
+	BAD("dev", "link", "set", "dev", "p1", "dev", "p2", "flood", "on");
+	BAD("mcast_flood", "link", "set", "dev", "p1", "m", "on");	/* or max_learned */
+	BAD("hairpin", "link", "set", "dev", "p1", "h", "on");		/* or help */
+	BAD("-5", "link", "set", "dev", "p1", "max_learned", "-5");
+	BAD("1e3", "link", "set", "dev", "p1", "max_learned", "1e3");
+	BAD("4294967296", "link", "set", "dev", "p1", "max_learned", "4294967296");
+	BAD("vlan", "link", "set", "dev", "p1", "vlan", "3");
+	BAD("abcdefghijklmnop", "link", "set", "dev", "abcdefghijklmnop", "flood", "on");
+	BAD("s", "link", "s");					/* set or show */
+}
+
+static void test_link_add(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "link", "add", "dev", "p3", "master", "br0");
+	assert_int_equal(c.object, OBJ_LINK);
+	assert_int_equal(c.verb, VERB_ADD);
+	assert_string_equal(c.dev, "p3");
+	assert_string_equal(c.master, "br0");
+	assert_int_equal(c.mode, ATTACH_AUTO);
+	assert_int_equal(c.seen, KW_DEV | KW_MASTER);
+
+	OK(&c, "link", "add", "master", "br0", "dev", "p3", "mode", "native");
+	assert_int_equal(c.mode, ATTACH_NATIVE);
+	OK(&c, "l", "a", "d", "p3", "mas", "br0", "mo", "generic");
+	assert_int_equal(c.mode, ATTACH_GENERIC);
+	OK(&c, "link", "add", "dev", "p3", "master", "br0", "mode", "auto");
+	assert_int_equal(c.mode, ATTACH_AUTO);
+	assert_true(c.seen & KW_MODE);
+	OK(&c, "link", "add", "dev", "p3", "master", "br0", "mode", "g");
+	assert_int_equal(c.mode, ATTACH_GENERIC);
+	OK(&c, "-b", "br0", "link", "add", "dev", "p3", "master", "br0");	/* agree */
+	assert_string_equal(c.bridge, "br0");
+
+	BAD("master", "link", "add", "dev", "p3");
+	BAD("dev", "link", "add", "master", "br0");
+	BAD("master", "link", "add", "dev", "p3", "master");
+	BAD("a/b", "link", "add", "dev", "p3", "master", "a/b");
+	BAD("offload", "link", "add", "dev", "p3", "master", "br0", "mode", "offload");
+	BAD("mode", "link", "add", "dev", "p3", "master", "br0", "mode", "native",
+	    "mode", "generic");
+	BAD("master", "link", "add", "dev", "p3", "master", "br0", "master", "br1");
+	BAD("br1", "-b", "br1", "link", "add", "dev", "p3", "master", "br0");
+	BAD("learning", "link", "add", "dev", "p3", "master", "br0", "learning", "on");
+}
+
+static void test_link_del(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "link", "del", "dev", "p3");
+	assert_int_equal(c.verb, VERB_DEL);
+	assert_string_equal(c.dev, "p3");
+	OK(&c, "link", "delete", "dev", "p3");
+	assert_int_equal(c.verb, VERB_DEL);
+	OK(&c, "l", "d", "d", "p3");		/* del and delete are one command */
+	assert_int_equal(c.verb, VERB_DEL);
+
+	BAD("dev", "link", "del");
+	BAD("p4", "link", "del", "dev", "p3", "p4");
+	BAD("master", "link", "del", "dev", "p3", "master", "br0");
+}
+
+static void test_link_show(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "link", "show", "dev", "p1");
+	assert_int_equal(c.verb, VERB_SHOW);
+	assert_string_equal(c.dev, "p1");
+	BAD("learning", "link", "show", "learning", "on");
+	BAD("dev", "link", "show", "dev", "p1", "dev", "p2");
+}
+
+/* ------------------------------------------------------------ fdb */
+
+static const uint8_t mac1[6] = { 0x02, 0x00, 0x5e, 0x00, 0x53, 0x01 };
+
+static void test_fdb_show_kind(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "fdb");
+	assert_int_equal(c.kind, FDB_KIND_ANY);
+	OK(&c, "fdb", "show", "dynamic");
+	assert_int_equal(c.kind, FDB_KIND_DYNAMIC);
+	assert_int_equal(c.seen, KW_KIND);
+	OK(&c, "fdb", "static", "dev", "p1");		/* a keyword right after fdb */
+	assert_int_equal(c.verb, VERB_SHOW);
+	assert_int_equal(c.kind, FDB_KIND_STATIC);
+	assert_string_equal(c.dev, "p1");
+	OK(&c, "fdb", "show", "permanent");		/* iproute2's word */
+	assert_int_equal(c.kind, FDB_KIND_STATIC);
+	OK(&c, "fdb", "show", "dy");
+	assert_int_equal(c.kind, FDB_KIND_DYNAMIC);
+	OK(&c, "fdb", "show", "st", "vl", "3");
+	assert_int_equal(c.kind, FDB_KIND_STATIC);
+	assert_int_equal(c.vlan, 3);
+
+	BAD("dynamic", "fdb", "show", "dynamic", "static");
+	BAD("static", "fdb", "show", "static", "static");
+	BAD("permanent", "fdb", "show", "static", "permanent");	/* the same, twice */
+	BAD("d", "fdb", "show", "d", "p1");		/* dev or dynamic */
+	BAD("vlan", "fdb", "show", "vlan", "1", "vlan", "2");
+}
+
+static void test_fdb_add(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "fdb", "add", "02:00:5e:00:53:01", "dev", "p1");
+	assert_int_equal(c.object, OBJ_FDB);
+	assert_int_equal(c.verb, VERB_ADD);
+	assert_memory_equal(c.mac, mac1, 6);
+	assert_string_equal(c.dev, "p1");
+	assert_int_equal(c.vlan, -1);
+	assert_int_equal(c.kind, FDB_KIND_STATIC);	/* like `bridge fdb add` */
+	assert_int_equal(c.seen, KW_LLADDR | KW_DEV);
+
+	OK(&c, "fdb", "add", "dev", "p1", "02-00-5E-00-53-01", "vlan", "4094", "dynamic");
+	assert_memory_equal(c.mac, mac1, 6);
+	assert_int_equal(c.vlan, 4094);
+	assert_int_equal(c.kind, FDB_KIND_DYNAMIC);
+	OK(&c, "f", "a", "02:00:5e:00:53:01", "de", "p1", "s");
+	assert_int_equal(c.verb, VERB_ADD);
+	assert_int_equal(c.kind, FDB_KIND_STATIC);
+
+	BAD("dev", "fdb", "add", "02:00:5e:00:53:01", "d", "p1");	/* or dynamic */
+	BAD("LLADDR", "fdb", "add", "dev", "p1");
+	BAD("dev", "fdb", "add", "02:00:5e:00:53:01");
+	BAD("dev", "fdb", "add", "02:00:5e:00:53:01", "dev");
+	BAD("02:00:5e:00:53", "fdb", "add", "02:00:5e:00:53", "dev", "p1");
+	BAD("02:00:5e:00:53:0g", "fdb", "add", "02:00:5e:00:53:0g", "dev", "p1");
+	BAD("02:00:5e:00:53:01:", "fdb", "add", "02:00:5e:00:53:01:", "dev", "p1");
+	BAD("multicast", "fdb", "add", "01:00:5e:00:00:01", "dev", "p1");
+	BAD("multicast", "fdb", "add", "ff:ff:ff:ff:ff:ff", "dev", "p1");
+	BAD("00:00:00:00:00:00", "fdb", "add", "00:00:00:00:00:00", "dev", "p1");
+	BAD("02:00:5e:00:53:02", "fdb", "add", "02:00:5e:00:53:01", "02:00:5e:00:53:02",
+	    "dev", "p1");
+	BAD("4095", "fdb", "add", "02:00:5e:00:53:01", "dev", "p1", "vlan", "4095");
+	BAD("dynamic", "fdb", "add", "02:00:5e:00:53:01", "dev", "p1", "static", "dynamic");
+	BAD("dev", "fdb", "add", "02:00:5e:00:53:01", "dev", "p1", "dev", "p2");
+	BAD("master", "fdb", "add", "02:00:5e:00:53:01", "dev", "p1", "master", "br0");
+}
+
+static void test_fdb_del(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "fdb", "del", "02:00:5e:00:53:01");
+	assert_int_equal(c.verb, VERB_DEL);
+	assert_memory_equal(c.mac, mac1, 6);
+	assert_null(c.dev);
+	assert_int_equal(c.vlan, -1);
+	assert_int_equal(c.kind, FDB_KIND_ANY);
+	OK(&c, "fdb", "delete", "02:00:5e:00:53:01", "dev", "p1", "vlan", "0");
+	assert_string_equal(c.dev, "p1");
+	assert_int_equal(c.vlan, 0);
+	OK(&c, "fdb", "d", "02:00:5e:00:53:01");		/* not dev: a command */
+	assert_int_equal(c.verb, VERB_DEL);
+
+	BAD("LLADDR", "fdb", "del");
+	BAD("LLADDR", "fdb", "del", "dev", "p1");
+	BAD("zz", "fdb", "del", "zz");
+	BAD("static", "fdb", "del", "02:00:5e:00:53:01", "static");
+}
+
+static void test_fdb_flush(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "fdb", "flush");
+	assert_int_equal(c.verb, VERB_FLUSH);
+	assert_null(c.dev);
+	assert_int_equal(c.vlan, -1);
+	assert_int_equal(c.kind, FDB_KIND_ANY);
+	OK(&c, "fdb", "fl", "dev", "p1", "vlan", "9", "dynamic");
+	assert_int_equal(c.verb, VERB_FLUSH);
+	assert_string_equal(c.dev, "p1");
+	assert_int_equal(c.vlan, 9);
+	assert_int_equal(c.kind, FDB_KIND_DYNAMIC);
+	OK(&c, "fdb", "f", "static");			/* the only f-command of fdb */
+	assert_int_equal(c.verb, VERB_FLUSH);
+	assert_int_equal(c.kind, FDB_KIND_STATIC);
+
+	BAD("02:00:5e:00:53:01", "fdb", "flush", "02:00:5e:00:53:01");
+	BAD("dev", "fdb", "flush", "dev");
+	BAD("dynamic", "fdb", "flush", "static", "dynamic");
+}
+
+static void test_stats(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "stats", "show", "dev", "p1");
+	assert_int_equal(c.object, OBJ_STATS);
+	assert_string_equal(c.dev, "p1");
+	OK(&c, "stats", "d", "p1");			/* show is optional */
+	assert_int_equal(c.verb, VERB_SHOW);
+	assert_string_equal(c.dev, "p1");
+	BAD("set", "stats", "set");
+	BAD("dev", "stats", "dev", "p1", "dev", "p2");
+}
+
+/* ------------------------------------------------------------ help */
+
+static void test_help_per_command(void **state)
+{
+	static const struct {
+		const char *const words[8];
+		enum cli_object obj;
+		enum cli_verb verb;
+	} cases[] = {
+		{ { "fdb", "add", "help" }, OBJ_FDB, VERB_ADD },
+		{ { "fdb", "del", "help" }, OBJ_FDB, VERB_DEL },
+		{ { "fdb", "flush", "help" }, OBJ_FDB, VERB_FLUSH },
+		{ { "fdb", "show", "help" }, OBJ_FDB, VERB_SHOW },
+		{ { "link", "set", "help" }, OBJ_LINK, VERB_SET },
+		{ { "link", "add", "help" }, OBJ_LINK, VERB_ADD },
+		{ { "link", "del", "help" }, OBJ_LINK, VERB_DEL },
+		{ { "link", "show", "help" }, OBJ_LINK, VERB_SHOW },
+		{ { "bridge", "set", "help" }, OBJ_BRIDGE, VERB_SET },
+		{ { "bridge", "show", "help" }, OBJ_BRIDGE, VERB_SHOW },
+		{ { "stats", "show", "help" }, OBJ_STATS, VERB_SHOW },
+		{ { "-j", "fdb", "add", "he" }, OBJ_FDB, VERB_ADD },
+		/* help after some arguments: they need not be complete */
+		{ { "fdb", "add", "02:00:5e:00:53:01", "help" }, OBJ_FDB, VERB_ADD },
+		{ { "link", "set", "dev", "p1", "help" }, OBJ_LINK, VERB_SET },
+	};
+	struct cli_cmd c;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		parse_ok(&c, cases[i].words);
+		if (!c.help || c.object != cases[i].obj || c.verb != cases[i].verb)
+			fail_msg("case %zu: help %d object %d verb %d", i, c.help,
+				 c.object, c.verb);
+	}
+	/* a word before help must still be valid */
+	BAD("zz", "fdb", "add", "zz", "help");
+}
+
 static void test_usage(void **state)
 {
-	assert_non_null(strstr(cli_usage(OBJ_NONE), "OBJECT"));
-	assert_non_null(strstr(cli_usage(OBJ_HELP), "OBJECT"));
-	assert_non_null(strstr(cli_usage(OBJ_FDB), " fdb "));
-	assert_non_null(strstr(cli_usage(OBJ_FDB), "vlan"));
-	assert_non_null(strstr(cli_usage(OBJ_LINK), " link "));
-	assert_null(strstr(cli_usage(OBJ_LINK), "vlan"));
-	assert_non_null(strstr(cli_usage(OBJ_STATS), " stats "));
+	static const struct {
+		enum cli_object obj;
+		enum cli_verb verb;
+		const char *has, *lacks;
+	} cases[] = {
+		{ OBJ_NONE, VERB_HELP, "OBJECT", NULL },
+		{ OBJ_HELP, VERB_HELP, "OBJECT", NULL },
+		{ OBJ_NONE, VERB_HELP, "bridge", NULL },
+		{ OBJ_FDB, VERB_HELP, " fdb add LLADDR", NULL },
+		{ OBJ_FDB, VERB_HELP, " fdb flush", NULL },
+		{ OBJ_FDB, VERB_HELP, "vlan", NULL },
+		{ OBJ_FDB, VERB_ADD, " fdb add LLADDR dev DEV", "flush" },
+		{ OBJ_FDB, VERB_DEL, " fdb del LLADDR", " fdb add" },
+		{ OBJ_FDB, VERB_FLUSH, " fdb flush", " fdb add" },
+		{ OBJ_LINK, VERB_HELP, " link set dev DEV", "vlan" },
+		{ OBJ_LINK, VERB_HELP, " link add dev DEV master BRIDGE", NULL },
+		{ OBJ_LINK, VERB_SET, "max_learned", " link add" },
+		{ OBJ_LINK, VERB_SET, "hairpin", NULL },
+		{ OBJ_LINK, VERB_SET, "isolated", NULL },
+		{ OBJ_LINK, VERB_ADD, "mode", " link set" },
+		{ OBJ_LINK, VERB_DEL, " link del dev DEV", " link set" },
+		{ OBJ_BRIDGE, VERB_HELP, " bridge set", NULL },
+		{ OBJ_BRIDGE, VERB_SET, "ageing_time", " bridge show" },
+		{ OBJ_BRIDGE, VERB_SHOW, " bridge show", " bridge set" },
+		{ OBJ_STATS, VERB_HELP, " stats ", NULL },
+		{ OBJ_STATS, VERB_SHOW, " stats ", NULL },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *u = cli_usage(cases[i].obj, cases[i].verb);
+
+		if (strncmp(u, "Usage: ", 7))
+			fail_msg("case %zu: usage does not start with 'Usage: '", i);
+		if (!strstr(u, cases[i].has))
+			fail_msg("case %zu: usage lacks '%s':\n%s", i, cases[i].has, u);
+		if (cases[i].lacks && strstr(u, cases[i].lacks))
+			fail_msg("case %zu: usage has '%s':\n%s", i, cases[i].lacks, u);
+	}
 }
+
+static void test_messages_point_to_help(void **state)
+{
+	BAD("xdpbr fdb add help", "fdb", "add", "dev", "p1");
+	BAD("xdpbr link help", "link", "frob");
+	BAD("xdpbr help", "frob");
+	BAD("xdpbr link set help", "link", "set", "dev", "p1", "frob", "on");
+}
+
 
 int main(void)
 {
@@ -318,7 +719,20 @@ int main(void)
 		cmocka_unit_test(test_vlan_only_for_fdb),
 		cmocka_unit_test(test_unexpected_argument),
 		cmocka_unit_test(test_error_truncated),
+		cmocka_unit_test(test_bridge_show),
+		cmocka_unit_test(test_bridge_set),
+		cmocka_unit_test(test_link_set),
+		cmocka_unit_test(test_link_add),
+		cmocka_unit_test(test_link_del),
+		cmocka_unit_test(test_link_show),
+		cmocka_unit_test(test_fdb_show_kind),
+		cmocka_unit_test(test_fdb_add),
+		cmocka_unit_test(test_fdb_del),
+		cmocka_unit_test(test_fdb_flush),
+		cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_help_per_command),
 		cmocka_unit_test(test_usage),
+		cmocka_unit_test(test_messages_point_to_help),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
