@@ -105,8 +105,9 @@ struct json_object *json_port(const struct port_entry *p, const char *bridge)
 	json_object_object_add(o, "flags", flags);
 	add_u64(o, "mtu", (uint64_t)mtu);
 	add_str(o, "master", bridge);
-	add_str(o, "state", (ifflags & IFF_UP) && (ifflags & IFF_RUNNING) ?
-		"forwarding" : "disabled");
+	/* Forwarding only when the link is up and the datapath uses the port. */
+	add_str(o, "state", (ifflags & IFF_UP) && (ifflags & IFF_RUNNING) &&
+		!(p->port.flags & XDPBR_PORT_DOWN) ? "forwarding" : "disabled");
 	add_str(o, "xdp_mode", port_mode_name(mode));
 	add_u64(o, "xdp_prog_id", prog_id);
 	add_u64(o, "slot", p->port.slot);
@@ -114,6 +115,9 @@ struct json_object *json_port(const struct port_entry *p, const char *bridge)
 	add_bool(o, "flood", p->port.flags & XDPBR_PORT_FLOOD);
 	add_bool(o, "mcast_flood", p->port.flags & XDPBR_PORT_MCAST_FLOOD);
 	add_bool(o, "bcast_flood", p->port.flags & XDPBR_PORT_BCAST_FLOOD);
+	add_bool(o, "isolated", p->port.flags & XDPBR_PORT_ISOLATED);
+	add_bool(o, "hairpin", p->port.flags & XDPBR_PORT_HAIRPIN);
+	add_u64(o, "max_learned", p->port.max_learned);
 	return o;
 }
 

@@ -21,7 +21,8 @@ struct json_object *json_fdb(const struct fdb_entry *e, size_t n,
 			     const char *bridge, uint64_t now_ns);
 
 /* One port: {"ifindex","ifname","master","state","flags","mtu","xdp_mode",
- * "xdp_prog_id","slot","learning","flood","mcast_flood","bcast_flood"}. */
+ * "xdp_prog_id","slot","learning","flood","mcast_flood","bcast_flood",
+ * "isolated","hairpin","max_learned"}. */
 struct json_object *json_port(const struct port_entry *p, const char *bridge);
 
 /* One port's counters: {"ifname","ifindex", <counter name>: N, ...}. */

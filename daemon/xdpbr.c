@@ -346,22 +346,6 @@ static const char *onoff(struct json_object *o, const char *k)
 	return json_object_get_boolean(json_object_object_get(o, k)) ? "on" : "off";
 }
 
-/* json_port() and what the CLI knows beyond it: the flags and limit of the
- * port entry, and the datapath's view of the state. */
-static struct json_object *port_json(const struct port_entry *p, const char *br)
-{
-	struct json_object *o = json_port(p, br);
-
-	json_object_object_add(o, "isolated",
-			       json_object_new_boolean(p->port.flags & XDPBR_PORT_ISOLATED));
-	json_object_object_add(o, "hairpin",
-			       json_object_new_boolean(p->port.flags & XDPBR_PORT_HAIRPIN));
-	json_object_object_add(o, "max_learned", json_object_new_uint64(p->port.max_learned));
-	if (p->port.flags & XDPBR_PORT_DOWN)
-		json_object_object_add(o, "state", json_object_new_string("disabled"));
-	return o;
-}
-
 static int do_link_show(const struct cli_cmd *c, struct target *t)
 {
 	struct json_object *arr;
@@ -380,7 +364,7 @@ static int do_link_show(const struct cli_cmd *c, struct target *t)
 	arr = json_object_new_array();
 	for (size_t i = 0; i < n; i++)
 		if (!dev || p[i].ifindex == dev)
-			json_object_array_add(arr, port_json(&p[i], t->br));
+			json_object_array_add(arr, json_port(&p[i], t->br));
 	if (c->json) {
 		print_json(arr, c);
 	} else {
