@@ -120,10 +120,13 @@ fdb_learn(const struct xdpbr_fdb_key *key, __u32 ifindex, __u32 slot,
 	}
 	if (v) {
 		count(st, XDPBR_CNT_MOVED);
-		if (old_slot != slot && old_slot < XDPBR_MAX_PORTS) {
+		if (old_slot != slot && old_slot != XDPBR_LEARNED_TOTAL &&
+		    old_slot < XDPBR_MAX_PORTS) {
 			__u64 *n = learned_of(old_slot);
 
-			if (n)
+			/* Never below zero: a count the daemon zeroed (port
+			 * removed) must not wrap and block learning. */
+			if (n && *n)
 				__sync_fetch_and_add(n, -1);
 			n = learned_of(slot);
 			if (n)
