@@ -6,14 +6,25 @@
  * private network namespace with three veth ports and one veth that is not a
  * port, then runs each case of the table below through BPF_PROG_RUN:
  *
- *   reset the FDB and ports -> case setup -> snapshot counters and FDB ->
- *   run one frame -> compare verdict, output frame, the counters of every
- *   slot, the accounting invariant and the FDB entries named by the case.
+ *   reset the FDB, ports, config and learned counts -> case setup (FDB
+ *   entries, port flags and limits, bridge limit, learned counts) ->
+ *   snapshot counters and FDB -> run one frame -> compare verdict, output
+ *   frame, the counters of every slot, the accounting invariant, the FDB
+ *   entries named by the case and every slot of xdpbr_learned.
  *
  * Plain (not live-frames) BPF_PROG_RUN: the program runs and its verdict is
  * returned, but a redirect is not carried out, so the devmap egress program
  * does not run. Unicast tx is counted by xdpbr_rx itself and is checked;
- * flooded copies are counted by the egress program and are not seen here.
+ * flooded copies are counted by the egress program and are not seen here,
+ * nor is its isolation filter (flood_filtered), nor whether a flood from a
+ * hairpin port includes the ingress port (BPF_F_EXCLUDE_INGRESS): those need
+ * real traffic (tests/integration).
+ *
+ * xdpbr_egress itself cannot be run here either: BPF_PROG_RUN refuses a
+ * program whose expected attach type is BPF_XDP_DEVMAP with EINVAL (measured
+ * on 6.18, with and without an xdp_md carrying egress_ifindex and
+ * ingress_ifindex), and loaded as a plain XDP program the verifier would
+ * refuse its read of egress_ifindex.
  *
  * Needs root (BPF, netns). Exits 77 (skip) when not root. Maps are not pinned:
  * nothing is left behind in bpffs, and the namespace dies with the process.
@@ -132,6 +143,18 @@ struct fdb_check {
 	enum ts_check ts;
 };
 
+/*
+ * Values of xdpbr_learned: the bridge total (slot XDPBR_LEARNED_TOTAL) and
+ * the count of each port, at that port's slot. Every other slot is 0. NP has
+ * no count of its own: its stats slot is slot 0, which here is the total.
+ */
+struct learned {
+	__u64 total;
+	__u64 port[PORT_ID_MAX];	/* by port_id: P1..P3 only */
+};
+#define LEARNED(t, n1, n2, n3)	{ .total = (t), .port = { [P1] = (n1), \
+				  [P2] = (n2), [P3] = (n3) } }
+
 /* Expected change of one counter of one port's slot. rx_packets and
  * rx_bytes of the ingress slot are implied (every frame is received). */
 struct cnt_delta {
@@ -153,7 +176,12 @@ struct test_case {
 
 	/* setup, all undone before the next case */
 	struct fdb_setup fdb[MAX_SETUP];
-	__u32 clear_port_flags;		/* XDPBR_PORT_* removed from `in` */
+	/* Every port starts with XDPBR_PORT_DEFAULT_FLAGS and no limit. */
+	__u32 set_flags[PORT_ID_MAX];	/* XDPBR_PORT_* added, by port */
+	__u32 clear_flags[PORT_ID_MAX];	/* XDPBR_PORT_* removed, by port */
+	__u32 max_learned[PORT_ID_MAX];	/* xdpbr_port.max_learned, by port */
+	__u32 fdb_max_learned;		/* xdpbr_config.fdb_max_learned */
+	struct learned learned;		/* xdpbr_learned (else all 0) */
 	enum port_id remove_tx;		/* port taken out of xdpbr_tx */
 	bool presend;			/* send the same frame once first,
 					 * PRESEND_GAP_NS before the test run */
@@ -162,6 +190,9 @@ struct test_case {
 	__u32 verdict;
 	struct cnt_delta cnt[MAX_DELTAS];
 	struct fdb_check after[MAX_CHECKS];
+	/* all of xdpbr_learned after the case (absolute, presend included);
+	 * every slot is checked, so a case that learns must say so */
+	struct learned learned_after;
 };
 
 static const struct test_case cases[] = {
@@ -174,6 +205,7 @@ static const struct test_case cases[] = {
 		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 },
 			 { P1, XDPBR_CNT_LEARNED, 1 } },
 		.after = { { HOST_A, FDB_PRESENT, P1, 0, TS_REFRESHED } },
+		.learned_after = LEARNED(1, 1, 0, 0),
 	},
 	{
 		.desc = "refresh: known source seen again within 1s writes nothing",
@@ -183,6 +215,7 @@ static const struct test_case cases[] = {
 		.verdict = XDP_REDIRECT,
 		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 } },
 		.after = { { HOST_A, FDB_PRESENT, P1, 0, TS_UNCHANGED } },
+		.learned_after = LEARNED(1, 1, 0, 0),	/* by the presend */
 	},
 	{
 		.desc = "refresh: known source last seen 0.5s ago writes nothing",
@@ -208,16 +241,18 @@ static const struct test_case cases[] = {
 		.in = P2,
 		.frame = { BCAST, HOST_A, ETH_P_IP, 46 },
 		.fdb = { { HOST_A, P1, 0, XDPBR_NSEC_PER_SEC / 2 } },
+		.learned = LEARNED(1, 1, 0, 0),
 		.verdict = XDP_REDIRECT,
 		.cnt = { { P2, XDPBR_CNT_FLOOD_BCAST, 1 },
 			 { P2, XDPBR_CNT_MOVED, 1 } },
 		.after = { { HOST_A, FDB_PRESENT, P2, 0, TS_REFRESHED } },
+		.learned_after = LEARNED(1, 0, 1, 0),
 	},
 	{
 		.desc = "learning off: new source on p1 is not learned",
 		.in = P1,
 		.frame = { BCAST, HOST_A, ETH_P_IP, 46 },
-		.clear_port_flags = XDPBR_PORT_LEARNING,
+		.clear_flags = { [P1] = XDPBR_PORT_LEARNING },
 		.verdict = XDP_REDIRECT,
 		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 } },
 		.after = { { HOST_A, FDB_ABSENT } },
@@ -227,7 +262,7 @@ static const struct test_case cases[] = {
 		.in = P1,
 		.frame = { BCAST, HOST_A, ETH_P_IP, 46 },
 		.fdb = { { HOST_A, P2, 0, SEC_NS(2) } },
-		.clear_port_flags = XDPBR_PORT_LEARNING,
+		.clear_flags = { [P1] = XDPBR_PORT_LEARNING },
 		.verdict = XDP_REDIRECT,
 		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 } },
 		.after = { { HOST_A, FDB_PRESENT, P2, 0, TS_UNCHANGED } },
@@ -251,6 +286,241 @@ static const struct test_case cases[] = {
 		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 } },
 		.after = { { HOST_A, FDB_PRESENT, P1, XDPBR_FDB_STATIC,
 			     TS_UNCHANGED } },
+	},
+
+	/* learned counts (xdpbr_learned) and learning limits */
+	{
+		.desc = "learned: a new MAC on p2 adds one to p2's count and to the total",
+		.in = P2,
+		.frame = { BCAST, HOST_B, ETH_P_IP, 46 },
+		.learned = LEARNED(3, 2, 1, 0),
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P2, XDPBR_CNT_FLOOD_BCAST, 1 },
+			 { P2, XDPBR_CNT_LEARNED, 1 } },
+		.after = { { HOST_B, FDB_PRESENT, P2, 0, TS_REFRESHED } },
+		.learned_after = LEARNED(4, 2, 2, 0),
+	},
+	{
+		.desc = "learned: a move from p1 to p3 moves one count, the total stays",
+		.in = P3,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, SEC_NS(2) } },
+		.learned = LEARNED(4, 2, 1, 1),
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P3, XDPBR_CNT_FLOOD_BCAST, 1 },
+			 { P3, XDPBR_CNT_MOVED, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P3, 0, TS_REFRESHED } },
+		.learned_after = LEARNED(4, 1, 1, 2),
+	},
+	{
+		.desc = "learned: a refresh of a known source changes no count",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, SEC_NS(2) } },
+		.learned = LEARNED(2, 1, 1, 0),
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P1, 0, TS_REFRESHED } },
+		.learned_after = LEARNED(2, 1, 1, 0),
+	},
+	{
+		.desc = "bridge limit: at fdb_max_learned a new MAC is not learned (learn_limit), still flooded",
+		.in = P3,
+		.frame = { BCAST, HOST_C, ETH_P_ARP, 28 },
+		.fdb_max_learned = 2,
+		.learned = LEARNED(2, 1, 1, 0),
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P3, XDPBR_CNT_FLOOD_BCAST, 1 },
+			 { P3, XDPBR_CNT_LEARN_LIMIT, 1 } },
+		.after = { { HOST_C, FDB_ABSENT } },
+		.learned_after = LEARNED(2, 1, 1, 0),
+	},
+	{
+		.desc = "bridge limit: above fdb_max_learned a new MAC is not learned, its frame still forwarded",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_B, P2, 0, 0 } },
+		.fdb_max_learned = 2,
+		.learned = LEARNED(3, 0, 3, 0),
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FORWARDED, 1 },
+			 { P1, XDPBR_CNT_LEARN_LIMIT, 1 },
+			 { P2, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P2, XDPBR_CNT_TX_BYTES, FRAME_LEN } },
+		.after = { { HOST_A, FDB_ABSENT },
+			   { HOST_B, FDB_PRESENT, P2, 0, TS_UNCHANGED } },
+		.learned_after = LEARNED(3, 0, 3, 0),
+	},
+	{
+		.desc = "bridge limit: one below fdb_max_learned a new MAC is learned",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46 },
+		.fdb_max_learned = 3,
+		.learned = LEARNED(2, 1, 1, 0),
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 },
+			 { P1, XDPBR_CNT_LEARNED, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P1, 0, TS_REFRESHED } },
+		.learned_after = LEARNED(3, 2, 1, 0),
+	},
+	{
+		.desc = "bridge limit: fdb_max_learned 0 is no limit",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46 },
+		.learned = LEARNED(100000, 100000, 0, 0),
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 },
+			 { P1, XDPBR_CNT_LEARNED, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P1, 0, TS_REFRESHED } },
+		.learned_after = LEARNED(100001, 100001, 0, 0),
+	},
+	{
+		.desc = "port limit: at p1's max_learned a new MAC is not learned (learn_limit), still flooded",
+		.in = P1,
+		.frame = { HOST_C, HOST_A, ETH_P_IP, 46 },
+		.max_learned = { [P1] = 2 },
+		.fdb_max_learned = 10,
+		.learned = LEARNED(3, 2, 1, 0),
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_UNKNOWN, 1 },
+			 { P1, XDPBR_CNT_LEARN_LIMIT, 1 } },
+		.after = { { HOST_A, FDB_ABSENT } },
+		.learned_after = LEARNED(3, 2, 1, 0),
+	},
+	{
+		.desc = "port limit: at p1's max_learned a new MAC is not learned, its frame still forwarded",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_B, P3, 0, 0 } },
+		.max_learned = { [P1] = 1 },
+		.learned = LEARNED(2, 1, 0, 1),
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FORWARDED, 1 },
+			 { P1, XDPBR_CNT_LEARN_LIMIT, 1 },
+			 { P3, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P3, XDPBR_CNT_TX_BYTES, FRAME_LEN } },
+		.after = { { HOST_A, FDB_ABSENT },
+			   { HOST_B, FDB_PRESENT, P3, 0, TS_UNCHANGED } },
+		.learned_after = LEARNED(2, 1, 0, 1),
+	},
+	{
+		/* the bridge total is above p1's limit: p1's own count decides */
+		.desc = "port limit: one below p1's max_learned a new MAC is learned",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46 },
+		.max_learned = { [P1] = 2 },
+		.learned = LEARNED(5, 1, 2, 2),
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 },
+			 { P1, XDPBR_CNT_LEARNED, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P1, 0, TS_REFRESHED } },
+		.learned_after = LEARNED(6, 2, 2, 2),
+	},
+	{
+		/* same limit on both: only p1's own count may decide */
+		.desc = "port limit: p2 at its max_learned does not stop learning on p1",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46 },
+		.max_learned = { [P1] = 2, [P2] = 2 },
+		.learned = LEARNED(3, 1, 2, 0),
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 },
+			 { P1, XDPBR_CNT_LEARNED, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P1, 0, TS_REFRESHED } },
+		.learned_after = LEARNED(4, 2, 2, 0),
+	},
+	{
+		.desc = "bridge limit: a move is allowed at fdb_max_learned, the total stays",
+		.in = P2,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, SEC_NS(2) } },
+		.fdb_max_learned = 2,
+		.learned = LEARNED(2, 1, 1, 0),
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P2, XDPBR_CNT_FLOOD_BCAST, 1 },
+			 { P2, XDPBR_CNT_MOVED, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P2, 0, TS_REFRESHED } },
+		.learned_after = LEARNED(2, 0, 2, 0),
+	},
+	{
+		/* the limits bound new entries only: p2 ends above its limit */
+		.desc = "port limit: a move onto p2 at its max_learned is allowed",
+		.in = P2,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, SEC_NS(2) } },
+		.max_learned = { [P2] = 1 },
+		.learned = LEARNED(2, 1, 1, 0),
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P2, XDPBR_CNT_FLOOD_BCAST, 1 },
+			 { P2, XDPBR_CNT_MOVED, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P2, 0, TS_REFRESHED } },
+		.learned_after = LEARNED(2, 0, 2, 0),
+	},
+	{
+		.desc = "limits: a known source at both limits is refreshed, no learn_limit",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, SEC_NS(2) } },
+		.max_learned = { [P1] = 1 },
+		.fdb_max_learned = 1,
+		.learned = LEARNED(1, 1, 0, 0),
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P1, 0, TS_REFRESHED } },
+		.learned_after = LEARNED(1, 1, 0, 0),
+	},
+	{
+		.desc = "limits: learning off at the limit counts no learn_limit",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46 },
+		.clear_flags = { [P1] = XDPBR_PORT_LEARNING },
+		.max_learned = { [P1] = 1 },
+		.fdb_max_learned = 1,
+		.learned = LEARNED(1, 1, 0, 0),
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 } },
+		.after = { { HOST_A, FDB_ABSENT } },
+		.learned_after = LEARNED(1, 1, 0, 0),
+	},
+	{
+		.desc = "static: a static source on its own port changes no learned count",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, XDPBR_FDB_STATIC, SEC_NS(2) } },
+		.learned = LEARNED(1, 0, 1, 0),
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P1, XDPBR_FDB_STATIC,
+			     TS_UNCHANGED } },
+		.learned_after = LEARNED(1, 0, 1, 0),
+	},
+	{
+		.desc = "static: a spoofed static source changes no learned count",
+		.in = P2,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, XDPBR_FDB_STATIC, SEC_NS(2) } },
+		.learned = LEARNED(2, 1, 1, 0),
+		.verdict = XDP_DROP,
+		.cnt = { { P2, XDPBR_CNT_DROP_SPOOFED, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P1, XDPBR_FDB_STATIC,
+			     TS_UNCHANGED } },
+		.learned_after = LEARNED(2, 1, 1, 0),
+	},
+	{
+		.desc = "static: static entries do not count toward the limits",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_B, P1, XDPBR_FDB_STATIC, 0 },
+			 { HOST_C, P2, XDPBR_FDB_STATIC, 0 } },
+		.max_learned = { [P1] = 1 },
+		.fdb_max_learned = 1,
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 },
+			 { P1, XDPBR_CNT_LEARNED, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P1, 0, TS_REFRESHED },
+			   { HOST_B, FDB_PRESENT, P1, XDPBR_FDB_STATIC,
+			     TS_UNCHANGED } },
+		.learned_after = LEARNED(1, 1, 0, 0),
 	},
 
 	/* known unicast */
@@ -278,6 +548,7 @@ static const struct test_case cases[] = {
 			 { P3, XDPBR_CNT_TX_BYTES, FRAME_LEN } },
 		.after = { { HOST_A, FDB_PRESENT, P1, 0, TS_REFRESHED },
 			   { HOST_B, FDB_PRESENT, P3, 0, TS_UNCHANGED } },
+		.learned_after = LEARNED(1, 1, 0, 0),
 	},
 	{
 		.desc = "same port: dst known on the ingress port is dropped",
@@ -330,6 +601,161 @@ static const struct test_case cases[] = {
 		.verdict = XDP_REDIRECT,
 		.cnt = { { P1, XDPBR_CNT_FLOOD_UNKNOWN, 1 } },
 		.after = { { HOST_B, FDB_PRESENT, P2, 0, TS_UNCHANGED } },
+	},
+
+	/* port isolation */
+	{
+		.desc = "isolated: unicast from isolated p1 to isolated p2 is dropped (drop_isolated)",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0 }, { HOST_B, P2, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_ISOLATED,
+			       [P2] = XDPBR_PORT_ISOLATED },
+		.verdict = XDP_DROP,
+		.cnt = { { P1, XDPBR_CNT_DROP_ISOLATED, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P1, 0, TS_UNCHANGED },
+			   { HOST_B, FDB_PRESENT, P2, 0, TS_UNCHANGED } },
+	},
+	{
+		.desc = "isolated: a new source is learned even when its frame is dropped as isolated",
+		.in = P3,
+		.frame = { HOST_B, HOST_C, ETH_P_IP, 46 },
+		.fdb = { { HOST_B, P2, 0, 0 } },
+		.set_flags = { [P2] = XDPBR_PORT_ISOLATED,
+			       [P3] = XDPBR_PORT_ISOLATED },
+		.learned = LEARNED(1, 0, 1, 0),
+		.verdict = XDP_DROP,
+		.cnt = { { P3, XDPBR_CNT_DROP_ISOLATED, 1 },
+			 { P3, XDPBR_CNT_LEARNED, 1 } },
+		.after = { { HOST_C, FDB_PRESENT, P3, 0, TS_REFRESHED } },
+		.learned_after = LEARNED(2, 0, 1, 1),
+	},
+	{
+		.desc = "isolated: unicast from isolated p1 to non-isolated p2 is forwarded",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0 }, { HOST_B, P2, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_ISOLATED,
+			       [P3] = XDPBR_PORT_ISOLATED },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FORWARDED, 1 },
+			 { P2, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P2, XDPBR_CNT_TX_BYTES, FRAME_LEN } },
+		.after = { { HOST_B, FDB_PRESENT, P2, 0, TS_UNCHANGED } },
+	},
+	{
+		.desc = "isolated: unicast from non-isolated p1 to isolated p2 is forwarded",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0 }, { HOST_B, P2, 0, 0 } },
+		.set_flags = { [P2] = XDPBR_PORT_ISOLATED,
+			       [P3] = XDPBR_PORT_ISOLATED },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FORWARDED, 1 },
+			 { P2, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P2, XDPBR_CNT_TX_BYTES, FRAME_LEN } },
+		.after = { { HOST_B, FDB_PRESENT, P2, 0, TS_UNCHANGED } },
+	},
+	{
+		/* the copies to other isolated ports are filtered by
+		 * xdpbr_egress, which BPF_PROG_RUN does not run */
+		.desc = "isolated: broadcast from isolated p1 is flooded as broadcast",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_ARP, 28 },
+		.fdb = { { HOST_A, P1, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_ISOLATED,
+			       [P2] = XDPBR_PORT_ISOLATED },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 } },
+	},
+	{
+		.desc = "isolated: unknown unicast from isolated p1 is flooded as unknown",
+		.in = P1,
+		.frame = { HOST_C, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_ISOLATED,
+			       [P2] = XDPBR_PORT_ISOLATED,
+			       [P3] = XDPBR_PORT_ISOLATED },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_UNKNOWN, 1 } },
+	},
+
+	/* hairpin */
+	{
+		.desc = "hairpin: dst known on the hairpin ingress port p1 is sent back out of p1",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 60 },
+		.fdb = { { HOST_A, P1, 0, 0 }, { HOST_B, P1, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_HAIRPIN },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FORWARDED, 1 },
+			 { P1, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P1, XDPBR_CNT_TX_BYTES, FRAME_LEN } },
+		.after = { { HOST_B, FDB_PRESENT, P1, 0, TS_UNCHANGED } },
+	},
+	{
+		.desc = "hairpin: an isolated hairpin port p1 may send back to itself",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0 }, { HOST_B, P1, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_HAIRPIN | XDPBR_PORT_ISOLATED,
+			       [P2] = XDPBR_PORT_ISOLATED },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FORWARDED, 1 },
+			 { P1, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P1, XDPBR_CNT_TX_BYTES, FRAME_LEN } },
+		.after = { { HOST_B, FDB_PRESENT, P1, 0, TS_UNCHANGED } },
+	},
+	{
+		.desc = "hairpin: hairpin on p2 and p3 does not let p1 send back to itself",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0 }, { HOST_B, P1, 0, 0 } },
+		.set_flags = { [P2] = XDPBR_PORT_HAIRPIN,
+			       [P3] = XDPBR_PORT_HAIRPIN },
+		.verdict = XDP_DROP,
+		.cnt = { { P1, XDPBR_CNT_DROP_SAME_PORT, 1 } },
+		.after = { { HOST_B, FDB_PRESENT, P1, 0, TS_UNCHANGED } },
+	},
+	{
+		.desc = "hairpin: dst on another port is forwarded there as usual",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0 }, { HOST_B, P3, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_HAIRPIN },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FORWARDED, 1 },
+			 { P3, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P3, XDPBR_CNT_TX_BYTES, FRAME_LEN } },
+	},
+	{
+		/* the copy back out of p1 (no BPF_F_EXCLUDE_INGRESS) is made
+		 * by the redirect, which BPF_PROG_RUN does not carry out */
+		.desc = "hairpin: broadcast from hairpin port p1 is flooded as broadcast",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_ARP, 28 },
+		.fdb = { { HOST_A, P1, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_HAIRPIN },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 } },
+	},
+	{
+		.desc = "hairpin: multicast from hairpin port p1 is flooded as multicast",
+		.in = P1,
+		.frame = { MCAST4, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_HAIRPIN },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_MCAST, 1 } },
+	},
+	{
+		.desc = "hairpin: unknown unicast from hairpin port p1 is flooded as unknown",
+		.in = P1,
+		.frame = { HOST_C, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_HAIRPIN },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_UNKNOWN, 1 } },
 	},
 
 	/* flooding */
@@ -432,6 +858,7 @@ static const struct test_case cases[] = {
 		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 },
 			 { P1, XDPBR_CNT_LEARNED, 1 } },
 		.after = { { HOST_A, FDB_PRESENT, P1, 0, TS_REFRESHED } },
+		.learned_after = LEARNED(1, 1, 0, 0),
 	},
 	{
 		.desc = "bad source: multicast source MAC is dropped, not learned",
@@ -618,12 +1045,13 @@ static int fdb_flush(void)
 	return 0;
 }
 
-static int port_set(enum port_id p, __u32 flags)
+static int port_set(enum port_id p, __u32 flags, __u32 max_learned)
 {
 	struct xdpbr_port v = {
 		.slot = ports[p].slot,
 		.flags = flags,
 		.mode = XDPBR_MODE_NATIVE,
+		.max_learned = max_learned,
 	};
 
 	return bpf_map__update_elem(skel->maps.xdpbr_ports, &ports[p].ifindex,
@@ -649,23 +1077,56 @@ static int flood_set(struct bpf_map *map, enum port_id p, int egress_fd)
 				    &v, sizeof(v), 0);
 }
 
-/* Every case starts from: empty FDB, all ports with default flags, in tx and
- * in every flood set, the test's ageing time. */
+static int config_set(__u32 fdb_max_learned)
+{
+	struct xdpbr_config cfg = {
+		.ageing_ns = CFG_AGEING_NS,
+		.flags = 0,
+		.fdb_max_learned = fdb_max_learned,
+	};
+	__u32 zero = 0;
+
+	return bpf_map__update_elem(skel->maps.xdpbr_config, &zero, sizeof(zero),
+				    &cfg, sizeof(cfg), 0);
+}
+
+static int learned_set(__u32 slot, __u64 n)
+{
+	return bpf_map__update_elem(skel->maps.xdpbr_learned, &slot,
+				    sizeof(slot), &n, sizeof(n), 0);
+}
+
+/* Every slot of xdpbr_learned. */
+static int read_learned(__u64 out[XDPBR_MAX_PORTS])
+{
+	__u32 slot;
+	int err;
+
+	for (slot = 0; slot < XDPBR_MAX_PORTS; slot++) {
+		err = bpf_map__lookup_elem(skel->maps.xdpbr_learned, &slot,
+					   sizeof(slot), &out[slot],
+					   sizeof(out[slot]), 0);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Every case starts from: empty FDB, all ports with default flags and no
+ * learning limit, in tx and in every flood set, the test's ageing time and
+ * no bridge limit, every learned count 0. */
 static int reset_bridge(void)
 {
 	int egress_fd = bpf_program__fd(skel->progs.xdpbr_egress);
-	struct xdpbr_config cfg = { .ageing_ns = CFG_AGEING_NS };
-	__u32 zero = 0;
 	enum port_id p;
+	__u32 slot;
 	int err;
 
-	err = fdb_flush();
-	if (err)
-		return err;
-	err = bpf_map__update_elem(skel->maps.xdpbr_config, &zero, sizeof(zero),
-				   &cfg, sizeof(cfg), 0);
+	err = fdb_flush() ?: config_set(0);
+	for (slot = 0; slot < XDPBR_MAX_PORTS && !err; slot++)
+		err = learned_set(slot, 0);
 	for (p = P1; p <= P3 && !err; p++) {
-		err = port_set(p, XDPBR_PORT_DEFAULT_FLAGS) ?:
+		err = port_set(p, XDPBR_PORT_DEFAULT_FLAGS, 0) ?:
 		      tx_set(p) ?:
 		      flood_set(skel->maps.xdpbr_flood_bc, p, egress_fd) ?:
 		      flood_set(skel->maps.xdpbr_flood_mc, p, egress_fd) ?:
@@ -803,18 +1264,70 @@ static void check_fdb(const struct fdb_check *fc, bool had,
 	}
 }
 
+/* Every slot of xdpbr_learned against the case's values: the total, the
+ * count of each port, 0 in every other slot. */
+static void check_learned(const struct learned *want, const __u64 got[XDPBR_MAX_PORTS],
+			  struct result *r)
+{
+	__u64 w[XDPBR_MAX_PORTS] = { 0 };
+	const char *name[XDPBR_MAX_PORTS] = { NULL };
+	enum port_id p;
+	__u32 slot;
+
+	w[XDPBR_LEARNED_TOTAL] = want->total;
+	name[XDPBR_LEARNED_TOTAL] = "total";
+	for (p = P1; p <= P3; p++) {
+		w[ports[p].slot] = want->port[p];
+		name[ports[p].slot] = ports[p].name;
+	}
+	for (slot = 0; slot < XDPBR_MAX_PORTS; slot++) {
+		if (got[slot] == w[slot])
+			continue;
+		if (name[slot])
+			failf(r, "learned[%u] (%s) %llu, expected %llu", slot,
+			      name[slot], (unsigned long long)got[slot],
+			      (unsigned long long)w[slot]);
+		else
+			failf(r, "learned[%u] %llu, expected 0", slot,
+			      (unsigned long long)got[slot]);
+	}
+}
+
+/* Settings the table cannot mean: a port setting on something that is not
+ * a port of the test bridge, or a learned count NP cannot have. */
+static bool table_error(const struct test_case *tc, struct result *r)
+{
+	enum port_id p;
+
+	for (p = PORT_NONE; p < PORT_ID_MAX; p++) {
+		if (p >= P1 && p <= P3)
+			continue;
+		if (tc->set_flags[p] || tc->clear_flags[p] || tc->max_learned[p] ||
+		    tc->learned.port[p] || tc->learned_after.port[p]) {
+			failf(r, "table error: port setting or learned count on a non-port (%d)",
+			      (int)p);
+			return true;
+		}
+	}
+	return false;
+}
+
 static enum outcome run_case(const struct test_case *tc, struct result *r)
 {
 	static __u64 before[XDPBR_MAX_PORTS][XDPBR_CNT__MAX];
 	static __u64 after[XDPBR_MAX_PORTS][XDPBR_CNT__MAX];
+	__u64 learned_before[XDPBR_MAX_PORTS], learned_now[XDPBR_MAX_PORTS];
 	struct xdpbr_fdb_val old[MAX_CHECKS];
 	bool had[MAX_CHECKS] = { false };
 	__u8 frame[256], out[256];
 	__u32 verdict, out_len;
+	enum port_id p;
 	size_t len, i;
 	__u64 t0, t1;
 	int err;
 
+	if (table_error(tc, r))
+		return CASE_FAIL;
 	len = build_frame(frame, sizeof(frame), tc->frame.dst, tc->frame.src,
 			  tc->frame.ethertype, tc->frame.payload);
 	if (!len) {
@@ -848,10 +1361,26 @@ static enum outcome run_case(const struct test_case *tc, struct result *r)
 			return CASE_FAIL;
 		}
 	}
-	if (tc->clear_port_flags &&
-	    (err = port_set(tc->in, XDPBR_PORT_DEFAULT_FLAGS &
-				    ~tc->clear_port_flags))) {
-		failf(r, "setup: port flags: %s", strerror(-err));
+	for (p = P1; p <= P3; p++) {
+		if (!tc->set_flags[p] && !tc->clear_flags[p] &&
+		    !tc->max_learned[p])
+			continue;
+		err = port_set(p, (XDPBR_PORT_DEFAULT_FLAGS | tc->set_flags[p]) &
+				  ~tc->clear_flags[p], tc->max_learned[p]);
+		if (err) {
+			failf(r, "setup: port %s: %s", ports[p].name,
+			      strerror(-err));
+			return CASE_FAIL;
+		}
+	}
+	err = tc->fdb_max_learned ? config_set(tc->fdb_max_learned) : 0;
+	if (!err && tc->learned.total)
+		err = learned_set(XDPBR_LEARNED_TOTAL, tc->learned.total);
+	for (p = P1; p <= P3 && !err; p++)
+		if (tc->learned.port[p])
+			err = learned_set(ports[p].slot, tc->learned.port[p]);
+	if (err) {
+		failf(r, "setup: limits: %s", strerror(-err));
 		return CASE_FAIL;
 	}
 	if (tc->remove_tx &&
@@ -881,7 +1410,7 @@ static enum outcome run_case(const struct test_case *tc, struct result *r)
 	}
 
 	/* snapshot */
-	err = read_stats(before);
+	err = read_stats(before) ?: read_learned(learned_before);
 	for (i = 0; i < MAX_CHECKS && tc->after[i].state && !err; i++) {
 		err = fdb_get(tc->after[i].mac, &old[i]);
 		had[i] = err == 1;
@@ -906,6 +1435,15 @@ static enum outcome run_case(const struct test_case *tc, struct result *r)
 		}
 		if (memcmp(before, after, sizeof(before))) {
 			failf(r, "a %zu-byte frame refused by BPF_PROG_RUN changed counters", len);
+			return CASE_FAIL;
+		}
+		err = read_learned(learned_now);
+		if (err) {
+			failf(r, "read xdpbr_learned: %s", strerror(-err));
+			return CASE_FAIL;
+		}
+		if (memcmp(learned_before, learned_now, sizeof(learned_now))) {
+			failf(r, "a %zu-byte frame refused by BPF_PROG_RUN changed xdpbr_learned", len);
 			return CASE_FAIL;
 		}
 		for (i = 0; i < MAX_CHECKS && tc->after[i].state; i++) {
@@ -944,6 +1482,13 @@ static enum outcome run_case(const struct test_case *tc, struct result *r)
 	/* FDB */
 	for (i = 0; i < MAX_CHECKS && tc->after[i].state; i++)
 		check_fdb(&tc->after[i], had[i], &old[i], t0, t1, r);
+
+	/* learned counts */
+	err = read_learned(learned_now);
+	if (err)
+		failf(r, "read xdpbr_learned: %s", strerror(-err));
+	else
+		check_learned(&tc->learned_after, learned_now, r);
 
 	return r->failed ? CASE_FAIL : CASE_OK;
 }
