@@ -36,7 +36,7 @@ BINS     := $(BUILD)/xdpbrd $(BUILD)/xdpbr
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 BPFTEST   := $(BUILD)/tests/test_datapath
-TOOLS     := $(BUILD)/tools/sendframe
+TOOLS     := $(BUILD)/tools/sendframe $(BUILD)/tools/fdbfill
 
 PREFIX     ?= /usr/local
 SBINDIR    ?= $(PREFIX)/sbin
@@ -45,7 +45,7 @@ UNITDIR    ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 
 .PHONY: all deps demo check clean install
-all: $(BINS) $(BPF_OBJ)
+all: $(BINS) $(BPF_OBJ) $(TOOLS)
 
 deps:
 	@tools/deps.sh
@@ -78,14 +78,21 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(BUILD)/tests/unit/mock_bpf
 	$(CC) $(LDFLAGS) $^ $(UNIT_WRAP) $(LDLIBS) -lcmocka -o $@
 
 # Keep the test objects: they are intermediate files to make.
-.SECONDARY: $(UNIT_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/tests/unit/mock_bpf.o $(BUILD)/tests/bpf/test_datapath.o
+.SECONDARY: $(UNIT_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/tests/unit/mock_bpf.o $(BUILD)/tests/bpf/test_datapath.o \
+	    $(BUILD)/tools/fdbfill.o
 
 $(BPFTEST): $(BUILD)/tests/bpf/test_datapath.o $(LIB)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(BUILD)/tools/%: tools/%.c | $(BUILD)
+$(BUILD)/tools/sendframe: tools/sendframe.c | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@
+
+$(BUILD)/tools/fdbfill: $(BUILD)/tools/fdbfill.o $(LIB)
+	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+$(BUILD)/tools/%.o: tools/%.c $(SKEL) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(BUILD):
 	@mkdir -p $(BUILD)

@@ -191,66 +191,96 @@ int ctl_learned_recount(const struct xdpbr_maps *m)
  * Ageing sweep in bounded steps. The cursor is the hash map's batch cursor
  * (a bucket index), so a step costs at most `budget` entries and one
  * syscall per FDB_AGE_BATCH of them, and a table of a million entries is
- * walked over several ticks without stalling the daemon's loop.
+ * walked over several ticks without stalling the daemon's loop. Memory is
+ * a fixed batch buffer, whatever the table's size.
  */
 #define FDB_AGE_BATCH 4096
 
+/* Deletes keys in batches; a key already gone is skipped. The number
+ * deleted, or -errno. */
+static int delete_keys(int fd, const struct xdpbr_fdb_key *k, uint32_t n)
+{
+	uint32_t done = 0, count;
+	int deleted = 0;
+
+	while (done < n) {
+		count = n - done;
+		if (!bpf_map_delete_batch(fd, k + done, &count, NULL)) {
+			deleted += (int)count;
+			break;
+		}
+		if (errno != ENOENT)
+			return -errno;
+		/* count entries went; the next one was gone already */
+		deleted += (int)count;
+		done += count + 1;
+	}
+	return deleted;
+}
+
 int ctl_fdb_age(const struct xdpbr_maps *m, uint64_t now_ns, uint32_t budget,
-		uint64_t *cursor)
+		struct fdb_sweep *sw)
 {
 	static struct xdpbr_fdb_key keys[FDB_AGE_BATCH], stale[FDB_AGE_BATCH];
 	static struct xdpbr_fdb_val vals[FDB_AGE_BATCH];
-	static uint16_t stale_slot[FDB_AGE_BATCH];
 	struct xdpbr_config cfg;
 	uint64_t ageing;
-	uint32_t seen = 0;
-	int deleted = 0, err;
+	uint32_t looked = 0, nstale;
 	bool done = false;
+	int err;
 
 	err = ctl_config_get(m, &cfg);
 	if (err)
 		return err;
 	ageing = cfg.ageing_ns ? cfg.ageing_ns : XDPBR_DEFAULT_AGEING_S * XDPBR_NSEC_PER_SEC;
+	if (!sw->running) {
+		memset(sw, 0, sizeof(*sw));
+		sw->running = true;
+	}
 
-	while (!done && seen < budget) {
-		__u64 in = *cursor, out = 0;
-		__u32 count = FDB_AGE_BATCH, nstale = 0;
+	while (!done && looked < budget) {
+		__u64 in = sw->cursor, out = 0;
+		__u32 count = FDB_AGE_BATCH;
 
-		err = bpf_map_lookup_batch(m->fdb, *cursor ? &in : NULL, &out,
+		err = bpf_map_lookup_batch(m->fdb, sw->cursor ? &in : NULL, &out,
 					   keys, vals, &count, NULL);
 		if (err) {
 			if (errno != ENOENT)
 				return -errno;
 			done = true;
 		}
-		seen += count;
-		*cursor = out;
+		looked += count;
+		sw->seen += count;
+		sw->cursor = out;
+		nstale = 0;
 		for (__u32 i = 0; i < count; i++) {
-			if (!fdb_entry_stale(&vals[i], now_ns, ageing))
+			if (fdb_entry_stale(&vals[i], now_ns, ageing)) {
+				stale[nstale++] = keys[i];
 				continue;
-			stale[nstale] = keys[i];
-			stale_slot[nstale++] = vals[i].slot;
-		}
-		for (__u32 i = 0; i < nstale; i++) {
-			struct xdpbr_fdb_val v;
-
-			/* Re-check: the datapath may have refreshed it meanwhile. */
-			if (bpf_map_lookup_elem(m->fdb, &stale[i], &v) ||
-			    !fdb_entry_stale(&v, now_ns, ageing))
-				continue;
-			if (!bpf_map_delete_elem(m->fdb, &stale[i])) {
-				learned_adjust(m, stale_slot[i], -1);
-				deleted++;
 			}
+			if (!(vals[i].flags & XDPBR_FDB_STATIC) && vals[i].slot < XDPBR_MAX_PORTS)
+				sw->counts[vals[i].slot]++;
 		}
-	}
-	if (done) {
-		*cursor = 0;
-		err = ctl_learned_recount(m);
-		if (err)
+		/* A host heard from between the read and the delete is learned
+		 * again by its next frame: one flooded frame, no lasting harm,
+		 * and a lookup per entry would double the sweep's cost. */
+		err = delete_keys(m->fdb, stale, nstale);
+		if (err < 0)
 			return err;
+		sw->aged += (uint64_t)err;
 	}
-	return deleted;
+	if (!done)
+		return 0;
+
+	/* End of the pass: the counts it took replace the running ones. */
+	sw->running = false;
+	sw->cursor = 0;
+	for (__u32 s = 1; s < XDPBR_MAX_PORTS; s++)
+		sw->counts[XDPBR_LEARNED_TOTAL] += sw->counts[s];
+	for (__u32 s = 0; s < XDPBR_MAX_PORTS; s++)
+		if (bpf_map_update_elem(m->learned, &s, &sw->counts[s], 0))
+			return -errno;
+	return 1;
 }
 
 static int devmap_set(int fd, uint32_t key, uint32_t ifindex, int prog_fd, bool on)

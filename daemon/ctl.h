@@ -35,12 +35,25 @@ int ctl_fdb_del(const struct xdpbr_maps *m, const uint8_t mac[6],
 /* Deletes every entry matching f. Returns the number deleted. */
 int ctl_fdb_flush(const struct xdpbr_maps *m, const struct fdb_filter *f);
 
-/* Deletes dynamic entries older than the ageing time, looking at no more
- * than budget entries from *cursor on (0 starts a pass); *cursor is 0 again
- * when the pass is complete. Returns the number deleted. At the end of a
- * complete pass the learned counts are recounted from the table. */
+/* State of an ageing sweep that runs over several calls. */
+struct fdb_sweep {
+	uint64_t cursor;		/* batch cursor; 0: start of a pass */
+	bool running;			/* a pass is under way */
+	uint64_t counts[XDPBR_MAX_PORTS]; /* dynamic entries seen so far, per slot */
+	uint64_t seen;			/* entries looked at in this pass */
+	uint64_t aged;			/* entries deleted in this pass */
+};
+
+/*
+ * Deletes dynamic entries older than the ageing time, looking at no more
+ * than budget entries. Call it repeatedly with the same sweep: a pass over
+ * the table ends when ctl_fdb_age returns 1 (after that sw->seen and
+ * sw->aged describe the pass); the learned counts are then rewritten from
+ * what the pass counted, with no second walk and no copy of the table.
+ * 0 while the pass goes on, -errno on error.
+ */
 int ctl_fdb_age(const struct xdpbr_maps *m, uint64_t now_ns, uint32_t budget,
-		uint64_t *cursor);
+		struct fdb_sweep *sw);
 
 /* Recounts xdpbr_learned from the table (dynamic entries per slot and in
  * total). */

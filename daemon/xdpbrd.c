@@ -49,7 +49,8 @@ struct daemon {
 	char **cli_ports;		/* ports named on the command line */
 	int ncli_ports;
 	bool keep;
-	uint64_t age_cursor;
+	struct fdb_sweep sweep;
+	uint64_t sweep_cpu_ns;		/* CPU time of the current pass */
 	struct mnl_socket *nl;
 };
 
@@ -303,6 +304,40 @@ static void do_reload(struct daemon *d)
 	sd_notify(0, "READY=1");
 }
 
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * XDPBR_NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+/* One bounded step of the ageing sweep; a finished pass is logged with
+ * what it cost (debug level, or info when it aged anything out). */
+static void age_step(struct daemon *d)
+{
+	uint64_t t0 = cpu_ns();
+	int ret = ctl_fdb_age(&d->br.maps, mono_ns(), AGE_BUDGET, &d->sweep);
+
+	d->sweep_cpu_ns += cpu_ns() - t0;
+	if (ret < 0) {
+		log_warn("ageing sweep failed: %s", strerror(-ret));
+		d->sweep.running = false;
+		d->sweep_cpu_ns = 0;
+		return;
+	}
+	if (ret == 0)
+		return;
+	if (d->sweep.aged)
+		log_info("aged out %llu FDB entries (sweep of %llu entries, %.1f ms CPU)",
+			 (unsigned long long)d->sweep.aged, (unsigned long long)d->sweep.seen,
+			 (double)d->sweep_cpu_ns / 1e6);
+	else
+		log_debug("sweep of %llu entries: nothing aged, %.1f ms CPU",
+			  (unsigned long long)d->sweep.seen, (double)d->sweep_cpu_ns / 1e6);
+	d->sweep_cpu_ns = 0;
+}
+
 static int run(struct daemon *d)
 {
 	struct pollfd pfd = { .fd = mnl_socket_get_fd(d->nl), .events = POLLIN };
@@ -329,11 +364,7 @@ static int run(struct daemon *d)
 				resync_links(d);
 			}
 		}
-		n = ctl_fdb_age(&d->br.maps, mono_ns(), AGE_BUDGET, &d->age_cursor);
-		if (n > 0)
-			log_debug("aged out %d FDB entries", n);
-		else if (n < 0)
-			log_warn("ageing sweep failed: %s", strerror(-n));
+		age_step(d);
 	}
 	return 0;
 }
