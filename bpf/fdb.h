@@ -78,6 +78,49 @@ static __always_inline int fdb_is_stale(const struct xdpbr_fdb_val *v,
 	return now > v->last_seen && now - v->last_seen > ageing_ns;
 }
 
+/* Reports a learn or move to the daemon, within the per-CPU token bucket:
+ * a MAC flood costs each CPU at most XDPBR_EV_RATE events a second. Runs
+ * only on the (rare) learn and move paths. */
+static __always_inline void fdb_event(__u32 type, const struct xdpbr_fdb_key *key,
+				      __u32 ifindex, __u32 old_ifindex, __u64 now,
+				      struct xdpbr_stats *st)
+{
+	const __u64 cost = XDPBR_NSEC_PER_SEC;	/* one event, in token units */
+	struct xdpbr_evbudget *b;
+	struct xdpbr_event *ev;
+	__u32 zero = 0;
+	__u64 fill;
+
+	b = bpf_map_lookup_elem(&xdpbr_evbudget, &zero);
+	if (!b)
+		return;
+	fill = (now - b->last_ns) * XDPBR_EV_RATE;
+	if (now < b->last_ns || fill > XDPBR_EV_BURST * cost)
+		fill = XDPBR_EV_BURST * cost;	/* idle long enough: full bucket */
+	b->tokens += fill;
+	if (b->tokens > XDPBR_EV_BURST * cost)
+		b->tokens = XDPBR_EV_BURST * cost;
+	b->last_ns = now;
+	if (b->tokens < cost) {
+		count(st, XDPBR_CNT_EVENTS_DROPPED);
+		return;
+	}
+	b->tokens -= cost;
+
+	ev = bpf_ringbuf_reserve(&xdpbr_events, sizeof(*ev), 0);
+	if (!ev) {
+		count(st, XDPBR_CNT_EVENTS_DROPPED);
+		return;
+	}
+	ev->ts = now;
+	ev->type = type;
+	ev->ifindex = ifindex;
+	ev->old_ifindex = old_ifindex;
+	ev->vlan = key->vlan;
+	__builtin_memcpy(ev->mac, key->mac, 6);
+	bpf_ringbuf_submit(ev, 0);
+}
+
 /*
  * Learn the source MAC of a frame that arrived on port (ifindex, slot).
  * Writes only when the MAC is new, has moved, or was last refreshed more than
@@ -89,7 +132,7 @@ fdb_learn(const struct xdpbr_fdb_key *key, __u32 ifindex, __u32 slot,
 	  const struct xdpbr_port *port, __u64 now, struct xdpbr_stats *st)
 {
 	struct xdpbr_fdb_val *v, nv = {};
-	__u32 old_slot = 0;
+	__u32 old_slot = 0, old_ifindex = 0;
 
 	v = bpf_map_lookup_elem(&xdpbr_fdb, key);
 	if (v) {
@@ -102,6 +145,7 @@ fdb_learn(const struct xdpbr_fdb_key *key, __u32 ifindex, __u32 slot,
 		if (v->flags & XDPBR_FDB_STATIC)
 			return LEARN_SPOOFED;
 		old_slot = v->slot;
+		old_ifindex = v->ifindex;
 	}
 	if (!(port->flags & XDPBR_PORT_LEARNING))
 		return LEARN_OK;
@@ -120,6 +164,7 @@ fdb_learn(const struct xdpbr_fdb_key *key, __u32 ifindex, __u32 slot,
 	}
 	if (v) {
 		count(st, XDPBR_CNT_MOVED);
+		fdb_event(XDPBR_EV_MOVE, key, ifindex, old_ifindex, now, st);
 		if (old_slot != slot && old_slot != XDPBR_LEARNED_TOTAL &&
 		    old_slot < XDPBR_MAX_PORTS) {
 			__u64 *n = learned_of(old_slot);
@@ -135,6 +180,7 @@ fdb_learn(const struct xdpbr_fdb_key *key, __u32 ifindex, __u32 slot,
 	} else {
 		count(st, XDPBR_CNT_LEARNED);
 		learned_add(slot, 1);
+		fdb_event(XDPBR_EV_LEARN, key, ifindex, 0, now, st);
 	}
 	return LEARN_OK;
 }

@@ -58,6 +58,31 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } xdpbr_learned SEC(".maps");
 
+/* Learn/move events to the daemon (rate-limited per CPU). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, XDPBR_EV_RINGBUF_SIZE);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_events SEC(".maps");
+
+/* Per-CPU token buckets of the event rate limit. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xdpbr_evbudget);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_evbudget SEC(".maps");
+
+/* Bridge-wide figures kept by user space (aged, flushed). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xdpbr_bridge_stats);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_bridge SEC(".maps");
+
 /* Bridge-wide runtime knobs, entry 0 (ageing time, ...). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

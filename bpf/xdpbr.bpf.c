@@ -167,3 +167,60 @@ int xdpbr_egress(struct xdp_md *ctx)
 	count_tx(st, (__u64)((long)ctx->data_end - (long)ctx->data));
 	return XDP_PASS;
 }
+
+/*
+ * Frames the kernel drops after the program has decided: the driver of an
+ * egress port refusing redirected frames (a veth whose peer runs no NAPI, a
+ * full ring), and redirects that fail in xdp_do_redirect. Attached by the
+ * daemon; they touch only this bridge's ports.
+ */
+struct devmap_xmit_args {		/* xdp:xdp_devmap_xmit */
+	__u64 common;
+	int from_ifindex;
+	__u32 act;
+	int to_ifindex;
+	int drops;
+	int sent;
+	int err;
+};
+
+SEC("tracepoint/xdp/xdp_devmap_xmit")
+int xdpbr_xmit(struct devmap_xmit_args *a)
+{
+	__u32 ifindex = (__u32)a->to_ifindex;
+	struct xdpbr_port *port;
+	struct xdpbr_stats *st;
+
+	if (a->drops <= 0)
+		return 0;
+	port = bpf_map_lookup_elem(&xdpbr_ports, &ifindex);
+	if (!port)
+		return 0;
+	st = stats_of(port->slot);
+	if (st)
+		st->c[XDPBR_CNT_TX_DROPPED] += (__u64)a->drops;
+	return 0;
+}
+
+struct redirect_err_args {		/* xdp:xdp_redirect_err (6.x: also map redirects) */
+	__u64 common;
+	int prog_id;
+	__u32 act;
+	int ifindex;
+	int err;
+	int to_ifindex;
+	__u32 map_id;
+	int map_index;
+};
+
+SEC("tracepoint/xdp/xdp_redirect_err")
+int xdpbr_redirect_err(struct redirect_err_args *a)
+{
+	__u32 ifindex = (__u32)a->ifindex;
+	struct xdpbr_port *port;
+
+	port = bpf_map_lookup_elem(&xdpbr_ports, &ifindex);
+	if (port)
+		count(stats_of(port->slot), XDPBR_CNT_REDIRECT_ERRORS);
+	return 0;
+}

@@ -31,6 +31,7 @@
 #include "util.h"
 
 #define BPFFS "/sys/fs/bpf"
+#define TRACEFS "/sys/kernel/tracing"
 
 static int bpffs_ensure(void)
 {
@@ -64,6 +65,49 @@ static int mkdir_private(const char *path)
 		return err;
 	}
 	return 0;
+}
+
+/*
+ * Tracepoints that count what the kernel drops after the program decided
+ * (xmit drops per egress port, failed redirects). Their links are pinned
+ * with the bridge, so they outlive a crash of the daemon; a new daemon
+ * replaces them with its own. Not being able to attach them costs only
+ * those two counters: warn and go on.
+ */
+static void attach_tracepoints(struct bridge *br)
+{
+	static const struct {
+		const char *pin;
+		size_t prog_off;
+	} tps[] = {
+		{ XDPBR_PIN_LINK_XMIT, offsetof(struct xdpbr, progs.xdpbr_xmit) },
+		{ XDPBR_PIN_LINK_REDIR, offsetof(struct xdpbr, progs.xdpbr_redirect_err) },
+	};
+	struct statfs st;
+	char path[PATH_MAX];
+
+	if (statfs(TRACEFS, &st) || st.f_type != TRACEFS_MAGIC)
+		if (mount("tracefs", TRACEFS, "tracefs", 0, NULL))
+			log_debug("Couldn't mount tracefs on %s: %s", TRACEFS, strerror(errno));
+	for (size_t i = 0; i < ARRAY_SIZE(tps); i++) {
+		struct bpf_program *prog = *(struct bpf_program **)((char *)br->skel + tps[i].prog_off);
+		struct bpf_link *link;
+
+		if (pin_path(path, sizeof(path), br->name, tps[i].pin))
+			continue;
+		unlink(path);		/* the previous daemon's link, if any */
+		link = bpf_program__attach(prog);
+		if (!link) {
+			log_warn("Couldn't attach %s: %s; tx_dropped and redirect_errors "
+				 "will not be counted", bpf_program__section_name(prog),
+				 strerror(errno));
+			continue;
+		}
+		if (bpf_link__pin(link, path))
+			log_warn("Couldn't pin %s: %s", path, strerror(errno));
+		bpf_link__disconnect(link);	/* the pin (or exit) decides its life */
+		bpf_link__destroy(link);
+	}
 }
 
 int xdp_query(uint32_t ifindex, uint32_t *prog_id, uint32_t *mode)
@@ -147,8 +191,9 @@ static void unpin_all(struct bridge *br)
 	static const char *const names[] = {
 		XDPBR_MAP_FDB, XDPBR_MAP_PORTS, XDPBR_MAP_STATS, XDPBR_MAP_CONFIG,
 		XDPBR_MAP_TX, XDPBR_MAP_FLOOD_BC, XDPBR_MAP_FLOOD_MC,
-		XDPBR_MAP_FLOOD_UU, XDPBR_MAP_LEARNED, XDPBR_PIN_PROG_RX,
-		XDPBR_PIN_PROG_EGRESS,
+		XDPBR_MAP_FLOOD_UU, XDPBR_MAP_LEARNED, XDPBR_MAP_EVENTS,
+		XDPBR_MAP_EVBUDGET, XDPBR_MAP_BRIDGE, XDPBR_PIN_PROG_RX,
+		XDPBR_PIN_PROG_EGRESS, XDPBR_PIN_LINK_XMIT, XDPBR_PIN_LINK_REDIR,
 	};
 	char path[PATH_MAX];
 
@@ -204,7 +249,7 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 
 	memset(br, 0, sizeof(*br));
 	br->prog_rx_fd = br->prog_egress_fd = -1;
-	br->maps = (struct xdpbr_maps){ -1, -1, -1, -1, -1, -1, -1, -1, -1 };
+	br->maps = (struct xdpbr_maps){ -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
 	br->mode = o->mode;
 	snprintf(br->name, sizeof(br->name), "%s", name);
 	err = pin_path(br->dir, sizeof(br->dir), name, NULL);
@@ -262,6 +307,9 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 		.flood_mc = bpf_map__fd(br->skel->maps.xdpbr_flood_mc),
 		.flood_uu = bpf_map__fd(br->skel->maps.xdpbr_flood_uu),
 		.learned = bpf_map__fd(br->skel->maps.xdpbr_learned),
+		.events = bpf_map__fd(br->skel->maps.xdpbr_events),
+		.evbudget = bpf_map__fd(br->skel->maps.xdpbr_evbudget),
+		.bridge = bpf_map__fd(br->skel->maps.xdpbr_bridge),
 	};
 	br->prog_rx_fd = bpf_program__fd(br->skel->progs.xdpbr_rx);
 	br->prog_egress_fd = bpf_program__fd(br->skel->progs.xdpbr_egress);
@@ -279,6 +327,7 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 		err = pin_prog(br, br->skel->progs.xdpbr_egress, XDPBR_PIN_PROG_EGRESS);
 	if (err)
 		return err;
+	attach_tracepoints(br);
 
 	if (o->ageing_ns) {
 		struct xdpbr_config cfg = {};

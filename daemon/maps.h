@@ -13,6 +13,9 @@ struct xdpbr_maps {
 	int flood_mc;
 	int flood_uu;
 	int learned;
+	int events;
+	int evbudget;
+	int bridge;
 };
 
 /* Opens the maps pinned under /sys/fs/bpf/xdpbr/<bridge>/. 0 or -errno;

@@ -39,6 +39,11 @@
 #define XDPBR_MAP_FLOOD_MC	"xdpbr_flood_mc"
 #define XDPBR_MAP_FLOOD_UU	"xdpbr_flood_uu"
 #define XDPBR_MAP_LEARNED	"xdpbr_learned"
+#define XDPBR_MAP_EVENTS	"xdpbr_events"
+#define XDPBR_MAP_EVBUDGET	"xdpbr_evbudget"
+#define XDPBR_MAP_BRIDGE	"xdpbr_bridge"
+#define XDPBR_PIN_LINK_XMIT	"link_devmap_xmit"
+#define XDPBR_PIN_LINK_REDIR	"link_redirect_err"
 #define XDPBR_PIN_PROG_RX	"prog_rx"
 #define XDPBR_PIN_PROG_EGRESS	"prog_egress"
 
@@ -105,8 +110,13 @@ struct xdpbr_config {
  * for names in the CLI/JSON: XDPBR_COUNTERS(X) expands X(enum, "json_name").
  * Every received frame ends in exactly one outcome counter (forwarded,
  * flood_*, pass_*, drop_*): rx_packets == sum of outcomes. The others are
- * events: learned/moved/learn_failed/learn_limit on the ingress port, and
- * flood_filtered on an egress port that refused a flooded copy (isolation).
+ * events: learned/moved/learn_failed/learn_limit on the ingress port,
+ * flood_filtered on an egress port that refused a flooded copy (isolation),
+ * tx_dropped on an egress port whose driver dropped redirected frames
+ * (tracepoint xdp:xdp_devmap_xmit), redirect_errors on the ingress port when
+ * the kernel failed a redirect after the program returned
+ * (xdp:xdp_redirect_err), events_dropped when the event rate limit or a
+ * full ring buffer swallowed a learn/move event.
  */
 #define XDPBR_COUNTERS(X)						\
 	X(RX_PACKETS,		"rx_packets")				\
@@ -129,7 +139,10 @@ struct xdpbr_config {
 	X(MOVED,		"moved")				\
 	X(LEARN_FAILED,		"learn_failed")				\
 	X(LEARN_LIMIT,		"learn_limit")				\
-	X(FLOOD_FILTERED,	"flood_filtered")
+	X(FLOOD_FILTERED,	"flood_filtered")			\
+	X(TX_DROPPED,		"tx_dropped")				\
+	X(REDIRECT_ERRORS,	"redirect_errors")			\
+	X(EVENTS_DROPPED,	"events_dropped")
 
 #define XDPBR_ENUM_ENTRY(e, name) XDPBR_CNT_##e,
 enum xdpbr_counter {
@@ -148,6 +161,43 @@ enum xdpbr_counter {
  * each full ageing sweep, so a drift from a race is bounded and temporary. */
 #define XDPBR_LEARNED_TOTAL	0
 
+/* FDB events from the datapath (ring buffer xdpbr_events) and, with the
+ * same layout, from the daemon to `xdpbr monitor`. */
+enum xdpbr_event_type {
+	XDPBR_EV_LEARN = 1,		/* new dynamic entry */
+	XDPBR_EV_MOVE,			/* entry moved from old_ifindex to ifindex */
+	XDPBR_EV_AGE,			/* aged out (daemon) */
+	XDPBR_EV_FLUSH,			/* deleted by a flush/del (daemon/CLI) */
+};
+
+struct xdpbr_event {
+	__u64 ts;			/* CLOCK_MONOTONIC ns */
+	__u32 type;			/* enum xdpbr_event_type */
+	__u32 ifindex;
+	__u32 old_ifindex;		/* MOVE: where it was */
+	__u16 vlan;
+	__u8  mac[6];
+};
+
+/* Event rate limit: a token bucket per CPU, so a MAC flood costs each CPU
+ * at most XDPBR_EV_RATE events a second (burst XDPBR_EV_BURST). */
+#ifndef XDPBR_EV_RATE
+#define XDPBR_EV_RATE		1000
+#endif
+#define XDPBR_EV_BURST		256
+#define XDPBR_EV_RINGBUF_SIZE	(256 * 1024)
+
+struct xdpbr_evbudget {
+	__u64 last_ns;
+	__u64 tokens;			/* in 1/XDPBR_EV_RATE s units * 1e9 */
+};
+
+/* Bridge-wide figures kept by user space (xdpbr_bridge[0]). */
+struct xdpbr_bridge_stats {
+	__u64 aged;			/* entries the daemon aged out */
+	__u64 flushed;			/* entries deleted by del/flush/port down */
+};
+
 /* Value of xdpbr_stats (PERCPU_ARRAY indexed by port slot). Slot 0 counts
  * frames that arrive on an interface the program runs on but that is not a
  * configured port. */
@@ -160,6 +210,7 @@ _Static_assert(sizeof(struct xdpbr_fdb_key) == 8, "fdb key layout");
 _Static_assert(sizeof(struct xdpbr_fdb_val) == 16, "fdb value layout");
 _Static_assert(sizeof(struct xdpbr_port) == 16, "port layout");
 _Static_assert(sizeof(struct xdpbr_config) == 16, "config layout");
+_Static_assert(sizeof(struct xdpbr_event) == 32, "event layout");
 _Static_assert(XDPBR_MAX_PORTS <= 65535, "slot must fit fdb_val.slot");
 #endif
 

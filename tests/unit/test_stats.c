@@ -124,6 +124,7 @@ static void test_outcomes(void **state)
 	       s.c[XDPBR_CNT_PASS_LINKLOCAL] + s.c[XDPBR_CNT_PASS_NOT_PORT] +
 	       s.c[XDPBR_CNT_DROP_RUNT] + s.c[XDPBR_CNT_DROP_BAD_SRC] +
 	       s.c[XDPBR_CNT_DROP_SAME_PORT] + s.c[XDPBR_CNT_DROP_SPOOFED] +
+	       s.c[XDPBR_CNT_DROP_ISOLATED] +
 	       s.c[XDPBR_CNT_DROP_REDIRECT];
 	assert_int_equal(stats_outcomes(&s), want);
 
