@@ -57,11 +57,38 @@ static void learned_adjust(const struct xdpbr_maps *m, uint32_t slot, int64_t d)
 	}
 }
 
+void ctl_bridge_stats_add(const struct xdpbr_maps *m, uint64_t aged, uint64_t flushed)
+{
+	struct xdpbr_bridge_stats bs = { 0 };
+	__u32 zero = 0;
+
+	if (!aged && !flushed)
+		return;
+	/* Read-modify-write: the daemon and a CLI flush racing can lose an
+	 * increment of these informational totals, never an entry. */
+	bpf_map_lookup_elem(m->bridge, &zero, &bs);
+	bs.aged += aged;
+	bs.flushed += flushed;
+	bpf_map_update_elem(m->bridge, &zero, &bs, 0);
+}
+
+static void (*delete_hook)(const struct xdpbr_fdb_key *, const struct xdpbr_fdb_val *, void *);
+static void *delete_hook_arg;
+
+void ctl_set_delete_hook(void (*fn)(const struct xdpbr_fdb_key *k,
+				    const struct xdpbr_fdb_val *v, void *arg), void *arg)
+{
+	delete_hook = fn;
+	delete_hook_arg = arg;
+}
+
 /* Deletes one entry; keeps the learned counts in step for dynamic ones. */
 static int fdb_delete(const struct xdpbr_maps *m, const struct fdb_entry *e)
 {
 	if (bpf_map_delete_elem(m->fdb, &e->key))
 		return -errno;
+	if (delete_hook)
+		delete_hook(&e->key, &e->val, delete_hook_arg);
 	if (!(e->val.flags & XDPBR_FDB_STATIC))
 		learned_adjust(m, e->val.slot, -1);
 	return 0;
@@ -124,6 +151,7 @@ int ctl_fdb_del(const struct xdpbr_maps *m, const uint8_t mac[6],
 			return err;
 		n += !err;
 	}
+	ctl_bridge_stats_add(m, 0, (uint64_t)n);
 	return n ? n : -ENOENT;
 }
 
@@ -146,6 +174,7 @@ int ctl_fdb_flush(const struct xdpbr_maps *m, const struct fdb_filter *f)
 		err = 0;
 	}
 	free(e);
+	ctl_bridge_stats_add(m, 0, (uint64_t)deleted);
 	return err ? err : deleted;
 }
 
@@ -222,7 +251,7 @@ int ctl_fdb_age(const struct xdpbr_maps *m, uint64_t now_ns, uint32_t budget,
 		struct fdb_sweep *sw)
 {
 	static struct xdpbr_fdb_key keys[FDB_AGE_BATCH], stale[FDB_AGE_BATCH];
-	static struct xdpbr_fdb_val vals[FDB_AGE_BATCH];
+	static struct xdpbr_fdb_val vals[FDB_AGE_BATCH], stale_val[FDB_AGE_BATCH];
 	struct xdpbr_config cfg;
 	uint64_t ageing;
 	uint32_t looked = 0, nstale;
@@ -234,7 +263,13 @@ int ctl_fdb_age(const struct xdpbr_maps *m, uint64_t now_ns, uint32_t budget,
 		return err;
 	ageing = cfg.ageing_ns ? cfg.ageing_ns : XDPBR_DEFAULT_AGEING_S * XDPBR_NSEC_PER_SEC;
 	if (!sw->running) {
+		void (*cb)(const struct xdpbr_fdb_key *, const struct xdpbr_fdb_val *, void *) =
+			sw->on_aged;
+		void *arg = sw->arg;
+
 		memset(sw, 0, sizeof(*sw));
+		sw->on_aged = cb;
+		sw->arg = arg;
 		sw->running = true;
 	}
 
@@ -255,10 +290,13 @@ int ctl_fdb_age(const struct xdpbr_maps *m, uint64_t now_ns, uint32_t budget,
 		nstale = 0;
 		for (__u32 i = 0; i < count; i++) {
 			if (fdb_entry_stale(&vals[i], now_ns, ageing)) {
+				stale_val[nstale] = vals[i];
 				stale[nstale++] = keys[i];
 				continue;
 			}
-			if (!(vals[i].flags & XDPBR_FDB_STATIC) && vals[i].slot < XDPBR_MAX_PORTS)
+			if (vals[i].flags & XDPBR_FDB_STATIC)
+				sw->statics++;
+			else if (vals[i].slot < XDPBR_MAX_PORTS)
 				sw->counts[vals[i].slot]++;
 		}
 		/* A host heard from between the read and the delete is learned
@@ -268,6 +306,9 @@ int ctl_fdb_age(const struct xdpbr_maps *m, uint64_t now_ns, uint32_t budget,
 		if (err < 0)
 			return err;
 		sw->aged += (uint64_t)err;
+		ctl_bridge_stats_add(m, (uint64_t)err, 0);
+		for (__u32 i = 0; sw->on_aged && i < nstale; i++)
+			sw->on_aged(&stale[i], &stale_val[i], sw->arg);
 	}
 	if (!done)
 		return 0;

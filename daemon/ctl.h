@@ -42,6 +42,11 @@ struct fdb_sweep {
 	uint64_t counts[XDPBR_MAX_PORTS]; /* dynamic entries seen so far, per slot */
 	uint64_t seen;			/* entries looked at in this pass */
 	uint64_t aged;			/* entries deleted in this pass */
+	uint64_t statics;		/* static entries seen in this pass */
+	/* Called for each entry aged out, if set (events to `xdpbr monitor`). */
+	void (*on_aged)(const struct xdpbr_fdb_key *k, const struct xdpbr_fdb_val *v,
+			void *arg);
+	void *arg;
 };
 
 /*
@@ -61,6 +66,14 @@ int ctl_learned_recount(const struct xdpbr_maps *m);
 
 /* Reads the learned counter of a slot (XDPBR_LEARNED_TOTAL: the bridge). */
 int ctl_learned_get(const struct xdpbr_maps *m, uint32_t slot, uint64_t *n);
+
+/* Called for every entry a del, flush or port-down deletes (the daemon
+ * turns them into events); NULL to stop. */
+void ctl_set_delete_hook(void (*fn)(const struct xdpbr_fdb_key *k,
+				    const struct xdpbr_fdb_val *v, void *arg), void *arg);
+
+/* Adds to the bridge-wide figures kept by user space (xdpbr_bridge[0]). */
+void ctl_bridge_stats_add(const struct xdpbr_maps *m, uint64_t aged, uint64_t flushed);
 
 /* The bridge-wide knobs (xdpbr_config[0]). */
 int ctl_config_get(const struct xdpbr_maps *m, struct xdpbr_config *c);

@@ -104,8 +104,9 @@ static const char *hint(int err)
 
 static void print_json(struct json_object *o, const struct cli_cmd *c)
 {
-	puts(json_object_to_json_string_ext(o, c->pretty ? JSON_C_TO_STRING_PRETTY
-							   : JSON_C_TO_STRING_PLAIN));
+	int flags = c->pretty ? JSON_C_TO_STRING_PRETTY : JSON_C_TO_STRING_PLAIN;
+
+	puts(json_object_to_json_string_ext(o, flags | JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
 /* dev DEV -> ifindex (0: no dev given). */

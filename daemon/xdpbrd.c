@@ -19,10 +19,14 @@
 #include <unistd.h>
 #include <libmnl/libmnl.h>
 #include <systemd/sd-daemon.h>
+#include <bpf/libbpf.h>
 
 #include "bridge.h"
 #include "config.h"
 #include "ctl.h"
+#include "events.h"
+#include "http.h"
+#include "json.h"
 #include "log.h"
 #include "netlink.h"
 #include "util.h"
@@ -31,6 +35,8 @@
  * million-entry table is swept over a few seconds without a stall. */
 #define AGE_TICK_MS	250
 #define AGE_BUDGET	65536
+#define MOVE_LOG_BURST		5
+#define MOVE_LOG_PERIOD_S	10
 
 static volatile sig_atomic_t quit, reload;
 
@@ -51,6 +57,15 @@ struct daemon {
 	bool keep;
 	struct fdb_sweep sweep;
 	uint64_t sweep_cpu_ns;		/* CPU time of the current pass */
+	uint64_t start_ns;
+	const char *listen;		/* --listen, or NULL: the config's */
+	struct http http;
+	struct events events;
+	struct ring_buffer *rb;		/* learn/move events from the datapath */
+	/* Move log rate limit: a flapping MAC is the classic loop symptom;
+	 * say so, but at most MOVE_LOG_BURST lines per MOVE_LOG_PERIOD_S. */
+	uint64_t move_window_ns;
+	unsigned int move_logged, move_suppressed;
 	struct mnl_socket *nl;
 };
 
@@ -65,6 +80,8 @@ static const char usage[] =
 	"  -s, --fdb-size N       FDB capacity in entries (default %u)\n"
 	"  -a, --ageing-time SEC  age out dynamic FDB entries after SEC seconds\n"
 	"                         (default %u; 0 = never)\n"
+	"  -l, --listen ADDR:PORT HTTP statistics endpoint (default %s;\n"
+	"                         'none' to disable)\n"
 	"  -v, --verbose          debug logging, including libbpf's\n"
 	"  -h, --help             this text\n";
 
@@ -75,6 +92,7 @@ static const struct option long_opts[] = {
 	{ "keep", no_argument, NULL, 'k' },
 	{ "fdb-size", required_argument, NULL, 's' },
 	{ "ageing-time", required_argument, NULL, 'a' },
+	{ "listen", required_argument, NULL, 'l' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -244,6 +262,13 @@ static void resync_links(struct daemon *d)
 	}
 }
 
+static const char *listen_of(const struct daemon *d, const struct config *c)
+{
+	if (d->listen)
+		return d->listen;
+	return c->listen[0] ? c->listen : CONFIG_LISTEN_DEFAULT;
+}
+
 static void do_reload(struct daemon *d)
 {
 	struct config nc = { 0 };
@@ -267,6 +292,16 @@ static void do_reload(struct daemon *d)
 		log_warn("%s: fdb_size and mode take effect on restart only", d->cfg_path);
 	if (apply_bridge_cfg(d, &nc))
 		log_warn("couldn't apply the bridge settings");
+	if (strcmp(listen_of(d, &nc), listen_of(d, &d->cfg))) {
+		const char *listen = listen_of(d, &nc);
+
+		http_stop(&d->http);
+		if (strcmp(listen, "none") &&
+		    http_start(&d->http, &d->br.maps, d->br.name, listen, d->start_ns))
+			log_warn("Couldn't serve statistics on %s", listen);
+		else if (strcmp(listen, "none"))
+			log_info("statistics now on http://%s/", listen);
+	}
 
 	/* Ports that left the file (and the command line) leave the bridge. */
 	for (size_t i = 0; i < d->cfg.nports; i++) {
@@ -304,6 +339,64 @@ static void do_reload(struct daemon *d)
 	sd_notify(0, "READY=1");
 }
 
+static void log_move(struct daemon *d, const struct xdpbr_event *e)
+{
+	char mac[MAC_STRLEN], from[IF_NAMESIZE], to[IF_NAMESIZE];
+	uint64_t now = mono_ns();
+
+	if (now - d->move_window_ns > MOVE_LOG_PERIOD_S * XDPBR_NSEC_PER_SEC) {
+		if (d->move_suppressed)
+			log_warn("%u more MAC moves not logged in the last %d s",
+				 d->move_suppressed, MOVE_LOG_PERIOD_S);
+		d->move_window_ns = now;
+		d->move_logged = d->move_suppressed = 0;
+	}
+	if (d->move_logged >= MOVE_LOG_BURST) {
+		d->move_suppressed++;
+		return;
+	}
+	d->move_logged++;
+	log_warn("MAC %s vlan %u moved from %s to %s (a MAC that keeps moving "
+		 "suggests a loop)", mac_format(e->mac, mac), e->vlan,
+		 ifname_of(e->old_ifindex, from), ifname_of(e->ifindex, to));
+}
+
+static int on_ringbuf_event(void *ctx, void *data, size_t len)
+{
+	struct daemon *d = ctx;
+	const struct xdpbr_event *e = data;
+
+	if (len < sizeof(*e))
+		return 0;
+	if (e->type == XDPBR_EV_MOVE)
+		log_move(d, e);
+	events_send(&d->events, e);
+	return 0;
+}
+
+static void emit_deleted(struct daemon *d, uint32_t type, const struct xdpbr_fdb_key *k,
+			 const struct xdpbr_fdb_val *v)
+{
+	struct xdpbr_event e = {
+		.ts = mono_ns(), .type = type, .ifindex = v->ifindex, .vlan = k->vlan,
+	};
+
+	if (!events_listening(&d->events))
+		return;
+	memcpy(e.mac, k->mac, 6);
+	events_send(&d->events, &e);
+}
+
+static void on_aged(const struct xdpbr_fdb_key *k, const struct xdpbr_fdb_val *v, void *arg)
+{
+	emit_deleted(arg, XDPBR_EV_AGE, k, v);
+}
+
+static void on_deleted(const struct xdpbr_fdb_key *k, const struct xdpbr_fdb_val *v, void *arg)
+{
+	emit_deleted(arg, XDPBR_EV_FLUSH, k, v);
+}
+
 static uint64_t cpu_ns(void)
 {
 	struct timespec ts;
@@ -328,6 +421,14 @@ static void age_step(struct daemon *d)
 	}
 	if (ret == 0)
 		return;
+	{
+		uint64_t dyn = 0;
+
+		for (int i = 1; i < XDPBR_MAX_PORTS; i++)
+			dyn += d->sweep.counts[i];
+		if (d->http.mhd)
+			http_set_fdb(&d->http, dyn + d->sweep.statics, dyn, d->sweep.statics);
+	}
 	if (d->sweep.aged)
 		log_info("aged out %llu FDB entries (sweep of %llu entries, %.1f ms CPU)",
 			 (unsigned long long)d->sweep.aged, (unsigned long long)d->sweep.seen,
@@ -340,15 +441,21 @@ static void age_step(struct daemon *d)
 
 static int run(struct daemon *d)
 {
-	struct pollfd pfd = { .fd = mnl_socket_get_fd(d->nl), .events = POLLIN };
+	enum { PFD_NETLINK, PFD_EVENTS, PFD_MONITOR, PFD_N };
+	struct pollfd pfd[PFD_N] = {
+		[PFD_NETLINK] = { .fd = mnl_socket_get_fd(d->nl), .events = POLLIN },
+		[PFD_EVENTS] = { .fd = d->rb ? ring_buffer__epoll_fd(d->rb) : -1, .events = POLLIN },
+		[PFD_MONITOR] = { .fd = d->events.listen_fd, .events = POLLIN },
+	};
 	struct timespec tick = { .tv_sec = 0, .tv_nsec = AGE_TICK_MS * 1000000L };
+	uint64_t next_age = mono_ns();
 	sigset_t none;
 	int n, err;
 
 	sigemptyset(&none);
 	while (!quit) {
 		/* Signals are blocked except inside ppoll: no lost wake-up. */
-		n = ppoll(&pfd, 1, &tick, &none);
+		n = ppoll(pfd, PFD_N, &tick, &none);
 		if (n < 0 && errno != EINTR)
 			return -errno;
 		if (quit)
@@ -357,16 +464,57 @@ static int run(struct daemon *d)
 			reload = 0;
 			do_reload(d);
 		}
-		if (n > 0 && pfd.revents & POLLIN) {
+		if (n > 0 && pfd[PFD_NETLINK].revents & POLLIN) {
 			err = linkwatch_read(d->nl, on_link_event, d);
 			if (err == -ENOBUFS) {
 				log_warn("link events were lost: rereading every port's state");
 				resync_links(d);
 			}
 		}
-		age_step(d);
+		if (n > 0 && pfd[PFD_MONITOR].revents & POLLIN)
+			events_accept(&d->events);
+		if (d->rb)
+			ring_buffer__consume(d->rb);
+		/* Events must not speed up the ageing tick. */
+		if (mono_ns() >= next_age) {
+			next_age = mono_ns() + AGE_TICK_MS * 1000000ULL;
+			age_step(d);
+		}
 	}
 	return 0;
+}
+
+/* The HTTP endpoint, the event stream and the ring buffer reader. None is
+ * needed to forward: a failure is a warning, and the bridge runs on. */
+static void start_services(struct daemon *d)
+{
+	const char *listen = listen_of(d, &d->cfg);
+	int err;
+
+	if (strcmp(listen, "none")) {
+		err = http_start(&d->http, &d->br.maps, d->br.name, listen, d->start_ns);
+		if (err)
+			log_warn("Couldn't serve statistics on %s: %s (choose another address "
+				 "with --listen or 'listen =' in the configuration)", listen,
+				 strerror(-err));
+		else
+			log_info("statistics on http://%s/stats, /metrics and /fdb", listen);
+	}
+	err = events_open(&d->events, d->br.name);
+	if (err)
+		log_warn("Couldn't open the event stream %s: %s (xdpbr monitor won't work)",
+			 d->events.path, strerror(-err));
+	d->rb = ring_buffer__new(d->br.maps.events, on_ringbuf_event, d, NULL);
+	if (!d->rb)
+		log_warn("Couldn't read the datapath's event ring buffer: %s", strerror(errno));
+}
+
+static void stop_services(struct daemon *d)
+{
+	http_stop(&d->http);
+	events_close(&d->events);
+	ring_buffer__free(d->rb);
+	d->rb = NULL;
 }
 
 static int add_unique(char ***v, int *n, const char *s)
@@ -397,7 +545,7 @@ int main(int argc, char **argv)
 	sigset_t block;
 	uint64_t v;
 
-	while ((opt = getopt_long(argc, argv, "c:nm:ks:a:vh", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:nm:ks:a:l:vh", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			d.cfg_path = optarg;
@@ -438,14 +586,27 @@ int main(int argc, char **argv)
 			}
 			o.ageing_ns = ageing_ns_of(v);
 			break;
+		case 'l':
+			if (strcmp(optarg, "none")) {
+				struct sockaddr_storage ss;
+				socklen_t sl;
+
+				if (config_listen_parse(optarg, &ss, &sl)) {
+					fprintf(stderr, "xdpbrd: invalid listen address '%s' "
+						"(ADDR:PORT, [ADDR]:PORT or none)\n", optarg);
+					return 2;
+				}
+			}
+			d.listen = optarg;
+			break;
 		case 'v':
 			level = LOG_LVL_DEBUG;
 			break;
 		case 'h':
-			printf(usage, XDPBR_FDB_SIZE, XDPBR_DEFAULT_AGEING_S);
+			printf(usage, XDPBR_FDB_SIZE, XDPBR_DEFAULT_AGEING_S, CONFIG_LISTEN_DEFAULT);
 			return 0;
 		default:
-			fprintf(stderr, usage, XDPBR_FDB_SIZE, XDPBR_DEFAULT_AGEING_S);
+			fprintf(stderr, usage, XDPBR_FDB_SIZE, XDPBR_DEFAULT_AGEING_S, CONFIG_LISTEN_DEFAULT);
 			return 2;
 		}
 	}
@@ -474,7 +635,7 @@ int main(int argc, char **argv)
 		name = d.cfg.name;
 	}
 	if (!name) {
-		fprintf(stderr, usage, XDPBR_FDB_SIZE, XDPBR_DEFAULT_AGEING_S);
+		fprintf(stderr, usage, XDPBR_FDB_SIZE, XDPBR_DEFAULT_AGEING_S, CONFIG_LISTEN_DEFAULT);
 		return 2;
 	}
 	if (bridge_name_valid(name)) {
@@ -555,7 +716,12 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	free(ports);
+	d.start_ns = mono_ns();
+	ctl_set_delete_hook(on_deleted, &d);
+	d.sweep.on_aged = on_aged;
+	d.sweep.arg = &d;
 	resync_links(&d);
+	start_services(&d);
 
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
@@ -575,6 +741,7 @@ int main(int argc, char **argv)
 	else
 		log_warn("main loop failed: %s; %s", strerror(-ret),
 			 d.keep ? "leaving the bridge forwarding" : "detaching");
+	stop_services(&d);
 	bridge_close(&d.br, d.keep, false);
 	linkwatch_close(d.nl);
 	config_free(&d.cfg);
