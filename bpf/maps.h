@@ -58,6 +58,15 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } xdpbr_learned SEC(".maps");
 
+/* VLAN membership and egress tagging per port slot. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XDPBR_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct xdpbr_vlan_port);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_vlans SEC(".maps");
+
 /* Learn/move events to the daemon (rate-limited per CPU). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

@@ -19,6 +19,7 @@
 #include "parsing.h"
 #include "stats.h"
 #include "fdb.h"
+#include "vlan.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -62,6 +63,17 @@ static __always_inline int flood(void *map, const struct xdpbr_port *port,
 	return verdict(st, c, XDP_REDIRECT);
 }
 
+/* Unknown unicast, after a VLAN-aware frame is normalised to carry its tag
+ * (the egress programs tag per port). */
+static __always_inline int flood_unknown(struct xdp_md *ctx, const struct xdpbr_port *port,
+					 struct xdpbr_stats *st, int vlan_on,
+					 const struct vlan_info *vi)
+{
+	if (vlan_on && vlan_egress_fix(ctx, vi, 0))
+		return verdict(st, XDPBR_CNT_DROP_REDIRECT, XDP_DROP);
+	return flood(&xdpbr_flood_uu, port, st, XDPBR_CNT_FLOOD_UNKNOWN);
+}
+
 /* Port isolation: an isolated port talks only to ports that are not. */
 static __always_inline int isolated_pair(const struct xdpbr_port *in, __u32 out_ifindex)
 {
@@ -84,7 +96,10 @@ int xdpbr_rx(struct xdp_md *ctx)
 	struct xdpbr_fdb_val *dst;
 	struct xdpbr_stats *st, *st_out;
 	struct xdpbr_port *port;
+	struct xdpbr_config *cfg;
+	struct vlan_info vi = {};
 	struct ethhdr *eth;
+	int vlan_on;
 	__u64 now;
 	__u32 slot;
 
@@ -107,50 +122,80 @@ int xdpbr_rx(struct xdp_md *ctx)
 		return verdict(st, XDPBR_CNT_DROP_BAD_SRC, XDP_DROP);
 
 	/* classify: link-local control frames go to the host untouched,
-	 * before learning, like the kernel bridge. */
+	 * before learning and VLAN rules, like the kernel bridge. */
 	enum dst_class cls = classify(eth->h_dest);
 	if (cls == DST_LINK_LOCAL)
 		return verdict(st, XDPBR_CNT_PASS_LINKLOCAL, XDP_PASS);
 
+	/* VLAN: the frame's VLAN decides its FDB and its egress ports. */
+	cfg = config_get();
+	vlan_on = cfg && (cfg->flags & XDPBR_CFG_VLAN_FILTERING);
+	if (vlan_on) {
+		switch (vlan_ingress(eth, data_end, port, &vi)) {
+		case VLAN_RUNT:
+			return verdict(st, XDPBR_CNT_DROP_RUNT, XDP_DROP);
+		case VLAN_FILTERED:
+			return verdict(st, XDPBR_CNT_DROP_VLAN, XDP_DROP);
+		case VLAN_8021AD:
+			return verdict(st, XDPBR_CNT_DROP_8021AD, XDP_DROP);
+		case VLAN_OK:
+			break;
+		}
+	}
+
 	/* learn */
 	now = bpf_ktime_get_coarse_ns();
-	key.vlan = 0;
+	key.vlan = vi.vid;
 	__builtin_memcpy(key.mac, eth->h_source, ETH_ALEN);
 	if (fdb_learn(&key, ifindex, slot, port, now, st) == LEARN_SPOOFED)
 		return verdict(st, XDPBR_CNT_DROP_SPOOFED, XDP_DROP);
 
 	/* forward / flood */
-	if (cls == DST_BROADCAST)
-		return flood(&xdpbr_flood_bc, port, st, XDPBR_CNT_FLOOD_BCAST);
-	if (cls == DST_MULTICAST)
+	if (cls != DST_UNICAST) {
+		if (vlan_on && vlan_egress_fix(ctx, &vi, 0))
+			return verdict(st, XDPBR_CNT_DROP_REDIRECT, XDP_DROP);
+		if (cls == DST_BROADCAST)
+			return flood(&xdpbr_flood_bc, port, st, XDPBR_CNT_FLOOD_BCAST);
 		return flood(&xdpbr_flood_mc, port, st, XDPBR_CNT_FLOOD_MCAST);
+	}
 
 	__builtin_memcpy(key.mac, eth->h_dest, ETH_ALEN);
 	dst = bpf_map_lookup_elem(&xdpbr_fdb, &key);
-	if (!dst || fdb_is_stale(dst, now, config_ageing_ns(config_get())))
-		return flood(&xdpbr_flood_uu, port, st, XDPBR_CNT_FLOOD_UNKNOWN);
+	if (!dst || fdb_is_stale(dst, now, config_ageing_ns(cfg)))
+		return flood_unknown(ctx, port, st, vlan_on, &vi);
 	if (dst->ifindex == ifindex && !(port->flags & XDPBR_PORT_HAIRPIN))
 		return verdict(st, XDPBR_CNT_DROP_SAME_PORT, XDP_DROP);
 	if (dst->ifindex != ifindex && isolated_pair(port, dst->ifindex))
 		return verdict(st, XDPBR_CNT_DROP_ISOLATED, XDP_DROP);
 
 	slot = dst->slot;
+	if (vlan_on) {
+		struct xdpbr_vlan_port *vl = vlan_of(slot);
+
+		if (!vl || !vlan_bit(vl->member, vi.vid))
+			return verdict(st, XDPBR_CNT_DROP_VLAN, XDP_DROP);
+		if (vlan_egress_fix(ctx, &vi, vlan_bit(vl->untagged, vi.vid)))
+			return verdict(st, XDPBR_CNT_DROP_REDIRECT, XDP_DROP);
+		len = (long)ctx->data_end - (long)ctx->data;
+	}
 	/* A port that has left the tx map (removed, link down) is unknown. */
 	if (bpf_redirect_map(&xdpbr_tx, slot, 0) != XDP_REDIRECT)
-		return flood(&xdpbr_flood_uu, port, st, XDPBR_CNT_FLOOD_UNKNOWN);
+		return flood_unknown(ctx, port, st, vlan_on, &vi);
 	st_out = stats_of(slot);
 	count_tx(st_out, len);
 	return verdict(st, XDPBR_CNT_FORWARDED, XDP_REDIRECT);
 }
 
 /* Runs for every flooded copy, on the egress port: drop a copy between two
- * isolated ports, count the rest as that port's transmissions. */
+ * isolated ports, or for a VLAN the port is not in; untag it where the port
+ * sends that VLAN untagged; count the rest as the port's transmissions. */
 SEC("xdp/devmap")
 int xdpbr_egress(struct xdp_md *ctx)
 {
 	__u32 ifindex = ctx->egress_ifindex;
 	__u32 in_ifindex = ctx->ingress_ifindex;
 	struct xdpbr_port *port, *in;
+	struct xdpbr_config *cfg;
 	struct xdpbr_stats *st;
 
 	port = bpf_map_lookup_elem(&xdpbr_ports, &ifindex);
@@ -160,6 +205,31 @@ int xdpbr_egress(struct xdp_md *ctx)
 	if (port->flags & XDPBR_PORT_ISOLATED && in_ifindex != ifindex) {
 		in = bpf_map_lookup_elem(&xdpbr_ports, &in_ifindex);
 		if (in && in->flags & XDPBR_PORT_ISOLATED) {
+			count(st, XDPBR_CNT_FLOOD_FILTERED);
+			return XDP_DROP;
+		}
+	}
+	cfg = config_get();
+	if (cfg && cfg->flags & XDPBR_CFG_VLAN_FILTERING) {
+		void *data = (void *)(long)ctx->data;
+		void *data_end = (void *)(long)ctx->data_end;
+		struct ethhdr *eth = data;
+		struct vlan_hdr *vh = (void *)(eth + 1);
+		struct xdpbr_vlan_port *vl;
+		__u16 vid;
+
+		/* The ingress program tagged every flooded frame. */
+		if ((void *)(vh + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_8021Q)) {
+			count(st, XDPBR_CNT_FLOOD_FILTERED);
+			return XDP_DROP;
+		}
+		vid = bpf_ntohs(vh->tci) & VLAN_VID_MASK;
+		vl = vlan_of(port->slot);
+		if (!vl || !vlan_bit(vl->member, vid)) {
+			count(st, XDPBR_CNT_FLOOD_FILTERED);
+			return XDP_DROP;
+		}
+		if (vlan_bit(vl->untagged, vid) && vlan_pop(ctx)) {
 			count(st, XDPBR_CNT_FLOOD_FILTERED);
 			return XDP_DROP;
 		}

@@ -192,7 +192,7 @@ static void unpin_all(struct bridge *br)
 		XDPBR_MAP_FDB, XDPBR_MAP_PORTS, XDPBR_MAP_STATS, XDPBR_MAP_CONFIG,
 		XDPBR_MAP_TX, XDPBR_MAP_FLOOD_BC, XDPBR_MAP_FLOOD_MC,
 		XDPBR_MAP_FLOOD_UU, XDPBR_MAP_LEARNED, XDPBR_MAP_EVENTS,
-		XDPBR_MAP_EVBUDGET, XDPBR_MAP_BRIDGE, XDPBR_PIN_PROG_RX,
+		XDPBR_MAP_EVBUDGET, XDPBR_MAP_BRIDGE, XDPBR_MAP_VLANS, XDPBR_PIN_PROG_RX,
 		XDPBR_PIN_PROG_EGRESS, XDPBR_PIN_LINK_XMIT, XDPBR_PIN_LINK_REDIR,
 	};
 	char path[PATH_MAX];
@@ -249,7 +249,7 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 
 	memset(br, 0, sizeof(*br));
 	br->prog_rx_fd = br->prog_egress_fd = -1;
-	br->maps = (struct xdpbr_maps){ -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
+	br->maps = (struct xdpbr_maps){ -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
 	br->mode = o->mode;
 	snprintf(br->name, sizeof(br->name), "%s", name);
 	err = pin_path(br->dir, sizeof(br->dir), name, NULL);
@@ -310,6 +310,7 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 		.events = bpf_map__fd(br->skel->maps.xdpbr_events),
 		.evbudget = bpf_map__fd(br->skel->maps.xdpbr_evbudget),
 		.bridge = bpf_map__fd(br->skel->maps.xdpbr_bridge),
+		.vlans = bpf_map__fd(br->skel->maps.xdpbr_vlans),
 	};
 	br->prog_rx_fd = bpf_program__fd(br->skel->progs.xdpbr_rx);
 	br->prog_egress_fd = bpf_program__fd(br->skel->progs.xdpbr_egress);
@@ -393,6 +394,13 @@ static int port_maps_add(struct bridge *br, uint32_t ifindex, uint32_t mode)
 		p.slot = (uint32_t)slot;
 	}
 	free(ports);
+	if (!old) {
+		/* A new port starts in the default VLAN, untagged, like on the
+		 * kernel bridge; the slot's previous membership is forgotten. */
+		err = ctl_vlan_port_init(&br->maps, &p);
+		if (err)
+			return err;
+	}
 	return ctl_port_apply(&br->maps, ifindex, &p, br->prog_egress_fd);
 }
 

@@ -7,6 +7,7 @@
 
 #include "ctl.h"
 #include "fdb.h"
+#include "ports.h"
 #include "util.h"
 
 static bool mac_usable(const uint8_t mac[6])
@@ -390,4 +391,157 @@ int ctl_port_remove(const struct xdpbr_maps *m, uint32_t ifindex)
 		bpf_map_update_elem(m->learned, &p.slot, &zero, 0);
 	}
 	return 0;
+}
+
+/* ---------------------------------------------------------------- VLANs */
+
+static void vlan_set(__u64 *bits, uint16_t vid, bool on)
+{
+	if (on)
+		bits[vid >> 6] |= 1ULL << (vid & 63);
+	else
+		bits[vid >> 6] &= ~(1ULL << (vid & 63));
+}
+
+static bool vlan_has(const __u64 *bits, uint16_t vid)
+{
+	return (bits[vid >> 6] >> (vid & 63)) & 1;
+}
+
+uint16_t ctl_default_pvid(const struct xdpbr_config *c)
+{
+	return c->flags & XDPBR_CFG_PVID_SET ? c->default_pvid : XDPBR_DEFAULT_PVID;
+}
+
+int ctl_vlan_get(const struct xdpbr_maps *m, uint32_t slot, struct xdpbr_vlan_port *v)
+{
+	return bpf_map_lookup_elem(m->vlans, &slot, v) ? -errno : 0;
+}
+
+static int vlan_put(const struct xdpbr_maps *m, uint32_t slot, const struct xdpbr_vlan_port *v)
+{
+	return bpf_map_update_elem(m->vlans, &slot, v, 0) ? -errno : 0;
+}
+
+int ctl_vlan_port_init(const struct xdpbr_maps *m, struct xdpbr_port *p)
+{
+	struct xdpbr_vlan_port v = { 0 };
+	struct xdpbr_config c;
+	int err = ctl_config_get(m, &c);
+
+	if (err)
+		return err;
+	p->pvid = ctl_default_pvid(&c);
+	if (p->pvid) {
+		vlan_set(v.member, p->pvid, true);
+		vlan_set(v.untagged, p->pvid, true);
+	}
+	return vlan_put(m, p->slot, &v);
+}
+
+int ctl_vlan_add(const struct xdpbr_maps *m, uint32_t ifindex, uint16_t from,
+		 uint16_t to, bool pvid, bool untagged)
+{
+	struct xdpbr_vlan_port v;
+	struct xdpbr_port p;
+	int err;
+
+	if (!from || from > to || to > XDPBR_VLAN_MAX || (pvid && from != to))
+		return -EINVAL;
+	err = ctl_port_get(m, ifindex, &p);
+	if (!err)
+		err = ctl_vlan_get(m, p.slot, &v);
+	if (err)
+		return err;
+	for (uint32_t vid = from; vid <= to; vid++) {
+		vlan_set(v.member, (uint16_t)vid, true);
+		vlan_set(v.untagged, (uint16_t)vid, untagged);
+	}
+	err = vlan_put(m, p.slot, &v);
+	if (err || !pvid)
+		return err;
+	p.pvid = from;
+	return bpf_map_update_elem(m->ports, &ifindex, &p, BPF_EXIST) ? -errno : 0;
+}
+
+int ctl_vlan_del(const struct xdpbr_maps *m, uint32_t ifindex, uint16_t from, uint16_t to)
+{
+	struct xdpbr_vlan_port v;
+	struct xdpbr_port p;
+	int err;
+
+	if (!from || from > to || to > XDPBR_VLAN_MAX)
+		return -EINVAL;
+	err = ctl_port_get(m, ifindex, &p);
+	if (!err)
+		err = ctl_vlan_get(m, p.slot, &v);
+	if (err)
+		return err;
+	for (uint32_t vid = from; vid <= to; vid++) {
+		vlan_set(v.member, (uint16_t)vid, false);
+		vlan_set(v.untagged, (uint16_t)vid, false);
+	}
+	err = vlan_put(m, p.slot, &v);
+	if (err || !p.pvid || p.pvid < from || p.pvid > to)
+		return err;
+	p.pvid = 0;
+	return bpf_map_update_elem(m->ports, &ifindex, &p, BPF_EXIST) ? -errno : 0;
+}
+
+int ctl_vlan_filtering(const struct xdpbr_maps *m, bool on)
+{
+	struct xdpbr_config c;
+	int err = ctl_config_get(m, &c);
+
+	if (err)
+		return err;
+	c.flags = on ? c.flags | XDPBR_CFG_VLAN_FILTERING : c.flags & ~XDPBR_CFG_VLAN_FILTERING;
+	return ctl_config_set(m, &c);
+}
+
+int ctl_set_default_pvid(const struct xdpbr_maps *m, uint16_t pvid, int egress_fd)
+{
+	struct port_entry *ports;
+	struct xdpbr_config c;
+	uint16_t old;
+	size_t n;
+	int err;
+
+	if (pvid > XDPBR_VLAN_MAX)
+		return -EINVAL;
+	err = ctl_config_get(m, &c);
+	if (err)
+		return err;
+	old = ctl_default_pvid(&c);
+	c.default_pvid = pvid;
+	c.flags |= XDPBR_CFG_PVID_SET;
+	err = ctl_config_set(m, &c);
+	if (err || old == pvid)
+		return err;
+	err = ports_dump(m->ports, &ports, &n);
+	if (err)
+		return err;
+	for (size_t i = 0; i < n && !err; i++) {
+		struct xdpbr_port p = ports[i].port;
+		struct xdpbr_vlan_port v;
+
+		if (p.pvid != old || ctl_vlan_get(m, p.slot, &v))
+			continue;
+		/* The old default leaves only if it was the plain default
+		 * membership (untagged); a VLAN the user made tagged stays. */
+		if (old && vlan_has(v.untagged, old)) {
+			vlan_set(v.member, old, false);
+			vlan_set(v.untagged, old, false);
+		}
+		if (pvid) {
+			vlan_set(v.member, pvid, true);
+			vlan_set(v.untagged, pvid, true);
+		}
+		p.pvid = pvid;
+		err = vlan_put(m, p.slot, &v);
+		if (!err)
+			err = ctl_port_apply(m, ports[i].ifindex, &p, egress_fd);
+	}
+	free(ports);
+	return err;
 }

@@ -92,6 +92,32 @@ int ctl_port_get(const struct xdpbr_maps *m, uint32_t ifindex, struct xdpbr_port
 int ctl_port_apply(const struct xdpbr_maps *m, uint32_t ifindex,
 		   const struct xdpbr_port *p, int egress_fd);
 
+/* ---- VLANs (enforced only while vlan_filtering is on) ---- */
+
+/* The default PVID of new ports (1 unless set; 0 = none). */
+uint16_t ctl_default_pvid(const struct xdpbr_config *c);
+
+/* Gives a new port (p->slot) the default PVID as its PVID and only,
+ * untagged, VLAN; sets p->pvid. Call before ctl_port_apply(). */
+int ctl_vlan_port_init(const struct xdpbr_maps *m, struct xdpbr_port *p);
+
+int ctl_vlan_get(const struct xdpbr_maps *m, uint32_t slot, struct xdpbr_vlan_port *v);
+
+/* Adds VLANs from..to (1..4094) to a port: tagged, or untagged on egress;
+ * pvid: the port's PVID becomes `from` (from must equal to). A VLAN already
+ * there gets the new untagged setting, like `bridge vlan add`. */
+int ctl_vlan_add(const struct xdpbr_maps *m, uint32_t ifindex, uint16_t from,
+		 uint16_t to, bool pvid, bool untagged);
+
+/* Removes VLANs from..to from a port; removing its PVID's VLAN leaves it
+ * with no PVID (untagged frames are then dropped). */
+int ctl_vlan_del(const struct xdpbr_maps *m, uint32_t ifindex, uint16_t from, uint16_t to);
+
+/* vlan_filtering on/off, and the default PVID: ports whose PVID was the old
+ * default move to the new one (as untagged members), like the kernel. */
+int ctl_vlan_filtering(const struct xdpbr_maps *m, bool on);
+int ctl_set_default_pvid(const struct xdpbr_maps *m, uint16_t pvid, int egress_fd);
+
 /* Removes a port from every map and flushes all its FDB entries. */
 int ctl_port_remove(const struct xdpbr_maps *m, uint32_t ifindex);
 

@@ -118,6 +118,7 @@ struct json_object *json_port(const struct port_entry *p, const char *bridge)
 	add_bool(o, "isolated", p->port.flags & XDPBR_PORT_ISOLATED);
 	add_bool(o, "hairpin", p->port.flags & XDPBR_PORT_HAIRPIN);
 	add_u64(o, "max_learned", p->port.max_learned);
+	add_u64(o, "pvid", p->port.pvid);
 	return o;
 }
 
@@ -131,5 +132,47 @@ struct json_object *json_port_stats(const struct port_entry *p,
 	add_u64(o, "ifindex", p ? p->ifindex : 0);
 	for (int c = 0; c < XDPBR_CNT__MAX; c++)
 		add_u64(o, counter_names[c], s->c[c]);
+	return o;
+}
+
+static bool bit(const __u64 *bits, unsigned int vid)
+{
+	return (bits[vid >> 6] >> (vid & 63)) & 1;
+}
+
+struct json_object *json_vlan_port(const char *ifname, const struct xdpbr_vlan_port *v,
+				   uint16_t pvid)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *arr = json_object_new_array();
+
+	add_str(o, "ifname", ifname);
+	for (unsigned int vid = 1; vid <= XDPBR_VLAN_MAX; vid++) {
+		struct json_object *e, *flags;
+		unsigned int end = vid;
+		bool untagged;
+
+		if (!bit(v->member, vid))
+			continue;
+		untagged = bit(v->untagged, vid);
+		/* A range: consecutive members with the same flags, no PVID. */
+		if (vid != pvid)
+			while (end < XDPBR_VLAN_MAX && end + 1 != pvid &&
+			       bit(v->member, end + 1) && bit(v->untagged, end + 1) == untagged)
+				end++;
+		e = json_object_new_object();
+		flags = json_object_new_array();
+		add_u64(e, "vlan", vid);
+		if (end != vid)
+			add_u64(e, "vlanEnd", end);
+		if (vid == pvid)
+			json_object_array_add(flags, json_object_new_string("PVID"));
+		if (untagged)
+			json_object_array_add(flags, json_object_new_string("Egress Untagged"));
+		json_object_object_add(e, "flags", flags);
+		json_object_array_add(arr, e);
+		vid = end;
+	}
+	json_object_object_add(o, "vlans", arr);
 	return o;
 }

@@ -25,6 +25,7 @@ static const struct {
 	{ XDPBR_MAP_EVENTS,	offsetof(struct xdpbr_maps, events) },
 	{ XDPBR_MAP_EVBUDGET,	offsetof(struct xdpbr_maps, evbudget) },
 	{ XDPBR_MAP_BRIDGE,	offsetof(struct xdpbr_maps, bridge) },
+	{ XDPBR_MAP_VLANS,	offsetof(struct xdpbr_maps, vlans) },
 };
 
 #define MAP_FD(m, i) ((int *)((char *)(m) + map_pins[i].off))

@@ -16,6 +16,7 @@ struct xdpbr_maps {
 	int events;
 	int evbudget;
 	int bridge;
+	int vlans;
 };
 
 /* Opens the maps pinned under /sys/fs/bpf/xdpbr/<bridge>/. 0 or -errno;

@@ -124,6 +124,9 @@ static void add_bridge_figures(struct json_object *o, const struct report *r)
 	add_u64(o, "fdb_max_learned", r->cfg.fdb_max_learned);
 	add_u64(o, "fdb_size", r->fdb_size);
 	add_u64(o, "ports", r->nports);
+	json_object_object_add(o, "vlan_filtering",
+			       json_object_new_boolean(r->cfg.flags & XDPBR_CFG_VLAN_FILTERING));
+	add_u64(o, "default_pvid", ctl_default_pvid(&r->cfg));
 	add_u64(o, "learned", report_sum(r, XDPBR_CNT_LEARNED));
 	add_u64(o, "moved", report_sum(r, XDPBR_CNT_MOVED));
 	add_u64(o, "aged", r->bs.aged);
@@ -298,6 +301,9 @@ int report_metrics(const struct report *r, FILE *out)
 	BRIDGE_METRIC("fdb_size", "gauge", "FDB capacity in entries.", r->fdb_size);
 	BRIDGE_METRIC("fdb_max_learned", "gauge",
 		      "Bridge-wide learning limit (0: none).", r->cfg.fdb_max_learned);
+	BRIDGE_METRIC("vlan_filtering", "gauge",
+		      "1 when the bridge is VLAN-aware (802.1Q filtering).",
+		      !!(r->cfg.flags & XDPBR_CFG_VLAN_FILTERING));
 	BRIDGE_METRIC("ageing_time_seconds", "gauge",
 		      "Ageing time of dynamic entries (0: never).", ageing_s(&r->cfg));
 	BRIDGE_METRIC("fdb_aged_total", "counter",

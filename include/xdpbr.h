@@ -39,6 +39,7 @@
 #define XDPBR_MAP_FLOOD_MC	"xdpbr_flood_mc"
 #define XDPBR_MAP_FLOOD_UU	"xdpbr_flood_uu"
 #define XDPBR_MAP_LEARNED	"xdpbr_learned"
+#define XDPBR_MAP_VLANS		"xdpbr_vlans"
 #define XDPBR_MAP_EVENTS	"xdpbr_events"
 #define XDPBR_MAP_EVBUDGET	"xdpbr_evbudget"
 #define XDPBR_MAP_BRIDGE	"xdpbr_bridge"
@@ -92,17 +93,33 @@ enum xdpbr_mode {
 struct xdpbr_port {
 	__u32 slot;			/* 1..XDPBR_MAX_PORTS-1; 0 = not a port */
 	__u32 flags;			/* XDPBR_PORT_* */
-	__u32 mode;			/* enum xdpbr_mode */
+	__u16 mode;			/* enum xdpbr_mode */
+	__u16 pvid;			/* VLAN of untagged ingress; 0 = none */
 	__u32 max_learned;		/* dynamic entries learned here; 0 = no limit */
 };
+
+/* VLAN membership of a port (xdpbr_vlans, ARRAY indexed by slot): bit vid of
+ * member[] = the port is in VLAN vid; of untagged[] = it sends that VLAN's
+ * frames untagged. Enforced only with XDPBR_CFG_VLAN_FILTERING. */
+#define XDPBR_VLAN_MAX		4094
+#define XDPBR_VLAN_WORDS	64	/* 4096 bits */
+struct xdpbr_vlan_port {
+	__u64 member[XDPBR_VLAN_WORDS];
+	__u64 untagged[XDPBR_VLAN_WORDS];
+};
+#define XDPBR_DEFAULT_PVID	1
 
 /* Bridge-wide runtime knobs: xdpbr_config[0], written by the daemon/CLI.
  * A zeroed map (e.g. right after `ip link ... xdp obj`) means defaults. */
 struct xdpbr_config {
 	__u64 ageing_ns;		/* 0 = use the default; XDPBR_AGEING_NEVER = never */
-	__u32 flags;
+	__u32 flags;			/* XDPBR_CFG_* */
 	__u32 fdb_max_learned;		/* dynamic entries in the bridge; 0 = no limit */
+	__u16 default_pvid;		/* PVID of new ports; 0 = none (1 if never set) */
+	__u16 pad[3];
 };
+#define XDPBR_CFG_VLAN_FILTERING	(1U << 0)	/* 802.1Q VLAN-aware bridging */
+#define XDPBR_CFG_PVID_SET		(1U << 1)	/* default_pvid was set (0 = none) */
 #define XDPBR_AGEING_NEVER	(~0ULL)
 
 /*
@@ -134,6 +151,8 @@ struct xdpbr_config {
 	X(DROP_SAME_PORT,	"drop_same_port")			\
 	X(DROP_SPOOFED,		"drop_spoofed_static")			\
 	X(DROP_ISOLATED,	"drop_isolated")			\
+	X(DROP_VLAN,		"drop_vlan_filtered")			\
+	X(DROP_8021AD,		"drop_8021ad")				\
 	X(DROP_REDIRECT,	"drop_redirect")			\
 	X(LEARNED,		"learned")				\
 	X(MOVED,		"moved")				\
@@ -209,7 +228,8 @@ struct xdpbr_stats {
 _Static_assert(sizeof(struct xdpbr_fdb_key) == 8, "fdb key layout");
 _Static_assert(sizeof(struct xdpbr_fdb_val) == 16, "fdb value layout");
 _Static_assert(sizeof(struct xdpbr_port) == 16, "port layout");
-_Static_assert(sizeof(struct xdpbr_config) == 16, "config layout");
+_Static_assert(sizeof(struct xdpbr_config) == 24, "config layout");
+_Static_assert(sizeof(struct xdpbr_vlan_port) == 1024, "vlan layout");
 _Static_assert(sizeof(struct xdpbr_event) == 32, "event layout");
 _Static_assert(XDPBR_MAX_PORTS <= 65535, "slot must fit fdb_val.slot");
 #endif
