@@ -50,7 +50,7 @@ struct key {
 	bool repeat;			/* may be given more than once */
 };
 
-#define MAX_KEYS 8
+#define MAX_KEYS 16
 
 struct parser {
 	const char *file;		/* for messages */
@@ -93,6 +93,8 @@ static int fail_at(struct parser *p, int err, int line, const char *fmt, ...)
 }
 
 #define fail(p, ...) fail_at(p, -EINVAL, (p)->lineno, __VA_ARGS__)
+
+static int key_line(const struct parser *p, const char *name);
 
 /* --- values --- */
 
@@ -249,6 +251,25 @@ static int set_mode(struct parser *p, const struct key *k, const char *value)
 	return fail(p, "mode: '%s' is not native, generic or auto", value);
 }
 
+static int set_vlan_filtering(struct parser *p, const struct key *k, const char *value)
+{
+	if (get_bool(p, k, value, &p->c->vlan_filtering))
+		return p->err;
+	p->c->vlan_filtering_set = true;
+	return 0;
+}
+
+static int set_default_pvid(struct parser *p, const struct key *k, const char *value)
+{
+	uint64_t v;
+
+	if (get_u64(p, k, value, 0, CONFIG_VLAN_MAX, &v))
+		return p->err;
+	p->c->default_pvid = (uint16_t)v;
+	p->c->default_pvid_set = true;
+	return 0;
+}
+
 static int set_listen(struct parser *p, const struct key *k, const char *value)
 {
 	struct sockaddr_storage sa;
@@ -391,6 +412,165 @@ static int add_static(struct parser *p, const struct key *k, const char *value)
 	return 0;
 }
 
+/* --- VLAN lists --- */
+
+static bool vlan_test(const uint64_t *map, unsigned int vid)
+{
+	return map[vid / 64] >> (vid % 64) & 1;
+}
+
+static void vlan_set(uint64_t *map, unsigned int vid)
+{
+	map[vid / 64] |= 1ULL << (vid % 64);
+}
+
+/* The lowest VLAN in both maps, or 0 (never a member) when none is. */
+static unsigned int vlan_common(const uint64_t *a, const uint64_t *b)
+{
+	for (unsigned int w = 0; w < CONFIG_VLAN_WORDS; w++)
+		if (a[w] & b[w])
+			return w * 64 + (unsigned int)__builtin_ctzll(a[w] & b[w]);
+	return 0;
+}
+
+/* The n characters at s as a VID: 0, -EINVAL (not only digits) or -ERANGE
+ * (outside 1..CONFIG_VLAN_MAX). */
+static int vid_parse(const char *s, size_t n, unsigned int *out)
+{
+	unsigned int v = 0;
+
+	if (n == 0)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return -EINVAL;
+		if (v <= CONFIG_VLAN_MAX)	/* past it, only "too big" matters */
+			v = v * 10 + (unsigned int)(s[i] - '0');
+	}
+	if (v < 1 || v > CONFIG_VLAN_MAX)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+/* One list item, "VID" or "FIRST-LAST" (n characters at item), into map. */
+static int vlan_item(struct parser *p, const struct key *k, const char *item, size_t n,
+		     uint64_t *map)
+{
+	const char *dash = memchr(item, '-', n);
+	size_t n1 = dash ? (size_t)(dash - item) : n;
+	const char *last = dash ? dash + 1 : item;
+	size_t n2 = dash ? n - n1 - 1 : n;
+	unsigned int from = 0, to = 0;
+	int e1 = vid_parse(item, n1, &from), e2 = vid_parse(last, n2, &to);
+
+	if (e1 == -EINVAL || e2 == -EINVAL)
+		return fail(p, "%s: '%.*s' is not a VLAN ID or a FIRST-LAST range",
+			    k->name, (int)n, item);
+	if (e1)
+		return fail(p, "%s: %.*s is out of range (1..%d)", k->name, (int)n1, item,
+			    CONFIG_VLAN_MAX);
+	if (e2)
+		return fail(p, "%s: %.*s is out of range (1..%d)", k->name, (int)n2, last,
+			    CONFIG_VLAN_MAX);
+	if (from > to)
+		return fail(p, "%s: range %.*s is reversed (FIRST-LAST, FIRST <= LAST)",
+			    k->name, (int)n, item);
+	for (unsigned int vid = from; vid <= to; vid++) {
+		if (vlan_test(map, vid))
+			return fail(p, "%s: VLAN %u is listed twice", k->name, vid);
+		vlan_set(map, vid);
+	}
+	return 0;
+}
+
+/*
+ * "10,20-30, 40" into map (zeroed by the caller): VIDs and ascending ranges
+ * in 1..CONFIG_VLAN_MAX, separated by commas, whitespace allowed around
+ * them. suffix, if not NULL, is a word the list may end with, after
+ * whitespace ("vlans = 10 tagged").
+ */
+static int vlan_list(struct parser *p, const struct key *k, const char *value,
+		     const char *suffix, uint64_t *map)
+{
+	const char *s = value, *item;
+	size_t n;
+
+	for (;;) {
+		while (isspace((unsigned char)*s))
+			s++;
+		item = s;
+		while (*s && *s != ',' && !isspace((unsigned char)*s))
+			s++;
+		n = (size_t)(s - item);
+		if (n == 0)
+			return fail(p, "%s: empty item in '%s' (expected VLAN IDs and "
+				    "FIRST-LAST ranges separated by commas)", k->name, value);
+		if (vlan_item(p, k, item, n, map))
+			return p->err;
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!*s)
+			return 0;
+		if (*s == ',') {
+			s++;
+			continue;
+		}
+		if (suffix && !strcmp(s, suffix))	/* a space came before it */
+			return 0;
+		return fail(p, "%s: unexpected '%s' after '%.*s' (VLANs are separated by "
+			    "commas%s)", k->name, s, (int)n, item,
+			    suffix ? "; only 'tagged' may follow the list" : "");
+	}
+}
+
+/* "vlans" or "untagged": the list into map, where other (the other key's
+ * map, other_name) must not have any of its VLANs. */
+static int set_members(struct parser *p, const struct key *k, const char *value,
+		       const char *suffix, uint64_t *map, const uint64_t *other,
+		       const char *other_name)
+{
+	uint64_t list[CONFIG_VLAN_WORDS] = { 0 };
+	unsigned int vid;
+
+	if (vlan_list(p, k, value, suffix, list))
+		return p->err;
+	vid = vlan_common(list, other);
+	if (vid)
+		return fail(p, "%s: VLAN %u is also in '%s' (line %d); a port is a tagged "
+			    "or an untagged member of a VLAN, not both", k->name, vid,
+			    other_name, key_line(p, other_name));
+	memcpy(map, list, sizeof(list));
+	cur_port(p)->vlans_set = true;
+	return 0;
+}
+
+static int set_vlans(struct parser *p, const struct key *k, const char *value)
+{
+	struct config_port *port = cur_port(p);
+
+	return set_members(p, k, value, "tagged", port->vlans, port->untagged, "untagged");
+}
+
+static int set_untagged(struct parser *p, const struct key *k, const char *value)
+{
+	struct config_port *port = cur_port(p);
+
+	return set_members(p, k, value, NULL, port->untagged, port->vlans, "vlans");
+}
+
+static int set_pvid(struct parser *p, const struct key *k, const char *value)
+{
+	struct config_port *port = cur_port(p);
+	uint64_t v;
+
+	if (get_u64(p, k, value, 0, CONFIG_VLAN_MAX, &v))
+		return p->err;
+	port->pvid = (uint16_t)v;
+	port->pvid_set = true;
+	return 0;
+}
+
 static const struct key bridge_keys[] = {
 	{ .name = "name", .set = set_name },
 	{ .name = "ageing_time", .set = set_ageing },
@@ -398,6 +578,8 @@ static const struct key bridge_keys[] = {
 	{ .name = "fdb_size", .set = set_fdb_size },
 	{ .name = "mode", .set = set_mode },
 	{ .name = "listen", .set = set_listen },
+	{ .name = "vlan_filtering", .set = set_vlan_filtering },
+	{ .name = "default_pvid", .set = set_default_pvid },
 };
 
 static const struct key port_keys[] = {
@@ -409,10 +591,59 @@ static const struct key port_keys[] = {
 	{ .name = "hairpin", .set = set_flag, .flag = XDPBR_PORT_HAIRPIN },
 	{ .name = "max_learned", .set = set_max_learned },
 	{ .name = "static", .set = add_static, .repeat = true },
+	{ .name = "pvid", .set = set_pvid },
+	{ .name = "vlans", .set = set_vlans },
+	{ .name = "untagged", .set = set_untagged },
 };
 
 _Static_assert(ARRAY_SIZE(bridge_keys) <= MAX_KEYS, "key_line too small");
 _Static_assert(ARRAY_SIZE(port_keys) <= MAX_KEYS, "key_line too small");
+
+/* The keys of a section, or NULL outside one. */
+static const struct key *section_keys(enum section sec, size_t *n)
+{
+	switch (sec) {
+	case SEC_BRIDGE:
+		*n = ARRAY_SIZE(bridge_keys);
+		return bridge_keys;
+	case SEC_PORT:
+		*n = ARRAY_SIZE(port_keys);
+		return port_keys;
+	default:
+		*n = 0;
+		return NULL;
+	}
+}
+
+/* The line of key name in the current section, 0 if not given (yet). */
+static int key_line(const struct parser *p, const char *name)
+{
+	size_t n;
+	const struct key *keys = section_keys(p->sec, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(keys[i].name, name))
+			return p->key_line[i];
+	return 0;
+}
+
+/* Checks that need the whole section, before the next one (or the end of
+ * the input). Keys may come in any order, so a port's pvid is checked here
+ * against its vlans/untagged; the error is reported at the pvid line. */
+static int section_end(struct parser *p)
+{
+	const struct config_port *port;
+
+	if (p->err || p->sec != SEC_PORT)
+		return p->err;
+	port = cur_port(p);
+	if (port->pvid && !vlan_test(port->vlans, port->pvid) &&
+	    !vlan_test(port->untagged, port->pvid))
+		return fail_at(p, -EINVAL, key_line(p, "pvid"),
+			       "pvid: VLAN %u is not a member of %s (add it to its 'vlans' "
+			       "or 'untagged')", port->pvid, p->where);
+	return 0;
+}
 
 /* inih's handler: one "key = value" of the current line. Nonzero = fine. */
 static int on_key(void *user, const char *section, const char *name, const char *value)
@@ -425,16 +656,8 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return 1;
 	if (p->err)
 		return 0;
-	switch (p->sec) {
-	case SEC_BRIDGE:
-		keys = bridge_keys;
-		nkeys = ARRAY_SIZE(bridge_keys);
-		break;
-	case SEC_PORT:
-		keys = port_keys;
-		nkeys = ARRAY_SIZE(port_keys);
-		break;
-	default:
+	keys = section_keys(p->sec, &nkeys);
+	if (!keys) {
 		fail(p, "'%s' is outside a section (put it under [bridge] or "
 		     "[port IFNAME])", name);
 		return 0;
@@ -522,6 +745,8 @@ static int section_begin(struct parser *p, const char *s)
 {
 	const char *close = strchr(s, ']'), *rest, *name, *end;
 
+	if (section_end(p))
+		return p->err;
 	if (!close)
 		return fail(p, "no ']' at the end of the section header");
 	for (rest = close + 1; isspace((unsigned char)*rest); rest++)
@@ -656,6 +881,8 @@ static int parse(struct parser *p, struct config *out, char *err, size_t errlen)
 
 	p->c = &c;
 	ret = ini_parse_stream(read_line, p, on_key, p);
+	if (ret >= 0)
+		section_end(p);		/* the last section's */
 	if (ret > 0 && (!p->err || ret < p->err_line)) {
 		/* inih found a line it can't parse that the reader let through */
 		p->err = 0;
@@ -733,7 +960,11 @@ static bool static_in(const struct config_static *st, const struct config_port *
 bool config_port_equal(const struct config_port *a, const struct config_port *b)
 {
 	if (strcmp(a->name, b->name) || a->flags != b->flags ||
-	    a->max_learned != b->max_learned || a->nstatics != b->nstatics)
+	    a->max_learned != b->max_learned || a->nstatics != b->nstatics ||
+	    a->pvid_set != b->pvid_set || a->pvid != b->pvid ||
+	    a->vlans_set != b->vlans_set ||
+	    memcmp(a->vlans, b->vlans, sizeof(a->vlans)) ||
+	    memcmp(a->untagged, b->untagged, sizeof(a->untagged)))
 		return false;
 	/* a parsed port has no duplicate statics: same count + inclusion = same set */
 	for (size_t i = 0; i < a->nstatics; i++)

@@ -5,9 +5,11 @@
 /*
  * config - xdpbrd's configuration file, INI (see etc/xdpbrd.conf):
  *
- *   [bridge]        name, ageing_time, fdb_max_learned, fdb_size, mode, listen
+ *   [bridge]        name, ageing_time, fdb_max_learned, fdb_size, mode, listen,
+ *                   vlan_filtering, default_pvid
  *   [port IFNAME]   learning, flood, mcast_flood, bcast_flood, isolated,
- *                   hairpin, max_learned, static (repeatable)
+ *                   hairpin, max_learned, static (repeatable), pvid, vlans,
+ *                   untagged
  *
  * Strict: an unknown section or key, a key given twice, a value out of range
  * or with trailing junk is an error, reported as "FILE:LINE: message". Lines
@@ -31,6 +33,8 @@
 #define CONFIG_FDB_SIZE_MAX	(1U << 26)	/* 67108864 entries */
 #define CONFIG_LEARNED_MAX	CONFIG_FDB_SIZE_MAX /* fdb_max_learned, max_learned */
 #define CONFIG_VLAN_MAX		4094
+#define CONFIG_VLAN_WORDS	64		/* 4096 bits: a VLAN bitmap */
+#define CONFIG_DEFAULT_PVID	1		/* default_pvid when not set */
 #define CONFIG_MAX_PORTS	(XDPBR_MAX_PORTS - 1)	/* slot 0 is reserved */
 #define CONFIG_LISTEN_DEFAULT	"127.0.0.1:9100"
 
@@ -48,8 +52,24 @@ struct config_port {
 	uint32_t max_learned;		/* dynamic entries on this port; 0 = no limit */
 	struct config_static *statics;	/* in file order */
 	size_t nstatics;
+	/*
+	 * 802.1Q (enforced while the bridge's vlan_filtering is on). Bit vid of
+	 * vlans[] = tagged member of VLAN vid, of untagged[] = untagged member
+	 * (egress untagged); no VLAN is in both. vlans_set: "vlans" or
+	 * "untagged" was given. pvid (0 = none: untagged ingress is dropped) is
+	 * a member when non-zero. !pvid_set: the port gets the bridge's default
+	 * PVID, as a kernel bridge port does (PVID and untagged member).
+	 */
+	bool pvid_set;
+	uint16_t pvid;			/* 0..CONFIG_VLAN_MAX, 0 unless pvid_set */
+	bool vlans_set;
+	uint64_t vlans[CONFIG_VLAN_WORDS];
+	uint64_t untagged[CONFIG_VLAN_WORDS];
 	int line;			/* line of its [port ...] header */
 };
+
+_Static_assert(CONFIG_VLAN_MAX == XDPBR_VLAN_MAX, "VLAN range != datapath's");
+_Static_assert(CONFIG_VLAN_WORDS == XDPBR_VLAN_WORDS, "VLAN bitmap != datapath's");
 
 struct config {
 	char name[16];			/* bridge name; "" if not set */
@@ -60,6 +80,11 @@ struct config {
 	bool mode_set;
 	enum attach_mode mode;
 	char listen[64];		/* stats endpoint; "" = CONFIG_LISTEN_DEFAULT */
+	bool vlan_filtering_set;
+	bool vlan_filtering;		/* 802.1Q VLAN-aware; off unless set */
+	bool default_pvid_set;
+	uint16_t default_pvid;		/* 0..CONFIG_VLAN_MAX, 0 = none; when
+					 * !default_pvid_set: CONFIG_DEFAULT_PVID */
 	struct config_port *ports;	/* in file order */
 	size_t nports;
 };
@@ -81,8 +106,11 @@ void config_free(struct config *c);
 /* The port called name, or NULL. */
 const struct config_port *config_port_find(const struct config *c, const char *name);
 
-/* Same name, flags, max_learned and set of static entries (order and line
- * numbers don't matter): false means the daemon must reapply the port. */
+/* Same name, flags, max_learned, set of static entries (order and line
+ * numbers don't matter), pvid (and whether it was set), and VLAN bitmaps:
+ * false means the daemon must reapply the port. A port without pvid follows
+ * the bridge's default_pvid, which this does not see: when that changes,
+ * such ports need reapplying too. */
 bool config_port_equal(const struct config_port *a, const struct config_port *b);
 
 /* "ADDR:PORT" (IPv4) or "[ADDR]:PORT" (IPv6), numeric only, port 1..65535,

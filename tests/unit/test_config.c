@@ -61,6 +61,41 @@ static void write_temp(char *path, size_t pathlen, const char *text, size_t len)
 	close(fd);
 }
 
+/*
+ * Whether a VLAN bitmap holds exactly the VLANs of want, "A" or "A-B" items
+ * separated by commas, in ascending order ("" = none). Printed when not.
+ */
+static bool vlans_are(const uint64_t *map, const char *want)
+{
+	uint64_t expect[CONFIG_VLAN_WORDS] = { 0 };
+	const char *s = want;
+	unsigned int from, to;
+	int n;
+
+	while (*s) {
+		if (sscanf(s, "%u-%u%n", &from, &to, &n) == 2) {
+			;
+		} else if (sscanf(s, "%u%n", &from, &n) == 1) {
+			to = from;
+		} else {
+			fail_msg("vlans_are: bad list '%s'", want);
+		}
+		for (unsigned int v = from; v <= to; v++)
+			expect[v / 64] |= 1ULL << (v % 64);
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	if (!memcmp(map, expect, sizeof(expect)))
+		return true;
+	fprintf(stderr, "VLANs: got");
+	for (unsigned int v = 0; v < CONFIG_VLAN_WORDS * 64; v++)
+		if (map[v / 64] >> (v % 64) & 1)
+			fprintf(stderr, " %u", v);
+	fprintf(stderr, ", want %s\n", want);
+	return false;
+}
+
 static const uint8_t mac1[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x01 };
 static const uint8_t mac2[6] = { 0x02, 0x00, 0x00, 0x00, 0x00, 0x02 };
 
@@ -155,6 +190,16 @@ static void test_defaults(void **state)
 	assert_int_equal(c.ports[0].flags, XDPBR_PORT_DEFAULT_FLAGS);
 	assert_int_equal(c.ports[0].max_learned, 0);
 	assert_int_equal(c.ports[0].nstatics, 0);
+	/* VLANs: nothing set, the bridge default PVID applies */
+	assert_false(c.vlan_filtering_set);
+	assert_false(c.vlan_filtering);
+	assert_false(c.default_pvid_set);
+	assert_int_equal(c.default_pvid, 0);
+	assert_false(c.ports[0].pvid_set);
+	assert_int_equal(c.ports[0].pvid, 0);
+	assert_false(c.ports[0].vlans_set);
+	assert_true(vlans_are(c.ports[0].vlans, ""));
+	assert_true(vlans_are(c.ports[0].untagged, ""));
 	config_free(&c);
 }
 
@@ -561,6 +606,348 @@ static void test_errors_static(void **state)
 	CHECK_ERRORS(cases);
 }
 
+/* --- 802.1Q --- */
+
+static void test_vlan_bridge(void **state)
+{
+	static const struct {
+		const char *text;
+		bool filtering;
+		uint16_t pvid;
+	} cases[] = {
+		{ "[bridge]\nvlan_filtering = on\ndefault_pvid = 1\n", true, 1 },
+		{ "[bridge]\ndefault_pvid = 0\nvlan_filtering = off\n", false, 0 },
+		{ "[bridge]\nvlan_filtering = Yes\ndefault_pvid = 4094\n", true, 4094 },
+		{ "[bridge]\nvlan_filtering = 0\ndefault_pvid = 100  ; voice\n", false, 100 },
+	};
+	struct config c;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		parse_ok(cases[i].text, &c);
+		assert_true(c.vlan_filtering_set);
+		assert_int_equal(c.vlan_filtering, cases[i].filtering);
+		assert_true(c.default_pvid_set);
+		assert_int_equal(c.default_pvid, cases[i].pvid);
+		config_free(&c);
+	}
+
+	/* each one alone leaves the other unset */
+	parse_ok("[bridge]\nvlan_filtering = true\n", &c);
+	assert_true(c.vlan_filtering_set);
+	assert_true(c.vlan_filtering);
+	assert_false(c.default_pvid_set);
+	assert_int_equal(c.default_pvid, 0);
+	config_free(&c);
+	parse_ok("[bridge]\ndefault_pvid = 0\n", &c);
+	assert_false(c.vlan_filtering_set);
+	assert_true(c.default_pvid_set);
+	assert_int_equal(c.default_pvid, 0);
+	config_free(&c);
+}
+
+/* LISTs: VIDs and ranges, whitespace around commas, "tagged" after vlans. */
+static void test_vlan_lists(void **state)
+{
+	static const struct {
+		const char *list;
+		const char *want;	/* for vlans_are() */
+	} lists[] = {
+		{ "10", "10" },
+		{ "1", "1" },
+		{ "4094", "4094" },
+		{ "10,20-30, 40", "10,20-30,40" },
+		{ "10 ,20-30 ,  40", "10,20-30,40" },
+		{ "10\t,\t20-30,\t40", "10,20-30,40" },
+		{ "40,10,20-30", "10,20-30,40" },		/* any order */
+		{ "5-5", "5" },
+		{ "1-4094", "1-4094" },
+		{ "1-63,64,65-127,128", "1-128" },		/* bitmap word edges */
+		{ "007,0100-0101", "7,100-101" },		/* leading zeros: decimal */
+		{ "4093-4094,1-2", "1-2,4093-4094" },
+	};
+	char text[128];
+	struct config c;
+
+	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
+		snprintf(text, sizeof(text), "[port eth1]\nvlans = %s\n", lists[i].list);
+		parse_ok(text, &c);
+		assert_true(c.ports[0].vlans_set);
+		if (!vlans_are(c.ports[0].vlans, lists[i].want))
+			fail_msg("case %zu: vlans = %s", i, lists[i].list);
+		assert_true(vlans_are(c.ports[0].untagged, ""));
+		assert_false(c.ports[0].pvid_set);
+		config_free(&c);
+
+		snprintf(text, sizeof(text), "[port eth1]\nuntagged = %s\n", lists[i].list);
+		parse_ok(text, &c);
+		assert_true(c.ports[0].vlans_set);
+		if (!vlans_are(c.ports[0].untagged, lists[i].want))
+			fail_msg("case %zu: untagged = %s", i, lists[i].list);
+		assert_true(vlans_are(c.ports[0].vlans, ""));
+		config_free(&c);
+
+		/* "tagged" at the end of vlans changes nothing */
+		snprintf(text, sizeof(text), "[port eth1]\nvlans = %s tagged\n", lists[i].list);
+		parse_ok(text, &c);
+		if (!vlans_are(c.ports[0].vlans, lists[i].want))
+			fail_msg("case %zu: vlans = %s tagged", i, lists[i].list);
+		config_free(&c);
+	}
+
+	parse_ok("[port eth1]\nvlans = 10,20-30\ttagged   ; trunk\n", &c);
+	assert_true(vlans_are(c.ports[0].vlans, "10,20-30"));
+	config_free(&c);
+}
+
+/* A port's pvid, vlans and untagged together, in any order, and per port. */
+static void test_vlan_ports(void **state)
+{
+	struct config c;
+
+	parse_ok("[port eth1]\n"			/* 1 */
+		 "pvid = 1\n"				/* 2: before its lists */
+		 "vlans = 10,20-30 tagged\n"		/* 3 */
+		 "untagged = 1\n"			/* 4 */
+		 "[port eth2]\n"			/* 5 */
+		 "untagged = 10\n"			/* 6 */
+		 "pvid = 10\n"				/* 7 */
+		 "[port eth3]\n"			/* 8 */
+		 "pvid = 0\n"				/* 9: no PVID, no lists */
+		 "[port eth4]\n"			/* 10 */
+		 "vlans = 5\n"				/* 11 */
+		 "pvid = 5\n"				/* 12: a tagged member is fine */
+		 "[port eth5]\n"			/* 13 */
+		 "vlans = 7\n"				/* 14: no pvid: the default */
+		 "[port eth6]\n", &c);			/* 15 */
+	assert_int_equal(c.nports, 6);
+	assert_true(c.ports[0].pvid_set);
+	assert_int_equal(c.ports[0].pvid, 1);
+	assert_true(c.ports[0].vlans_set);
+	assert_true(vlans_are(c.ports[0].vlans, "10,20-30"));
+	assert_true(vlans_are(c.ports[0].untagged, "1"));
+
+	assert_true(c.ports[1].pvid_set);
+	assert_int_equal(c.ports[1].pvid, 10);
+	assert_true(c.ports[1].vlans_set);	/* untagged alone sets it */
+	assert_true(vlans_are(c.ports[1].vlans, ""));
+	assert_true(vlans_are(c.ports[1].untagged, "10"));
+
+	assert_true(c.ports[2].pvid_set);
+	assert_int_equal(c.ports[2].pvid, 0);
+	assert_false(c.ports[2].vlans_set);
+
+	assert_int_equal(c.ports[3].pvid, 5);
+	assert_true(vlans_are(c.ports[3].vlans, "5"));
+
+	assert_false(c.ports[4].pvid_set);
+	assert_int_equal(c.ports[4].pvid, 0);
+	assert_true(c.ports[4].vlans_set);
+	assert_true(vlans_are(c.ports[4].vlans, "7"));
+
+	assert_false(c.ports[5].pvid_set);
+	assert_false(c.ports[5].vlans_set);
+	assert_true(vlans_are(c.ports[5].vlans, ""));
+	assert_true(vlans_are(c.ports[5].untagged, ""));
+	config_free(&c);
+
+	/* disjoint lists, up to the last VLAN; the pvid at the end of the file */
+	parse_ok("[bridge]\nvlan_filtering = on\ndefault_pvid = 0\n"
+		 "[port eth1]\nvlans = 1-99, 101-4093\nuntagged = 100,4094\npvid = 4094\n", &c);
+	assert_true(vlans_are(c.ports[0].vlans, "1-99,101-4093"));
+	assert_true(vlans_are(c.ports[0].untagged, "100,4094"));
+	assert_int_equal(c.ports[0].pvid, 4094);
+	config_free(&c);
+}
+
+static void test_errors_vlan(void **state)
+{
+	static const struct error_case cases[] = {
+		/* [bridge] */
+		{ "[bridge]\nvlan_filtering = maybe\n",
+		  NAME ":2: vlan_filtering: 'maybe' is not a boolean (on/off, yes/no, "
+		  "true/false, 1/0)" },
+		{ "[bridge]\nvlan_filtering = enabled\n",
+		  NAME ":2: vlan_filtering: 'enabled' is not a boolean (on/off, yes/no, "
+		  "true/false, 1/0)" },
+		{ "[bridge]\nvlan_filtering =\n", NAME ":2: 'vlan_filtering' has no value" },
+		{ "[bridge]\ndefault_pvid = 4095\n",
+		  NAME ":2: default_pvid: 4095 is out of range (0..4094)" },
+		{ "[bridge]\ndefault_pvid = -1\n", NAME ":2: default_pvid: '-1' is not a number" },
+		{ "[bridge]\ndefault_pvid = none\n", NAME ":2: default_pvid: 'none' is not a number" },
+		{ "[bridge]\nvlan_filtering = on\n\nvlan_filtering = off\n",
+		  NAME ":4: duplicate key 'vlan_filtering' in [bridge] (first on line 2)" },
+		{ "[bridge]\ndefault_pvid = 1\nname = br0\ndefault_pvid = 1\n",
+		  NAME ":4: duplicate key 'default_pvid' in [bridge] (first on line 2)" },
+		{ "[bridge]\npvid = 1\n", NAME ":2: unknown key 'pvid' in [bridge]" },
+		{ "[port eth1]\nvlan_filtering = on\n",
+		  NAME ":2: unknown key 'vlan_filtering' in [port eth1]" },
+		{ "[port eth1]\ndefault_pvid = 1\n",
+		  NAME ":2: unknown key 'default_pvid' in [port eth1]" },
+
+		/* pvid */
+		{ "[port eth1]\npvid = 4095\n", NAME ":2: pvid: 4095 is out of range (0..4094)" },
+		{ "[port eth1]\npvid = ten\n", NAME ":2: pvid: 'ten' is not a number" },
+		{ "[port eth1]\npvid = 10 tagged\n", NAME ":2: pvid: '10 tagged' is not a number" },
+		{ "[port eth1]\npvid = 10,20\n", NAME ":2: pvid: '10,20' is not a number" },
+		{ "[port eth1]\nuntagged = 1\npvid = 1\npvid = 1\n",
+		  NAME ":4: duplicate key 'pvid' in [port eth1] (first on line 3)" },
+
+		/* VIDs out of range */
+		{ "[port eth1]\nvlans = 0\n", NAME ":2: vlans: 0 is out of range (1..4094)" },
+		{ "[port eth1]\nvlans = 4095\n", NAME ":2: vlans: 4095 is out of range (1..4094)" },
+		{ "[port eth1]\nvlans = 10, 4095 tagged\n",
+		  NAME ":2: vlans: 4095 is out of range (1..4094)" },
+		{ "[port eth1]\nvlans = 0-10\n", NAME ":2: vlans: 0 is out of range (1..4094)" },
+		{ "[port eth1]\nvlans = 4000-4095\n",
+		  NAME ":2: vlans: 4095 is out of range (1..4094)" },
+		{ "[port eth1]\nuntagged = 99999999999999999999999\n",
+		  NAME ":2: untagged: 99999999999999999999999 is out of range (1..4094)" },
+		{ "[port eth1]\nuntagged = 1,2,0\n", NAME ":2: untagged: 0 is out of range (1..4094)" },
+		{ "[port eth1]\nuntagged = 00\n", NAME ":2: untagged: 00 is out of range (1..4094)" },
+
+		/* reversed range */
+		{ "[port eth1]\nvlans = 30-20\n",
+		  NAME ":2: vlans: range 30-20 is reversed (FIRST-LAST, FIRST <= LAST)" },
+		{ "[port eth1]\nuntagged = 5, 4094-1\n",
+		  NAME ":2: untagged: range 4094-1 is reversed (FIRST-LAST, FIRST <= LAST)" },
+
+		/* junk */
+		{ "[port eth1]\nvlans = ten\n",
+		  NAME ":2: vlans: 'ten' is not a VLAN ID or a FIRST-LAST range" },
+		{ "[port eth1]\nvlans = 10-\n",
+		  NAME ":2: vlans: '10-' is not a VLAN ID or a FIRST-LAST range" },
+		{ "[port eth1]\nvlans = -10\n",
+		  NAME ":2: vlans: '-10' is not a VLAN ID or a FIRST-LAST range" },
+		{ "[port eth1]\nvlans = 10-20-30\n",
+		  NAME ":2: vlans: '10-20-30' is not a VLAN ID or a FIRST-LAST range" },
+		{ "[port eth1]\nvlans = 10..20\n",
+		  NAME ":2: vlans: '10..20' is not a VLAN ID or a FIRST-LAST range" },
+		{ "[port eth1]\nvlans = 0x10\n",
+		  NAME ":2: vlans: '0x10' is not a VLAN ID or a FIRST-LAST range" },
+		{ "[port eth1]\nvlans = +5\n",
+		  NAME ":2: vlans: '+5' is not a VLAN ID or a FIRST-LAST range" },
+		{ "[port eth1]\nvlans = 10;20\n",
+		  NAME ":2: vlans: '10;20' is not a VLAN ID or a FIRST-LAST range" },
+		{ "[port eth1]\nvlans = 10tagged\n",
+		  NAME ":2: vlans: '10tagged' is not a VLAN ID or a FIRST-LAST range" },
+		{ "[port eth1]\nvlans = tagged\n",
+		  NAME ":2: vlans: 'tagged' is not a VLAN ID or a FIRST-LAST range" },
+		{ "[port eth1]\nvlans = 10, tagged\n",
+		  NAME ":2: vlans: 'tagged' is not a VLAN ID or a FIRST-LAST range" },
+		{ "[port eth1]\nuntagged = x-5\n",
+		  NAME ":2: untagged: 'x-5' is not a VLAN ID or a FIRST-LAST range" },
+		/* junk wins over range: the item as a whole is not a range */
+		{ "[port eth1]\nuntagged = 0-x\n",
+		  NAME ":2: untagged: '0-x' is not a VLAN ID or a FIRST-LAST range" },
+
+		/* what may follow the list */
+		{ "[port eth1]\nvlans = 10 20\n",
+		  NAME ":2: vlans: unexpected '20' after '10' (VLANs are separated by commas; "
+		  "only 'tagged' may follow the list)" },
+		{ "[port eth1]\nvlans = 20 - 30\n",
+		  NAME ":2: vlans: unexpected '- 30' after '20' (VLANs are separated by commas; "
+		  "only 'tagged' may follow the list)" },
+		{ "[port eth1]\nvlans = 10,20-30 untagged\n",
+		  NAME ":2: vlans: unexpected 'untagged' after '20-30' (VLANs are separated by "
+		  "commas; only 'tagged' may follow the list)" },
+		{ "[port eth1]\nvlans = 10 Tagged\n",
+		  NAME ":2: vlans: unexpected 'Tagged' after '10' (VLANs are separated by commas; "
+		  "only 'tagged' may follow the list)" },
+		{ "[port eth1]\nvlans = 10 tagged tagged\n",
+		  NAME ":2: vlans: unexpected 'tagged tagged' after '10' (VLANs are separated by "
+		  "commas; only 'tagged' may follow the list)" },
+		{ "[port eth1]\nvlans = 10 tagged, 20\n",
+		  NAME ":2: vlans: unexpected 'tagged, 20' after '10' (VLANs are separated by "
+		  "commas; only 'tagged' may follow the list)" },
+		{ "[port eth1]\nvlans = 10 # trunk\n",
+		  NAME ":2: vlans: unexpected '# trunk' after '10' (VLANs are separated by "
+		  "commas; only 'tagged' may follow the list)" },
+		{ "[port eth1]\nuntagged = 10 tagged\n",
+		  NAME ":2: untagged: unexpected 'tagged' after '10' (VLANs are separated by "
+		  "commas)" },
+		{ "[port eth1]\nuntagged = 10 untagged\n",
+		  NAME ":2: untagged: unexpected 'untagged' after '10' (VLANs are separated by "
+		  "commas)" },
+
+		/* empty items */
+		{ "[port eth1]\nvlans = 10,,20\n",
+		  NAME ":2: vlans: empty item in '10,,20' (expected VLAN IDs and FIRST-LAST "
+		  "ranges separated by commas)" },
+		{ "[port eth1]\nvlans = 10, ,20\n",
+		  NAME ":2: vlans: empty item in '10, ,20' (expected VLAN IDs and FIRST-LAST "
+		  "ranges separated by commas)" },
+		{ "[port eth1]\nvlans = ,10\n",
+		  NAME ":2: vlans: empty item in ',10' (expected VLAN IDs and FIRST-LAST "
+		  "ranges separated by commas)" },
+		{ "[port eth1]\nuntagged = 10,\n",
+		  NAME ":2: untagged: empty item in '10,' (expected VLAN IDs and FIRST-LAST "
+		  "ranges separated by commas)" },
+		{ "[port eth1]\nvlans = 10, tagged,\n",
+		  NAME ":2: vlans: 'tagged' is not a VLAN ID or a FIRST-LAST range" },
+		{ "[port eth1]\nvlans = 10 , tagged\n",
+		  NAME ":2: vlans: 'tagged' is not a VLAN ID or a FIRST-LAST range" },
+		{ "[port eth1]\nuntagged = ,\n",
+		  NAME ":2: untagged: empty item in ',' (expected VLAN IDs and FIRST-LAST "
+		  "ranges separated by commas)" },
+		{ "[port eth1]\nvlans =   \n", NAME ":2: 'vlans' has no value" },
+		{ "[port eth1]\nuntagged = ; none\n", NAME ":2: 'untagged' has no value" },
+
+		/* a VLAN twice in one list */
+		{ "[port eth1]\nvlans = 10,10\n", NAME ":2: vlans: VLAN 10 is listed twice" },
+		{ "[port eth1]\nvlans = 10-20, 15\n", NAME ":2: vlans: VLAN 15 is listed twice" },
+		{ "[port eth1]\nuntagged = 1-5,5-9\n", NAME ":2: untagged: VLAN 5 is listed twice" },
+
+		/* a VLAN in both lists: at the later key */
+		{ "[port eth1]\nvlans = 10-20\nuntagged = 5,15\n",
+		  NAME ":3: untagged: VLAN 15 is also in 'vlans' (line 2); a port is a tagged "
+		  "or an untagged member of a VLAN, not both" },
+		{ "[port eth1]\nuntagged = 1, 200-300\npvid = 1\n\nvlans = 2, 250-260 tagged\n",
+		  NAME ":5: vlans: VLAN 250 is also in 'untagged' (line 2); a port is a tagged "
+		  "or an untagged member of a VLAN, not both" },
+
+		/* duplicate keys */
+		{ "[port eth1]\nvlans = 10\nvlans = 20\n",
+		  NAME ":3: duplicate key 'vlans' in [port eth1] (first on line 2)" },
+		{ "[port eth1]\nuntagged = 10\nvlans = 20\nuntagged = 30\n",
+		  NAME ":4: duplicate key 'untagged' in [port eth1] (first on line 2)" },
+
+		/* a non-zero pvid must be a member: reported at the pvid line, when
+		 * the section ends (the lists may come after it) */
+		{ "[port eth1]\npvid = 30\nvlans = 10-20\nuntagged = 40\n",
+		  NAME ":2: pvid: VLAN 30 is not a member of [port eth1] (add it to its "
+		  "'vlans' or 'untagged')" },
+		{ "[port eth1]\nflood = off\npvid = 1\n\n[port eth2]\n",
+		  NAME ":3: pvid: VLAN 1 is not a member of [port eth1] (add it to its "
+		  "'vlans' or 'untagged')" },
+		{ "[port eth1]\nuntagged = 1\npvid = 1\n[port eth2]\nvlans = 5-9\npvid = 10\n"
+		  "[bridge]\nname = br0\n",
+		  NAME ":6: pvid: VLAN 10 is not a member of [port eth2] (add it to its "
+		  "'vlans' or 'untagged')" },
+		/* the section's end comes before what is wrong with the next header */
+		{ "[port eth1]\npvid = 7\n[port eth1]\n",
+		  NAME ":2: pvid: VLAN 7 is not a member of [port eth1] (add it to its "
+		  "'vlans' or 'untagged')" },
+		/* an error inside the section comes first: parsing stops there */
+		{ "[port eth1]\npvid = 5\nflood = maybe\n",
+		  NAME ":3: flood: 'maybe' is not a boolean (on/off, yes/no, true/false, 1/0)" },
+	};
+
+	CHECK_ERRORS(cases);
+}
+
+/* The error frees a port's VLAN lists and statics alike (valgrind). */
+static void test_vlan_error_frees(void **state)
+{
+	struct config c;
+
+	assert_int_equal(parse("[bridge]\nvlan_filtering = on\ndefault_pvid = 1\n"
+			       "[port eth1]\nvlans = 1-4094\nstatic = 02:00:00:00:00:01\n"
+			       "[port eth2]\nuntagged = 10\npvid = 11\n", &c), -EINVAL);
+	assert_string_equal(err, NAME ":9: pvid: VLAN 11 is not a member of [port eth2] "
+			    "(add it to its 'vlans' or 'untagged')");
+	assert_zeroed(&c);
+}
+
 /* Parsing stops at the first error, whatever kind the later ones are. */
 static void test_first_error_wins(void **state)
 {
@@ -756,6 +1143,12 @@ static void test_shipped_example(void **state)
 		fail_msg("%s", err);
 	assert_string_equal(c.name, "br0");
 	assert_true(c.nports >= 1);
+	/* its VLAN keys are the defaults, or examples that take effect only
+	 * with vlan_filtering on */
+	assert_true(c.vlan_filtering_set);
+	assert_false(c.vlan_filtering);
+	assert_true(c.default_pvid_set);
+	assert_int_equal(c.default_pvid, CONFIG_DEFAULT_PVID);
 	config_free(&c);
 }
 
@@ -814,6 +1207,66 @@ static void test_port_equal(void **state)
 	config_free(&a);
 }
 
+/* Each VLAN field of a port counts; the spelling of a list does not. */
+static void test_port_equal_vlans(void **state)
+{
+	static const char base[] =
+		"[port eth1]\npvid = 10\nvlans = 20-22, 4094\nuntagged = 1,10\n";
+	static const char *const same[] = {
+		"[port eth1]\nuntagged = 10,1\nvlans = 4094,20,21,22 tagged\npvid = 10\n",
+		"\n[port eth1]\nvlans = 20-21,22-22,4094\npvid = 010\nuntagged = 1-1, 10\n",
+	};
+	static const char *const differ[] = {
+		/* pvid: value, unset, 0 */
+		"[port eth1]\npvid = 1\nvlans = 20-22, 4094\nuntagged = 1,10\n",
+		"[port eth1]\nvlans = 20-22, 4094\nuntagged = 1,10\n",
+		"[port eth1]\npvid = 0\nvlans = 20-22, 4094\nuntagged = 1,10\n",
+		/* vlans: one more, one less, moved to untagged */
+		"[port eth1]\npvid = 10\nvlans = 20-23, 4094\nuntagged = 1,10\n",
+		"[port eth1]\npvid = 10\nvlans = 20-22\nuntagged = 1,10\n",
+		"[port eth1]\npvid = 10\nvlans = 20-21, 4094\nuntagged = 1,10,22\n",
+		/* untagged: one more, one less */
+		"[port eth1]\npvid = 10\nvlans = 20-22, 4094\nuntagged = 1,10,4093\n",
+		"[port eth1]\npvid = 10\nvlans = 20-22, 4094\nuntagged = 10\n",
+		/* a VLAN of the other 64-bit word */
+		"[port eth1]\npvid = 10\nvlans = 20-22, 4094\nuntagged = 1,10,64\n",
+	};
+	struct config a, b;
+
+	parse_ok(base, &a);
+	for (size_t i = 0; i < ARRAY_SIZE(same); i++) {
+		parse_ok(same[i], &b);
+		if (!config_port_equal(&a.ports[0], &b.ports[0]) ||
+		    !config_port_equal(&b.ports[0], &a.ports[0]))
+			fail_msg("same case %zu: ports compare different", i);
+		config_free(&b);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(differ); i++) {
+		parse_ok(differ[i], &b);
+		if (config_port_equal(&a.ports[0], &b.ports[0]) ||
+		    config_port_equal(&b.ports[0], &a.ports[0]))
+			fail_msg("differ case %zu: ports compare equal", i);
+		config_free(&b);
+	}
+	config_free(&a);
+
+	/* the "set" flags alone: pvid = 0 against no pvid, and a port whose
+	 * lists are empty but set (made by hand: a parsed list is never empty)
+	 * against one without lists */
+	parse_ok("[port eth1]\n", &a);
+	parse_ok("[port eth1]\npvid = 0\n", &b);
+	assert_true(b.ports[0].pvid_set);
+	assert_false(config_port_equal(&a.ports[0], &b.ports[0]));
+	assert_false(config_port_equal(&b.ports[0], &a.ports[0]));
+	b.ports[0].pvid_set = false;
+	assert_true(config_port_equal(&a.ports[0], &b.ports[0]));
+	b.ports[0].vlans_set = true;
+	assert_false(config_port_equal(&a.ports[0], &b.ports[0]));
+	assert_false(config_port_equal(&b.ports[0], &a.ports[0]));
+	config_free(&b);
+	config_free(&a);
+}
+
 static void test_listen_parse(void **state)
 {
 	static const char *const bad[] = {
@@ -869,6 +1322,11 @@ int main(void)
 		cmocka_unit_test(test_errors_keys),
 		cmocka_unit_test(test_errors_values),
 		cmocka_unit_test(test_errors_static),
+		cmocka_unit_test(test_vlan_bridge),
+		cmocka_unit_test(test_vlan_lists),
+		cmocka_unit_test(test_vlan_ports),
+		cmocka_unit_test(test_errors_vlan),
+		cmocka_unit_test(test_vlan_error_frees),
 		cmocka_unit_test(test_first_error_wins),
 		cmocka_unit_test(test_error_line_deep_in_file),
 		cmocka_unit_test(test_too_many_ports),
@@ -880,6 +1338,7 @@ int main(void)
 		cmocka_unit_test(test_shipped_example),
 		cmocka_unit_test(test_port_find),
 		cmocka_unit_test(test_port_equal),
+		cmocka_unit_test(test_port_equal_vlans),
 		cmocka_unit_test(test_listen_parse),
 	};
 
