@@ -488,6 +488,23 @@ int ctl_vlan_del(const struct xdpbr_maps *m, uint32_t ifindex, uint16_t from, ui
 	return bpf_map_update_elem(m->ports, &ifindex, &p, BPF_EXIST) ? -errno : 0;
 }
 
+int ctl_vlan_set_port(const struct xdpbr_maps *m, uint32_t ifindex,
+		      const struct xdpbr_vlan_port *v, uint16_t pvid)
+{
+	struct xdpbr_port p;
+	int err = ctl_port_get(m, ifindex, &p);
+
+	if (err)
+		return err;
+	if (pvid > XDPBR_VLAN_MAX || (pvid && !vlan_has(v->member, pvid)))
+		return -EINVAL;
+	err = vlan_put(m, p.slot, v);
+	if (err)
+		return err;
+	p.pvid = pvid;
+	return bpf_map_update_elem(m->ports, &ifindex, &p, BPF_EXIST) ? -errno : 0;
+}
+
 int ctl_vlan_filtering(const struct xdpbr_maps *m, bool on)
 {
 	struct xdpbr_config c;

@@ -113,6 +113,10 @@ int ctl_vlan_add(const struct xdpbr_maps *m, uint32_t ifindex, uint16_t from,
  * with no PVID (untagged frames are then dropped). */
 int ctl_vlan_del(const struct xdpbr_maps *m, uint32_t ifindex, uint16_t from, uint16_t to);
 
+/* Replaces a port's VLANs: members and egress-untagged bitmaps, PVID. */
+int ctl_vlan_set_port(const struct xdpbr_maps *m, uint32_t ifindex,
+		      const struct xdpbr_vlan_port *v, uint16_t pvid);
+
 /* vlan_filtering on/off, and the default PVID: ports whose PVID was the old
  * default move to the new one (as untagged members), like the kernel. */
 int ctl_vlan_filtering(const struct xdpbr_maps *m, bool on);

@@ -118,6 +118,11 @@ static uint64_t ageing_ns_of(uint64_t s)
 	return s ? s * XDPBR_NSEC_PER_SEC : XDPBR_AGEING_NEVER;
 }
 
+static uint16_t default_pvid_of(const struct config *c)
+{
+	return c->default_pvid_set ? c->default_pvid : CONFIG_DEFAULT_PVID;
+}
+
 /* Bridge-wide settings of the config file, applied live. */
 static int apply_bridge_cfg(struct daemon *d, const struct config *c)
 {
@@ -129,7 +134,33 @@ static int apply_bridge_cfg(struct daemon *d, const struct config *c)
 	if (c->ageing_set)
 		xc.ageing_ns = ageing_ns_of(c->ageing_s);
 	xc.fdb_max_learned = c->fdb_max_learned;
-	return ctl_config_set(&d->br.maps, &xc);
+	err = ctl_config_set(&d->br.maps, &xc);
+	if (!err)
+		err = ctl_set_default_pvid(&d->br.maps, default_pvid_of(c), d->br.prog_egress_fd);
+	if (!err)
+		err = ctl_vlan_filtering(&d->br.maps, c->vlan_filtering);
+	return err;
+}
+
+/* A port's VLANs as the file says; a port with no VLAN keys is an untagged
+ * member of the default PVID, like a new port of the kernel bridge. */
+static int apply_port_vlans(struct daemon *d, const struct config *c,
+			    const struct config_port *cp, uint32_t ifindex)
+{
+	struct xdpbr_vlan_port v = { 0 };
+	uint16_t pvid = cp->pvid_set ? cp->pvid : default_pvid_of(c);
+
+	for (int w = 0; w < XDPBR_VLAN_WORDS; w++) {
+		v.member[w] = cp->vlans[w] | cp->untagged[w];
+		v.untagged[w] = cp->untagged[w];
+	}
+	if (!cp->vlans_set && pvid) {
+		v.member[pvid >> 6] |= 1ULL << (pvid & 63);
+		v.untagged[pvid >> 6] |= 1ULL << (pvid & 63);
+	}
+	if (pvid && !((v.member[pvid >> 6] >> (pvid & 63)) & 1))
+		pvid = 0;	/* the default PVID is not among the port's VLANs */
+	return ctl_vlan_set_port(&d->br.maps, ifindex, &v, pvid);
 }
 
 static bool static_in(const struct config_port *cp, const struct config_static *s)
@@ -143,7 +174,7 @@ static bool static_in(const struct config_port *cp, const struct config_static *
 /* A port's flags, limit and static entries; old is what was applied before
  * (NULL: nothing), so that statics dropped from the file are removed. */
 static int apply_port_cfg(struct daemon *d, const struct config_port *old,
-			  const struct config_port *cp)
+			  const struct config_port *cp, const struct config *c)
 {
 	uint32_t ifindex = if_nametoindex(cp->name);
 	struct xdpbr_port p;
@@ -158,6 +189,8 @@ static int apply_port_cfg(struct daemon *d, const struct config_port *old,
 	p.flags = (p.flags & ~XDPBR_PORT_USER_FLAGS) | (cp->flags & XDPBR_PORT_USER_FLAGS);
 	p.max_learned = cp->max_learned;
 	err = ctl_port_apply(&d->br.maps, ifindex, &p, d->br.prog_egress_fd);
+	if (!err)
+		err = apply_port_vlans(d, c, cp, ifindex);
 	if (err)
 		return err;
 	for (size_t i = 0; old && i < old->nstatics; i++) {
@@ -227,7 +260,7 @@ static void on_link_event(const struct link_event *ev, void *arg)
 			return;
 		log_info("port %s appeared (ifindex %u): adding it", name, ev->ifindex);
 		if (!bridge_add_port(&d->br, name) && cp)
-			apply_port_cfg(d, NULL, cp);
+			apply_port_cfg(d, NULL, cp, &d->cfg);
 		if (!ctl_port_get(&d->br.maps, ev->ifindex, &p))
 			port_link_state(d, ev->ifindex, ev->flags);
 		return;
@@ -328,8 +361,9 @@ static void do_reload(struct daemon *d)
 			if (!link_get_info(if_nametoindex(cp->name), &li))
 				port_link_state(d, if_nametoindex(cp->name), li.flags);
 		}
-		if (is_new || !old || !config_port_equal(old, cp))
-			if (apply_port_cfg(d, old, cp))
+		if (is_new || !old || !config_port_equal(old, cp) ||
+		    default_pvid_of(&nc) != default_pvid_of(&d->cfg))
+			if (apply_port_cfg(d, old, cp, &nc))
 				log_warn("%s:%d: couldn't apply port %s", d->cfg_path,
 					 cp->line, cp->name);
 	}
@@ -699,7 +733,7 @@ int main(int argc, char **argv)
 	if (!ret && d.cfg_path) {
 		ret = apply_bridge_cfg(&d, &d.cfg);
 		for (size_t i = 0; !ret && i < d.cfg.nports; i++)
-			ret = apply_port_cfg(&d, NULL, &d.cfg.ports[i]);
+			ret = apply_port_cfg(&d, NULL, &d.cfg.ports[i], &d.cfg);
 	}
 	if (!ret) {
 		d.nl = linkwatch_open();
