@@ -171,11 +171,15 @@ int xdpbr_rx(struct xdp_md *ctx)
 	slot = dst->slot;
 	if (vlan_on) {
 		struct xdpbr_vlan_port *vl = vlan_of(slot);
+		int untag;
 
 		if (!vl || !vlan_bit(vl->member, vi.vid))
 			return verdict(st, XDPBR_CNT_DROP_VLAN, XDP_DROP);
-		if (vlan_egress_fix(ctx, &vi, vlan_bit(vl->untagged, vi.vid)))
+		untag = vlan_bit(vl->untagged, vi.vid);
+		if (vlan_egress_fix(ctx, &vi, untag))
 			return verdict(st, XDPBR_CNT_DROP_REDIRECT, XDP_DROP);
+		/* vi now describes the rewritten frame, for a fallback flood */
+		vi.tagged = !untag;
 		len = (long)ctx->data_end - (long)ctx->data;
 	}
 	/* A port that has left the tx map (removed, link down) is unknown. */
