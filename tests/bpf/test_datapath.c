@@ -6,11 +6,19 @@
  * private network namespace with three veth ports and one veth that is not a
  * port, then runs each case of the table below through BPF_PROG_RUN:
  *
- *   reset the FDB, ports, config and learned counts -> case setup (FDB
- *   entries, port flags and limits, bridge limit, learned counts) ->
- *   snapshot counters and FDB -> run one frame -> compare verdict, output
- *   frame, the counters of every slot, the accounting invariant, the FDB
- *   entries named by the case and every slot of xdpbr_learned.
+ *   reset the FDB, ports (flags, limits, PVID), VLAN membership, config
+ *   (VLAN filtering, bridge limit) and learned counts to the case's values ->
+ *   case setup (FDB entries, learned counts) -> snapshot counters and FDB ->
+ *   run one frame -> compare verdict, output frame (byte for byte), the
+ *   counters of every slot, the accounting invariant, the FDB entries
+ *   ({vlan, mac}) named by the case and every slot of xdpbr_learned.
+ *
+ * Frames may carry up to two tags (802.1Q or 802.1ad, any TCI). With VLAN
+ * filtering on, known unicast is rewritten by xdpbr_rx for its egress port
+ * (tag pushed, popped or its VID set) and a flood is normalised to carry its
+ * VLAN's tag: BPF_PROG_RUN returns the frame as the program left it, and the
+ * case states the tags it must then have. The per-port tagging and filtering
+ * of flooded copies happens in xdpbr_egress and is not seen here.
  *
  * Plain (not live-frames) BPF_PROG_RUN: the program runs and its verdict is
  * returned, but a redirect is not carried out, so the devmap egress program
@@ -109,10 +117,47 @@ static struct port {
 
 #define MAX_SETUP	3
 #define MAX_DELTAS	6
-#define MAX_CHECKS	2
+#define MAX_CHECKS	3
+#define MAX_TAGS	2	/* tags a test frame may carry */
+#define MAX_VIDS	4	/* VLANs a port's member/untagged list may name */
 
-/* A counter delta of FRAME_LEN means "the length of this case's frame". */
+/* A counter delta of FRAME_LEN means "the length of this case's frame" (as
+ * sent), OUT_LEN "the length of the frame the program hands on" (after a
+ * tag push or pop; the same as FRAME_LEN when the frame is unchanged). */
 #define FRAME_LEN	UINT64_MAX
+#define OUT_LEN		(UINT64_MAX - 1)
+
+/* One VLAN tag of a test frame, outermost first; tpid 0 ends the list. */
+struct vlan_tag {
+	__u16 tpid;			/* ETH_P_8021Q or ETH_P_8021AD */
+	__u16 tci;			/* PCP(3) DEI(1) VID(12), host order */
+};
+#define TAG(tci)	{ ETH_P_8021Q, (tci) }
+#define STAG(tci)	{ ETH_P_8021AD, (tci) }
+#define PCP(p)		((__u16)((p) << 13))
+
+/* VLAN settings of one port: xdpbr_port.pvid and the bits of its
+ * xdpbr_vlans entry. VID 0 ends a list. */
+struct port_vlan {
+	__u16 pvid;			/* 0 = none */
+	__u16 member[MAX_VIDS];
+	__u16 untagged[MAX_VIDS];	/* each must be in member[] too */
+};
+/* Access port of VLAN v: PVID v, sends it untagged. */
+#define ACCESS(v)	{ .pvid = (v), .member = { (v) }, .untagged = { (v) } }
+/* Trunk: tagged member of the VLANs given, no PVID. */
+#define TRUNK(...)	{ .member = { __VA_ARGS__ } }
+
+#define VLAN_ON		XDPBR_CFG_VLAN_FILTERING
+
+/* The frame the program must hand on when it is not the frame sent: the
+ * same addresses, EtherType and payload, carrying exactly these tags. */
+struct frame_out {
+	bool rewritten;			/* false: output == input, byte for byte */
+	struct vlan_tag tags[MAX_TAGS];
+};
+#define OUT_TAGS(...)	{ .rewritten = true, .tags = { __VA_ARGS__ } }
+#define OUT_UNTAGGED	{ .rewritten = true }
 
 /* FDB entry inserted before the frame is sent. */
 struct fdb_setup {
@@ -120,6 +165,7 @@ struct fdb_setup {
 	enum port_id port;		/* PORT_NONE ends the list */
 	__u16 flags;			/* XDPBR_FDB_* */
 	__u64 age_ns;			/* last_seen = now - age_ns */
+	__u16 vlan;			/* key's VLAN: 0 when filtering is off */
 };
 
 enum fdb_state {
@@ -141,6 +187,7 @@ struct fdb_check {
 	enum port_id port;		/* FDB_PRESENT: ifindex and slot of it */
 	__u16 flags;
 	enum ts_check ts;
+	__u16 vlan;			/* key's VLAN */
 };
 
 /*
@@ -169,9 +216,10 @@ struct test_case {
 	struct {
 		__u8 dst[ETH_ALEN];
 		__u8 src[ETH_ALEN];
-		__u16 ethertype;	/* host byte order */
-		size_t payload;		/* bytes after the Ethernet header */
+		__u16 ethertype;	/* host byte order; after the tags */
+		size_t payload;		/* bytes after the (inner) EtherType */
 		size_t runt_len;	/* if set: send only this many bytes */
+		struct vlan_tag tags[MAX_TAGS];	/* after the source MAC */
 	} frame;
 
 	/* setup, all undone before the next case */
@@ -182,12 +230,15 @@ struct test_case {
 	__u32 max_learned[PORT_ID_MAX];	/* xdpbr_port.max_learned, by port */
 	__u32 fdb_max_learned;		/* xdpbr_config.fdb_max_learned */
 	struct learned learned;		/* xdpbr_learned (else all 0) */
+	__u32 cfg_flags;		/* xdpbr_config.flags (VLAN_ON) */
+	struct port_vlan vlan[PORT_ID_MAX];	/* PVID and membership, by port */
 	enum port_id remove_tx;		/* port taken out of xdpbr_tx */
 	bool presend;			/* send the same frame once first,
 					 * PRESEND_GAP_NS before the test run */
 
 	/* expectations */
 	__u32 verdict;
+	struct frame_out out;		/* frame handed on (else the input) */
 	struct cnt_delta cnt[MAX_DELTAS];
 	struct fdb_check after[MAX_CHECKS];
 	/* all of xdpbr_learned after the case (absolute, presend included);
@@ -886,6 +937,562 @@ static const struct test_case cases[] = {
 		.cnt = { { P1, XDPBR_CNT_DROP_BAD_SRC, 1 } },
 		.after = { { ZERO, FDB_ABSENT } },
 	},
+
+	/* VLAN filtering off: tags are payload, the FDB is in vlan 0 */
+	{
+		.desc = "vlan off: a tagged frame (VID 10) is learned in vlan 0 and forwarded unchanged",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46, .tags = { TAG(10) } },
+		.fdb = { { HOST_B, P2, 0, 0 } },
+		/* settings that would drop or untag the frame if read */
+		.vlan = { [P1] = ACCESS(20), [P2] = ACCESS(10) },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FORWARDED, 1 },
+			 { P1, XDPBR_CNT_LEARNED, 1 },
+			 { P2, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P2, XDPBR_CNT_TX_BYTES, FRAME_LEN } },
+		.after = { { HOST_A, FDB_PRESENT, P1, 0, TS_REFRESHED },
+			   { HOST_A, FDB_ABSENT, .vlan = 10 },
+			   { HOST_B, FDB_PRESENT, P2, 0, TS_UNCHANGED } },
+		.learned_after = LEARNED(1, 1, 0, 0),
+	},
+	{
+		.desc = "vlan off: an untagged broadcast is flooded unchanged, no tag pushed",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_ARP, 28 },
+		.fdb = { { HOST_A, P1, 0, 0 } },
+		.vlan = { [P1] = ACCESS(10) },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 } },
+	},
+	{
+		.desc = "vlan off: an 802.1ad frame is payload, flooded unchanged",
+		.in = P2,
+		.frame = { BCAST, HOST_B, ETH_P_IP, 46,
+			   .tags = { STAG(100), TAG(10) } },
+		.fdb = { { HOST_B, P2, 0, 0 } },
+		.vlan = { [P2] = TRUNK(10, 100) },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P2, XDPBR_CNT_FLOOD_BCAST, 1 } },
+	},
+	{
+		.desc = "vlan off: a 16-byte frame with TPID 0x8100 is payload, flooded unchanged",
+		.in = P2,
+		.frame = { BCAST, HOST_B, ETH_P_IP, 0, 16, .tags = { TAG(10) } },
+		.fdb = { { HOST_B, P2, 0, 0 } },
+		.vlan = { [P2] = TRUNK(10) },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P2, XDPBR_CNT_FLOOD_BCAST, 1 } },
+	},
+
+	/* VLAN filtering on: ingress rules. P1/P3 are access ports
+	 * (PVID, untagged member), P2 a trunk (tagged member, no PVID),
+	 * unless a case says otherwise. */
+	{
+		.desc = "vlan ingress: untagged frame on trunk p2 (no PVID) is dropped (drop_vlan_filtered), not learned",
+		.in = P2,
+		.frame = { BCAST, HOST_B, ETH_P_ARP, 28 },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P2] = TRUNK(10) },
+		.verdict = XDP_DROP,
+		.cnt = { { P2, XDPBR_CNT_DROP_VLAN, 1 } },
+		.after = { { HOST_B, FDB_ABSENT },
+			   { HOST_B, FDB_ABSENT, .vlan = 10 } },
+	},
+	{
+		.desc = "vlan ingress: priority-tagged frame on trunk p2 (no PVID) is dropped (drop_vlan_filtered)",
+		.in = P2,
+		.frame = { BCAST, HOST_B, ETH_P_ARP, 28, .tags = { TAG(PCP(5)) } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P2] = TRUNK(10) },
+		.verdict = XDP_DROP,
+		.cnt = { { P2, XDPBR_CNT_DROP_VLAN, 1 } },
+		.after = { { HOST_B, FDB_ABSENT },
+			   { HOST_B, FDB_ABSENT, .vlan = 10 } },
+	},
+	{
+		.desc = "vlan ingress: tagged VID 20 on p1, a member of VLAN 10 only, is dropped (drop_vlan_filtered), not learned",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46, .tags = { TAG(20) } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P2] = TRUNK(10, 20) },
+		.verdict = XDP_DROP,
+		.cnt = { { P1, XDPBR_CNT_DROP_VLAN, 1 } },
+		.after = { { HOST_A, FDB_ABSENT, .vlan = 20 },
+			   { HOST_A, FDB_ABSENT, .vlan = 10 },
+			   { HOST_A, FDB_ABSENT } },
+	},
+	{
+		.desc = "vlan ingress: untagged frame on p1 whose PVID 10 it is not a member of is dropped (drop_vlan_filtered)",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46 },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = { .pvid = 10, .member = { 20 } } },
+		.verdict = XDP_DROP,
+		.cnt = { { P1, XDPBR_CNT_DROP_VLAN, 1 } },
+		.after = { { HOST_A, FDB_ABSENT, .vlan = 10 },
+			   { HOST_A, FDB_ABSENT, .vlan = 20 } },
+	},
+	{
+		.desc = "vlan ingress: VID 4095 is reserved, dropped (drop_vlan_filtered) even with its member bit set",
+		.in = P2,
+		.frame = { BCAST, HOST_B, ETH_P_IP, 46, .tags = { TAG(4095) } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P2] = TRUNK(10, 4095) },
+		.verdict = XDP_DROP,
+		.cnt = { { P2, XDPBR_CNT_DROP_VLAN, 1 } },
+		.after = { { HOST_B, FDB_ABSENT, .vlan = 4095 } },
+	},
+	{
+		.desc = "vlan ingress: 802.1ad S-tag over a C-tag is dropped (drop_8021ad), not learned",
+		.in = P2,
+		.frame = { BCAST, HOST_B, ETH_P_IP, 46,
+			   .tags = { STAG(100), TAG(10) } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P2] = TRUNK(10, 100) },
+		.verdict = XDP_DROP,
+		.cnt = { { P2, XDPBR_CNT_DROP_8021AD, 1 } },
+		.after = { { HOST_B, FDB_ABSENT, .vlan = 100 },
+			   { HOST_B, FDB_ABSENT, .vlan = 10 },
+			   { HOST_B, FDB_ABSENT } },
+	},
+	{
+		/* not taken for an untagged frame of the PVID */
+		.desc = "vlan ingress: 802.1ad S-tag on access p1 is dropped (drop_8021ad)",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46, .tags = { STAG(10) } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10) },
+		.verdict = XDP_DROP,
+		.cnt = { { P1, XDPBR_CNT_DROP_8021AD, 1 } },
+		.after = { { HOST_A, FDB_ABSENT, .vlan = 10 } },
+	},
+	{
+		.desc = "vlan ingress: 16-byte frame with TPID 0x8100 and no room for the tag is dropped (drop_runt)",
+		.in = P2,
+		.frame = { BCAST, HOST_B, ETH_P_IP, 0, 16, .tags = { TAG(10) } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P2] = TRUNK(10) },
+		.verdict = XDP_DROP,
+		.cnt = { { P2, XDPBR_CNT_DROP_RUNT, 1 } },
+		.after = { { HOST_B, FDB_ABSENT, .vlan = 10 },
+			   { HOST_B, FDB_ABSENT } },
+	},
+	{
+		.desc = "vlan ingress: 18-byte tag-only frame is complete: flooded, learned in VLAN 10",
+		.in = P2,
+		.frame = { BCAST, HOST_B, ETH_P_IP, 0, .tags = { TAG(10) } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P2] = TRUNK(10) },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P2, XDPBR_CNT_FLOOD_BCAST, 1 },
+			 { P2, XDPBR_CNT_LEARNED, 1 } },
+		.after = { { HOST_B, FDB_PRESENT, P2, 0, TS_REFRESHED, .vlan = 10 } },
+		.learned_after = LEARNED(1, 0, 1, 0),
+	},
+	{
+		.desc = "vlan ingress: link-local tagged in VLAN 30, which p1 is not in, passes before the VLAN rules",
+		.in = P1,
+		.frame = { STP, HOST_A, ETH_P_STP_LEN, 38, .tags = { TAG(30) } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10) },
+		.verdict = XDP_PASS,
+		.cnt = { { P1, XDPBR_CNT_PASS_LINKLOCAL, 1 } },
+		.after = { { HOST_A, FDB_ABSENT, .vlan = 30 },
+			   { HOST_A, FDB_ABSENT, .vlan = 10 } },
+	},
+	{
+		.desc = "vlan ingress: untagged link-local on trunk p2 (no PVID) passes",
+		.in = P2,
+		.frame = { LLDP, HOST_B, 0x88cc, 46 },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P2] = TRUNK(10) },
+		.verdict = XDP_PASS,
+		.cnt = { { P2, XDPBR_CNT_PASS_LINKLOCAL, 1 } },
+		.after = { { HOST_B, FDB_ABSENT } },
+	},
+	{
+		.desc = "vlan ingress: link-local in an 802.1ad tag passes (not drop_8021ad)",
+		.in = P2,
+		.frame = { LLDP, HOST_B, 0x88cc, 46, .tags = { STAG(100) } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P2] = TRUNK(10) },
+		.verdict = XDP_PASS,
+		.cnt = { { P2, XDPBR_CNT_PASS_LINKLOCAL, 1 } },
+	},
+
+	/* VLAN filtering on: learning is keyed by {VID, MAC} */
+	{
+		.desc = "vlan learn: untagged source on access p1 is learned in its PVID (vlan 10), not vlan 0",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_ARP, 28 },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P2] = TRUNK(10) },
+		.verdict = XDP_REDIRECT,
+		.out = OUT_TAGS(TAG(10)),
+		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 },
+			 { P1, XDPBR_CNT_LEARNED, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P1, 0, TS_REFRESHED, .vlan = 10 },
+			   { HOST_A, FDB_ABSENT } },
+		.learned_after = LEARNED(1, 1, 0, 0),
+	},
+	{
+		.desc = "vlan learn: tagged source on trunk p2 is learned in the frame's VID (20)",
+		.in = P2,
+		.frame = { BCAST, HOST_B, ETH_P_IP, 46, .tags = { TAG(20) } },
+		.cfg_flags = VLAN_ON,
+		/* a PVID the frame must not take */
+		.vlan = { [P2] = { .pvid = 10, .member = { 10, 20 } } },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P2, XDPBR_CNT_FLOOD_BCAST, 1 },
+			 { P2, XDPBR_CNT_LEARNED, 1 } },
+		.after = { { HOST_B, FDB_PRESENT, P2, 0, TS_REFRESHED, .vlan = 20 },
+			   { HOST_B, FDB_ABSENT, .vlan = 10 },
+			   { HOST_B, FDB_ABSENT } },
+		.learned_after = LEARNED(1, 0, 1, 0),
+	},
+	{
+		.desc = "vlan learn: priority-tagged source on access p1 is learned in its PVID (vlan 10)",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_ARP, 28, .tags = { TAG(PCP(5)) } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10) },
+		.verdict = XDP_REDIRECT,
+		.out = OUT_TAGS(TAG(PCP(5) | 10)),
+		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 },
+			 { P1, XDPBR_CNT_LEARNED, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P1, 0, TS_REFRESHED, .vlan = 10 },
+			   { HOST_A, FDB_ABSENT } },
+		.learned_after = LEARNED(1, 1, 0, 0),
+	},
+	{
+		.desc = "vlan learn: a MAC known in VLAN 10 on p1 seen in VLAN 20 on p2 is a second entry, not a move",
+		.in = P2,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46, .tags = { TAG(20) } },
+		.fdb = { { HOST_A, P1, 0, SEC_NS(2), .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P2] = TRUNK(10, 20) },
+		.learned = LEARNED(1, 1, 0, 0),
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P2, XDPBR_CNT_FLOOD_BCAST, 1 },
+			 { P2, XDPBR_CNT_LEARNED, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P1, 0, TS_UNCHANGED, .vlan = 10 },
+			   { HOST_A, FDB_PRESENT, P2, 0, TS_REFRESHED, .vlan = 20 } },
+		.learned_after = LEARNED(2, 1, 1, 0),
+	},
+	{
+		.desc = "vlan learn: a MAC known in VLAN 10 on p1 seen in VLAN 10 on p2 moves",
+		.in = P2,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46, .tags = { TAG(10) } },
+		.fdb = { { HOST_A, P1, 0, SEC_NS(2), .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P2] = TRUNK(10, 20) },
+		.learned = LEARNED(1, 1, 0, 0),
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P2, XDPBR_CNT_FLOOD_BCAST, 1 },
+			 { P2, XDPBR_CNT_MOVED, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P2, 0, TS_REFRESHED, .vlan = 10 } },
+		.learned_after = LEARNED(1, 0, 1, 0),
+	},
+	{
+		.desc = "vlan learn: a MAC static on p1 in VLAN 10 is learned on p2 in VLAN 20, not spoofed",
+		.in = P2,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46, .tags = { TAG(20) } },
+		.fdb = { { HOST_A, P1, XDPBR_FDB_STATIC, SEC_NS(2), .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P2] = TRUNK(10, 20) },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P2, XDPBR_CNT_FLOOD_BCAST, 1 },
+			 { P2, XDPBR_CNT_LEARNED, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P1, XDPBR_FDB_STATIC,
+			     TS_UNCHANGED, .vlan = 10 },
+			   { HOST_A, FDB_PRESENT, P2, 0, TS_REFRESHED, .vlan = 20 } },
+		.learned_after = LEARNED(1, 0, 1, 0),
+	},
+
+	/* VLAN filtering on: known unicast is tagged for its egress port */
+	{
+		.desc = "vlan unicast: untagged from access p1 to a dst on trunk p2 gets tag VID 10 pushed",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0, .vlan = 10 },
+			 { HOST_B, P2, 0, 0, .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P2] = TRUNK(10, 20) },
+		.verdict = XDP_REDIRECT,
+		.out = OUT_TAGS(TAG(10)),
+		.cnt = { { P1, XDPBR_CNT_FORWARDED, 1 },
+			 { P2, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P2, XDPBR_CNT_TX_BYTES, OUT_LEN } },
+		.after = { { HOST_A, FDB_PRESENT, P1, 0, TS_UNCHANGED, .vlan = 10 },
+			   { HOST_B, FDB_PRESENT, P2, 0, TS_UNCHANGED, .vlan = 10 } },
+	},
+	{
+		.desc = "vlan unicast: tagged VID 10 from trunk p2 to a dst on access p1 has its tag popped",
+		.in = P2,
+		.frame = { HOST_A, HOST_B, ETH_P_IP, 46, .tags = { TAG(PCP(3) | 10) } },
+		.fdb = { { HOST_A, P1, 0, 0, .vlan = 10 },
+			 { HOST_B, P2, 0, 0, .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P2] = TRUNK(10, 20) },
+		.verdict = XDP_REDIRECT,
+		.out = OUT_UNTAGGED,
+		.cnt = { { P2, XDPBR_CNT_FORWARDED, 1 },
+			 { P1, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P1, XDPBR_CNT_TX_BYTES, OUT_LEN } },
+		.after = { { HOST_A, FDB_PRESENT, P1, 0, TS_UNCHANGED, .vlan = 10 } },
+	},
+	{
+		.desc = "vlan unicast: tagged VID 10 (PCP 3) from trunk p2 to trunk p3 is unchanged",
+		.in = P2,
+		.frame = { HOST_C, HOST_B, ETH_P_IP, 46, .tags = { TAG(PCP(3) | 10) } },
+		.fdb = { { HOST_B, P2, 0, 0, .vlan = 10 },
+			 { HOST_C, P3, 0, 0, .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P2] = TRUNK(10, 20), [P3] = TRUNK(10) },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P2, XDPBR_CNT_FORWARDED, 1 },
+			 { P3, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P3, XDPBR_CNT_TX_BYTES, FRAME_LEN } },
+		.after = { { HOST_C, FDB_PRESENT, P3, 0, TS_UNCHANGED, .vlan = 10 } },
+	},
+	{
+		.desc = "vlan unicast: untagged from access p1 to access p3 (same VLAN) is unchanged",
+		.in = P1,
+		.frame = { HOST_C, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0, .vlan = 10 },
+			 { HOST_C, P3, 0, 0, .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P3] = ACCESS(10) },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FORWARDED, 1 },
+			 { P3, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P3, XDPBR_CNT_TX_BYTES, FRAME_LEN } },
+		.after = { { HOST_C, FDB_PRESENT, P3, 0, TS_UNCHANGED, .vlan = 10 } },
+	},
+	{
+		.desc = "vlan unicast: priority-tagged (PCP 5) from access p1 to trunk p2 gets VID 10, PCP 5 kept",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46, .tags = { TAG(PCP(5)) } },
+		.fdb = { { HOST_A, P1, 0, 0, .vlan = 10 },
+			 { HOST_B, P2, 0, 0, .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P2] = TRUNK(10) },
+		.verdict = XDP_REDIRECT,
+		.out = OUT_TAGS(TAG(PCP(5) | 10)),
+		.cnt = { { P1, XDPBR_CNT_FORWARDED, 1 },
+			 { P2, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P2, XDPBR_CNT_TX_BYTES, OUT_LEN } },
+	},
+	{
+		.desc = "vlan unicast: priority-tagged (PCP 5) from access p1 to access p3 has its tag popped",
+		.in = P1,
+		.frame = { HOST_C, HOST_A, ETH_P_IP, 46, .tags = { TAG(PCP(5)) } },
+		.fdb = { { HOST_A, P1, 0, 0, .vlan = 10 },
+			 { HOST_C, P3, 0, 0, .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P3] = ACCESS(10) },
+		.verdict = XDP_REDIRECT,
+		.out = OUT_UNTAGGED,
+		.cnt = { { P1, XDPBR_CNT_FORWARDED, 1 },
+			 { P3, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P3, XDPBR_CNT_TX_BYTES, OUT_LEN } },
+	},
+	{
+		/* e.g. a static entry left behind when p3 left VLAN 10 */
+		.desc = "vlan unicast: dst known in VLAN 10 on p3, which is not in VLAN 10, is dropped (drop_vlan_filtered)",
+		.in = P1,
+		.frame = { HOST_C, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0, .vlan = 10 },
+			 { HOST_C, P3, XDPBR_FDB_STATIC, 0, .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P3] = TRUNK(20) },
+		.verdict = XDP_DROP,
+		.cnt = { { P1, XDPBR_CNT_DROP_VLAN, 1 } },
+		.after = { { HOST_C, FDB_PRESENT, P3, XDPBR_FDB_STATIC,
+			     TS_UNCHANGED, .vlan = 10 } },
+	},
+	{
+		.desc = "vlan unicast: dst known only in other VLANs (20, 0) is unknown in VLAN 10: flooded, tag pushed",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0, .vlan = 10 },
+			 { HOST_B, P2, 0, 0, .vlan = 20 },
+			 { HOST_B, P2, 0, 0, .vlan = 0 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P2] = TRUNK(10, 20) },
+		.verdict = XDP_REDIRECT,
+		.out = OUT_TAGS(TAG(10)),
+		.cnt = { { P1, XDPBR_CNT_FLOOD_UNKNOWN, 1 } },
+		.after = { { HOST_B, FDB_ABSENT, .vlan = 10 } },
+	},
+	{
+		.desc = "vlan unicast: same MAC in VLAN 10 on p1 and VLAN 20 on p2: a VLAN 10 frame goes to p1",
+		.in = P3,
+		.frame = { HOST_B, HOST_C, ETH_P_IP, 46, .tags = { TAG(10) } },
+		.fdb = { { HOST_B, P1, 0, 0, .vlan = 10 },
+			 { HOST_B, P2, 0, 0, .vlan = 20 },
+			 { HOST_C, P3, 0, 0, .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P2] = ACCESS(20),
+			  [P3] = TRUNK(10, 20) },
+		.verdict = XDP_REDIRECT,
+		.out = OUT_UNTAGGED,
+		.cnt = { { P3, XDPBR_CNT_FORWARDED, 1 },
+			 { P1, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P1, XDPBR_CNT_TX_BYTES, OUT_LEN } },
+		.after = { { HOST_B, FDB_PRESENT, P1, 0, TS_UNCHANGED, .vlan = 10 },
+			   { HOST_B, FDB_PRESENT, P2, 0, TS_UNCHANGED, .vlan = 20 } },
+	},
+	{
+		.desc = "vlan unicast: same MAC in VLAN 10 on p1 and VLAN 20 on p2: a VLAN 20 frame goes to p2",
+		.in = P3,
+		.frame = { HOST_B, HOST_C, ETH_P_IP, 46, .tags = { TAG(20) } },
+		.fdb = { { HOST_B, P1, 0, 0, .vlan = 10 },
+			 { HOST_B, P2, 0, 0, .vlan = 20 },
+			 { HOST_C, P3, 0, 0, .vlan = 20 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P2] = ACCESS(20),
+			  [P3] = TRUNK(10, 20) },
+		.verdict = XDP_REDIRECT,
+		.out = OUT_UNTAGGED,
+		.cnt = { { P3, XDPBR_CNT_FORWARDED, 1 },
+			 { P2, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P2, XDPBR_CNT_TX_BYTES, OUT_LEN } },
+		.after = { { HOST_B, FDB_PRESENT, P1, 0, TS_UNCHANGED, .vlan = 10 },
+			   { HOST_B, FDB_PRESENT, P2, 0, TS_UNCHANGED, .vlan = 20 } },
+	},
+	{
+		.desc = "vlan unicast: double tag 10/20 from trunk p2 to access p1 in VLAN 10: outer popped, inner kept",
+		.in = P2,
+		.frame = { HOST_A, HOST_B, ETH_P_IP, 46,
+			   .tags = { TAG(10), TAG(20) } },
+		.fdb = { { HOST_A, P1, 0, 0, .vlan = 10 },
+			 { HOST_B, P2, 0, 0, .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P2] = TRUNK(10) },
+		.verdict = XDP_REDIRECT,
+		.out = OUT_TAGS(TAG(20)),
+		.cnt = { { P2, XDPBR_CNT_FORWARDED, 1 },
+			 { P1, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P1, XDPBR_CNT_TX_BYTES, OUT_LEN } },
+	},
+	{
+		.desc = "vlan unicast: double tag 10/20 from trunk p2 to trunk p3 is unchanged, learned in the outer VID",
+		.in = P2,
+		.frame = { HOST_C, HOST_B, ETH_P_IP, 46,
+			   .tags = { TAG(10), TAG(20) } },
+		.fdb = { { HOST_C, P3, 0, 0, .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P2] = TRUNK(10, 20), [P3] = TRUNK(10, 20) },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P2, XDPBR_CNT_FORWARDED, 1 },
+			 { P2, XDPBR_CNT_LEARNED, 1 },
+			 { P3, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P3, XDPBR_CNT_TX_BYTES, FRAME_LEN } },
+		.after = { { HOST_B, FDB_PRESENT, P2, 0, TS_REFRESHED, .vlan = 10 },
+			   { HOST_B, FDB_ABSENT, .vlan = 20 } },
+		.learned_after = LEARNED(1, 0, 1, 0),
+	},
+	{
+		.desc = "vlan ingress: double tag 20/10 on p2, a member of VLAN 10 only, is dropped: the outer VID decides",
+		.in = P2,
+		.frame = { HOST_A, HOST_B, ETH_P_IP, 46,
+			   .tags = { TAG(20), TAG(10) } },
+		.fdb = { { HOST_A, P1, 0, 0, .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P2] = TRUNK(10) },
+		.verdict = XDP_DROP,
+		.cnt = { { P2, XDPBR_CNT_DROP_VLAN, 1 } },
+		.after = { { HOST_B, FDB_ABSENT, .vlan = 10 },
+			   { HOST_B, FDB_ABSENT, .vlan = 20 } },
+	},
+	{
+		/* the frame was already tagged for p2 when the redirect
+		 * failed: the flood must carry one tag, not two */
+		.desc = "vlan unicast: dst on trunk p2 missing from xdpbr_tx: flooded as unknown with one tag 10",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0, .vlan = 10 },
+			 { HOST_B, P2, 0, 0, .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P2] = TRUNK(10) },
+		.remove_tx = P2,
+		.verdict = XDP_REDIRECT,
+		.out = OUT_TAGS(TAG(10)),
+		.cnt = { { P1, XDPBR_CNT_FLOOD_UNKNOWN, 1 } },
+	},
+	{
+		/* the frame was already untagged for p1 when the redirect
+		 * failed: the flood must carry its tag again */
+		.desc = "vlan unicast: dst on access p1 missing from xdpbr_tx: flooded as unknown with its tag 10",
+		.in = P2,
+		.frame = { HOST_A, HOST_B, ETH_P_IP, 46, .tags = { TAG(10) } },
+		.fdb = { { HOST_A, P1, 0, 0, .vlan = 10 },
+			 { HOST_B, P2, 0, 0, .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P2] = TRUNK(10) },
+		.remove_tx = P1,
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P2, XDPBR_CNT_FLOOD_UNKNOWN, 1 } },
+	},
+
+	/* VLAN filtering on: floods are normalised to carry the VLAN tag
+	 * (xdpbr_egress untags per port; not run by BPF_PROG_RUN) */
+	{
+		.desc = "vlan flood: broadcast from access p1 is flooded as broadcast carrying tag 10",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_ARP, 28 },
+		.fdb = { { HOST_A, P1, 0, 0, .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P2] = TRUNK(10), [P3] = ACCESS(10) },
+		.verdict = XDP_REDIRECT,
+		.out = OUT_TAGS(TAG(10)),
+		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 } },
+	},
+	{
+		.desc = "vlan flood: multicast from access p1 is flooded as multicast carrying tag 10",
+		.in = P1,
+		.frame = { MCAST4, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0, .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P2] = TRUNK(10) },
+		.verdict = XDP_REDIRECT,
+		.out = OUT_TAGS(TAG(10)),
+		.cnt = { { P1, XDPBR_CNT_FLOOD_MCAST, 1 } },
+	},
+	{
+		.desc = "vlan flood: unknown unicast from access p1 is flooded as unknown carrying tag 10",
+		.in = P1,
+		.frame = { HOST_C, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0, .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P2] = TRUNK(10) },
+		.verdict = XDP_REDIRECT,
+		.out = OUT_TAGS(TAG(10)),
+		.cnt = { { P1, XDPBR_CNT_FLOOD_UNKNOWN, 1 } },
+	},
+	{
+		.desc = "vlan flood: unknown unicast tagged 10 (PCP 3) from trunk p2 stays tagged, unchanged",
+		.in = P2,
+		.frame = { HOST_C, HOST_B, ETH_P_IP, 46, .tags = { TAG(PCP(3) | 10) } },
+		.fdb = { { HOST_B, P2, 0, 0, .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = ACCESS(10), [P2] = TRUNK(10) },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P2, XDPBR_CNT_FLOOD_UNKNOWN, 1 } },
+	},
+	{
+		.desc = "vlan flood: broadcast tagged 20 from trunk p2 stays tagged, unchanged",
+		.in = P2,
+		.frame = { BCAST, HOST_B, ETH_P_ARP, 28, .tags = { TAG(20) } },
+		.fdb = { { HOST_B, P2, 0, 0, .vlan = 20 } },
+		.cfg_flags = VLAN_ON,
+		/* a PVID the frame must not take */
+		.vlan = { [P2] = { .pvid = 10, .member = { 10, 20 } } },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P2, XDPBR_CNT_FLOOD_BCAST, 1 } },
+	},
 };
 
 /* ------------------------------------------------------------------------ */
@@ -936,22 +1543,67 @@ static const char *mac_str(const __u8 *m, char buf[18])
 	return buf;
 }
 
-/* Ethernet frame: dst, src, ethertype (network order on the wire), then
- * payload_len bytes of a counting pattern. Returns the frame length. */
-static size_t build_frame(__u8 *buf, size_t size, const __u8 *dst,
-			  const __u8 *src, __u16 ethertype, size_t payload_len)
+static const char *mac_vlan_str(const __u8 *m, __u16 vlan, char buf[32])
 {
-	size_t i, len = ETH_HLEN + payload_len;
+	char mac[18];
 
-	if (len > size)
+	snprintf(buf, 32, "%s vlan %u", mac_str(m, mac), vlan);
+	return buf;
+}
+
+static void put_be16(__u8 *p, __u16 v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+/* Ethernet frame: dst, src, each tag (TPID, TCI) up to the first with TPID
+ * 0, ethertype, then payload_len bytes of a counting pattern; multi-byte
+ * fields in network order. Returns the frame length, 0 if it does not fit. */
+static size_t build_frame(__u8 *buf, size_t size, const __u8 *dst,
+			  const __u8 *src, const struct vlan_tag *tags,
+			  __u16 ethertype, size_t payload_len)
+{
+	size_t i, ntags = 0, off = 2 * ETH_ALEN;
+
+	while (ntags < MAX_TAGS && tags[ntags].tpid)
+		ntags++;
+	if (off + 4 * ntags + 2 + payload_len > size)
 		return 0;
 	memcpy(buf, dst, ETH_ALEN);
 	memcpy(buf + ETH_ALEN, src, ETH_ALEN);
-	buf[12] = ethertype >> 8;
-	buf[13] = ethertype & 0xff;
+	for (i = 0; i < ntags; i++, off += 4) {
+		put_be16(buf + off, tags[i].tpid);
+		put_be16(buf + off + 2, tags[i].tci);
+	}
+	put_be16(buf + off, ethertype);
+	off += 2;
 	for (i = 0; i < payload_len; i++)
-		buf[ETH_HLEN + i] = (__u8)i;
-	return len;
+		buf[off + i] = (__u8)i;
+	return off + payload_len;
+}
+
+/* The builder against a frame written out by hand, so that a mistake in it
+ * cannot hide in cases that compare its output with its output. */
+static bool build_frame_selftest(void)
+{
+	static const __u8 want[] = {
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x0b,	/* dst */
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x0a,	/* src */
+		0x88, 0xa8, 0x00, 0x64,			/* S-tag, VID 100 */
+		0x81, 0x00, 0xa0, 0x0a,			/* C-tag, PCP 5, VID 10 */
+		0x08, 0x00,				/* IPv4 */
+		0x00, 0x01, 0x02,			/* payload */
+	};
+	static const __u8 dst[] = HOST_B, src[] = HOST_A;
+	static const struct vlan_tag tags[MAX_TAGS] = {
+		STAG(100), TAG(PCP(5) | 10),
+	};
+	__u8 buf[64];
+	size_t len;
+
+	len = build_frame(buf, sizeof(buf), dst, src, tags, ETH_P_IP, 3);
+	return len == sizeof(want) && !memcmp(buf, want, len);
 }
 
 /* Failure reasons of one case, "; "-separated. */
@@ -1009,18 +1661,19 @@ static int read_stats(__u64 out[XDPBR_MAX_PORTS][XDPBR_CNT__MAX])
 	return err;
 }
 
-static struct xdpbr_fdb_key fdb_key(const __u8 *mac)
+static struct xdpbr_fdb_key fdb_key(const __u8 *mac, __u16 vlan)
 {
-	struct xdpbr_fdb_key k = { .vlan = 0 };
+	struct xdpbr_fdb_key k = { .vlan = vlan };
 
 	memcpy(k.mac, mac, ETH_ALEN);
 	return k;
 }
 
-/* 1 and *v filled when present, 0 when absent, -errno on error. */
-static int fdb_get(const __u8 *mac, struct xdpbr_fdb_val *v)
+/* Entry {vlan, mac}: 1 and *v filled when present, 0 when absent, -errno on
+ * error. */
+static int fdb_get(const __u8 *mac, __u16 vlan, struct xdpbr_fdb_val *v)
 {
-	struct xdpbr_fdb_key k = fdb_key(mac);
+	struct xdpbr_fdb_key k = fdb_key(mac, vlan);
 	int err;
 
 	err = bpf_map__lookup_elem(skel->maps.xdpbr_fdb, &k, sizeof(k),
@@ -1045,12 +1698,13 @@ static int fdb_flush(void)
 	return 0;
 }
 
-static int port_set(enum port_id p, __u32 flags, __u32 max_learned)
+static int port_set(enum port_id p, __u32 flags, __u32 max_learned, __u16 pvid)
 {
 	struct xdpbr_port v = {
 		.slot = ports[p].slot,
 		.flags = flags,
 		.mode = XDPBR_MODE_NATIVE,
+		.pvid = pvid,
 		.max_learned = max_learned,
 	};
 
@@ -1077,17 +1731,37 @@ static int flood_set(struct bpf_map *map, enum port_id p, int egress_fd)
 				    &v, sizeof(v), 0);
 }
 
-static int config_set(__u32 fdb_max_learned)
+static int config_set(__u32 flags, __u32 fdb_max_learned)
 {
 	struct xdpbr_config cfg = {
 		.ageing_ns = CFG_AGEING_NS,
-		.flags = 0,
+		.flags = flags,
 		.fdb_max_learned = fdb_max_learned,
 	};
 	__u32 zero = 0;
 
 	return bpf_map__update_elem(skel->maps.xdpbr_config, &zero, sizeof(zero),
 				    &cfg, sizeof(cfg), 0);
+}
+
+static void vid_set(__u64 *bits, __u16 vid)
+{
+	bits[vid / 64] |= 1ULL << (vid % 64);
+}
+
+/* xdpbr_vlans[slot] = the membership and untagged bits of pv (NULL: none). */
+static int vlans_set(__u32 slot, const struct port_vlan *pv)
+{
+	struct xdpbr_vlan_port v;
+	size_t i;
+
+	memset(&v, 0, sizeof(v));
+	for (i = 0; pv && i < MAX_VIDS && pv->member[i]; i++)
+		vid_set(v.member, pv->member[i]);
+	for (i = 0; pv && i < MAX_VIDS && pv->untagged[i]; i++)
+		vid_set(v.untagged, pv->untagged[i]);
+	return bpf_map__update_elem(skel->maps.xdpbr_vlans, &slot, sizeof(slot),
+				    &v, sizeof(v), 0);
 }
 
 static int learned_set(__u32 slot, __u64 n)
@@ -1112,21 +1786,26 @@ static int read_learned(__u64 out[XDPBR_MAX_PORTS])
 	return 0;
 }
 
-/* Every case starts from: empty FDB, all ports with default flags and no
- * learning limit, in tx and in every flood set, the test's ageing time and
- * no bridge limit, every learned count 0. */
-static int reset_bridge(void)
+/* Every case starts from: empty FDB, every learned count 0, no VLAN
+ * membership anywhere, all ports in tx and in every flood set, the test's
+ * ageing time; then the case's config flags and bridge limit, and each
+ * port's flags (XDPBR_PORT_DEFAULT_FLAGS plus/minus the case's), learning
+ * limit, PVID and VLAN membership (none unless the case gives them). */
+static int reset_bridge(const struct test_case *tc)
 {
 	int egress_fd = bpf_program__fd(skel->progs.xdpbr_egress);
 	enum port_id p;
 	__u32 slot;
 	int err;
 
-	err = fdb_flush() ?: config_set(0);
+	err = fdb_flush() ?: config_set(tc->cfg_flags, tc->fdb_max_learned);
 	for (slot = 0; slot < XDPBR_MAX_PORTS && !err; slot++)
-		err = learned_set(slot, 0);
+		err = learned_set(slot, 0) ?: vlans_set(slot, NULL);
 	for (p = P1; p <= P3 && !err; p++) {
-		err = port_set(p, XDPBR_PORT_DEFAULT_FLAGS, 0) ?:
+		err = port_set(p, (XDPBR_PORT_DEFAULT_FLAGS | tc->set_flags[p]) &
+				  ~tc->clear_flags[p], tc->max_learned[p],
+			       tc->vlan[p].pvid) ?:
+		      vlans_set(ports[p].slot, &tc->vlan[p]) ?:
 		      tx_set(p) ?:
 		      flood_set(skel->maps.xdpbr_flood_bc, p, egress_fd) ?:
 		      flood_set(skel->maps.xdpbr_flood_mc, p, egress_fd) ?:
@@ -1170,7 +1849,7 @@ static int prog_run(enum port_id ingress, const __u8 *frame, size_t len,
 
 enum outcome { CASE_OK, CASE_FAIL, CASE_NOTE };
 
-static void check_counters(const struct test_case *tc, size_t len,
+static void check_counters(const struct test_case *tc, size_t len, size_t out_len,
 			   __u64 before[XDPBR_MAX_PORTS][XDPBR_CNT__MAX],
 			   __u64 after[XDPBR_MAX_PORTS][XDPBR_CNT__MAX],
 			   struct result *r)
@@ -1186,7 +1865,8 @@ static void check_counters(const struct test_case *tc, size_t len,
 	want[in_slot][XDPBR_CNT_RX_PACKETS] = 1;
 	want[in_slot][XDPBR_CNT_RX_BYTES] = len;
 	for (d = tc->cnt; d < tc->cnt + MAX_DELTAS && d->port; d++)
-		want[ports[d->port].slot][d->c] += d->n == FRAME_LEN ? len : d->n;
+		want[ports[d->port].slot][d->c] += d->n == FRAME_LEN ? len :
+						   d->n == OUT_LEN ? out_len : d->n;
 
 	/* Every counter of every slot: what the case names, and 0 elsewhere. */
 	for (slot = 0; slot < XDPBR_MAX_PORTS; slot++) {
@@ -1214,11 +1894,11 @@ static void check_fdb(const struct fdb_check *fc, bool had,
 		      struct result *r)
 {
 	struct xdpbr_fdb_val v;
-	char mac[18];
+	char mac[32];
 	int ret;
 
-	mac_str(fc->mac, mac);
-	ret = fdb_get(fc->mac, &v);
+	mac_vlan_str(fc->mac, fc->vlan, mac);
+	ret = fdb_get(fc->mac, fc->vlan, &v);
 	if (ret < 0) {
 		failf(r, "fdb lookup %s: %s", mac, strerror(-ret));
 		return;
@@ -1293,23 +1973,92 @@ static void check_learned(const struct learned *want, const __u64 got[XDPBR_MAX_
 	}
 }
 
+static bool vid_listed(const __u16 *list, __u16 vid)
+{
+	size_t i;
+
+	for (i = 0; i < MAX_VIDS && list[i]; i++)
+		if (list[i] == vid)
+			return true;
+	return false;
+}
+
 /* Settings the table cannot mean: a port setting on something that is not
- * a port of the test bridge, or a learned count NP cannot have. */
+ * a port of the test bridge, a learned count NP cannot have, a VID that
+ * does not fit the membership bitmap, an untagged VLAN the port is not in,
+ * a rewritten output of a truncated frame. */
 static bool table_error(const struct test_case *tc, struct result *r)
 {
+	static const struct port_vlan none;
 	enum port_id p;
+	size_t i;
 
 	for (p = PORT_NONE; p < PORT_ID_MAX; p++) {
 		if (p >= P1 && p <= P3)
 			continue;
 		if (tc->set_flags[p] || tc->clear_flags[p] || tc->max_learned[p] ||
-		    tc->learned.port[p] || tc->learned_after.port[p]) {
+		    tc->learned.port[p] || tc->learned_after.port[p] ||
+		    memcmp(&tc->vlan[p], &none, sizeof(none))) {
 			failf(r, "table error: port setting or learned count on a non-port (%d)",
 			      (int)p);
 			return true;
 		}
 	}
+	for (p = P1; p <= P3; p++) {
+		for (i = 0; i < MAX_VIDS; i++) {
+			if (tc->vlan[p].member[i] >= XDPBR_VLAN_WORDS * 64 ||
+			    tc->vlan[p].untagged[i] >= XDPBR_VLAN_WORDS * 64) {
+				failf(r, "table error: VID out of range on %s",
+				      ports[p].name);
+				return true;
+			}
+			if (tc->vlan[p].untagged[i] &&
+			    !vid_listed(tc->vlan[p].member, tc->vlan[p].untagged[i])) {
+				failf(r, "table error: %s untagged in VLAN %u but not a member",
+				      ports[p].name, tc->vlan[p].untagged[i]);
+				return true;
+			}
+		}
+	}
+	if (tc->out.rewritten && tc->frame.runt_len) {
+		failf(r, "table error: a rewritten output of a truncated frame");
+		return true;
+	}
 	return false;
+}
+
+#define HEX_BYTES	12	/* shown after the MACs: tags, EtherType, payload */
+
+/* Bytes 12 .. 12 + HEX_BYTES of a frame, in hex. */
+static const char *hex_str(const __u8 *p, size_t len, char buf[3 * HEX_BYTES + 1])
+{
+	size_t i, o = 0;
+
+	buf[0] = '\0';
+	for (i = 2 * ETH_ALEN; i < len && i < 2 * ETH_ALEN + HEX_BYTES; i++)
+		o += (size_t)snprintf(buf + o, 4, "%s%02x", o ? " " : "", p[i]);
+	return buf;
+}
+
+/* Compares the frame the program handed on with the expected one. */
+static void check_output(const __u8 *got, size_t got_len, const __u8 *want,
+			 size_t want_len, size_t in_len, struct result *r)
+{
+	size_t i, n = got_len < want_len ? got_len : want_len;
+	char hex[2][3 * HEX_BYTES + 1];
+
+	if (got_len == want_len && !memcmp(got, want, want_len))
+		return;
+	for (i = 0; i < n && got[i] == want[i]; i++)
+		;
+	if (i < n)
+		failf(r, "output frame %zu bytes (sent %zu), expected %zu; first difference at byte %zu: 0x%02x, expected 0x%02x",
+		      got_len, in_len, want_len, i, got[i], want[i]);
+	else
+		failf(r, "output frame %zu bytes (sent %zu), expected %zu; equal up to byte %zu",
+		      got_len, in_len, want_len, n);
+	failf(r, "output bytes 12.. %s, expected %s", hex_str(got, got_len, hex[0]),
+	      hex_str(want, want_len, hex[1]));
 }
 
 static enum outcome run_case(const struct test_case *tc, struct result *r)
@@ -1319,26 +2068,44 @@ static enum outcome run_case(const struct test_case *tc, struct result *r)
 	__u64 learned_before[XDPBR_MAX_PORTS], learned_now[XDPBR_MAX_PORTS];
 	struct xdpbr_fdb_val old[MAX_CHECKS];
 	bool had[MAX_CHECKS] = { false };
-	__u8 frame[256], out[256];
+	__u8 frame[256], want[256], out[256];
 	__u32 verdict, out_len;
+	size_t len, want_len, i;
 	enum port_id p;
-	size_t len, i;
 	__u64 t0, t1;
 	int err;
 
 	if (table_error(tc, r))
 		return CASE_FAIL;
 	len = build_frame(frame, sizeof(frame), tc->frame.dst, tc->frame.src,
-			  tc->frame.ethertype, tc->frame.payload);
+			  tc->frame.tags, tc->frame.ethertype, tc->frame.payload);
 	if (!len) {
 		failf(r, "table error: frame too long");
 		return CASE_FAIL;
 	}
-	if (tc->frame.runt_len)
+	if (tc->frame.runt_len) {
+		if (tc->frame.runt_len > len) {
+			failf(r, "table error: runt_len longer than the frame");
+			return CASE_FAIL;
+		}
 		len = tc->frame.runt_len;
+	}
+	/* the frame the program must hand on */
+	if (tc->out.rewritten) {
+		want_len = build_frame(want, sizeof(want), tc->frame.dst,
+				       tc->frame.src, tc->out.tags,
+				       tc->frame.ethertype, tc->frame.payload);
+		if (!want_len) {
+			failf(r, "table error: output frame too long");
+			return CASE_FAIL;
+		}
+	} else {
+		memcpy(want, frame, len);
+		want_len = len;
+	}
 
 	/* setup */
-	err = reset_bridge();
+	err = reset_bridge(tc);
 	if (err) {
 		failf(r, "setup: reset maps: %s", strerror(-err));
 		return CASE_FAIL;
@@ -1346,7 +2113,7 @@ static enum outcome run_case(const struct test_case *tc, struct result *r)
 	t0 = now_ns();
 	for (i = 0; i < MAX_SETUP && tc->fdb[i].port; i++) {
 		const struct fdb_setup *s = &tc->fdb[i];
-		struct xdpbr_fdb_key k = fdb_key(s->mac);
+		struct xdpbr_fdb_key k = fdb_key(s->mac, s->vlan);
 		struct xdpbr_fdb_val v = {
 			.ifindex = ports[s->port].ifindex,
 			.slot = (__u16)ports[s->port].slot,
@@ -1361,20 +2128,8 @@ static enum outcome run_case(const struct test_case *tc, struct result *r)
 			return CASE_FAIL;
 		}
 	}
-	for (p = P1; p <= P3; p++) {
-		if (!tc->set_flags[p] && !tc->clear_flags[p] &&
-		    !tc->max_learned[p])
-			continue;
-		err = port_set(p, (XDPBR_PORT_DEFAULT_FLAGS | tc->set_flags[p]) &
-				  ~tc->clear_flags[p], tc->max_learned[p]);
-		if (err) {
-			failf(r, "setup: port %s: %s", ports[p].name,
-			      strerror(-err));
-			return CASE_FAIL;
-		}
-	}
-	err = tc->fdb_max_learned ? config_set(tc->fdb_max_learned) : 0;
-	if (!err && tc->learned.total)
+	err = 0;
+	if (tc->learned.total)
 		err = learned_set(XDPBR_LEARNED_TOTAL, tc->learned.total);
 	for (p = P1; p <= P3 && !err; p++)
 		if (tc->learned.port[p])
@@ -1412,7 +2167,7 @@ static enum outcome run_case(const struct test_case *tc, struct result *r)
 	/* snapshot */
 	err = read_stats(before) ?: read_learned(learned_before);
 	for (i = 0; i < MAX_CHECKS && tc->after[i].state && !err; i++) {
-		err = fdb_get(tc->after[i].mac, &old[i]);
+		err = fdb_get(tc->after[i].mac, tc->after[i].vlan, &old[i]);
 		had[i] = err == 1;
 		err = err < 0 ? err : 0;
 	}
@@ -1449,7 +2204,8 @@ static enum outcome run_case(const struct test_case *tc, struct result *r)
 		for (i = 0; i < MAX_CHECKS && tc->after[i].state; i++) {
 			struct xdpbr_fdb_val v;
 
-			if (fdb_get(tc->after[i].mac, &v) != (had[i] ? 1 : 0)) {
+			if (fdb_get(tc->after[i].mac, tc->after[i].vlan, &v) !=
+			    (had[i] ? 1 : 0)) {
 				failf(r, "a refused runt changed the FDB");
 				return CASE_FAIL;
 			}
@@ -1463,13 +2219,12 @@ static enum outcome run_case(const struct test_case *tc, struct result *r)
 		return CASE_FAIL;
 	}
 
-	/* verdict and frame: the datapath never rewrites a frame */
+	/* verdict and frame: unchanged unless the case says how it is
+	 * rewritten (VLAN tag pushed, popped or set) */
 	if (verdict != tc->verdict)
 		failf(r, "verdict %s, expected %s", verdict_name(verdict),
 		      verdict_name(tc->verdict));
-	if (out_len != len || memcmp(out, frame, len))
-		failf(r, "output frame differs from input (%u bytes out, %zu in)",
-		      out_len, len);
+	check_output(out, out_len, want, want_len, len, r);
 
 	/* counters */
 	err = read_stats(after);
@@ -1477,7 +2232,7 @@ static enum outcome run_case(const struct test_case *tc, struct result *r)
 		failf(r, "read stats: %s", strerror(-err));
 		return CASE_FAIL;
 	}
-	check_counters(tc, len, before, after, r);
+	check_counters(tc, len, want_len, before, after, r);
 
 	/* FDB */
 	for (i = 0; i < MAX_CHECKS && tc->after[i].state; i++)
@@ -1580,6 +2335,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	if (build_frame_selftest()) {
+		printf("ok - harness: the frame builder writes tags as on the wire\n");
+		passed++;
+	} else {
+		printf("FAIL - harness: the frame builder writes tags as on the wire\n");
+		failed++;
+	}
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct result r = { .len = 0 };
 
