@@ -71,7 +71,7 @@ $(BUILD)/xdpbr: $(BUILD)/daemon/xdpbr.o $(BUILD)/daemon/cli.o $(LIB)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 # Unit tests: real module code, libbpf syscalls wrapped (tests/unit/mock_bpf.c).
-UNIT_WRAP := -Wl,--wrap=bpf_map_lookup_batch,--wrap=bpf_map_get_next_key,--wrap=bpf_map_lookup_elem,--wrap=bpf_obj_get,--wrap=libbpf_num_possible_cpus
+UNIT_WRAP := -Wl,--wrap=bpf_map_lookup_batch,--wrap=bpf_map_get_next_key,--wrap=bpf_map_lookup_elem,--wrap=bpf_obj_get,--wrap=libbpf_num_possible_cpus,--wrap=bpf_obj_get_info_by_fd
 $(BUILD)/tests/%.o: tests/%.c $(SKEL) | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
@@ -120,3 +120,32 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# ---- benchmark ----
+# make bench: xdpbr vs. the Linux bridge vs. a bare devmap redirect (the
+# ceiling), on namespaces and multi-queue veths, with the live-frames packet
+# generator build/tools/pktgen (tools/pktgen.c, tools/pktgen.bpf.c).
+# Arguments for tools/bench.sh: make bench BENCH_ARGS="--sizes 64 --reps 1".
+# Not part of make check; tests/integration/test_bench_smoke.sh runs its
+# smoke mode, so check builds pktgen too.
+PKTGEN     := $(BUILD)/tools/pktgen
+PKTGEN_OBJ := $(BUILD)/pktgen.bpf.o
+PKTGEN_SKEL := $(BUILD)/pktgen.skel.h
+BENCH_ARGS ?=
+
+.PHONY: bench
+$(PKTGEN_OBJ): tools/pktgen.bpf.c | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(PKTGEN_SKEL): $(PKTGEN_OBJ)
+	$(BPFTOOL) gen skeleton $< name pktgen > $@.tmp && mv $@.tmp $@
+
+$(PKTGEN): tools/pktgen.c $(PKTGEN_SKEL) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -lbpf -lelf -lz -lpthread -o $@
+
+check: $(PKTGEN)
+
+bench: deps
+	@$(MAKE) --no-print-directory all $(PKTGEN)
+	tools/bench.sh $(BENCH_ARGS)

@@ -37,23 +37,31 @@ struct word {
 #define U_FDB_ADD	"xdpbr [OPTIONS] fdb add LLADDR dev DEV [ vlan VID ] [ static | dynamic ]\n"
 #define U_FDB_DEL	"xdpbr [OPTIONS] fdb del LLADDR [ dev DEV ] [ vlan VID ]\n"
 #define U_FDB_FLUSH	"xdpbr [OPTIONS] fdb flush [ dev DEV ] [ vlan VID ] [ dynamic | static ]\n"
-#define U_STATS_SHOW	"xdpbr [OPTIONS] stats [ show ] [ dev DEV ]\n"
+#define U_STATS_SHOW	"xdpbr [OPTIONS] stats [ show ] [ dev DEV ] [ rate SECONDS [ count N ] ]\n"
+#define U_MONITOR	"xdpbr [OPTIONS] monitor [ fdb ] [ count N ]\n"
 #define U_OPTIONS	"where  OPTIONS := { -j[son] | -p[retty] | -b[ridge] BRIDGE }\n"
+#define U_OPTIONS_STATS	"where  OPTIONS := { -j[son] | -p[retty] | -b[ridge] BRIDGE | -r[ate] SECONDS }\n"
 
 #define N_BRIDGE	"       SECONDS := 0 (never age) .. 1000000, N := 0 (no limit) .. 4294967295\n"
 #define N_LINK_SET	"       N := dynamic entries learned on the port, 0 (no limit) .. 4294967295\n"
 #define N_LINK_ADD	"       BRIDGE := a bridge running from /sys/fs/bpf/xdpbr/BRIDGE\n"
 #define N_FDB		"       LLADDR := xx:xx:xx:xx:xx:xx, VID := 0 .. 4094\n"
 #define N_FDB_ADD	"       fdb add: VID 0 unless given, a static entry unless 'dynamic' is given\n"
+#define N_STATS		"       rate SECONDS (or -r SECONDS): per-second rates over SECONDS, 1 .. 3600,\n" \
+			"       printed for N intervals, 1 (default) .. 4294967295\n"
+#define N_MONITOR	"       prints the FDB events of xdpbrd (learn, move, age, flush) as they happen,\n" \
+			"       until interrupted or N (1 .. 4294967295) events; -j: one JSON object a line\n"
 
 #define MORE		"       "
 
 static const char usage_main[] =
 	"Usage: xdpbr [OPTIONS] OBJECT { COMMAND | help }\n"
 	"       xdpbr [OPTIONS] OBJECT COMMAND help\n"
-	"where  OBJECT := { bridge | link | fdb | stats }\n"
-	"       OPTIONS := { -j[son] | -p[retty] | -b[ridge] BRIDGE | -h[elp] }\n"
-	"       BRIDGE defaults to the only bridge in /sys/fs/bpf/xdpbr\n";
+	"where  OBJECT := { bridge | link | fdb | stats | monitor }\n"
+	"       OPTIONS := { -j[son] | -p[retty] | -b[ridge] BRIDGE | -r[ate] SECONDS |\n"
+	"                    -h[elp] }\n"
+	"       BRIDGE defaults to the only bridge in /sys/fs/bpf/xdpbr\n"
+	"       -r SECONDS: stats as per-second rates over SECONDS (= stats rate SECONDS)\n";
 static const char usage_bridge[] =
 	"Usage: " U_BRIDGE_SHOW MORE U_BRIDGE_SET U_OPTIONS N_BRIDGE;
 static const char usage_link[] =
@@ -61,7 +69,8 @@ static const char usage_link[] =
 	N_LINK_SET;
 static const char usage_fdb[] =
 	"Usage: " U_FDB_SHOW MORE U_FDB_ADD MORE U_FDB_DEL MORE U_FDB_FLUSH U_OPTIONS N_FDB N_FDB_ADD;
-static const char usage_stats[] = "Usage: " U_STATS_SHOW U_OPTIONS;
+static const char usage_stats[] = "Usage: " U_STATS_SHOW U_OPTIONS_STATS N_STATS;
+static const char usage_monitor[] = "Usage: " U_MONITOR U_OPTIONS N_MONITOR;
 
 /* ------------------------------------------------------------ errors */
 
@@ -138,14 +147,26 @@ static const char *name_of(const struct word *tab, size_t n, int value)
 
 /* ------------------------------------------------------------ options */
 
-enum opt { OPT_JSON, OPT_PRETTY, OPT_BRIDGE, OPT_HELP };
+enum opt { OPT_JSON, OPT_PRETTY, OPT_BRIDGE, OPT_RATE, OPT_HELP };
 
 static const struct word options[] = {
 	{ "json", OPT_JSON },
 	{ "pretty", OPT_PRETTY },
 	{ "bridge", OPT_BRIDGE },
+	{ "rate", OPT_RATE },
 	{ "help", OPT_HELP },
 };
+
+/* A rate interval: whole seconds, 1 .. CLI_RATE_MAX_S. */
+static int parse_rate(const char *v, unsigned int *out)
+{
+	uint64_t s;
+
+	if (parse_u64(v, CLI_RATE_MAX_S, &s) || !s)
+		return -EINVAL;
+	*out = (unsigned int)s;
+	return 0;
+}
 
 /* ------------------------------------------------------------ objects, verbs */
 
@@ -154,6 +175,7 @@ static const struct word objects[] = {
 	{ "fdb", OBJ_FDB },
 	{ "link", OBJ_LINK },
 	{ "stats", OBJ_STATS },
+	{ "monitor", OBJ_MONITOR },
 	{ "help", OBJ_HELP },
 };
 
@@ -165,6 +187,7 @@ static const struct word verbs[] = {	/* canonical name first */
 	{ "del", VERB_DEL },
 	{ "delete", VERB_DEL },
 	{ "flush", VERB_FLUSH },
+	{ "fdb", VERB_FDB },
 	{ "help", VERB_HELP },
 };
 
@@ -269,6 +292,29 @@ static int kw_master(struct cli_cmd *c, const struct keyword *k, const char *v,
 	return 0;
 }
 
+static int kw_rate(struct cli_cmd *c, const struct keyword *k, const char *v,
+		   char *err, size_t len)
+{
+	if (c->rate_s)
+		return fail(err, len, "'rate' and the option -r both give the interval; "
+			    "give one");
+	if (parse_rate(v, &c->rate_s))
+		return fail(err, len, "invalid rate interval '%s' (whole seconds, 1 .. %u)",
+			    v, CLI_RATE_MAX_S);
+	return 0;
+}
+
+static int kw_count(struct cli_cmd *c, const struct keyword *k, const char *v,
+		    char *err, size_t len)
+{
+	uint64_t n;
+
+	if (parse_u64(v, UINT32_MAX, &n) || !n)
+		return fail(err, len, "invalid count '%s' (a number, 1 .. %u)", v, UINT32_MAX);
+	c->count = (uint32_t)n;
+	return 0;
+}
+
 static const struct word modes[] = {
 	{ "native", ATTACH_NATIVE },
 	{ "generic", ATTACH_GENERIC },
@@ -291,7 +337,7 @@ static int kw_mode(struct cli_cmd *c, const struct keyword *k, const char *v,
 enum kw_id {
 	K_DEV, K_VLAN, K_DYNAMIC, K_STATIC, K_LEARNING, K_FLOOD, K_MCAST_FLOOD,
 	K_BCAST_FLOOD, K_ISOLATED, K_HAIRPIN, K_MAX_LEARNED, K_AGEING, K_FDB_MAX,
-	K_MASTER, K_MODE, K_HELP,
+	K_MASTER, K_MODE, K_RATE, K_COUNT, K_HELP,
 };
 
 static const struct keyword keywords[] = {
@@ -315,6 +361,8 @@ static const struct keyword keywords[] = {
 	  "a number (0 = no limit)", 0 },
 	{ { "master", K_MASTER }, KW_MASTER, kw_master, "a bridge name", 0 },
 	{ { "mode", K_MODE }, KW_MODE, kw_mode, "native, generic or auto", 0 },
+	{ { "rate", K_RATE }, KW_RATE, kw_rate, "an interval in seconds (1 .. 3600)", 0 },
+	{ { "count", K_COUNT }, KW_COUNT, kw_count, "a number (at least 1)", 0 },
 	{ { "help", K_HELP }, KW_HELP, NULL, NULL, 0 },
 };
 
@@ -360,6 +408,16 @@ static int check_link_add(struct cli_cmd *c, char *err, size_t len)
 	return 0;
 }
 
+/* stats: count is a number of rate intervals. */
+static int check_stats(struct cli_cmd *c, char *err, size_t len)
+{
+	if ((c->seen & KW_COUNT) && !c->rate_s)
+		return fail(err, len, "'count' is a number of rate intervals: it needs "
+			    "'rate SECONDS' (or -r SECONDS); try 'xdpbr stats help'");
+	return 0;
+}
+
+/* The first command of an object is its default (show; monitor: fdb). */
 static const struct command commands[] = {
 	{ OBJ_BRIDGE, VERB_SHOW, 0, 0, 0, NULL, "Usage: " U_BRIDGE_SHOW U_OPTIONS },
 	{ OBJ_BRIDGE, VERB_SET, KW_AGEING | KW_FDB_MAX, 0, KW_AGEING | KW_FDB_MAX, NULL,
@@ -378,13 +436,23 @@ static const struct command commands[] = {
 	  "Usage: " U_FDB_DEL U_OPTIONS N_FDB },
 	{ OBJ_FDB, VERB_FLUSH, KW_DEV | KW_VLAN | KW_KIND, 0, 0, NULL,
 	  "Usage: " U_FDB_FLUSH U_OPTIONS },
-	{ OBJ_STATS, VERB_SHOW, KW_DEV, 0, 0, NULL, "Usage: " U_STATS_SHOW U_OPTIONS },
+	{ OBJ_STATS, VERB_SHOW, KW_DEV | KW_RATE | KW_COUNT, 0, 0, check_stats,
+	  "Usage: " U_STATS_SHOW U_OPTIONS_STATS N_STATS },
+	{ OBJ_MONITOR, VERB_FDB, KW_COUNT, 0, 0, NULL, "Usage: " U_MONITOR U_OPTIONS N_MONITOR },
 };
 
 static const struct command *find_command(enum cli_object obj, enum cli_verb verb)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (commands[i].obj == obj && commands[i].verb == verb)
+			return &commands[i];
+	return NULL;
+}
+
+static const struct command *default_command(enum cli_object obj)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (commands[i].obj == obj)
 			return &commands[i];
 	return NULL;
 }
@@ -421,6 +489,8 @@ const char *cli_usage(enum cli_object obj, enum cli_verb verb)
 		return usage_link;
 	case OBJ_STATS:
 		return usage_stats;
+	case OBJ_MONITOR:
+		return usage_monitor;
 	default:
 		return usage_main;
 	}
@@ -454,6 +524,15 @@ static int parse_options(int argc, char **argv, int *i, struct cli_cmd *c,
 					    "of A-Z a-z 0-9 _ . -)", argv[*i]);
 			c->bridge = argv[*i];
 			break;
+		case OPT_RATE:
+			if (++*i >= argc)
+				return fail(err, len, "option %s needs an interval in seconds", w);
+			if (c->rate_s)
+				return fail(err, len, "option %s given twice", w);
+			if (parse_rate(argv[*i], &c->rate_s))
+				return fail(err, len, "invalid interval '%s' for %s (whole seconds, "
+					    "1 .. %u)", argv[*i], w, CLI_RATE_MAX_S);
+			break;
 		case OPT_HELP:
 			c->object = OBJ_HELP;
 			return 1;
@@ -467,16 +546,17 @@ static int parse_options(int argc, char **argv, int *i, struct cli_cmd *c,
 	return 0;
 }
 
-/* The command word after the object; a keyword of `show` there means show. */
+/* The command word after the object; none, or a keyword of the object's
+ * default command there, means that command (show; monitor: fdb). */
 static int parse_verb(int argc, char **argv, int *i, struct cli_cmd *c,
 		      char *err, size_t len)
 {
 	const char *obj = name_of(objects, ARRAY_SIZE(objects), (int)c->object);
-	const struct command *show = find_command(c->object, VERB_SHOW);
+	const struct command *def = default_command(c->object);
 	char cands[64];
 	int v;
 
-	c->verb = VERB_SHOW;
+	c->verb = def ? def->verb : VERB_SHOW;
 	if (*i >= argc)
 		return 0;
 	v = lookup_word(verbs, ARRAY_SIZE(verbs), argv[*i], verb_of_object, &c->object,
@@ -489,8 +569,8 @@ static int parse_verb(int argc, char **argv, int *i, struct cli_cmd *c,
 		(*i)++;
 		return 0;
 	}
-	if (show && lookup(keywords, ARRAY_SIZE(keywords), sizeof(keywords[0]), argv[*i],
-			   keyword_of_command, show, NULL, 0) >= 0)
+	if (def && lookup(keywords, ARRAY_SIZE(keywords), sizeof(keywords[0]), argv[*i],
+			  keyword_of_command, def, NULL, 0) >= 0)
 		return 0;
 	return fail(err, len, "unknown command '%s' for '%s'; try 'xdpbr %s help'",
 		    argv[*i], obj, obj);
@@ -600,6 +680,10 @@ int cli_parse(int argc, char **argv, struct cli_cmd *cmd, char *err, size_t errl
 	cmd->object = (enum cli_object)v;
 	if (cmd->object == OBJ_HELP)
 		return 0;
+	if (cmd->rate_s && cmd->object != OBJ_STATS)
+		return fail(err, errlen, "option -r (a rate interval) is for 'stats' only, "
+			    "not '%s'; try 'xdpbr help'",
+			    name_of(objects, ARRAY_SIZE(objects), v));
 	i++;
 
 	v = parse_verb(argc, argv, &i, cmd, err, errlen);

@@ -9,8 +9,9 @@
 #include "bridge.h"		/* enum attach_mode */
 #include "ctl.h"		/* enum fdb_kind */
 
-enum cli_object { OBJ_NONE, OBJ_BRIDGE, OBJ_FDB, OBJ_LINK, OBJ_STATS, OBJ_HELP };
-enum cli_verb { VERB_SHOW, VERB_SET, VERB_ADD, VERB_DEL, VERB_FLUSH, VERB_HELP };
+enum cli_object { OBJ_NONE, OBJ_BRIDGE, OBJ_FDB, OBJ_LINK, OBJ_STATS, OBJ_MONITOR, OBJ_HELP };
+/* VERB_FDB: `monitor fdb`, the events monitor knows (and its default). */
+enum cli_verb { VERB_SHOW, VERB_SET, VERB_ADD, VERB_DEL, VERB_FLUSH, VERB_FDB, VERB_HELP };
 
 /* Keywords a command was given (cli_cmd.seen). */
 enum cli_kw {
@@ -29,9 +30,12 @@ enum cli_kw {
 	KW_MASTER	= 1U << 12,
 	KW_MODE		= 1U << 13,
 	KW_LLADDR	= 1U << 14,	/* the positional MAC of fdb add/del */
+	KW_RATE		= 1U << 15,	/* stats rate SECONDS (or the option -r) */
+	KW_COUNT	= 1U << 16,	/* stats rate .. count N, monitor count N */
 };
 
 #define CLI_AGEING_MAX_S 1000000	/* ageing_time limit, seconds */
+#define CLI_RATE_MAX_S 3600		/* stats rate interval limit, seconds */
 
 struct cli_cmd {
 	bool json;
@@ -52,6 +56,9 @@ struct cli_cmd {
 	uint32_t fdb_max_learned;	/* bridge set fdb_max_learned (0 = no limit) */
 	const char *master;		/* link add master BRIDGE */
 	enum attach_mode mode;		/* link add mode (default auto) */
+	unsigned int rate_s;		/* stats: rate interval, seconds; 0: counters */
+	uint32_t count;			/* stats rate: intervals; monitor: events;
+					 * 0: not given (one interval; no end) */
 };
 
 /*

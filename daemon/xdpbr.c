@@ -4,7 +4,8 @@
  * `bridge`.
  *
  * Works from the pinned maps only: with or without xdpbrd running. Every
- * change is made live in the maps the datapath reads (through ctl.c).
+ * change is made live in the maps the datapath reads (through ctl.c). The
+ * one exception is `monitor`, which reads the daemon's event stream.
  * Internal functions print what went wrong for a person and return 0 or
  * -errno; main() maps that to the exit status: 2 for a usage error, 1 for
  * anything else.
@@ -13,10 +14,15 @@
 #include <errno.h>
 #include <limits.h>
 #include <net/if.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -24,11 +30,13 @@
 #include "bridge.h"
 #include "cli.h"
 #include "ctl.h"
+#include "events.h"
 #include "fdb.h"
 #include "json.h"
 #include "log.h"
 #include "maps.h"
 #include "ports.h"
+#include "report.h"
 #include "stats.h"
 #include "util.h"
 
@@ -107,6 +115,53 @@ static void print_json(struct json_object *o, const struct cli_cmd *c)
 	int flags = c->pretty ? JSON_C_TO_STRING_PRETTY : JSON_C_TO_STRING_PLAIN;
 
 	puts(json_object_to_json_string_ext(o, flags | JSON_C_TO_STRING_NOSLASHESCAPE));
+	fflush(stdout);		/* a reader at the other end of a pipe sees it now */
+}
+
+/* ------------------------------------------------------------ signals */
+
+/* The commands that wait (monitor, stats rate) end cleanly on SIGINT or
+ * SIGTERM. The handler only sets this flag; the signals stay blocked but
+ * inside ppoll(), so none slips in between a check of the flag and a wait. */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = 1;
+}
+
+/* Installs the handler; *waitmask is the mask to wait with. */
+static void catch_signals(sigset_t *waitmask)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t block;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, waitmask);
+	sigdelset(waitmask, SIGINT);
+	sigdelset(waitmask, SIGTERM);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Sleeps until the CLOCK_MONOTONIC time deadline (ns). 0, or -EINTR when
+ * interrupted by SIGINT or SIGTERM. */
+static int sleep_until(uint64_t deadline, const sigset_t *waitmask)
+{
+	uint64_t now;
+
+	while (!interrupted && (now = mono_ns()) < deadline) {
+		uint64_t left = deadline - now;
+		struct timespec ts = {
+			.tv_sec = (time_t)(left / XDPBR_NSEC_PER_SEC),
+			.tv_nsec = (long)(left % XDPBR_NSEC_PER_SEC),
+		};
+
+		ppoll(NULL, 0, &ts, waitmask);
+	}
+	return interrupted ? -EINTR : 0;
 }
 
 /* dev DEV -> ifindex (0: no dev given). */
@@ -475,80 +530,354 @@ static int do_link_del(const struct cli_cmd *c, struct target *t)
 
 /* ------------------------------------------------------------ stats */
 
-static int do_stats(const struct cli_cmd *c, struct target *t)
+/* The columns of the stats table: traffic, and the outcomes in groups. */
+enum column {
+	COL_RX_PACKETS, COL_RX_BYTES, COL_TX_PACKETS, COL_TX_BYTES,
+	COL_FORWARDED, COL_FLOODED, COL_PASSED, COL_DROPPED, COL__MAX
+};
+
+static const char *const column_names[COL__MAX] = {
+	"rx_packets", "rx_bytes", "tx_packets", "tx_bytes",
+	"forwarded", "flooded", "passed", "dropped",
+};
+
+static void columns(const struct xdpbr_stats *s, uint64_t v[COL__MAX])
 {
-	struct json_object *arr = json_object_new_array();
-	struct xdpbr_stats *s = NULL;
-	struct port_entry *p = NULL;
+	const __u64 *c = s->c;
+
+	v[COL_RX_PACKETS] = c[XDPBR_CNT_RX_PACKETS];
+	v[COL_RX_BYTES] = c[XDPBR_CNT_RX_BYTES];
+	v[COL_TX_PACKETS] = c[XDPBR_CNT_TX_PACKETS];
+	v[COL_TX_BYTES] = c[XDPBR_CNT_TX_BYTES];
+	v[COL_FORWARDED] = c[XDPBR_CNT_FORWARDED];
+	v[COL_FLOODED] = c[XDPBR_CNT_FLOOD_BCAST] + c[XDPBR_CNT_FLOOD_MCAST] +
+			 c[XDPBR_CNT_FLOOD_UNKNOWN];
+	v[COL_PASSED] = c[XDPBR_CNT_PASS_LINKLOCAL] + c[XDPBR_CNT_PASS_NOT_PORT];
+	v[COL_DROPPED] = 0;
+	for (int d = XDPBR_CNT_DROP_RUNT; d <= XDPBR_CNT_DROP_REDIRECT; d++)
+		v[COL_DROPPED] += c[d];
+}
+
+/* Column widths of the tables (port name first). */
+static const int col_width[COL__MAX] = { 12, 14, 12, 14, 10, 10, 10, 10 };
+
+static void print_counters(const struct report *r, uint32_t dev)
+{
 	char ifname[IF_NAMESIZE];
-	uint32_t dev;
-	size_t n = 0, k = 0;
-	int err;
 
-	err = dev_ifindex(c, &dev);
-	if (err) {
-		json_object_put(arr);
-		return err;
-	}
-	err = ports_dump(t->m.ports, &p, &n);
-	if (!err && !(s = calloc(n + 1, sizeof(*s))))
-		err = -ENOMEM;
-	for (size_t i = 0; !err && i < n; i++) {
-		if (dev && p[i].ifindex != dev)
+	printf("%-15s", "port");
+	for (int k = 0; k < COL__MAX; k++)
+		printf(" %*s", col_width[k], column_names[k]);
+	putchar('\n');
+	for (size_t i = 0; i < r->nports; i++) {
+		uint64_t v[COL__MAX];
+
+		if (dev && r->ports[i].ifindex != dev)
 			continue;
-		err = stats_read(t->m.stats, p[i].port.slot, &s[k]);
-		if (!err)
-			json_object_array_add(arr, json_port_stats(&p[i], &s[k]));
-		p[k++] = p[i];
-	}
-	if (err) {
-		report(err, "can't read counters: %s%s", strerror(-err), hint(err));
-		goto out;
-	}
-	if (c->json) {
-		print_json(arr, c);
-		goto out;
-	}
-	printf("%-15s %12s %14s %12s %14s %10s %10s %10s %10s\n", "port",
-	       "rx_packets", "rx_bytes", "tx_packets", "tx_bytes",
-	       "forwarded", "flooded", "passed", "dropped");
-	for (size_t i = 0; i < k; i++) {
-		const __u64 *v = s[i].c;
-		uint64_t dropped = 0;
-
-		for (int d = XDPBR_CNT_DROP_RUNT; d <= XDPBR_CNT_DROP_REDIRECT; d++)
-			dropped += v[d];
-		printf("%-15s %12llu %14llu %12llu %14llu %10llu %10llu %10llu %10llu\n",
-		       ifname_of(p[i].ifindex, ifname),
-		       (unsigned long long)v[XDPBR_CNT_RX_PACKETS],
-		       (unsigned long long)v[XDPBR_CNT_RX_BYTES],
-		       (unsigned long long)v[XDPBR_CNT_TX_PACKETS],
-		       (unsigned long long)v[XDPBR_CNT_TX_BYTES],
-		       (unsigned long long)v[XDPBR_CNT_FORWARDED],
-		       (unsigned long long)(v[XDPBR_CNT_FLOOD_BCAST] + v[XDPBR_CNT_FLOOD_MCAST] +
-					    v[XDPBR_CNT_FLOOD_UNKNOWN]),
-		       (unsigned long long)(v[XDPBR_CNT_PASS_LINKLOCAL] + v[XDPBR_CNT_PASS_NOT_PORT]),
-		       (unsigned long long)dropped);
+		columns(&r->stats[i], v);
+		printf("%-15s", ifname_of(r->ports[i].ifindex, ifname));
+		for (int k = 0; k < COL__MAX; k++)
+			printf(" %*llu", col_width[k], (unsigned long long)v[k]);
+		putchar('\n');
 	}
 	/* Non-zero detail counters, one line per port, like `ip -s -s`. */
-	for (size_t i = 0; i < k; i++) {
+	for (size_t i = 0; i < r->nports; i++) {
 		bool any = false;
 
+		if (dev && r->ports[i].ifindex != dev)
+			continue;
 		for (int d = XDPBR_CNT_FORWARDED + 1; d < XDPBR_CNT__MAX; d++) {
-			if (!s[i].c[d])
+			if (!r->stats[i].c[d])
 				continue;
 			if (!any)
-				printf("%s:", ifname_of(p[i].ifindex, ifname));
+				printf("%s:", ifname_of(r->ports[i].ifindex, ifname));
 			any = true;
-			printf(" %s %llu", counter_names[d], (unsigned long long)s[i].c[d]);
+			printf(" %s %llu", counter_names[d], (unsigned long long)r->stats[i].c[d]);
 		}
 		if (any)
 			putchar('\n');
 	}
-out:
+	if (dev)
+		return;
+	printf("bridge %s: learned %llu moved %llu aged %llu flushed %llu learn_limit %llu "
+	       "events_dropped %llu fdb dynamic %llu\n", r->bridge,
+	       (unsigned long long)report_sum(r, XDPBR_CNT_LEARNED),
+	       (unsigned long long)report_sum(r, XDPBR_CNT_MOVED),
+	       (unsigned long long)r->bs.aged, (unsigned long long)r->bs.flushed,
+	       (unsigned long long)report_sum(r, XDPBR_CNT_LEARN_LIMIT),
+	       (unsigned long long)report_sum(r, XDPBR_CNT_EVENTS_DROPPED),
+	       (unsigned long long)(r->fdb_known ? r->fdb_dynamic : r->learned_total));
+}
+
+/* A JSON number with three decimals, printed as such. */
+static struct json_object *json_rate(double v)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.3f", v);
+	return json_object_new_double_s(v, buf);
+}
+
+/*
+ * The per-second rates between two reads, secs apart: a table, or with -j
+ * one array [{"ifname", "interval_s", "<column>_per_s"}, ...]. A port
+ * counts only when it was a port, in the same slot, at both reads.
+ */
+static void print_rates(const struct cli_cmd *c, const struct report *a,
+			const struct report *b, double secs, uint32_t dev)
+{
+	struct json_object *arr = json_object_new_array();
+	char ifname[IF_NAMESIZE], name[32];
+
+	for (size_t i = 0; i < b->nports; i++) {
+		const struct port_entry *p = &b->ports[i];
+		uint64_t v0[COL__MAX], v1[COL__MAX];
+		struct json_object *o;
+		size_t j;
+
+		if (dev && p->ifindex != dev)
+			continue;
+		for (j = 0; j < a->nports; j++)
+			if (a->ports[j].ifindex == p->ifindex &&
+			    a->ports[j].port.slot == p->port.slot)
+				break;
+		if (j == a->nports)
+			continue;
+		columns(&a->stats[j], v0);
+		columns(&b->stats[i], v1);
+		o = json_object_new_object();
+		json_object_object_add(o, "ifname",
+				       json_object_new_string(ifname_of(p->ifindex, ifname)));
+		json_object_object_add(o, "interval_s", json_rate(secs));
+		for (int k = 0; k < COL__MAX; k++) {
+			/* a counter never goes back; if it did, the port was reset */
+			uint64_t d = v1[k] >= v0[k] ? v1[k] - v0[k] : 0;
+
+			snprintf(name, sizeof(name), "%s_per_s", column_names[k]);
+			json_object_object_add(o, name, json_rate((double)d / secs));
+		}
+		json_object_array_add(arr, o);
+	}
+	if (c->json) {
+		print_json(arr, c);
+		json_object_put(arr);
+		return;
+	}
+	printf("%-15s", "port");
+	for (int k = 0; k < COL__MAX; k++) {
+		snprintf(name, sizeof(name), "%s/s", column_names[k]);
+		printf(" %*s", col_width[k] + 2, name);
+	}
+	printf("   (over %.2f s)\n", secs);
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *o = json_object_array_get_idx(arr, i);
+
+		printf("%-15s", json_object_get_string(json_object_object_get(o, "ifname")));
+		for (int k = 0; k < COL__MAX; k++) {
+			snprintf(name, sizeof(name), "%s_per_s", column_names[k]);
+			printf(" %*.1f", col_width[k] + 2,
+			       json_object_get_double(json_object_object_get(o, name)));
+		}
+		putchar('\n');
+	}
+	fflush(stdout);
 	json_object_put(arr);
-	free(s);
-	free(p);
+}
+
+/* stats rate SECONDS [count N]: N intervals, each from the read before. */
+static int stats_rates(const struct cli_cmd *c, struct target *t, uint32_t dev)
+{
+	uint64_t interval = (uint64_t)c->rate_s * XDPBR_NSEC_PER_SEC, t0, t1;
+	uint32_t n = c->count ? c->count : 1;
+	struct report prev, cur;
+	sigset_t waitmask;
+	int err;
+
+	catch_signals(&waitmask);
+	err = report_collect(&t->m, t->br, &prev);
+	t0 = mono_ns();
+	for (uint32_t k = 0; !err && k < n; k++) {
+		if (sleep_until(t0 + interval, &waitmask))
+			break;		/* interrupted: a clean end */
+		err = report_collect(&t->m, t->br, &cur);
+		t1 = mono_ns();
+		if (err)
+			break;
+		if (!c->json && k)
+			putchar('\n');	/* between the tables */
+		print_rates(c, &prev, &cur, (double)(t1 - t0) / 1e9, dev);
+		report_free(&prev);
+		prev = cur;
+		t0 = t1;
+	}
+	if (err)
+		return report(err, "can't read the counters of bridge %s: %s%s", t->br,
+			      strerror(-err), hint(err));
+	report_free(&prev);
+	return 0;
+}
+
+static int do_stats(const struct cli_cmd *c, struct target *t)
+{
+	struct report r;
+	uint32_t dev;
+	int err;
+
+	err = dev_ifindex(c, &dev);
+	if (err)
+		return err;
+	err = report_collect(&t->m, t->br, &r);
+	if (!err && !dev && !c->rate_s)		/* the bridge line's FDB figures */
+		err = report_count_fdb(&t->m, &r);
+	if (err) {
+		report_free(&r);	/* report_collect() left it empty or whole */
+		return report(err, "can't read the counters of bridge %s: %s%s", t->br,
+			      strerror(-err), hint(err));
+	}
+	if (dev && !ports_find(r.ports, r.nports, dev)) {
+		report_free(&r);
+		return port_error(-ENODEV, c, t, "show the counters of");
+	}
+	if (c->rate_s) {
+		report_free(&r);
+		return stats_rates(c, t, dev);
+	}
+	if (c->json) {
+		struct json_object *arr = report_json_cli(&r, dev);
+
+		print_json(arr, c);
+		json_object_put(arr);
+	} else {
+		print_counters(&r, dev);
+	}
+	report_free(&r);
+	return 0;
+}
+
+/* ------------------------------------------------------------ monitor */
+
+/* One event line from the daemon: as received (-j), pretty (-p), or as
+ * text in the words of `bridge monitor fdb`. 0, or -EINVAL for a line that
+ * is not an event. */
+static int print_event(const struct cli_cmd *c, const char *line)
+{
+	struct json_object *o, *from;
+
+	if (c->json && !c->pretty) {
+		puts(line);
+		fflush(stdout);
+		return 0;
+	}
+	o = json_tokener_parse(line);
+	if (!o || !json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get(o, "event")) {
+		json_object_put(o);
+		return report(-EINVAL, "ignoring a line of the event stream that is not "
+			      "an event: %.80s", line);
+	}
+	if (c->json) {
+		print_json(o, c);
+		json_object_put(o);
+		return 0;
+	}
+#define S(k) (json_object_object_get(o, k) ? \
+	      json_object_get_string(json_object_object_get(o, k)) : "?")
+	printf("%s %s dev %s vlan %s master %s", S("event"), S("mac"), S("ifname"),
+	       S("vlan"), S("master"));
+	from = json_object_object_get(o, "from");
+	if (from)
+		printf(" from %s", json_object_get_string(from));
+#undef S
+	putchar('\n');
+	fflush(stdout);
+	json_object_put(o);
+	return 0;
+}
+
+/* Connects to the bridge's event stream: a descriptor or -errno. */
+static int monitor_connect(const char *br)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, err;
+
+	err = events_path(sa.sun_path, sizeof(sa.sun_path), br);
+	if (err)
+		return report(err, "bridge name '%s' too long", br);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return report(-errno, "can't create a socket: %s", strerror(errno));
+	if (!connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		return fd;
+	err = -errno;
+	close(fd);
+	/* no socket, or a dead daemon's */
+	if (err == -ENOENT || err == -ECONNREFUSED)
+		return report(err, "no event stream for bridge %s: is xdpbrd running? "
+			      "(xdpbr monitor needs the daemon)", br);
+	return report(err, "can't connect to the event stream %s: %s%s", sa.sun_path,
+		      strerror(-err), hint(err));
+}
+
+/* monitor [fdb] [count N]: until N events, SIGINT/SIGTERM (0) or the end of
+ * the stream (the daemon stopped: -EPIPE). */
+static int do_monitor(const struct cli_cmd *c, struct target *t)
+{
+	char buf[16384];
+	size_t used = 0;
+	uint32_t seen = 0;
+	bool skip = false;	/* in the rest of a line too long to keep */
+	sigset_t waitmask;
+	int fd, err = 0;
+
+	fd = monitor_connect(t->br);
+	if (fd < 0)
+		return fd;
+	catch_signals(&waitmask);
+	while (!interrupted && (!c->count || seen < c->count)) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		char *line, *nl;
+		ssize_t n;
+
+		if (ppoll(&pfd, 1, NULL, &waitmask) < 0) {
+			if (errno == EINTR)
+				continue;
+			err = report(-errno, "waiting for events: %s", strerror(errno));
+			break;
+		}
+		n = read(fd, buf + used, sizeof(buf) - used);
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			err = report(-errno, "reading the event stream of bridge %s: %s",
+				     t->br, strerror(errno));
+			break;
+		}
+		if (n == 0) {
+			err = report(-EPIPE, "the event stream of bridge %s ended: xdpbrd "
+				     "stopped (or dropped this monitor as too slow)", t->br);
+			break;
+		}
+		used += (size_t)n;
+		line = buf;
+		while ((!c->count || seen < c->count) &&
+		       (nl = memchr(line, '\n', used - (size_t)(line - buf)))) {
+			*nl = '\0';
+			if (!skip && nl > line && !print_event(c, line))
+				seen++;
+			skip = false;
+			line = nl + 1;
+		}
+		used -= (size_t)(line - buf);
+		memmove(buf, line, used);
+		if (used == sizeof(buf)) {
+			if (!skip)
+				report(0, "ignoring an event line longer than %zu bytes",
+				       sizeof(buf));
+			skip = true;
+			used = 0;
+		}
+	}
+	close(fd);
 	return err;
 }
 
@@ -558,18 +887,20 @@ static const struct {
 	enum cli_object obj;
 	enum cli_verb verb;
 	int (*run)(const struct cli_cmd *c, struct target *t);
+	bool no_maps;		/* works without the pinned maps */
 } handlers[] = {
-	{ OBJ_BRIDGE, VERB_SHOW, do_bridge_show },
-	{ OBJ_BRIDGE, VERB_SET, do_bridge_set },
-	{ OBJ_LINK, VERB_SHOW, do_link_show },
-	{ OBJ_LINK, VERB_SET, do_link_set },
-	{ OBJ_LINK, VERB_ADD, do_link_add },
-	{ OBJ_LINK, VERB_DEL, do_link_del },
-	{ OBJ_FDB, VERB_SHOW, do_fdb_show },
-	{ OBJ_FDB, VERB_ADD, do_fdb_add },
-	{ OBJ_FDB, VERB_DEL, do_fdb_del },
-	{ OBJ_FDB, VERB_FLUSH, do_fdb_flush },
-	{ OBJ_STATS, VERB_SHOW, do_stats },
+	{ OBJ_BRIDGE, VERB_SHOW, do_bridge_show, false },
+	{ OBJ_BRIDGE, VERB_SET, do_bridge_set, false },
+	{ OBJ_LINK, VERB_SHOW, do_link_show, false },
+	{ OBJ_LINK, VERB_SET, do_link_set, false },
+	{ OBJ_LINK, VERB_ADD, do_link_add, false },
+	{ OBJ_LINK, VERB_DEL, do_link_del, false },
+	{ OBJ_FDB, VERB_SHOW, do_fdb_show, false },
+	{ OBJ_FDB, VERB_ADD, do_fdb_add, false },
+	{ OBJ_FDB, VERB_DEL, do_fdb_del, false },
+	{ OBJ_FDB, VERB_FLUSH, do_fdb_flush, false },
+	{ OBJ_STATS, VERB_SHOW, do_stats, false },
+	{ OBJ_MONITOR, VERB_FDB, do_monitor, true },
 };
 
 static int run(const struct cli_cmd *c)
@@ -582,6 +913,10 @@ static int run(const struct cli_cmd *c)
 	err = pick_bridge(c->master ? c->master : c->bridge, br, sizeof(br));
 	if (err)
 		return err;
+	for (size_t i = 0; i < ARRAY_SIZE(handlers); i++)
+		if (handlers[i].obj == c->object && handlers[i].verb == c->verb &&
+		    handlers[i].no_maps)
+			return handlers[i].run(c, &t);
 	err = maps_open_pinned(br, &t.m);
 	if (err)
 		return report(err, "can't open bridge '%s' in %s/%s: %s%s", br, XDPBR_PIN_ROOT,

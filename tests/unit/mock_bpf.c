@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/bpf.h>
 
 #include "mock_bpf.h"
 
@@ -19,6 +20,7 @@ struct fake_map {
 	int fd;
 	enum mock_map_type type;
 	size_t key_size;
+	size_t value_size;		/* as created: one CPU's, for per-CPU maps */
 	size_t slot_size;		/* bytes stored and copied per key */
 	unsigned int max_entries;
 	unsigned int n;			/* hash: entries in use */
@@ -115,6 +117,7 @@ int mock_map_create(enum mock_map_type type, size_t key_size, size_t value_size,
 	m->fd = FAKE_FD_BASE + nmaps;
 	m->type = type;
 	m->key_size = key_size;
+	m->value_size = value_size;
 	m->max_entries = max_entries;
 	if (type == MOCK_PERCPU_ARRAY)
 		m->slot_size = ((value_size + 7) & ~(size_t)7) * (size_t)(ncpus > 0 ? ncpus : 1);
@@ -370,4 +373,35 @@ int __wrap_bpf_obj_get(const char *pathname)
 int __wrap_libbpf_num_possible_cpus(void)
 {
 	return ncpus;
+}
+
+/* Not in mock_bpf.h: the wrapper alone is the seam (report_collect() reads
+ * the FDB's capacity). A fake map's type, sizes and max_entries, with the
+ * kernel's truncation to *info_len. */
+int __wrap_bpf_obj_get_info_by_fd(int bpf_fd, void *info, __u32 *info_len);
+
+int __wrap_bpf_obj_get_info_by_fd(int bpf_fd, void *info, __u32 *info_len)
+{
+	static const __u32 types[] = {
+		[MOCK_HASH] = BPF_MAP_TYPE_HASH,
+		[MOCK_ARRAY] = BPF_MAP_TYPE_ARRAY,
+		[MOCK_PERCPU_ARRAY] = BPF_MAP_TYPE_PERCPU_ARRAY,
+	};
+	struct fake_map *m = map_of(bpf_fd);
+	struct bpf_map_info mi = { 0 };
+	__u32 len;
+
+	if (!m)
+		return fail_errno(EBADF);
+	if (!info || !info_len)
+		return fail_errno(EINVAL);
+	mi.type = types[m->type];
+	mi.id = (__u32)m->fd;
+	mi.key_size = (__u32)m->key_size;
+	mi.value_size = (__u32)m->value_size;
+	mi.max_entries = m->max_entries;
+	len = *info_len < sizeof(mi) ? *info_len : (__u32)sizeof(mi);
+	memcpy(info, &mi, len);
+	*info_len = len;
+	return 0;
 }

@@ -70,6 +70,8 @@ static void assert_defaults(const struct cli_cmd *c)
 	assert_int_equal(c->flags_clear, 0);
 	assert_null(c->master);
 	assert_int_equal(c->mode, ATTACH_AUTO);
+	assert_int_equal(c->rate_s, 0);
+	assert_int_equal(c->count, 0);
 }
 
 static void test_no_args_is_help(void **state)
@@ -95,6 +97,7 @@ static void test_objects_and_prefixes(void **state)
 		{ "link", OBJ_LINK }, { "lin", OBJ_LINK }, { "l", OBJ_LINK },
 		{ "stats", OBJ_STATS }, { "st", OBJ_STATS }, { "s", OBJ_STATS },
 		{ "bridge", OBJ_BRIDGE }, { "br", OBJ_BRIDGE }, { "b", OBJ_BRIDGE },
+		{ "monitor", OBJ_MONITOR }, { "mon", OBJ_MONITOR }, { "m", OBJ_MONITOR },
 	};
 	struct cli_cmd c;
 
@@ -104,7 +107,8 @@ static void test_objects_and_prefixes(void **state)
 		if (c.object != cases[i].obj)
 			fail_msg("'%s' parsed as object %d, want %d", cases[i].word,
 				 c.object, cases[i].obj);
-		assert_int_equal(c.verb, VERB_SHOW);	/* the default verb */
+		/* the default command: show, but monitor's is fdb */
+		assert_int_equal(c.verb, cases[i].obj == OBJ_MONITOR ? VERB_FDB : VERB_SHOW);
 		assert_defaults(&c);
 	}
 }
@@ -133,12 +137,18 @@ static void test_verbs(void **state)
 	OK(&c, "stats", "sh");
 	assert_int_equal(c.object, OBJ_STATS);
 	assert_int_equal(c.verb, VERB_SHOW);
+	/* `fdb` is a command of monitor only: "f" for fdb is still flush */
+	OK(&c, "fdb", "f");
+	assert_int_equal(c.verb, VERB_FLUSH);
+	BAD("fdb", "fdb", "fdb");
+	BAD("fdb", "stats", "fdb");
 }
 
 static void test_help(void **state)
 {
-	static const char *const objects[] = { "fdb", "link", "stats", "bridge" };
-	static const enum cli_object objs[] = { OBJ_FDB, OBJ_LINK, OBJ_STATS, OBJ_BRIDGE };
+	static const char *const objects[] = { "fdb", "link", "stats", "bridge", "monitor" };
+	static const enum cli_object objs[] = { OBJ_FDB, OBJ_LINK, OBJ_STATS, OBJ_BRIDGE,
+						OBJ_MONITOR };
 	struct cli_cmd c;
 
 	OK(&c, "help");
@@ -614,6 +624,108 @@ static void test_stats(void **state)
 	BAD("dev", "stats", "dev", "p1", "dev", "p2");
 }
 
+static void test_stats_rate(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "stats");
+	assert_int_equal(c.rate_s, 0);		/* the counters, not rates */
+	assert_int_equal(c.count, 0);
+	OK(&c, "stats", "rate", "2");
+	assert_int_equal(c.object, OBJ_STATS);
+	assert_int_equal(c.verb, VERB_SHOW);
+	assert_int_equal(c.rate_s, 2);
+	assert_int_equal(c.count, 0);		/* one interval */
+	assert_null(c.dev);
+	OK(&c, "stats", "show", "dev", "p1", "rate", "1", "count", "3");
+	assert_string_equal(c.dev, "p1");
+	assert_int_equal(c.rate_s, 1);
+	assert_int_equal(c.count, 3);
+	OK(&c, "s", "r", "3600", "c", "4294967295", "d", "p2");	/* prefixes, limits */
+	assert_int_equal(c.rate_s, CLI_RATE_MAX_S);
+	assert_int_equal(c.count, UINT32_MAX);
+	assert_string_equal(c.dev, "p2");
+	assert_true(c.seen & KW_RATE);
+	assert_true(c.seen & KW_COUNT);
+
+	/* the option, iproute2 style: before the object */
+	OK(&c, "-r", "5", "stats");
+	assert_int_equal(c.rate_s, 5);
+	assert_false(c.seen & KW_RATE);
+	OK(&c, "-j", "-rate", "1", "-b", "br0", "stats", "dev", "p1", "count", "2");
+	assert_true(c.json);
+	assert_int_equal(c.rate_s, 1);
+	assert_int_equal(c.count, 2);
+	assert_string_equal(c.bridge, "br0");
+	OK(&c, "--rate", "7", "stats", "show");
+	assert_int_equal(c.rate_s, 7);
+
+	BAD("rate", "stats", "rate");			/* no interval */
+	BAD("'0'", "stats", "rate", "0");
+	BAD("3601", "stats", "rate", "3601");
+	BAD("1.5", "stats", "rate", "1.5");
+	BAD("-1", "stats", "rate", "-1");
+	BAD("abc", "stats", "rate", "abc");
+	BAD("rate", "stats", "rate", "1", "rate", "2");
+	BAD("count", "stats", "count", "3");		/* count without rate */
+	BAD("rate", "stats", "count", "3");		/* ... says what it needs */
+	BAD("'0'", "stats", "rate", "1", "count", "0");
+	BAD("4294967296", "stats", "rate", "1", "count", "4294967296");
+	BAD("count", "stats", "rate", "1", "count");
+	BAD("-r", "-r", "1", "stats", "rate", "2");	/* both: give one */
+	BAD("-r", "-r", "1", "-r", "2", "stats");
+	BAD("-r", "-r");
+	BAD("0", "-r", "0", "stats");
+	BAD("x", "-r", "x", "stats");
+	BAD("stats", "-r", "1", "fdb");			/* for stats only */
+	BAD("stats", "-r", "1", "link", "show");
+	BAD("'link'", "-r", "1", "l");			/* names the object in full */
+	BAD("rate", "fdb", "show", "rate", "1");
+	BAD("count", "link", "count", "1");
+}
+
+/* ------------------------------------------------------------ monitor */
+
+static void test_monitor(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "monitor");
+	assert_int_equal(c.object, OBJ_MONITOR);
+	assert_int_equal(c.verb, VERB_FDB);		/* the default, and only, one */
+	assert_int_equal(c.count, 0);			/* until interrupted */
+	assert_false(c.help);
+	OK(&c, "monitor", "fdb");
+	assert_int_equal(c.verb, VERB_FDB);
+	OK(&c, "mon", "f");
+	assert_int_equal(c.object, OBJ_MONITOR);
+	assert_int_equal(c.verb, VERB_FDB);
+	OK(&c, "monitor", "count", "3");		/* fdb is optional */
+	assert_int_equal(c.verb, VERB_FDB);
+	assert_int_equal(c.count, 3);
+	OK(&c, "-j", "-b", "br0", "monitor", "fdb", "count", "1");
+	assert_true(c.json);
+	assert_string_equal(c.bridge, "br0");
+	assert_int_equal(c.count, 1);
+	OK(&c, "m", "c", "4294967295");
+	assert_int_equal(c.count, UINT32_MAX);
+	OK(&c, "monitor", "help");
+	assert_int_equal(c.verb, VERB_HELP);
+	OK(&c, "monitor", "fdb", "help");
+	assert_true(c.help);
+	assert_int_equal(c.verb, VERB_FDB);
+
+	BAD("show", "monitor", "show");			/* not a command of monitor */
+	BAD("monitor", "monitor", "link");
+	BAD("dev", "monitor", "fdb", "dev", "p1");
+	BAD("fdb", "monitor", "fdb", "fdb");
+	BAD("'0'", "monitor", "count", "0");
+	BAD("count", "monitor", "count");
+	BAD("count", "monitor", "count", "1", "count", "2");
+	BAD("rate", "monitor", "rate", "1");
+	BAD("stats", "-r", "1", "monitor");
+}
+
 /* ------------------------------------------------------------ help */
 
 static void test_help_per_command(void **state)
@@ -634,6 +746,9 @@ static void test_help_per_command(void **state)
 		{ { "bridge", "set", "help" }, OBJ_BRIDGE, VERB_SET },
 		{ { "bridge", "show", "help" }, OBJ_BRIDGE, VERB_SHOW },
 		{ { "stats", "show", "help" }, OBJ_STATS, VERB_SHOW },
+		{ { "stats", "rate", "1", "help" }, OBJ_STATS, VERB_SHOW },
+		{ { "monitor", "fdb", "help" }, OBJ_MONITOR, VERB_FDB },
+		{ { "monitor", "count", "2", "help" }, OBJ_MONITOR, VERB_FDB },
 		{ { "-j", "fdb", "add", "he" }, OBJ_FDB, VERB_ADD },
 		/* help after some arguments: they need not be complete */
 		{ { "fdb", "add", "02:00:5e:00:53:01", "help" }, OBJ_FDB, VERB_ADD },
@@ -679,6 +794,16 @@ static void test_usage(void **state)
 		{ OBJ_BRIDGE, VERB_SHOW, " bridge show", " bridge set" },
 		{ OBJ_STATS, VERB_HELP, " stats ", NULL },
 		{ OBJ_STATS, VERB_SHOW, " stats ", NULL },
+		{ OBJ_STATS, VERB_SHOW, "rate SECONDS [ count N ]", NULL },
+		{ OBJ_STATS, VERB_SHOW, "-r[ate] SECONDS", NULL },
+		{ OBJ_STATS, VERB_HELP, "-r SECONDS", NULL },
+		{ OBJ_NONE, VERB_HELP, "monitor", NULL },
+		{ OBJ_NONE, VERB_HELP, "-r[ate] SECONDS", NULL },
+		{ OBJ_NONE, VERB_HELP, "stats rate SECONDS", NULL },
+		{ OBJ_MONITOR, VERB_HELP, " monitor [ fdb ] [ count N ]", " stats" },
+		{ OBJ_MONITOR, VERB_FDB, " monitor [ fdb ] [ count N ]", "-r" },
+		{ OBJ_MONITOR, VERB_FDB, "xdpbrd", NULL },
+		{ OBJ_FDB, VERB_HELP, "-j[son]", "-r" },	/* -r is for stats only */
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -730,6 +855,8 @@ int main(void)
 		cmocka_unit_test(test_fdb_del),
 		cmocka_unit_test(test_fdb_flush),
 		cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_stats_rate),
+		cmocka_unit_test(test_monitor),
 		cmocka_unit_test(test_help_per_command),
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_messages_point_to_help),
