@@ -50,7 +50,12 @@ struct json_object *event_json(const struct xdpbr_event *e, const char *bridge)
 	if (e->type == XDPBR_EV_MOVE)
 		json_object_object_add(o, "from",
 				       json_object_new_string(ifname_of(e->old_ifindex, ifname)));
-	json_object_object_add(o, "ts", json_object_new_double((double)e->ts / 1e9));
+	{
+		char ts[32];	/* microseconds are plenty, and print stably */
+
+		snprintf(ts, sizeof(ts), "%.6f", (double)e->ts / 1e9);
+		json_object_object_add(o, "ts", json_object_new_double_s((double)e->ts / 1e9, ts));
+	}
 	return o;
 }
 
@@ -139,8 +144,11 @@ void events_send(struct events *ev, const struct xdpbr_event *e)
 		}
 		/* Gone, or too slow to keep its socket buffer drained: a
 		 * partial line would corrupt its stream, so drop the client. */
-		log_info("event stream: dropping a monitor (%s)",
-			 n < 0 ? strerror(errno) : "too slow");
+		if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
+			log_debug("event stream: a monitor left");
+		else
+			log_info("event stream: dropping a monitor (%s)",
+				 n < 0 ? strerror(errno) : "too slow to keep up");
 		ev->dropped++;
 		close(ev->clients[i]);
 		ev->clients[i--] = ev->clients[--ev->nclients];

@@ -314,9 +314,12 @@ int report_metrics(const struct report *r, FILE *out)
 		      "Frames seen on an interface that is not a port.",
 		      r->nonport.c[XDPBR_CNT_PASS_NOT_PORT]);
 #undef BRIDGE_METRIC
-	if (r->uptime_s >= 0)
-		fprintf(out, "# HELP xdpbr_daemon_uptime_seconds Seconds since xdpbrd started.\n"
-			"# TYPE xdpbr_daemon_uptime_seconds gauge\n"
-			"xdpbr_daemon_uptime_seconds{bridge=\"%s\"} %.3f\n", r->bridge, r->uptime_s);
+	if (r->uptime_s >= 0) {
+		fputs("# HELP xdpbr_daemon_uptime_seconds Seconds since xdpbrd started.\n"
+		      "# TYPE xdpbr_daemon_uptime_seconds gauge\n"
+		      "xdpbr_daemon_uptime_seconds{bridge=\"", out);
+		prom_label_escape(out, r->bridge);
+		fprintf(out, "\"} %.3f\n", r->uptime_s);
+	}
 	return ferror(out) ? -EIO : 0;
 }

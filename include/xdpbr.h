@@ -180,13 +180,14 @@ enum xdpbr_counter {
  * each full ageing sweep, so a drift from a race is bounded and temporary. */
 #define XDPBR_LEARNED_TOTAL	0
 
-/* FDB events from the datapath (ring buffer xdpbr_events) and, with the
- * same layout, from the daemon to `xdpbr monitor`. */
+/* FDB events from the datapath (ring buffer xdpbr_events: learn, move)
+ * and, with the same layout, from the daemon to `xdpbr monitor` (age, and
+ * flush for what the daemon deletes: port down, removal, reload). */
 enum xdpbr_event_type {
 	XDPBR_EV_LEARN = 1,		/* new dynamic entry */
 	XDPBR_EV_MOVE,			/* entry moved from old_ifindex to ifindex */
 	XDPBR_EV_AGE,			/* aged out (daemon) */
-	XDPBR_EV_FLUSH,			/* deleted by a flush/del (daemon/CLI) */
+	XDPBR_EV_FLUSH,			/* deleted by the daemon (port down, ...) */
 };
 
 struct xdpbr_event {

@@ -7,10 +7,13 @@
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 . "$(dirname "$0")/lib.sh"
 
-# stats_json [dev PORT]
+# stats_json [dev PORT]: the port elements of `xdpbr -j stats`
 stats_json()
 {
-	"$XDPBR" -b "$BR" -j stats "$@" 2>&1
+	local out
+
+	out=$("$XDPBR" -b "$BR" -j stats "$@" 2>&1) || { echo "$out"; return 1; }
+	jq -c '[.[] | select(.type == "port")]' <<<"$out" 2>&1 || echo "$out"
 }
 
 # delta BEFORE AFTER PORT COUNTER: AFTER[PORT].COUNTER - BEFORE[PORT].COUNTER
@@ -45,6 +48,12 @@ names=$(counter_names | jq -R . | jq -sc .)
 [ "$(jq length <<<"$names")" -ge 10 ] ||
 	abort "reading counter names from $XDPBR_H" "got: $names"
 
+all=$("$XDPBR" -b "$BR" -j stats 2>&1)
+check_jq "stats -j: one bridge element after the ports, with the bridge-wide figures" \
+	"$all" 'type == "array" and (.[-1] | .type == "bridge" and .ifname == $br and
+		(.learned | type) == "number" and (.aged | type) == "number" and
+		(.fdb.dynamic_live | type) == "number") and
+	 ([.[] | select(.type == "bridge")] | length) == 1' --arg br "$BR"
 json=$(stats_json)
 check_jq "stats -j: an array with one object per port" "$json" \
 	'type == "array" and length == 3 and

@@ -124,7 +124,8 @@ static void test_outcomes(void **state)
 	       s.c[XDPBR_CNT_PASS_LINKLOCAL] + s.c[XDPBR_CNT_PASS_NOT_PORT] +
 	       s.c[XDPBR_CNT_DROP_RUNT] + s.c[XDPBR_CNT_DROP_BAD_SRC] +
 	       s.c[XDPBR_CNT_DROP_SAME_PORT] + s.c[XDPBR_CNT_DROP_SPOOFED] +
-	       s.c[XDPBR_CNT_DROP_ISOLATED] +
+	       s.c[XDPBR_CNT_DROP_ISOLATED] + s.c[XDPBR_CNT_DROP_VLAN] +
+	       s.c[XDPBR_CNT_DROP_8021AD] +
 	       s.c[XDPBR_CNT_DROP_REDIRECT];
 	assert_int_equal(stats_outcomes(&s), want);
 
@@ -154,9 +155,10 @@ static void test_counter_names_unique(void **state)
 		if (!name)
 			fail_msg("counter %d has no name", c);
 		assert_true(strlen(name) > 0);
-		/* JSON keys: lower case words joined by '_' */
+		/* JSON keys: lower case words and digits joined by '_' */
 		for (const char *p = name; *p; p++)
-			if (!islower((unsigned char)*p) && *p != '_')
+			if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p) &&
+			    *p != '_')
 				fail_msg("counter name '%s' is not a plain key", name);
 		for (int d = 0; d < c; d++)
 			if (!strcmp(counter_names[d], name))
