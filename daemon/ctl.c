@@ -439,53 +439,56 @@ int ctl_vlan_port_init(const struct xdpbr_maps *m, struct xdpbr_port *p)
 	return vlan_put(m, p->slot, &v);
 }
 
-int ctl_vlan_add(const struct xdpbr_maps *m, uint32_t ifindex, uint16_t from,
-		 uint16_t to, bool pvid, bool untagged)
+/* Sets (add) or clears VLANs from..to of a port; returns the port entry. */
+static int vlan_range(const struct xdpbr_maps *m, uint32_t ifindex, uint16_t from,
+		      uint16_t to, bool add, bool untagged, struct xdpbr_port *p)
 {
 	struct xdpbr_vlan_port v;
-	struct xdpbr_port p;
-	int err;
-
-	if (!from || from > to || to > XDPBR_VLAN_MAX || (pvid && from != to))
-		return -EINVAL;
-	err = ctl_port_get(m, ifindex, &p);
-	if (!err)
-		err = ctl_vlan_get(m, p.slot, &v);
-	if (err)
-		return err;
-	for (uint32_t vid = from; vid <= to; vid++) {
-		vlan_set(v.member, (uint16_t)vid, true);
-		vlan_set(v.untagged, (uint16_t)vid, untagged);
-	}
-	err = vlan_put(m, p.slot, &v);
-	if (err || !pvid)
-		return err;
-	p.pvid = from;
-	return bpf_map_update_elem(m->ports, &ifindex, &p, BPF_EXIST) ? -errno : 0;
-}
-
-int ctl_vlan_del(const struct xdpbr_maps *m, uint32_t ifindex, uint16_t from, uint16_t to)
-{
-	struct xdpbr_vlan_port v;
-	struct xdpbr_port p;
 	int err;
 
 	if (!from || from > to || to > XDPBR_VLAN_MAX)
 		return -EINVAL;
-	err = ctl_port_get(m, ifindex, &p);
+	err = ctl_port_get(m, ifindex, p);
 	if (!err)
-		err = ctl_vlan_get(m, p.slot, &v);
+		err = ctl_vlan_get(m, p->slot, &v);
 	if (err)
 		return err;
 	for (uint32_t vid = from; vid <= to; vid++) {
-		vlan_set(v.member, (uint16_t)vid, false);
-		vlan_set(v.untagged, (uint16_t)vid, false);
+		vlan_set(v.member, (uint16_t)vid, add);
+		vlan_set(v.untagged, (uint16_t)vid, add && untagged);
 	}
-	err = vlan_put(m, p.slot, &v);
+	return vlan_put(m, p->slot, &v);
+}
+
+static int port_set_pvid(const struct xdpbr_maps *m, uint32_t ifindex,
+			 struct xdpbr_port *p, uint16_t pvid)
+{
+	p->pvid = pvid;
+	return bpf_map_update_elem(m->ports, &ifindex, p, BPF_EXIST) ? -errno : 0;
+}
+
+int ctl_vlan_add(const struct xdpbr_maps *m, uint32_t ifindex, uint16_t from,
+		 uint16_t to, bool pvid, bool untagged)
+{
+	struct xdpbr_port p;
+	int err;
+
+	if (pvid && from != to)
+		return -EINVAL;
+	err = vlan_range(m, ifindex, from, to, true, untagged, &p);
+	if (err || !pvid)
+		return err;
+	return port_set_pvid(m, ifindex, &p, from);
+}
+
+int ctl_vlan_del(const struct xdpbr_maps *m, uint32_t ifindex, uint16_t from, uint16_t to)
+{
+	struct xdpbr_port p;
+	int err = vlan_range(m, ifindex, from, to, false, false, &p);
+
 	if (err || !p.pvid || p.pvid < from || p.pvid > to)
 		return err;
-	p.pvid = 0;
-	return bpf_map_update_elem(m->ports, &ifindex, &p, BPF_EXIST) ? -errno : 0;
+	return port_set_pvid(m, ifindex, &p, 0);
 }
 
 int ctl_vlan_set_port(const struct xdpbr_maps *m, uint32_t ifindex,
@@ -499,10 +502,7 @@ int ctl_vlan_set_port(const struct xdpbr_maps *m, uint32_t ifindex,
 	if (pvid > XDPBR_VLAN_MAX || (pvid && !vlan_has(v->member, pvid)))
 		return -EINVAL;
 	err = vlan_put(m, p.slot, v);
-	if (err)
-		return err;
-	p.pvid = pvid;
-	return bpf_map_update_elem(m->ports, &ifindex, &p, BPF_EXIST) ? -errno : 0;
+	return err ? err : port_set_pvid(m, ifindex, &p, pvid);
 }
 
 int ctl_vlan_filtering(const struct xdpbr_maps *m, bool on)
