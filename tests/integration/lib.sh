@@ -481,3 +481,593 @@ xt_check_leftovers()
 		fail "cleanup leaves no namespaces, links or pins" "$left"
 	fi
 }
+
+# ================================================================
+# Helpers for test_ageing, test_static, test_limits, test_restart and
+# test_adopt_iproute2 (FDB ageing, static entries, learning limits, daemon
+# restarts). Added as one block; the helpers above are unchanged.
+# ================================================================
+
+# xt_poll SECONDS CMD...: run CMD every 0.1 s until it exits 0 (return 0)
+# or SECONDS have passed (return 1). CMD's output is discarded.
+xt_poll()
+{
+	local secs=$1 end
+	shift
+	end=$((SECONDS + secs))
+	while :; do
+		"$@" >/dev/null 2>&1 && return 0
+		[ "$SECONDS" -lt "$end" ] || break
+		sleep 0.1
+	done
+	"$@" >/dev/null 2>&1
+}
+
+# hosts_quiet: make the hosts send nothing the test does not ask for, so
+# that the FDB changes only through the test's own traffic: no IPv6 on e0
+# (router solicitations, MLD, ND) and a permanent ARP entry for every other
+# host (no ARP requests, no ARP probes of stale entries).
+hosts_quiet()
+{
+	local i j
+	for ((i = 1; i <= NHOSTS; i++)); do
+		hexec "$i" sysctl -q -w net.ipv6.conf.e0.disable_ipv6=1 >/dev/null ||
+			return 1
+		for ((j = 1; j <= NHOSTS; j++)); do
+			[ "$i" = "$j" ] && continue
+			hexec "$i" ip neigh replace "${IP4[j]}" lladdr "${MAC[j]}" \
+				nud permanent dev e0 || return 1
+		done
+	done
+}
+
+# test_mac N: an extra locally administered MAC of this run (no host has
+# it): 02:00:01:II:II:NN, N in 0..255.
+test_mac()
+{
+	printf '02:00:01:%02x:%02x:%02x' $((ID >> 8)) $((ID & 255)) "$1"
+}
+
+# eth_frame DST SRC [ETHERTYPE]: hex of a 60-byte Ethernet frame for
+# sendframe, EtherType 0x88b5 (local experimental) unless given, payload
+# "xdpbr" then zeros.
+eth_frame()
+{
+	local hex="${1//:/}${2//:/}${3:-88b5}7864706272"
+	while [ ${#hex} -lt 120 ]; do
+		hex+=00
+	done
+	echo "$hex"
+}
+
+# fdb_json [ARG...]: `xdpbr -b $BR -j fdb show ARG...`.
+# shellcheck disable=SC2120 # the arguments are optional
+fdb_json()
+{
+	"$XDPBR" -b "$BR" -j fdb show "$@"
+}
+
+# fdb_has MAC PORT [STATE]: the FDB has MAC on PORT (with .state STATE if
+# given: "static" or "").
+# shellcheck disable=SC2119 # fdb_json without arguments: the whole FDB
+fdb_has()
+{
+	fdb_json | jq -e --arg mac "$1" --arg port "$2" --arg st "${3-any}" \
+		'any(.[]; (.mac | ascii_downcase) == $mac and .ifname == $port and
+		     ($st == "any" or .state == $st))' >/dev/null
+}
+
+# fdb_lacks MAC: the FDB has no entry for MAC (on any port, any VLAN).
+# shellcheck disable=SC2119 # fdb_json without arguments: the whole FDB
+fdb_lacks()
+{
+	fdb_json | jq -e --arg mac "$1" \
+		'all(.[]; (.mac | ascii_downcase) != $mac)' >/dev/null
+}
+
+# bridge_field NAME: field NAME of `xdpbr -b $BR -j bridge show`.
+bridge_field()
+{
+	"$XDPBR" -b "$BR" -j bridge show | jq -r --arg n "$1" '.[0][$n]'
+}
+
+# log_poll FILE REGEX SECONDS: wait until FILE has a line matching the
+# extended REGEX (case-insensitive).
+log_poll()
+{
+	xt_poll "$3" grep -qiE "$2" "$1"
+}
+# ================================================================ end of block
+
+# ================================================================
+# pfx_* helpers for test_portflags, test_ports_runtime, test_linkevents
+# and test_config (port flags, ports added and removed at run time, link
+# events, the configuration file). Added as one block; the helpers above
+# are unchanged.
+# ================================================================
+
+declare -A PFX_PING_PID=()	# continuous pings by key
+
+# pfx_poll SECONDS CMD...: run CMD every 0.1 s until it exits 0 (return 0)
+# or SECONDS (may be fractional) have passed (return 1, after one last try).
+# CMD's output is discarded.
+pfx_poll()
+{
+	local end
+	end=$(awk -v s="$1" 'BEGIN { printf "%d", s * 1000000 }')
+	end=$((${EPOCHREALTIME//[!0-9]/} + end))
+	shift
+	while :; do
+		"$@" >/dev/null 2>&1 && return 0
+		((${EPOCHREALTIME//[!0-9]/} < end)) || break
+		sleep 0.1
+	done
+	"$@" >/dev/null 2>&1
+}
+
+# pfx_mac N: an extra locally administered MAC of this run that no host
+# has: 02:00:02:II:II:NN, N in 0..255.
+pfx_mac()
+{
+	printf '02:00:02:%02x:%02x:%02x' $((ID >> 8)) $((ID & 255)) "$1"
+}
+
+# pfx_frame DST SRC [ETHERTYPE]: hex of a 60-byte Ethernet frame for
+# sendframe; EtherType 0x88b5 (local experimental) unless given.
+pfx_frame()
+{
+	local hex="${1//:/}${2//:/}${3:-88b5}706678"
+	while [ ${#hex} -lt 120 ]; do
+		hex+=00
+	done
+	echo "$hex"
+}
+
+# pfx_send I DST [SRC]: send one 0x88b5 frame to DST out of host I's e0,
+# from SRC (default: host I's own MAC).
+pfx_send()
+{
+	hexec "$1" "$SENDFRAME" e0 "$(pfx_frame "$2" "${3:-${MAC[$1]}}")"
+}
+
+# pfx_link_json [DEV]: `xdpbr -b $BR -j link show [dev DEV]`.
+pfx_link_json()
+{
+	"$XDPBR" -b "$BR" -j link show ${1:+dev "$1"}
+}
+
+# pfx_link_field DEV FIELD: FIELD of DEV's entry in `xdpbr -j link show`
+# ("null" when DEV is not listed).
+pfx_link_field()
+{
+	pfx_link_json | jq -c --arg d "$1" --arg f "$2" \
+		'first((.[] | select(.ifname == $d) | .[$f]), null)'
+}
+
+# pfx_link_is DEV FIELD JSONVALUE: DEV's FIELD equals JSONVALUE (compact
+# JSON: true, "disabled", 5).
+pfx_link_is()
+{
+	[ "$(pfx_link_field "$1" "$2")" = "$3" ]
+}
+
+# pfx_listed DEV: `xdpbr link show` lists DEV.
+pfx_listed()
+{
+	pfx_link_json | jq -e --arg d "$1" 'any(.[]; .ifname == $d)' >/dev/null
+}
+
+# pfx_fdb_has MAC PORT [STATE]: the FDB has MAC on PORT (state "static" or
+# "" when STATE is given).
+pfx_fdb_has()
+{
+	"$XDPBR" -b "$BR" -j fdb show |
+		jq -e --arg m "$1" --arg p "$2" --arg s "${3-any}" \
+		'any(.[]; (.mac | ascii_downcase) == $m and .ifname == $p and
+		     ($s == "any" or .state == $s))' >/dev/null
+}
+
+# pfx_fdb_lacks MAC: no FDB entry for MAC on any port.
+pfx_fdb_lacks()
+{
+	"$XDPBR" -b "$BR" -j fdb show |
+		jq -e --arg m "$1" 'all(.[]; (.mac | ascii_downcase) != $m)' >/dev/null
+}
+
+# pfx_fdb_count PORT [STATE]: number of FDB entries on PORT (with .state
+# STATE if given: "static" or "" for dynamic ones).
+pfx_fdb_count()
+{
+	"$XDPBR" -b "$BR" -j fdb show |
+		jq --arg p "$1" --arg s "${2-any}" \
+		'[.[] | select(.ifname == $p and ($s == "any" or .state == $s))] | length'
+}
+
+# pfx_cap_start_in KEY I FILTER [SECONDS] [COUNT]: like cap_start, but only
+# frames host I's e0 receives (tcpdump -Q in), not those it sends.
+pfx_cap_start_in()
+{
+	local key=$1 ns=${NS[$2]} filter=$3 secs=${4:-4} count=${5:-} k
+	local out=$XT_TMP/cap.$key.out err=$XT_TMP/cap.$key.err
+
+	ip netns exec "$ns" timeout "$secs" tcpdump -Q in -i e0 -nn -e -l \
+		--immediate-mode ${count:+-c "$count"} "$filter" >"$out" 2>"$err" &
+	CAP_PID[$key]=$!
+	XT_PIDS+=("$!")
+	for ((k = 0; k < 50; k++)); do
+		grep -qs '^listening on' "$err" && return 0
+		proc_alive "${CAP_PID[$key]}" || break
+		sleep 0.1
+	done
+	XT_WHY="tcpdump -Q in '$filter' on e0 ($ns) did not start:
+$(cat "$err")"
+	return 1
+}
+
+# pfx_cap_count KEY ERE: packets of the (finished) capture KEY whose line
+# matches the extended regular expression ERE, e.g. '> ff:ff:ff:ff:ff:ff,'.
+pfx_cap_count()
+{
+	grep '^[0-9]' "$XT_TMP/cap.$1.out" | grep -cE "$2"
+}
+
+# pfx_ping_start KEY I J [INTERVAL]: ping host J from host I continuously
+# (every INTERVAL s, default 0.02) in the background.
+pfx_ping_start()
+{
+	hexec "$2" ping -n -i "${4:-0.02}" "${IP4[$3]}" \
+		>"$XT_TMP/ping.$1.out" 2>&1 &
+	PFX_PING_PID[$1]=$!
+	XT_PIDS+=("$!")
+}
+
+# pfx_ping_stop KEY: stop ping KEY (SIGALRM: ping exits as at its deadline,
+# printing everything). Not in a $(...) subshell: it waits for the ping.
+pfx_ping_stop()
+{
+	[ -n "${PFX_PING_PID[$1]:-}" ] || return 0
+	stop_pid "${PFX_PING_PID[$1]}" ALRM 3
+	PFX_PING_PID[$1]=
+}
+
+# pfx_ping_check KEY [MIN]: the stopped ping KEY got at least MIN replies
+# (default 20) and no gap in their sequence numbers: no request was lost
+# while it ran (one still in flight when it was stopped is not a loss).
+# Prints a summary.
+pfx_ping_check()
+{
+	local out=$XT_TMP/ping.$1.out min=${2:-20} seqs n max missing
+
+	seqs=$(grep -o 'icmp_seq=[0-9]*' "$out" | cut -d= -f2 | sort -nu)
+	n=$(grep -c . <<<"$seqs")
+	max=$(tail -n 1 <<<"$seqs")
+	max=${max:-0}
+	missing=$(comm -23 <(seq 1 "$max" | sort) <(printf '%s\n' "$seqs" | sort) |
+		sort -n | head -n 20 | tr '\n' ' ')
+	echo "replies: $n, last icmp_seq: $max, missing (first 20): ${missing:-none}"
+	tail -n 3 "$out"
+	[ "$n" -ge "$min" ] && [ "$n" -eq "$max" ]
+}
+
+# pfx_daemon_start NPORTS ARG...: start `xdpbrd ARG...` in the background,
+# stderr to $DAEMON_LOG and stdout to $XT_TMP/xdpbrd.stdout, and wait (10 s
+# at most) until `xdpbr -b $BR link show` lists NPORTS ports with XDP.
+# Unlike daemon_start, the bridge and its ports come from ARG (e.g. -c
+# FILE). Returns 1, reason in XT_WHY, if the daemon exits or is not ready.
+pfx_daemon_start()
+{
+	local want=$1 i n
+	shift
+
+	: >"$DAEMON_LOG"
+	"$XDPBRD" "$@" >"$XT_TMP/xdpbrd.stdout" 2>>"$DAEMON_LOG" &
+	DAEMON_PID=$!
+	DAEMON_RC=
+	for ((i = 0; i < 100; i++)); do
+		if ! proc_alive "$DAEMON_PID"; then
+			wait "$DAEMON_PID"
+			DAEMON_RC=$?
+			DAEMON_PID=
+			XT_WHY="xdpbrd $* exited with status $DAEMON_RC while starting; its stderr:
+$(cat "$DAEMON_LOG")"
+			return 1
+		fi
+		n=$("$XDPBR" -b "$BR" -j link show 2>/dev/null |
+			jq '[.[] | select(.xdp_mode != "none")] | length' 2>/dev/null)
+		[ "${n:-}" = "$want" ] && return 0
+		sleep 0.1
+	done
+	XT_WHY="xdpbrd $* not ready after 10 s; xdpbr -b $BR -j link show:
+$("$XDPBR" -b "$BR" -j link show 2>&1)
+xdpbrd stderr:
+$(cat "$DAEMON_LOG")"
+	return 1
+}
+
+# pfx_host_relink I: create host I's veth pair again (after `ip link del`),
+# in its existing namespace and configured as topo_up does.
+pfx_host_relink()
+{
+	local i=$1
+
+	{
+		ip link add "${PORT[i]}" type veth peer name e0 netns "${NS[i]}" &&
+		sysctl -q -w "net.ipv6.conf.${PORT[i]}.disable_ipv6=1" &&
+		ip link set dev "${PORT[i]}" up &&
+		ip -n "${NS[i]}" link set dev e0 address "${MAC[i]}" &&
+		ip -n "${NS[i]}" addr add "${IP4[i]}/24" dev e0 &&
+		ip -n "${NS[i]}" addr add "${IP6[i]}/64" dev e0 nodad &&
+		ip -n "${NS[i]}" link set dev e0 up &&
+		ip netns exec "${NS[i]}" ethtool -K e0 gro on
+	} >"$XT_TMP/relink.log" 2>&1 && return 0
+	XT_WHY=$(cat "$XT_TMP/relink.log")
+	return 1
+}
+# pfx_counter_ge PORT COUNTER MIN: counter COUNTER of PORT is at least MIN.
+pfx_counter_ge()
+{
+	local v
+	v=$(port_counter "$1" "$2")
+	[[ $v =~ ^[0-9]+$ ]] && ((v >= $3))
+}
+
+# pfx_check_grew NAME PORT COUNTER BEFORE [BY]: counter COUNTER of PORT
+# reaches BEFORE + BY (default 1) within 2 s (the datapath counts a frame
+# a little after sendframe returns).
+pfx_check_grew()
+{
+	local name=$1 port=$2 cnt=$3 before=$4 by=${5:-1} now
+
+	if [[ $before =~ ^[0-9]+$ ]] &&
+		pfx_poll 2 pfx_counter_ge "$port" "$cnt" $((before + by)); then
+		now=$(port_counter "$port" "$cnt")
+		pass "$name ($cnt on $port: $before -> $now)"
+		return 0
+	fi
+	fail "$name" "$cnt on $port: expected at least $before + $by," \
+		"got $(port_counter "$port" "$cnt" 2>&1)" \
+		"$("$XDPBR" -b "$BR" -j stats dev "$port" 2>&1)"
+	return 1
+}
+
+# pfx_check_error NAME WORD CMD...: CMD must fail (non-zero exit status)
+# and say why: its output (stdout and stderr) contains WORD.
+pfx_check_error()
+{
+	local name=$1 word=$2 out rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ $rc -ne 0 ] && grep -qF -- "$word" <<<"$out"; then
+		pass "$name"
+		return 0
+	fi
+	fail "$name" "command: $*" "exit status: $rc (expected non-zero)" \
+		"expected a message with '$word', got:" "${out:-(no output)}"
+	return 1
+}
+
+# ================================================ end of the pfx_* block
+
+# ================================================================
+# obs_* helpers for test_observability, test_http and test_monitor (the
+# counters seen through `xdpbr -j stats`, the HTTP endpoint and the event
+# stream). Added as one block; the helpers above are unchanged.
+# ================================================================
+
+OBS_HTTP=			# ADDR:PORT of the daemon's HTTP endpoint
+OBS_LAST_PORT=			# last port obs_pick_port handed out
+declare -A OBS_MON_PID=()	# `xdpbr monitor` processes by key
+
+# obs_pick_port: a loopback TCP port of this run that nothing listens on:
+# 20000 + ID, or the next free one after the last port handed out (a test
+# that restarts the daemon gets a fresh port, never one in TIME_WAIT).
+obs_pick_port()
+{
+	local p=${OBS_LAST_PORT:-$((20000 + ID - 1))} k
+
+	for ((k = 0; k < 200; k++)); do
+		p=$((p + 1))
+		((p < 65000)) || p=20000
+		if [ -z "$(ss -Htan "( sport = :$p )" 2>/dev/null)" ]; then
+			OBS_LAST_PORT=$p
+			echo "$p"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# obs_mac N: an extra locally administered MAC of this run that no host
+# has: 02:00:03:II:II:NN, N in 0..255.
+obs_mac()
+{
+	printf '02:00:03:%02x:%02x:%02x' $((ID >> 8)) $((ID & 255)) "$1"
+}
+
+# obs_send I COUNT DST [SRC] [ETHERTYPE]: send COUNT 60-byte frames (see
+# eth_frame) to DST out of host I's e0, from SRC (default: host I's MAC).
+obs_send()
+{
+	hexec "$1" "$SENDFRAME" -c "$2" e0 \
+		"$(eth_frame "$3" "${4:-${MAC[$1]}}" "${5:-88b5}")"
+}
+
+# obs_url PATH: the URL of PATH on the daemon's endpoint ($OBS_HTTP).
+obs_url()
+{
+	echo "http://$OBS_HTTP$1"
+}
+
+# obs_get PATH [CURL-ARG...]: GET PATH, print the body; fails on an HTTP
+# error status, a refused connection or after 5 s.
+obs_get()
+{
+	local path=$1
+	shift
+	curl -fsS --max-time 5 "$@" "$(obs_url "$path")"
+}
+
+# obs_req METHOD PATH [CURL-ARG...]: one request; prints the status code
+# (000: no answer). Headers in $XT_TMP/obs.hdr, body in $XT_TMP/obs.body.
+obs_req()
+{
+	local method=$1 path=$2 how
+	shift 2
+	if [ "$method" = HEAD ]; then
+		how=(--head)
+	else
+		how=(-X "$method")
+	fi
+	: >"$XT_TMP/obs.hdr"
+	: >"$XT_TMP/obs.body"
+	curl -sS --max-time 5 "${how[@]}" "$@" -D "$XT_TMP/obs.hdr" \
+		-o "$XT_TMP/obs.body" -w '%{http_code}' "$(obs_url "$path")" 2>/dev/null
+}
+
+# obs_header NAME: the value of header NAME in the last obs_req answer.
+obs_header()
+{
+	tr -d '\r' <"$XT_TMP/obs.hdr" |
+		awk -v n="$1" 'BEGIN { n = tolower(n) ":" }
+		     tolower(substr($0, 1, length(n))) == n {
+			sub(/^[^:]*:[ \t]*/, ""); print; exit }'
+}
+
+# obs_http_wait SECONDS: wait until GET /stats answers 200.
+obs_http_wait()
+{
+	xt_poll "$1" curl -fsS --max-time 1 -o /dev/null "$(obs_url /stats)"
+}
+
+# obs_daemon_http [OPTION...]: daemon_start --listen 127.0.0.1:PORT on a
+# fresh port (OBS_HTTP) and wait (5 s) for the endpoint. 1 and XT_WHY when
+# either fails.
+obs_daemon_http()
+{
+	local p
+	p=$(obs_pick_port) || { XT_WHY="no free loopback port"; return 1; }
+	OBS_HTTP=127.0.0.1:$p
+	daemon_start --listen "$OBS_HTTP" "$@" || return 1
+	obs_http_wait 5 && return 0
+	XT_WHY="no answer on http://$OBS_HTTP/stats after 5 s; xdpbrd log:
+$(cat "$DAEMON_LOG")"
+	return 1
+}
+
+# obs_counter_names: the counter names of xdpbr.h as a JSON array. Unlike
+# counter_names, also those with digits (drop_8021ad).
+obs_counter_names()
+{
+	sed -n 's/^[[:space:]]*X([A-Z0-9_]*,[[:space:]]*"\([a-z0-9_]*\)").*/\1/p' \
+		"$XDPBR_H" | jq -R . | jq -sc .
+}
+
+# obs_cli_ports: the port elements of `xdpbr -b $BR -j stats` (JSON array).
+obs_cli_ports()
+{
+	local out
+	out=$("$XDPBR" -b "$BR" -j stats 2>&1) || { echo "$out"; return 1; }
+	jq -c '[.[] | select(.type == "port")]' <<<"$out" 2>&1 || {
+		echo "$out"
+		return 1
+	}
+}
+
+# obs_stats_ports: the ports of a /stats document on stdin, as the CLI
+# shows them: [{ifname, <counter>: n, ..., drops: {...}}].
+obs_stats_ports()
+{
+	jq -c '[.ports[] | {ifname} + .counters]'
+}
+
+# obs_metrics_ports: the per-port counters of the Prometheus text on stdin
+# (bridge $BR only), as the CLI shows them: xdpbr_<c>_total{port=P} is
+# counter c, xdpbr_dropped_total{port=P,reason=R} is drop_R. Adds "_samples",
+# the number of samples read for the port (a duplicate would hide here).
+# shellcheck disable=SC2016 # jq variables
+obs_metrics_ports()
+{
+	jq -R -s -c --arg br "$BR" '
+		split("\n")
+		| map(select(test("^xdpbr_[a-z0-9_]+_total[{]"))
+		      | capture("^xdpbr_(?<fam>[a-z0-9_]+)_total[{](?<lab>.*)[}] (?<val>[^ ]+)$")
+		      | .l = ([.lab | scan("([a-zA-Z_]+)=\"((?:[^\"\\\\]|\\\\.)*)\"")
+			       | {key: .[0], value: .[1]}] | from_entries)
+		      | select(.l.bridge == $br and .l.port != null))
+		| group_by(.l.port)
+		| map({ifname: .[0].l.port, _samples: length} +
+		      (map({key: (if .fam == "dropped" then "drop_" + .l.reason
+				  else .fam end),
+			    value: (.val | tonumber)}) | from_entries))'
+}
+
+# obs_only_counters NAMES: keep ifname and the counters NAMES (a JSON array)
+# of each port of the array on stdin; a missing counter becomes null.
+# shellcheck disable=SC2016 # jq variables
+obs_only_counters()
+{
+	jq -c --argjson n "$1" \
+		'map(. as $o | {ifname} + ([$n[] | {key: ., value: $o[.]}] | from_entries))
+		 | sort_by(.ifname)'
+}
+
+# obs_monitor_start KEY ARG...: run `xdpbr -b $BR ARG...` (a monitor) in the
+# background, stdout to $XT_TMP/mon.KEY.out, stderr to .err, and wait (3 s
+# at most) for its line "xdpbr: monitoring events of bridge $BR" on stderr.
+# Returns 0 once the line is there, 2 if the monitor runs but did not print
+# it, 1 (XT_WHY) if it exited.
+obs_monitor_start()
+{
+	local key=$1 k pid
+	shift
+	"$XDPBR" -b "$BR" "$@" >"$XT_TMP/mon.$key.out" 2>"$XT_TMP/mon.$key.err" &
+	pid=$!
+	OBS_MON_PID[$key]=$pid
+	XT_PIDS+=("$pid")
+	for ((k = 0; k < 30; k++)); do
+		grep -qF "xdpbr: monitoring events of bridge $BR" \
+			"$XT_TMP/mon.$key.err" 2>/dev/null && return 0
+		proc_alive "$pid" || break
+		sleep 0.1
+	done
+	if proc_alive "$pid"; then
+		XT_WHY="after 3 s, no line 'xdpbr: monitoring events of bridge $BR' on its stderr: '$(cat "$XT_TMP/mon.$key.err")'"
+		return 2
+	fi
+	XT_WHY="xdpbr $* exited while starting; stderr: $(cat "$XT_TMP/mon.$key.err")"
+	return 1
+}
+
+# obs_monitor_stop KEY: stop monitor KEY (SIGINT). STOP_RC: its status.
+# Not in a $(...) subshell: it waits for the monitor.
+obs_monitor_stop()
+{
+	[ -n "${OBS_MON_PID[$1]:-}" ] || return 0
+	stop_pid "${OBS_MON_PID[$1]}" INT 3
+	OBS_MON_PID[$1]=
+}
+
+# obs_events KEY: the JSON lines monitor KEY printed so far, as one array.
+obs_events()
+{
+	jq -c -s . <"$XT_TMP/mon.$1.out" 2>/dev/null || echo '"unparsable"'
+}
+
+# obs_event_count KEY FILTER [JQ-ARG...]: how many events of monitor KEY
+# match the jq boolean FILTER.
+obs_event_count()
+{
+	local key=$1 filter=$2
+	shift 2
+	obs_events "$key" | jq "$@" "[.[]? | select($filter)] | length"
+}
+
+# obs_event_seen KEY FILTER [JQ-ARG...]: monitor KEY printed such an event.
+obs_event_seen()
+{
+	local n
+	n=$(obs_event_count "$@")
+	[ "${n:-0}" -ge 1 ] 2>/dev/null
+}
+# ================================================ end of the obs_* block

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Handing a bridge attached with iproute2 over to xdpbrd, as README.md
+# ("Attaching with iproute2") describes: the first port gets the object with
+# `ip link ... xdp obj`, the others its program through a bpftool pin, the
+# map pins move from /sys/fs/bpf/tc/globals to the bridge's directory, and
+# xdpbrd started on the ports adopts them and replaces the program on each
+# port. SIGTERM then detaches everything and removes the pins.
+#
+# /sys/fs/bpf/tc/globals is shared by everything iproute2 loads on this
+# machine: if xdpbr pins (or our prog_xdpbr pin) are already there, they are
+# someone else's, and the test is skipped rather than touching them.
+# shellcheck disable=SC2016 # jq variables in single-quoted filters
+# shellcheck disable=SC2317 # functions that run through check / xt_poll
+# shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
+. "$(dirname "$0")/lib.sh"
+
+IP_PIN_DIR=/sys/fs/bpf/tc/globals
+PROG_PIN=$IP_PIN_DIR/prog_xdpbr
+
+# ports_run PROG_ID: every port runs program PROG_ID (prints what differs).
+ports_run()
+{
+	local p id rc=0
+	for p in "${PORTS[@]}"; do
+		id=$(port_prog_id "$p")
+		if [ "$id" != "$1" ]; then
+			echo "$p: program ${id:-none}, expected $1"
+			rc=1
+		fi
+	done
+	return "$rc"
+}
+
+# no_xdp_anywhere: no port has an XDP program (prints what is left).
+no_xdp_anywhere()
+{
+	local p x rc=0
+	for p in "${PORTS[@]}"; do
+		x=$(port_xdp "$p")
+		if [ "$x" != null ]; then
+			echo "$p: $x"
+			rc=1
+		fi
+	done
+	return "$rc"
+}
+
+xt_require
+command -v bpftool >/dev/null || abort "bpftool not installed (run make deps)"
+maps=$(sed -n 's/^#define XDPBR_MAP_[A-Z_]*[[:space:]]*"\([a-z_]*\)".*/\1/p' "$XDPBR_H")
+[ -n "$maps" ] || abort "reading map names from $XDPBR_H"
+theirs=$(ls -d "$IP_PIN_DIR"/xdpbr_* "$PROG_PIN" 2>/dev/null)
+if [ -n "$theirs" ]; then
+	skip "pins of another loader in $IP_PIN_DIR, left alone:" \
+		"$(echo "$theirs" | tr '\n' ' ')"
+fi
+ours=()
+for m in $maps; do
+	ours+=("$IP_PIN_DIR/$m")
+done
+# Remove what this test pins there, also if it fails half-way (the ports,
+# and with them the XDP programs, go with the test's links).
+cleanup_idx=${#XT_CLEANUP_CMDS[@]}
+XT_CLEANUP_CMDS+=("rm -f $PROG_PIN ${ours[*]}")
+
+topo_up 3
+P1=${PORT[1]}
+
+# --- attach with iproute2, as README.md says
+check "ip link set dev $P1 xdp obj xdpbr.bpf.o sec xdp" \
+	ip link set dev "$P1" xdp obj "$BPF_OBJ" sec xdp
+ip_id=$(port_prog_id "$P1")
+[ -n "$ip_id" ] || abort "no XDP program on $P1 after ip link ... xdp obj"
+check "bpftool prog pin id $ip_id $PROG_PIN" bpftool prog pin id "$ip_id" "$PROG_PIN"
+for i in 2 3; do
+	check "ip link set dev ${PORT[i]} xdp pinned $PROG_PIN" \
+		ip link set dev "${PORT[i]}" xdp pinned "$PROG_PIN"
+done
+check "iproute2: every port runs program $ip_id" ports_run "$ip_id"
+for m in $maps; do
+	check "iproute2 pinned $IP_PIN_DIR/$m" test -e "$IP_PIN_DIR/$m"
+done
+# Not a bridge yet: no port is in xdpbr_ports, frames go to the host stack.
+check_fail "iproute2 only: h1 -> h2 not bridged yet" hping 1 2
+# Forget the failed ARP resolution, or the next ping fails at once.
+hexec 1 ip neigh flush dev e0
+
+# --- hand it over to xdpbrd
+check "mkdir -m 0700 $PIN_DIR" mkdir -m 0700 -p "$PIN_DIR"
+check "mv the xdpbr_* pins to $PIN_DIR" mv "${ours[@]}" "$PIN_DIR/" &&
+	XT_CLEANUP_CMDS[cleanup_idx]="rm -f $PROG_PIN"	# the rest is in $PIN_DIR now
+check_eq "no xdpbr_* pins left in $IP_PIN_DIR" "" \
+	"$(ls -d "$IP_PIN_DIR"/xdpbr_* 2>/dev/null)"
+daemon_start || abort "xdpbrd start on the iproute2 pins" "$XT_WHY"
+if log_poll "$DAEMON_LOG" 'adopt' 10; then
+	pass "xdpbrd says it adopted the bridge"
+else
+	fail "xdpbrd says it adopted the bridge" "its log: $(cat "$DAEMON_LOG")"
+fi
+check "xdpbrd kept the map pins (xdpbr_fdb still in $PIN_DIR)" \
+	test -e "$PIN_DIR/xdpbr_fdb"
+for i in 1 2 3; do
+	for j in 1 2 3; do
+		[ "$i" = "$j" ] && continue
+		check "adopted: ping h$i -> h$j" hping "$i" "$j"
+	done
+done
+json=$("$XDPBR" -b "$BR" -j link show 2>&1)
+check_jq "link show: the 3 ports, native XDP" "$json" \
+	'length == 3 and ([.[].ifname] | sort) == ($ports | sort) and
+	 all(.[]; .xdp_mode == "native" and .master == $br)' \
+	--argjson ports "$(printf '%s\n' "${PORTS[@]}" | jq -R . | jq -s .)" --arg br "$BR"
+new_id=$(port_prog_id "$P1")
+if [ -n "$new_id" ] && [ "$new_id" != "$ip_id" ]; then
+	pass "xdpbrd replaced iproute2's program on $P1 ($ip_id -> $new_id)"
+else
+	fail "xdpbrd replaced iproute2's program on $P1" "$ip_id -> ${new_id:-none}"
+fi
+check "every port runs xdpbrd's program $new_id" ports_run "${new_id:-none}"
+pinned=$(bpftool -j prog show pinned "$PIN_DIR/prog_rx" 2>&1 | jq -r '.id' 2>&1)
+check_eq "it is the one pinned as $PIN_DIR/prog_rx" "$new_id" "$pinned"
+check_jq "fdb show: h1 learned on $P1" "$(fdb_json 2>&1)" \
+	'any(.[]; (.mac | ascii_downcase) == $m and .ifname == $p)' \
+	--arg m "${MAC[1]}" --arg p "$P1"
+
+# --- SIGTERM: detach and clean up
+if daemon_stop TERM; then
+	check_eq "SIGTERM: xdpbrd exits 0" 0 "$DAEMON_RC" "$(cat "$DAEMON_LOG")"
+else
+	fail "SIGTERM: xdpbrd exits within 10 s" "$(cat "$DAEMON_LOG")"
+fi
+check "SIGTERM: no XDP program left on any port" no_xdp_anywhere
+check_fail "SIGTERM: $PIN_DIR is gone" test -e "$PIN_DIR"
+check_fail "SIGTERM: h1 -> h2 no longer bridged" hping 1 2
+check "remove $PROG_PIN" rm -f "$PROG_PIN"
+check_eq "nothing of this test left in $IP_PIN_DIR" "" \
+	"$(ls -d "$IP_PIN_DIR"/xdpbr_* "$PROG_PIN" 2>/dev/null)"
+
+finish
