@@ -24,7 +24,8 @@ struct word {
 /* ------------------------------------------------------------ usage */
 
 #define U_BRIDGE_SHOW	"xdpbr [OPTIONS] bridge show\n"
-#define U_BRIDGE_SET	"xdpbr [OPTIONS] bridge set [ ageing_time SECONDS ] [ fdb_max_learned N ]\n"
+#define U_BRIDGE_SET	"xdpbr [OPTIONS] bridge set [ ageing_time SECONDS ] [ fdb_max_learned N ]\n" \
+			"              [ vlan_filtering { on | off } ] [ default_pvid VID ]\n"
 #define U_LINK_SHOW	"xdpbr [OPTIONS] link show [ dev DEV ]\n"
 #define U_LINK_SET	"xdpbr [OPTIONS] link set dev DEV [ learning { on | off } ]\n" \
 			"              [ flood { on | off } ] [ mcast_flood { on | off } ]\n" \
@@ -37,16 +38,25 @@ struct word {
 #define U_FDB_ADD	"xdpbr [OPTIONS] fdb add LLADDR dev DEV [ vlan VID ] [ static | dynamic ]\n"
 #define U_FDB_DEL	"xdpbr [OPTIONS] fdb del LLADDR [ dev DEV ] [ vlan VID ]\n"
 #define U_FDB_FLUSH	"xdpbr [OPTIONS] fdb flush [ dev DEV ] [ vlan VID ] [ dynamic | static ]\n"
+#define U_VLAN_SHOW	"xdpbr [OPTIONS] vlan show [ dev DEV ]\n"
+#define U_VLAN_ADD	"xdpbr [OPTIONS] vlan add dev DEV vid VID[-VID] [ pvid ] [ untagged ]\n"
+#define U_VLAN_DEL	"xdpbr [OPTIONS] vlan del dev DEV vid VID[-VID]\n"
 #define U_STATS_SHOW	"xdpbr [OPTIONS] stats [ show ] [ dev DEV ] [ rate SECONDS [ count N ] ]\n"
 #define U_MONITOR	"xdpbr [OPTIONS] monitor [ fdb ] [ count N ]\n"
 #define U_OPTIONS	"where  OPTIONS := { -j[son] | -p[retty] | -b[ridge] BRIDGE }\n"
 #define U_OPTIONS_STATS	"where  OPTIONS := { -j[son] | -p[retty] | -b[ridge] BRIDGE | -r[ate] SECONDS }\n"
 
-#define N_BRIDGE	"       SECONDS := 0 (never age) .. 1000000, N := 0 (no limit) .. 4294967295\n"
+#define N_BRIDGE	"       SECONDS := 0 (never age) .. 1000000, N := 0 (no limit) .. 4294967295\n" \
+			"       VID := 1 .. 4094, 0 (none): the PVID of new ports and of ports still\n" \
+			"       on the old default; like the kernel bridge's, it changes only while\n" \
+			"       vlan_filtering is off\n"
 #define N_LINK_SET	"       N := dynamic entries learned on the port, 0 (no limit) .. 4294967295\n"
 #define N_LINK_ADD	"       BRIDGE := a bridge running from /sys/fs/bpf/xdpbr/BRIDGE\n"
 #define N_FDB		"       LLADDR := xx:xx:xx:xx:xx:xx, VID := 0 .. 4094\n"
 #define N_FDB_ADD	"       fdb add: VID 0 unless given, a static entry unless 'dynamic' is given\n"
+#define N_VLAN		"       VID := 1 .. 4094; pvid (a single VID only): untagged frames received\n" \
+			"       on DEV belong to VID; untagged: DEV sends the frames of VID untagged.\n" \
+			"       Enforced while the bridge has vlan_filtering on (xdpbr bridge set)\n"
 #define N_STATS		"       rate SECONDS (or -r SECONDS): per-second rates over SECONDS, 1 .. 3600,\n" \
 			"       printed for N intervals, 1 (default) .. 4294967295\n"
 #define N_MONITOR	"       prints the FDB events of xdpbrd (learn, move, age, flush) as they happen,\n" \
@@ -57,7 +67,7 @@ struct word {
 static const char usage_main[] =
 	"Usage: xdpbr [OPTIONS] OBJECT { COMMAND | help }\n"
 	"       xdpbr [OPTIONS] OBJECT COMMAND help\n"
-	"where  OBJECT := { bridge | link | fdb | stats | monitor }\n"
+	"where  OBJECT := { bridge | link | fdb | vlan | stats | monitor }\n"
 	"       OPTIONS := { -j[son] | -p[retty] | -b[ridge] BRIDGE | -r[ate] SECONDS |\n"
 	"                    -h[elp] }\n"
 	"       BRIDGE defaults to the only bridge in /sys/fs/bpf/xdpbr\n"
@@ -69,6 +79,8 @@ static const char usage_link[] =
 	N_LINK_SET;
 static const char usage_fdb[] =
 	"Usage: " U_FDB_SHOW MORE U_FDB_ADD MORE U_FDB_DEL MORE U_FDB_FLUSH U_OPTIONS N_FDB N_FDB_ADD;
+static const char usage_vlan[] =
+	"Usage: " U_VLAN_SHOW MORE U_VLAN_ADD MORE U_VLAN_DEL U_OPTIONS N_VLAN;
 static const char usage_stats[] = "Usage: " U_STATS_SHOW U_OPTIONS_STATS N_STATS;
 static const char usage_monitor[] = "Usage: " U_MONITOR U_OPTIONS N_MONITOR;
 
@@ -174,6 +186,7 @@ static const struct word objects[] = {
 	{ "bridge", OBJ_BRIDGE },
 	{ "fdb", OBJ_FDB },
 	{ "link", OBJ_LINK },
+	{ "vlan", OBJ_VLAN },
 	{ "stats", OBJ_STATS },
 	{ "monitor", OBJ_MONITOR },
 	{ "help", OBJ_HELP },
@@ -234,15 +247,93 @@ static int kw_kind(struct cli_cmd *c, const struct keyword *k, const char *v,
 	return 0;
 }
 
+static int parse_onoff(const struct keyword *k, const char *v, bool *on,
+		       char *err, size_t len)
+{
+	if (!strcmp(v, "on"))
+		*on = true;
+	else if (!strcmp(v, "off"))
+		*on = false;
+	else
+		return fail(err, len, "'%s' takes 'on' or 'off', not '%s'", k->w.name, v);
+	return 0;
+}
+
 static int kw_onoff(struct cli_cmd *c, const struct keyword *k, const char *v,
 		    char *err, size_t len)
 {
-	if (!strcmp(v, "on"))
-		c->flags_set |= k->arg;
-	else if (!strcmp(v, "off"))
-		c->flags_clear |= k->arg;
+	bool on;
+	int r = parse_onoff(k, v, &on, err, len);
+
+	if (!r)
+		*(on ? &c->flags_set : &c->flags_clear) |= k->arg;
+	return r;
+}
+
+static int kw_vlan_filtering(struct cli_cmd *c, const struct keyword *k, const char *v,
+			     char *err, size_t len)
+{
+	return parse_onoff(k, v, &c->vlan_filtering, err, len);
+}
+
+/* A VLAN id of a port, 1..XDPBR_VLAN_MAX. */
+static int parse_vid(const char *v, uint16_t *out)
+{
+	uint64_t vid;
+
+	if (parse_u64(v, XDPBR_VLAN_MAX, &vid) || !vid)
+		return -EINVAL;
+	*out = (uint16_t)vid;
+	return 0;
+}
+
+/* vid VID or VID-VID; VID-VID with equal ends is VID. */
+static int kw_vid(struct cli_cmd *c, const struct keyword *k, const char *v,
+		  char *err, size_t len)
+{
+	const char *dash = strchr(v, '-');
+	char from[8];
+
+	if (!dash) {
+		if (parse_vid(v, &c->vid_from))
+			return fail(err, len, "invalid VLAN id '%s' (1-%d)", v, XDPBR_VLAN_MAX);
+		c->vid_to = c->vid_from;
+		return 0;
+	}
+	if ((size_t)(dash - v) >= sizeof(from))
+		return fail(err, len, "invalid VLAN range '%s' (VID-VID, each 1-%d)", v,
+			    XDPBR_VLAN_MAX);
+	memcpy(from, v, (size_t)(dash - v));
+	from[dash - v] = '\0';
+	if (parse_vid(from, &c->vid_from) || parse_vid(dash + 1, &c->vid_to))
+		return fail(err, len, "invalid VLAN range '%s' (VID-VID, each 1-%d)", v,
+			    XDPBR_VLAN_MAX);
+	if (c->vid_to < c->vid_from)
+		return fail(err, len, "invalid VLAN range '%s': it ends below its start "
+			    "(try '%d-%d')", v, c->vid_to, c->vid_from);
+	return 0;
+}
+
+/* pvid, untagged: flags of vlan add. */
+static int kw_vlan_flag(struct cli_cmd *c, const struct keyword *k, const char *v,
+			char *err, size_t len)
+{
+	if (k->bit == KW_PVID)
+		c->pvid = true;
 	else
-		return fail(err, len, "'%s' takes 'on' or 'off', not '%s'", k->w.name, v);
+		c->untagged = true;
+	return 0;
+}
+
+static int kw_default_pvid(struct cli_cmd *c, const struct keyword *k, const char *v,
+			   char *err, size_t len)
+{
+	uint64_t vid;
+
+	if (parse_u64(v, XDPBR_VLAN_MAX, &vid))
+		return fail(err, len, "invalid default_pvid '%s' (a VLAN id 1-%d, or 0 for none)",
+			    v, XDPBR_VLAN_MAX);
+	c->default_pvid = (uint16_t)vid;
 	return 0;
 }
 
@@ -337,7 +428,8 @@ static int kw_mode(struct cli_cmd *c, const struct keyword *k, const char *v,
 enum kw_id {
 	K_DEV, K_VLAN, K_DYNAMIC, K_STATIC, K_LEARNING, K_FLOOD, K_MCAST_FLOOD,
 	K_BCAST_FLOOD, K_ISOLATED, K_HAIRPIN, K_MAX_LEARNED, K_AGEING, K_FDB_MAX,
-	K_MASTER, K_MODE, K_RATE, K_COUNT, K_HELP,
+	K_MASTER, K_MODE, K_RATE, K_COUNT, K_VID, K_PVID, K_UNTAGGED, K_VLAN_FILTERING,
+	K_DEFAULT_PVID, K_HELP,
 };
 
 static const struct keyword keywords[] = {
@@ -363,6 +455,13 @@ static const struct keyword keywords[] = {
 	{ { "mode", K_MODE }, KW_MODE, kw_mode, "native, generic or auto", 0 },
 	{ { "rate", K_RATE }, KW_RATE, kw_rate, "an interval in seconds (1 .. 3600)", 0 },
 	{ { "count", K_COUNT }, KW_COUNT, kw_count, "a number (at least 1)", 0 },
+	{ { "vid", K_VID }, KW_VID, kw_vid, "a VLAN id or range (VID or VID-VID, 1-4094)", 0 },
+	{ { "pvid", K_PVID }, KW_PVID, kw_vlan_flag, NULL, 0 },
+	{ { "untagged", K_UNTAGGED }, KW_UNTAGGED, kw_vlan_flag, NULL, 0 },
+	{ { "vlan_filtering", K_VLAN_FILTERING }, KW_VLAN_FILTERING, kw_vlan_filtering,
+	  "on or off", 0 },
+	{ { "default_pvid", K_DEFAULT_PVID }, KW_DEFAULT_PVID, kw_default_pvid,
+	  "a VLAN id (1-4094, 0 = none)", 0 },
 	{ { "help", K_HELP }, KW_HELP, NULL, NULL, 0 },
 };
 
@@ -370,6 +469,7 @@ static const struct keyword keywords[] = {
 
 #define KW_PORT_FLAGS	(KW_LEARNING | KW_FLOOD | KW_MCAST_FLOOD | KW_BCAST_FLOOD | \
 			 KW_ISOLATED | KW_HAIRPIN)
+#define KW_BRIDGE_SET	(KW_AGEING | KW_FDB_MAX | KW_VLAN_FILTERING | KW_DEFAULT_PVID)
 
 struct command {
 	enum cli_object obj;
@@ -408,6 +508,15 @@ static int check_link_add(struct cli_cmd *c, char *err, size_t len)
 	return 0;
 }
 
+/* vlan add: a port has one PVID, so pvid takes a single VLAN. */
+static int check_vlan_add(struct cli_cmd *c, char *err, size_t len)
+{
+	if (c->pvid && c->vid_from != c->vid_to)
+		return fail(err, len, "'pvid' needs a single VLAN id, not the range %d-%d "
+			    "(a port has one PVID)", c->vid_from, c->vid_to);
+	return 0;
+}
+
 /* stats: count is a number of rate intervals. */
 static int check_stats(struct cli_cmd *c, char *err, size_t len)
 {
@@ -420,7 +529,7 @@ static int check_stats(struct cli_cmd *c, char *err, size_t len)
 /* The first command of an object is its default (show; monitor: fdb). */
 static const struct command commands[] = {
 	{ OBJ_BRIDGE, VERB_SHOW, 0, 0, 0, NULL, "Usage: " U_BRIDGE_SHOW U_OPTIONS },
-	{ OBJ_BRIDGE, VERB_SET, KW_AGEING | KW_FDB_MAX, 0, KW_AGEING | KW_FDB_MAX, NULL,
+	{ OBJ_BRIDGE, VERB_SET, KW_BRIDGE_SET, 0, KW_BRIDGE_SET, NULL,
 	  "Usage: " U_BRIDGE_SET U_OPTIONS N_BRIDGE },
 	{ OBJ_LINK, VERB_SHOW, KW_DEV, 0, 0, NULL, "Usage: " U_LINK_SHOW U_OPTIONS },
 	{ OBJ_LINK, VERB_SET, KW_DEV | KW_PORT_FLAGS | KW_MAX_LEARNED, KW_DEV,
@@ -436,6 +545,11 @@ static const struct command commands[] = {
 	  "Usage: " U_FDB_DEL U_OPTIONS N_FDB },
 	{ OBJ_FDB, VERB_FLUSH, KW_DEV | KW_VLAN | KW_KIND, 0, 0, NULL,
 	  "Usage: " U_FDB_FLUSH U_OPTIONS },
+	{ OBJ_VLAN, VERB_SHOW, KW_DEV, 0, 0, NULL, "Usage: " U_VLAN_SHOW U_OPTIONS },
+	{ OBJ_VLAN, VERB_ADD, KW_DEV | KW_VID | KW_PVID | KW_UNTAGGED, KW_DEV | KW_VID, 0,
+	  check_vlan_add, "Usage: " U_VLAN_ADD U_OPTIONS N_VLAN },
+	{ OBJ_VLAN, VERB_DEL, KW_DEV | KW_VID, KW_DEV | KW_VID, 0, NULL,
+	  "Usage: " U_VLAN_DEL U_OPTIONS N_VLAN },
 	{ OBJ_STATS, VERB_SHOW, KW_DEV | KW_RATE | KW_COUNT, 0, 0, check_stats,
 	  "Usage: " U_STATS_SHOW U_OPTIONS_STATS N_STATS },
 	{ OBJ_MONITOR, VERB_FDB, KW_COUNT, 0, 0, NULL, "Usage: " U_MONITOR U_OPTIONS N_MONITOR },
@@ -487,6 +601,8 @@ const char *cli_usage(enum cli_object obj, enum cli_verb verb)
 		return usage_fdb;
 	case OBJ_LINK:
 		return usage_link;
+	case OBJ_VLAN:
+		return usage_vlan;
 	case OBJ_STATS:
 		return usage_stats;
 	case OBJ_MONITOR:

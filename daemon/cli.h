@@ -9,7 +9,8 @@
 #include "bridge.h"		/* enum attach_mode */
 #include "ctl.h"		/* enum fdb_kind */
 
-enum cli_object { OBJ_NONE, OBJ_BRIDGE, OBJ_FDB, OBJ_LINK, OBJ_STATS, OBJ_MONITOR, OBJ_HELP };
+enum cli_object { OBJ_NONE, OBJ_BRIDGE, OBJ_FDB, OBJ_LINK, OBJ_VLAN, OBJ_STATS, OBJ_MONITOR,
+		  OBJ_HELP };
 /* VERB_FDB: `monitor fdb`, the events monitor knows (and its default). */
 enum cli_verb { VERB_SHOW, VERB_SET, VERB_ADD, VERB_DEL, VERB_FLUSH, VERB_FDB, VERB_HELP };
 
@@ -32,6 +33,11 @@ enum cli_kw {
 	KW_LLADDR	= 1U << 14,	/* the positional MAC of fdb add/del */
 	KW_RATE		= 1U << 15,	/* stats rate SECONDS (or the option -r) */
 	KW_COUNT	= 1U << 16,	/* stats rate .. count N, monitor count N */
+	KW_VID		= 1U << 17,	/* vlan add/del vid VID[-VID] */
+	KW_PVID		= 1U << 18,	/* vlan add .. pvid */
+	KW_UNTAGGED	= 1U << 19,	/* vlan add .. untagged */
+	KW_VLAN_FILTERING = 1U << 20,	/* bridge set vlan_filtering */
+	KW_DEFAULT_PVID	= 1U << 21,	/* bridge set default_pvid */
 };
 
 #define CLI_AGEING_MAX_S 1000000	/* ageing_time limit, seconds */
@@ -59,6 +65,11 @@ struct cli_cmd {
 	unsigned int rate_s;		/* stats: rate interval, seconds; 0: counters */
 	uint32_t count;			/* stats rate: intervals; monitor: events;
 					 * 0: not given (one interval; no end) */
+	uint16_t vid_from, vid_to;	/* vlan add/del vid: 1..4094, from <= to */
+	bool pvid;			/* vlan add pvid (then vid_from == vid_to) */
+	bool untagged;			/* vlan add untagged */
+	bool vlan_filtering;		/* bridge set vlan_filtering on (seen: given) */
+	uint16_t default_pvid;		/* bridge set default_pvid, 0 = none */
 };
 
 /*

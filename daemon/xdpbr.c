@@ -186,6 +186,25 @@ static int port_error(int err, const struct cli_cmd *c, const struct target *t,
 	return report(err, "can't %s '%s': %s%s", what, c->dev, strerror(-err), hint(err));
 }
 
+/* Opens the bridge's devmap egress program (for the flood sets that
+ * ctl_port_apply() rewrites): a descriptor, or -errno with a message. */
+static int open_egress(const struct target *t)
+{
+	char path[PATH_MAX];
+	int fd, err;
+
+	err = pin_path(path, sizeof(path), t->br, XDPBR_PIN_PROG_EGRESS);
+	if (err)
+		return report(err, "bridge name '%s' too long", t->br);
+	fd = bpf_obj_get(path);
+	if (fd < 0) {
+		err = -errno;
+		return report(err, "can't open the egress program of bridge %s at %s: %s%s",
+			      t->br, path, strerror(-err), hint(err));
+	}
+	return fd;
+}
+
 /* ------------------------------------------------------------ bridge */
 
 /* The ageing time as the user sets it: seconds, 0 = never. */
@@ -232,6 +251,10 @@ static int do_bridge_show(const struct cli_cmd *c, struct target *t)
 	json_object_object_add(o, "ifname", json_object_new_string(t->br));
 	json_object_object_add(o, "ageing_time", json_object_new_uint64(ageing_s(&cfg)));
 	json_object_object_add(o, "fdb_max_learned", json_object_new_uint64(cfg.fdb_max_learned));
+	json_object_object_add(o, "vlan_filtering",
+			       json_object_new_boolean(cfg.flags & XDPBR_CFG_VLAN_FILTERING));
+	json_object_object_add(o, "default_pvid",
+			       json_object_new_uint64(ctl_default_pvid(&cfg)));
 	json_object_object_add(o, "fdb_size", json_object_new_uint64(mi.max_entries));
 	json_object_object_add(o, "fdb_entries", json_object_new_uint64(ne));
 	json_object_object_add(o, "fdb_dynamic", json_object_new_uint64(ne - nstatic));
@@ -249,28 +272,63 @@ static int do_bridge_show(const struct cli_cmd *c, struct target *t)
 	printf("%s:", t->br);
 	json_object_object_foreach(o, k, v)
 		if (strcmp(k, "ifname"))
-			printf(" %s %s", k, json_object_get_string(v));
+			printf(" %s %s", k, json_object_is_type(v, json_type_boolean) ?
+			       (json_object_get_boolean(v) ? "on" : "off") :
+			       json_object_get_string(v));
 	putchar('\n');
 	json_object_put(o);
 	return 0;
 }
 
+/*
+ * The knobs in the config map, then the default PVID, then vlan_filtering
+ * on: like the kernel bridge, the default PVID changes only while VLAN
+ * filtering is off, so `vlan_filtering off default_pvid N` turns it off
+ * first and `vlan_filtering on default_pvid N` turns it on last.
+ */
 static int do_bridge_set(const struct cli_cmd *c, struct target *t)
 {
+	bool pvid_change, filtering;
 	struct xdpbr_config cfg;
-	int err;
+	int err, egress;
 
 	err = ctl_config_get(&t->m, &cfg);
-	if (!err) {
-		if (c->seen & KW_AGEING)
-			cfg.ageing_ns = c->ageing_ns;
-		if (c->seen & KW_FDB_MAX)
-			cfg.fdb_max_learned = c->fdb_max_learned;
-		err = ctl_config_set(&t->m, &cfg);
-	}
+	if (err)
+		return report(err, "can't read the settings of bridge %s: %s%s", t->br,
+			      strerror(-err), hint(err));
+	filtering = cfg.flags & XDPBR_CFG_VLAN_FILTERING;
+	pvid_change = (c->seen & KW_DEFAULT_PVID) && c->default_pvid != ctl_default_pvid(&cfg);
+	if (pvid_change && filtering && !((c->seen & KW_VLAN_FILTERING) && !c->vlan_filtering))
+		return report(-EBUSY, "can't change the default_pvid of bridge %s while "
+			      "vlan_filtering is on (as with the kernel bridge); use "
+			      "'xdpbr bridge set vlan_filtering off default_pvid %u', then "
+			      "'vlan_filtering on'", t->br, c->default_pvid);
+	if (c->seen & KW_AGEING)
+		cfg.ageing_ns = c->ageing_ns;
+	if (c->seen & KW_FDB_MAX)
+		cfg.fdb_max_learned = c->fdb_max_learned;
+	if ((c->seen & KW_VLAN_FILTERING) && !c->vlan_filtering)
+		cfg.flags &= ~XDPBR_CFG_VLAN_FILTERING;
+	err = ctl_config_set(&t->m, &cfg);
 	if (err)
 		return report(err, "can't configure bridge %s: %s%s", t->br, strerror(-err),
 			      hint(err));
+	if (pvid_change) {
+		egress = open_egress(t);
+		if (egress < 0)
+			return egress;
+		err = ctl_set_default_pvid(&t->m, c->default_pvid, egress);
+		close(egress);
+		if (err)
+			return report(err, "can't set the default_pvid of bridge %s: %s%s",
+				      t->br, strerror(-err), hint(err));
+	}
+	if ((c->seen & KW_VLAN_FILTERING) && c->vlan_filtering) {
+		err = ctl_vlan_filtering(&t->m, true);
+		if (err)
+			return report(err, "can't turn on vlan_filtering of bridge %s: %s%s",
+				      t->br, strerror(-err), hint(err));
+	}
 	return 0;
 }
 
@@ -438,10 +496,11 @@ static int do_link_show(const struct cli_cmd *c, struct target *t)
 			if (U("xdp_prog_id"))
 				printf(" id %llu", U("xdp_prog_id"));
 			printf(" learning %s flood %s mcast_flood %s bcast_flood %s"
-			       " isolated %s hairpin %s max_learned %llu\n",
+			       " isolated %s hairpin %s max_learned %llu pvid %llu\n",
 			       onoff(o, "learning"), onoff(o, "flood"),
 			       onoff(o, "mcast_flood"), onoff(o, "bcast_flood"),
-			       onoff(o, "isolated"), onoff(o, "hairpin"), U("max_learned"));
+			       onoff(o, "isolated"), onoff(o, "hairpin"), U("max_learned"),
+			       U("pvid"));
 #undef S
 #undef U
 		}
@@ -454,7 +513,6 @@ static int do_link_show(const struct cli_cmd *c, struct target *t)
 static int do_link_set(const struct cli_cmd *c, struct target *t)
 {
 	struct xdpbr_port p;
-	char path[PATH_MAX];
 	uint32_t dev;
 	int err, egress;
 
@@ -464,15 +522,9 @@ static int do_link_set(const struct cli_cmd *c, struct target *t)
 	err = ctl_port_get(&t->m, dev, &p);
 	if (err)
 		return port_error(err, c, t, "configure");
-	err = pin_path(path, sizeof(path), t->br, XDPBR_PIN_PROG_EGRESS);
-	if (err)
-		return report(err, "bridge name '%s' too long", t->br);
-	egress = bpf_obj_get(path);
-	if (egress < 0) {
-		err = -errno;
-		return report(err, "can't open the egress program of bridge %s at %s: %s%s",
-			      t->br, path, strerror(-err), hint(err));
-	}
+	egress = open_egress(t);
+	if (egress < 0)
+		return egress;
 	p.flags = (p.flags | c->flags_set) & ~c->flags_clear;
 	if (c->seen & KW_MAX_LEARNED)
 		p.max_learned = c->max_learned;
@@ -525,6 +577,144 @@ static int do_link_del(const struct cli_cmd *c, struct target *t)
 	if (err)
 		return report(err, "couldn't remove '%s' from bridge %s: %s%s", c->dev, t->br,
 			      strerror(-err), hint(err));
+	return 0;
+}
+
+/* ------------------------------------------------------------ vlan */
+
+static bool vlan_member(const struct xdpbr_vlan_port *v, unsigned int vid)
+{
+	return (v->member[vid / 64] >> (vid % 64)) & 1;
+}
+
+/* "VID" or "VID-VID" of vid, for messages. */
+static const char *vid_text(const struct cli_cmd *c, char *buf, size_t len)
+{
+	if (c->vid_from == c->vid_to)
+		snprintf(buf, len, "%u", c->vid_from);
+	else
+		snprintf(buf, len, "%u-%u", c->vid_from, c->vid_to);
+	return buf;
+}
+
+/* The text of `bridge vlan show`: a header, then a port's name on the line
+ * of its first VLAN (range), the others indented under it. */
+static void print_vlans(struct json_object *arr)
+{
+	printf("%-16s  %s\n", "port", "vlan-id");
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *o = json_object_array_get_idx(arr, i);
+		struct json_object *vl = json_object_object_get(o, "vlans");
+		const char *name = json_object_get_string(json_object_object_get(o, "ifname"));
+
+		if (!json_object_array_length(vl))
+			printf("%-16s  none\n", name);
+		for (size_t k = 0; k < json_object_array_length(vl); k++) {
+			struct json_object *e = json_object_array_get_idx(vl, k);
+			struct json_object *end = json_object_object_get(e, "vlanEnd");
+			struct json_object *fl = json_object_object_get(e, "flags");
+
+			printf("%-16s  %s", k ? "" : name,
+			       json_object_get_string(json_object_object_get(e, "vlan")));
+			if (end)
+				printf("-%s", json_object_get_string(end));
+			for (size_t f = 0; f < json_object_array_length(fl); f++)
+				printf(" %s", json_object_get_string(json_object_array_get_idx(fl, f)));
+			putchar('\n');
+		}
+	}
+}
+
+static int do_vlan_show(const struct cli_cmd *c, struct target *t)
+{
+	char ifname[IF_NAMESIZE];
+	struct json_object *arr;
+	struct port_entry *p;
+	uint32_t dev;
+	size_t n;
+	int err;
+
+	err = dev_ifindex(c, &dev);
+	if (err)
+		return err;
+	err = ports_dump(t->m.ports, &p, &n);
+	if (err)
+		return report(err, "can't read the ports of bridge %s: %s%s", t->br,
+			      strerror(-err), hint(err));
+	if (dev && !ports_find(p, n, dev)) {
+		free(p);
+		return port_error(-ENODEV, c, t, "show the VLANs of");
+	}
+	arr = json_object_new_array();
+	for (size_t i = 0; i < n && !err; i++) {
+		struct xdpbr_vlan_port v;
+
+		if (dev && p[i].ifindex != dev)
+			continue;
+		err = ctl_vlan_get(&t->m, p[i].port.slot, &v);
+		if (!err)
+			json_object_array_add(arr, json_vlan_port(ifname_of(p[i].ifindex, ifname),
+								  &v, p[i].port.pvid));
+	}
+	free(p);
+	if (err) {
+		json_object_put(arr);
+		return report(err, "can't read the VLANs of bridge %s: %s%s", t->br,
+			      strerror(-err), hint(err));
+	}
+	if (c->json)
+		print_json(arr, c);
+	else
+		print_vlans(arr);
+	json_object_put(arr);
+	return 0;
+}
+
+static int do_vlan_add(const struct cli_cmd *c, struct target *t)
+{
+	uint32_t dev;
+	int err;
+
+	err = dev_ifindex(c, &dev);
+	if (err)
+		return err;
+	err = ctl_vlan_add(&t->m, dev, c->vid_from, c->vid_to, c->pvid, c->untagged);
+	if (err)
+		return port_error(err, c, t, "add VLANs to");
+	return 0;
+}
+
+/* Like the kernel, deleting a VLAN the port is not in is an error; here
+ * nothing of the range is deleted then. */
+static int do_vlan_del(const struct cli_cmd *c, struct target *t)
+{
+	struct xdpbr_vlan_port v;
+	struct xdpbr_port p;
+	char vids[16];
+	uint32_t dev;
+	int err;
+
+	err = dev_ifindex(c, &dev);
+	if (err)
+		return err;
+	err = ctl_port_get(&t->m, dev, &p);
+	if (!err)
+		err = ctl_vlan_get(&t->m, p.slot, &v);
+	if (err)
+		return port_error(err, c, t, "remove VLANs from");
+	for (unsigned int vid = c->vid_from; vid <= c->vid_to; vid++) {
+		if (vlan_member(&v, vid))
+			continue;
+		if (c->vid_from == c->vid_to)
+			return report(-ENOENT, "'%s' is not in VLAN %u (see 'xdpbr vlan show "
+				      "dev %s')", c->dev, vid, c->dev);
+		return report(-ENOENT, "'%s' is not in VLAN %u, so nothing of %s was removed "
+			      "(see 'xdpbr vlan show dev %s')", c->dev, vid,
+			      vid_text(c, vids, sizeof(vids)), c->dev);
+	}
+	err = ctl_vlan_del(&t->m, dev, c->vid_from, c->vid_to);
+	if (err)
+		return port_error(err, c, t, "remove VLANs from");
 	return 0;
 }
 
@@ -862,8 +1052,14 @@ static int do_monitor(const struct cli_cmd *c, struct target *t)
 		while ((!c->count || seen < c->count) &&
 		       (nl = memchr(line, '\n', used - (size_t)(line - buf)))) {
 			*nl = '\0';
-			if (!skip && nl > line && !print_event(c, line))
+			if (!skip && !strncmp(line, EVENTS_HELLO_PREFIX, strlen(EVENTS_HELLO_PREFIX))) {
+				/* The daemon has registered us: from here on no
+				 * event is missed. On stderr, for scripts that wait
+				 * for it; stdout carries the events. */
+				fprintf(stderr, "xdpbr: monitoring events of bridge %s\n", t->br);
+			} else if (!skip && nl > line && !print_event(c, line)) {
 				seen++;
+			}
 			skip = false;
 			line = nl + 1;
 		}
@@ -899,6 +1095,9 @@ static const struct {
 	{ OBJ_FDB, VERB_ADD, do_fdb_add, false },
 	{ OBJ_FDB, VERB_DEL, do_fdb_del, false },
 	{ OBJ_FDB, VERB_FLUSH, do_fdb_flush, false },
+	{ OBJ_VLAN, VERB_SHOW, do_vlan_show, false },
+	{ OBJ_VLAN, VERB_ADD, do_vlan_add, false },
+	{ OBJ_VLAN, VERB_DEL, do_vlan_del, false },
 	{ OBJ_STATS, VERB_SHOW, do_stats, false },
 	{ OBJ_MONITOR, VERB_FDB, do_monitor, true },
 };

@@ -72,6 +72,12 @@ static void assert_defaults(const struct cli_cmd *c)
 	assert_int_equal(c->mode, ATTACH_AUTO);
 	assert_int_equal(c->rate_s, 0);
 	assert_int_equal(c->count, 0);
+	assert_int_equal(c->vid_from, 0);
+	assert_int_equal(c->vid_to, 0);
+	assert_false(c->pvid);
+	assert_false(c->untagged);
+	assert_false(c->vlan_filtering);
+	assert_int_equal(c->default_pvid, 0);
 }
 
 static void test_no_args_is_help(void **state)
@@ -98,6 +104,7 @@ static void test_objects_and_prefixes(void **state)
 		{ "stats", OBJ_STATS }, { "st", OBJ_STATS }, { "s", OBJ_STATS },
 		{ "bridge", OBJ_BRIDGE }, { "br", OBJ_BRIDGE }, { "b", OBJ_BRIDGE },
 		{ "monitor", OBJ_MONITOR }, { "mon", OBJ_MONITOR }, { "m", OBJ_MONITOR },
+		{ "vlan", OBJ_VLAN }, { "vl", OBJ_VLAN }, { "v", OBJ_VLAN },
 	};
 	struct cli_cmd c;
 
@@ -146,9 +153,10 @@ static void test_verbs(void **state)
 
 static void test_help(void **state)
 {
-	static const char *const objects[] = { "fdb", "link", "stats", "bridge", "monitor" };
+	static const char *const objects[] = { "fdb", "link", "stats", "bridge", "monitor",
+					       "vlan" };
 	static const enum cli_object objs[] = { OBJ_FDB, OBJ_LINK, OBJ_STATS, OBJ_BRIDGE,
-						OBJ_MONITOR };
+						OBJ_MONITOR, OBJ_VLAN };
 	struct cli_cmd c;
 
 	OK(&c, "help");
@@ -371,6 +379,58 @@ static void test_bridge_set(void **state)
 	BAD("ageing_time", "bridge", "set", "ageing_time", "1", "ageing_time", "2");
 	BAD("fdb_max_learned", "bridge", "set", "fdb_max_learned", "1", "f", "2");
 	BAD("learning", "bridge", "set", "learning", "on");
+}
+
+static void test_bridge_set_vlan(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "bridge", "set", "vlan_filtering", "on");
+	assert_int_equal(c.verb, VERB_SET);
+	assert_int_equal(c.seen, KW_VLAN_FILTERING);
+	assert_true(c.vlan_filtering);
+	OK(&c, "bridge", "set", "vlan_filtering", "off");
+	assert_int_equal(c.seen, KW_VLAN_FILTERING);
+	assert_false(c.vlan_filtering);
+
+	OK(&c, "bridge", "set", "default_pvid", "10");
+	assert_int_equal(c.seen, KW_DEFAULT_PVID);
+	assert_int_equal(c.default_pvid, 10);
+	assert_false(c.vlan_filtering);
+	OK(&c, "bridge", "set", "default_pvid", "0");		/* none */
+	assert_int_equal(c.seen, KW_DEFAULT_PVID);
+	assert_int_equal(c.default_pvid, 0);
+	OK(&c, "bridge", "set", "default_pvid", "4094");
+	assert_int_equal(c.default_pvid, 4094);
+
+	/* with the other knobs, in any order, abbreviated */
+	OK(&c, "b", "se", "d", "20", "v", "on", "ag", "60", "fdb", "5");
+	assert_int_equal(c.seen, KW_DEFAULT_PVID | KW_VLAN_FILTERING | KW_AGEING | KW_FDB_MAX);
+	assert_int_equal(c.default_pvid, 20);
+	assert_true(c.vlan_filtering);
+	assert_true(c.ageing_ns == 60 * XDPBR_NSEC_PER_SEC);
+	assert_int_equal(c.fdb_max_learned, 5);
+	OK(&c, "-b", "br0", "bridge", "set", "vlan_f", "off", "default_p", "1");
+	assert_false(c.vlan_filtering);
+	assert_int_equal(c.default_pvid, 1);
+
+	BAD("vlan_filtering", "bridge", "set", "vlan_filtering");
+	BAD("yes", "bridge", "set", "vlan_filtering", "yes");
+	BAD("1", "bridge", "set", "vlan_filtering", "1");	/* on|off, not ip's 1|0 */
+	BAD("ON", "bridge", "set", "vlan_filtering", "ON");
+	BAD("vlan_filtering", "bridge", "set", "vlan_filtering", "on",
+	    "vlan_filtering", "off");
+	BAD("default_pvid", "bridge", "set", "default_pvid");
+	BAD("4095", "bridge", "set", "default_pvid", "4095");
+	BAD("-1", "bridge", "set", "default_pvid", "-1");
+	BAD("ten", "bridge", "set", "default_pvid", "ten");
+	BAD("10-20", "bridge", "set", "default_pvid", "10-20");
+	BAD("default_pvid", "bridge", "set", "default_pvid", "1", "default_pvid", "2");
+	BAD("vid", "bridge", "set", "vid", "10");		/* a vlan keyword */
+	BAD("pvid", "bridge", "set", "pvid");
+	/* the message lists every knob */
+	BAD("vlan_filtering", "bridge", "set");
+	BAD("default_pvid", "bridge", "set");
 }
 
 /* ------------------------------------------------------------ link */
@@ -684,6 +744,155 @@ static void test_stats_rate(void **state)
 	BAD("count", "link", "count", "1");
 }
 
+/* ------------------------------------------------------------ vlan */
+
+static void test_vlan_show(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "vlan");
+	assert_int_equal(c.object, OBJ_VLAN);
+	assert_int_equal(c.verb, VERB_SHOW);
+	assert_defaults(&c);
+	OK(&c, "-j", "vlan", "show");
+	assert_true(c.json);
+	assert_int_equal(c.verb, VERB_SHOW);
+	assert_null(c.dev);
+	OK(&c, "vlan", "show", "dev", "p1");
+	assert_string_equal(c.dev, "p1");
+	assert_int_equal(c.seen, KW_DEV);
+	OK(&c, "v", "dev", "p1");			/* show is the default */
+	assert_int_equal(c.verb, VERB_SHOW);
+	assert_string_equal(c.dev, "p1");
+	OK(&c, "vlan", "list");
+	assert_int_equal(c.verb, VERB_SHOW);
+
+	BAD("vid", "vlan", "show", "vid", "10");
+	BAD("dev", "vlan", "show", "dev");
+	BAD("dev", "vlan", "show", "dev", "p1", "dev", "p2");
+	BAD("p2", "vlan", "show", "dev", "p1", "p2");
+	BAD("set", "vlan", "set");
+	BAD("flush", "vlan", "flush");
+	BAD("pvid", "vlan", "pvid");			/* not a keyword of show */
+}
+
+static void test_vlan_add(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "vlan", "add", "dev", "p1", "vid", "10");
+	assert_int_equal(c.object, OBJ_VLAN);
+	assert_int_equal(c.verb, VERB_ADD);
+	assert_string_equal(c.dev, "p1");
+	assert_int_equal(c.vid_from, 10);
+	assert_int_equal(c.vid_to, 10);
+	assert_false(c.pvid);
+	assert_false(c.untagged);
+	assert_int_equal(c.seen, KW_DEV | KW_VID);
+	assert_int_equal(c.vlan, -1);			/* not the fdb keyword */
+
+	OK(&c, "vlan", "add", "dev", "p1", "vid", "10", "pvid", "untagged");
+	assert_true(c.pvid);
+	assert_true(c.untagged);
+	assert_int_equal(c.seen, KW_DEV | KW_VID | KW_PVID | KW_UNTAGGED);
+	OK(&c, "vlan", "add", "untagged", "vid", "1", "dev", "p1", "pvid");	/* any order */
+	assert_true(c.pvid);
+	assert_true(c.untagged);
+	assert_int_equal(c.vid_from, 1);
+
+	OK(&c, "vlan", "add", "dev", "p1", "vid", "10-20");
+	assert_int_equal(c.vid_from, 10);
+	assert_int_equal(c.vid_to, 20);
+	OK(&c, "vlan", "add", "dev", "p1", "vid", "1-4094", "untagged");
+	assert_int_equal(c.vid_from, 1);
+	assert_int_equal(c.vid_to, 4094);
+	assert_true(c.untagged);
+	assert_false(c.pvid);
+	OK(&c, "vlan", "add", "dev", "p1", "vid", "4094");
+	assert_int_equal(c.vid_from, 4094);
+	/* equal ends are one VLAN, which may be the PVID */
+	OK(&c, "vlan", "add", "dev", "p1", "vid", "7-7", "pvid");
+	assert_int_equal(c.vid_from, 7);
+	assert_int_equal(c.vid_to, 7);
+	assert_true(c.pvid);
+	OK(&c, "v", "a", "d", "p1", "v", "5", "p", "u");	/* prefixes */
+	assert_int_equal(c.verb, VERB_ADD);
+	assert_int_equal(c.vid_from, 5);
+	assert_true(c.pvid);
+	assert_true(c.untagged);
+	OK(&c, "-b", "br0", "vlan", "add", "dev", "p1", "vid", "010");	/* decimal */
+	assert_int_equal(c.vid_from, 10);
+
+	/* required keywords */
+	BAD("vid", "vlan", "add", "dev", "p1");
+	BAD("dev", "vlan", "add", "vid", "10");
+	BAD("dev", "vlan", "add");
+	BAD("vid", "vlan", "add", "dev", "p1", "vid");
+	/* VLAN ids: 1..4094 */
+	BAD("'0'", "vlan", "add", "dev", "p1", "vid", "0");
+	BAD("4095", "vlan", "add", "dev", "p1", "vid", "4095");
+	BAD("1-4094", "vlan", "add", "dev", "p1", "vid", "4095");	/* says the limits */
+	BAD("65536", "vlan", "add", "dev", "p1", "vid", "65536");
+	BAD("ten", "vlan", "add", "dev", "p1", "vid", "ten");
+	BAD("10x", "vlan", "add", "dev", "p1", "vid", "10x");
+	BAD("''", "vlan", "add", "dev", "p1", "vid", "");
+	BAD("+5", "vlan", "add", "dev", "p1", "vid", "+5");
+	/* ranges */
+	BAD("20-10", "vlan", "add", "dev", "p1", "vid", "20-10");
+	BAD("10-20", "vlan", "add", "dev", "p1", "vid", "20-10");	/* suggests the order */
+	BAD("0-10", "vlan", "add", "dev", "p1", "vid", "0-10");
+	BAD("10-4095", "vlan", "add", "dev", "p1", "vid", "10-4095");
+	BAD("10-", "vlan", "add", "dev", "p1", "vid", "10-");
+	BAD("-10", "vlan", "add", "dev", "p1", "vid", "-10");
+	BAD("-", "vlan", "add", "dev", "p1", "vid", "-");
+	BAD("1-2-3", "vlan", "add", "dev", "p1", "vid", "1-2-3");
+	BAD("1--2", "vlan", "add", "dev", "p1", "vid", "1--2");
+	BAD("a-b", "vlan", "add", "dev", "p1", "vid", "a-b");
+	BAD("123456789-10", "vlan", "add", "dev", "p1", "vid", "123456789-10");
+	BAD("1,2", "vlan", "add", "dev", "p1", "vid", "1,2");
+	/* one PVID per port */
+	BAD("10-20", "vlan", "add", "dev", "p1", "vid", "10-20", "pvid");
+	BAD("single", "vlan", "add", "dev", "p1", "pvid", "vid", "10-20");
+	/* repeats and strangers */
+	BAD("pvid", "vlan", "add", "dev", "p1", "vid", "1", "pvid", "pvid");
+	BAD("untagged", "vlan", "add", "dev", "p1", "vid", "1", "untagged", "u");
+	BAD("vid", "vlan", "add", "dev", "p1", "vid", "1", "vid", "2");
+	BAD("dev", "vlan", "add", "dev", "p1", "dev", "p2", "vid", "1");
+	BAD("vlan", "vlan", "add", "dev", "p1", "vlan", "1");
+	BAD("tagged", "vlan", "add", "dev", "p1", "vid", "1", "tagged");
+	BAD("master", "vlan", "add", "dev", "p1", "vid", "1", "master", "br0");
+	BAD("abcdefghijklmnop", "vlan", "add", "dev", "abcdefghijklmnop", "vid", "1");
+	BAD("stats", "-r", "1", "vlan", "add", "dev", "p1", "vid", "1");
+}
+
+static void test_vlan_del(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "vlan", "del", "dev", "p1", "vid", "10");
+	assert_int_equal(c.verb, VERB_DEL);
+	assert_string_equal(c.dev, "p1");
+	assert_int_equal(c.vid_from, 10);
+	assert_int_equal(c.vid_to, 10);
+	assert_int_equal(c.seen, KW_DEV | KW_VID);
+	OK(&c, "vlan", "delete", "vid", "100-200", "dev", "p1");
+	assert_int_equal(c.verb, VERB_DEL);
+	assert_int_equal(c.vid_from, 100);
+	assert_int_equal(c.vid_to, 200);
+	OK(&c, "v", "d", "d", "p1", "v", "1");
+	assert_int_equal(c.verb, VERB_DEL);
+	assert_int_equal(c.vid_from, 1);
+
+	BAD("vid", "vlan", "del", "dev", "p1");
+	BAD("dev", "vlan", "del", "vid", "1");
+	BAD("pvid", "vlan", "del", "dev", "p1", "vid", "1", "pvid");	/* add only */
+	BAD("untagged", "vlan", "del", "dev", "p1", "vid", "1", "untagged");
+	BAD("'0'", "vlan", "del", "dev", "p1", "vid", "0");
+	BAD("4095", "vlan", "del", "dev", "p1", "vid", "4095");
+	BAD("9-3", "vlan", "del", "dev", "p1", "vid", "9-3");
+	BAD("x", "vlan", "del", "dev", "p1", "vid", "x");
+}
+
 /* ------------------------------------------------------------ monitor */
 
 static void test_monitor(void **state)
@@ -743,6 +952,10 @@ static void test_help_per_command(void **state)
 		{ { "link", "add", "help" }, OBJ_LINK, VERB_ADD },
 		{ { "link", "del", "help" }, OBJ_LINK, VERB_DEL },
 		{ { "link", "show", "help" }, OBJ_LINK, VERB_SHOW },
+		{ { "vlan", "show", "help" }, OBJ_VLAN, VERB_SHOW },
+		{ { "vlan", "add", "help" }, OBJ_VLAN, VERB_ADD },
+		{ { "vlan", "del", "help" }, OBJ_VLAN, VERB_DEL },
+		{ { "vlan", "add", "dev", "p1", "vid", "10-20", "help" }, OBJ_VLAN, VERB_ADD },
 		{ { "bridge", "set", "help" }, OBJ_BRIDGE, VERB_SET },
 		{ { "bridge", "show", "help" }, OBJ_BRIDGE, VERB_SHOW },
 		{ { "stats", "show", "help" }, OBJ_STATS, VERB_SHOW },
@@ -804,6 +1017,18 @@ static void test_usage(void **state)
 		{ OBJ_MONITOR, VERB_FDB, " monitor [ fdb ] [ count N ]", "-r" },
 		{ OBJ_MONITOR, VERB_FDB, "xdpbrd", NULL },
 		{ OBJ_FDB, VERB_HELP, "-j[son]", "-r" },	/* -r is for stats only */
+		{ OBJ_NONE, VERB_HELP, "vlan", NULL },
+		{ OBJ_VLAN, VERB_HELP, " vlan show [ dev DEV ]", NULL },
+		{ OBJ_VLAN, VERB_HELP, " vlan add dev DEV vid VID[-VID] [ pvid ] [ untagged ]",
+		  NULL },
+		{ OBJ_VLAN, VERB_HELP, " vlan del dev DEV vid VID[-VID]", NULL },
+		{ OBJ_VLAN, VERB_HELP, "vlan_filtering", NULL },
+		{ OBJ_VLAN, VERB_ADD, "1 .. 4094", " vlan del" },
+		{ OBJ_VLAN, VERB_DEL, " vlan del dev DEV vid", " vlan add" },
+		{ OBJ_VLAN, VERB_SHOW, " vlan show", " vlan add" },
+		{ OBJ_BRIDGE, VERB_SET, "vlan_filtering { on | off }", NULL },
+		{ OBJ_BRIDGE, VERB_SET, "default_pvid VID", NULL },
+		{ OBJ_BRIDGE, VERB_HELP, "0 (none)", NULL },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -846,6 +1071,7 @@ int main(void)
 		cmocka_unit_test(test_error_truncated),
 		cmocka_unit_test(test_bridge_show),
 		cmocka_unit_test(test_bridge_set),
+		cmocka_unit_test(test_bridge_set_vlan),
 		cmocka_unit_test(test_link_set),
 		cmocka_unit_test(test_link_add),
 		cmocka_unit_test(test_link_del),
@@ -856,6 +1082,9 @@ int main(void)
 		cmocka_unit_test(test_fdb_flush),
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_stats_rate),
+		cmocka_unit_test(test_vlan_show),
+		cmocka_unit_test(test_vlan_add),
+		cmocka_unit_test(test_vlan_del),
 		cmocka_unit_test(test_monitor),
 		cmocka_unit_test(test_help_per_command),
 		cmocka_unit_test(test_usage),
