@@ -111,6 +111,15 @@ void events_accept(struct events *ev)
 			close(fd);
 			continue;
 		}
+		char hello[64];
+		int len = snprintf(hello, sizeof(hello), "%s,\"master\":\"%s\"}\n",
+				   EVENTS_HELLO_PREFIX, ev->bridge);
+
+		/* A fresh socket's buffer takes a line this short at once. */
+		if (send(fd, hello, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT) != len) {
+			close(fd);
+			continue;
+		}
 		ev->clients[ev->nclients++] = fd;
 		log_debug("event stream: monitor connected (%d)", ev->nclients);
 	}

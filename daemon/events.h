@@ -13,8 +13,9 @@
  *   {"event":"learn"|"move"|"age"|"flush","mac":"02:..","vlan":0,
  *    "ifname":"eth2","master":"br0","from":"eth1" (move only),"ts":12.345}
  *
- * A client that can't keep up is dropped rather than allowed to stall the
- * daemon.
+ * The first line a client gets is {"event":"hello","master":"br0"}: from
+ * then on it misses nothing. A client that can't keep up is dropped rather
+ * than allowed to stall the daemon.
  */
 #include <stdint.h>
 #include <json-c/json.h>
@@ -22,6 +23,9 @@
 #include "xdpbr.h"
 
 #define EVENTS_RUN_DIR "/run/xdpbr"
+/* First line to every client, once it is registered: {"event":"hello",...}.
+ * A monitor that has read it misses no later event. */
+#define EVENTS_HELLO_PREFIX "{\"event\":\"hello\""
 #define EVENTS_MAX_CLIENTS 16
 
 struct events {
