@@ -476,9 +476,33 @@ int ctl_vlan_add(const struct xdpbr_maps *m, uint32_t ifindex, uint16_t from,
 	if (pvid && from != to)
 		return -EINVAL;
 	err = vlan_range(m, ifindex, from, to, true, untagged, &p);
-	if (err || !pvid)
+	if (err)
 		return err;
-	return port_set_pvid(m, ifindex, &p, from);
+	if (pvid)
+		return port_set_pvid(m, ifindex, &p, from);
+	/* Re-adding the PVID's VLAN without 'pvid' takes the PVID away, as
+	 * `bridge vlan add` does. */
+	if (p.pvid >= from && p.pvid <= to)
+		return port_set_pvid(m, ifindex, &p, 0);
+	return 0;
+}
+
+/* Entries of a port in VLANs from..to: they can't be used any more. */
+static int fdb_flush_vlans(const struct xdpbr_maps *m, uint32_t ifindex,
+			   uint16_t from, uint16_t to)
+{
+	struct fdb_entry *e;
+	size_t n;
+	int err = fdb_dump(m->fdb, &e, &n), deleted = 0;
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++)
+		if (e[i].val.ifindex == ifindex && e[i].key.vlan >= from && e[i].key.vlan <= to)
+			deleted += !fdb_delete(m, &e[i]);
+	free(e);
+	ctl_bridge_stats_add(m, 0, (uint64_t)deleted);
+	return 0;
 }
 
 int ctl_vlan_del(const struct xdpbr_maps *m, uint32_t ifindex, uint16_t from, uint16_t to)
@@ -486,9 +510,9 @@ int ctl_vlan_del(const struct xdpbr_maps *m, uint32_t ifindex, uint16_t from, ui
 	struct xdpbr_port p;
 	int err = vlan_range(m, ifindex, from, to, false, false, &p);
 
-	if (err || !p.pvid || p.pvid < from || p.pvid > to)
-		return err;
-	return port_set_pvid(m, ifindex, &p, 0);
+	if (!err && p.pvid && p.pvid >= from && p.pvid <= to)
+		err = port_set_pvid(m, ifindex, &p, 0);
+	return err ? err : fdb_flush_vlans(m, ifindex, from, to);
 }
 
 int ctl_vlan_set_port(const struct xdpbr_maps *m, uint32_t ifindex,
@@ -542,11 +566,16 @@ int ctl_set_default_pvid(const struct xdpbr_maps *m, uint16_t pvid, int egress_f
 		struct xdpbr_port p = ports[i].port;
 		struct xdpbr_vlan_port v;
 
-		if (p.pvid != old || ctl_vlan_get(m, p.slot, &v))
+		if (ctl_vlan_get(m, p.slot, &v))
 			continue;
-		/* The old default leaves only if it was the plain default
-		 * membership (untagged); a VLAN the user made tagged stays. */
-		if (old && vlan_has(v.untagged, old)) {
+		/* As the kernel: leave a port the user configured (its PVID is
+		 * not the old default as an untagged member), or one already
+		 * in the new VLAN. */
+		if (old && !(p.pvid == old && vlan_has(v.untagged, old)))
+			continue;
+		if (pvid && vlan_has(v.member, pvid))
+			continue;
+		if (old) {
 			vlan_set(v.member, old, false);
 			vlan_set(v.untagged, old, false);
 		}
@@ -558,6 +587,8 @@ int ctl_set_default_pvid(const struct xdpbr_maps *m, uint16_t pvid, int egress_f
 		err = vlan_put(m, p.slot, &v);
 		if (!err)
 			err = ctl_port_apply(m, ports[i].ifindex, &p, egress_fd);
+		if (!err && old)
+			err = fdb_flush_vlans(m, ports[i].ifindex, old, old);
 	}
 	free(ports);
 	return err;
