@@ -258,21 +258,42 @@ struct devmap_xmit_args {		/* xdp:xdp_devmap_xmit */
 	int err;
 };
 
+/*
+ * The tracepoint's drops include the copies our own devmap egress program
+ * refused (isolation, VLAN), already counted as flood_filtered. The egress
+ * program runs in the same per-CPU flush just before the tracepoint fires,
+ * so the flood_filtered this CPU added since the last firing is exactly
+ * that share: subtract it, and count only what the driver dropped.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XDPBR_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_xmit_seen SEC(".maps");
+
 SEC("tracepoint/xdp/xdp_devmap_xmit")
 int xdpbr_xmit(struct devmap_xmit_args *a)
 {
-	__u32 ifindex = (__u32)a->to_ifindex;
+	__u32 ifindex = (__u32)a->to_ifindex, slot;
 	struct xdpbr_port *port;
 	struct xdpbr_stats *st;
+	__u64 *seen, filtered, drops;
 
-	if (a->drops <= 0)
-		return 0;
 	port = bpf_map_lookup_elem(&xdpbr_ports, &ifindex);
 	if (!port)
 		return 0;
-	st = stats_of(port->slot);
-	if (st)
-		st->c[XDPBR_CNT_TX_DROPPED] += (__u64)a->drops;
+	slot = port->slot;
+	st = stats_of(slot);
+	seen = bpf_map_lookup_elem(&xdpbr_xmit_seen, &slot);
+	if (!st || !seen)
+		return 0;
+	filtered = st->c[XDPBR_CNT_FLOOD_FILTERED] - *seen;
+	*seen = st->c[XDPBR_CNT_FLOOD_FILTERED];
+	drops = a->drops > 0 ? (__u64)a->drops : 0;
+	if (drops > filtered)
+		st->c[XDPBR_CNT_TX_DROPPED] += drops - filtered;
 	return 0;
 }
 

@@ -43,6 +43,7 @@
 #define XDPBR_MAP_EVENTS	"xdpbr_events"
 #define XDPBR_MAP_EVBUDGET	"xdpbr_evbudget"
 #define XDPBR_MAP_BRIDGE	"xdpbr_bridge"
+#define XDPBR_MAP_XMIT_SEEN	"xdpbr_xmit_seen"	/* datapath-only */
 #define XDPBR_PIN_LINK_XMIT	"link_devmap_xmit"
 #define XDPBR_PIN_LINK_REDIR	"link_redirect_err"
 #define XDPBR_PIN_PROG_RX	"prog_rx"
