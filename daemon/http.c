@@ -203,22 +203,26 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 			      const char *method, const char *version,
 			      const char *upload_data, size_t *upload_size, void **state)
 {
-	static int first_call;
+	/* Per-connection state, by address: headers seen; a body seen. */
+	static int headers_seen, body_seen;
 	struct http *h = cls;
 	struct query q = { 0 };
 
 	if (!*state) {		/* headers only so far: answer on the next call */
-		*state = &first_call;
+		*state = &headers_seen;
 		if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 			return reply_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
 					   "method %.16s not allowed: the endpoint is read-only "
 					   "(GET, HEAD)", method);
 		return MHD_YES;
 	}
-	if (*upload_size) {	/* a GET with a body */
+	if (*upload_size) {	/* a GET with a body: swallow it, answer at the end */
 		*upload_size = 0;
-		return reply_error(c, MHD_HTTP_BAD_REQUEST, "a GET request takes no body");
+		*state = &body_seen;
+		return MHD_YES;
 	}
+	if (*state == &body_seen)
+		return reply_error(c, MHD_HTTP_BAD_REQUEST, "a GET request takes no body");
 
 	if (!strcmp(url, "/stats"))
 		q.allowed = no_params;
