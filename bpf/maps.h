@@ -67,6 +67,23 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } xdpbr_vlans SEC(".maps");
 
+/* Storm control limits per port slot, and the per-CPU token buckets. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XDPBR_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct xdpbr_storm);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_storm SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XDPBR_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct xdpbr_storm_bucket);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_storm_state SEC(".maps");
+
 /* Learn/move events to the daemon (rate-limited per CPU). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

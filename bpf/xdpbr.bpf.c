@@ -63,12 +63,47 @@ static __always_inline int flood(void *map, const struct xdpbr_port *port,
 	return verdict(st, c, XDP_REDIRECT);
 }
 
+/*
+ * Storm control: whether this CPU's bucket of the port has a token for one
+ * more flooded frame of class c. Runs only for flooded frames, and touches
+ * only per-CPU memory.
+ */
+static __always_inline int storm_allows(__u32 slot, __u32 c, __u64 now)
+{
+	struct xdpbr_storm_bucket *b;
+	struct xdpbr_storm *lim;
+	__u64 rate, burst, fill;
+
+	lim = bpf_map_lookup_elem(&xdpbr_storm, &slot);
+	if (!lim || c >= XDPBR_STORM__MAX || !lim->pps[c])
+		return 1;
+	b = bpf_map_lookup_elem(&xdpbr_storm_state, &slot);
+	if (!b)
+		return 1;
+	rate = lim->pps_cpu[c] ? lim->pps_cpu[c] : 1;
+	burst = rate * XDPBR_STORM_BURST_MS / 1000;
+	burst = (burst ? burst : 1) * XDPBR_NSEC_PER_SEC;
+	fill = now > b->last_ns[c] ? (now - b->last_ns[c]) * rate : 0;
+	if (fill > burst || !b->last_ns[c])
+		fill = burst;
+	b->last_ns[c] = now;
+	b->tokens[c] += fill;
+	if (b->tokens[c] > burst)
+		b->tokens[c] = burst;
+	if (b->tokens[c] < XDPBR_NSEC_PER_SEC)
+		return 0;
+	b->tokens[c] -= XDPBR_NSEC_PER_SEC;
+	return 1;
+}
+
 /* Unknown unicast, after a VLAN-aware frame is normalised to carry its tag
  * (the egress programs tag per port). */
 static __always_inline int flood_unknown(struct xdp_md *ctx, const struct xdpbr_port *port,
 					 struct xdpbr_stats *st, int vlan_on,
-					 const struct vlan_info *vi)
+					 const struct vlan_info *vi, __u64 now)
 {
+	if (!storm_allows(port->slot, XDPBR_STORM_UNKNOWN, now))
+		return verdict(st, XDPBR_CNT_DROP_STORM_UNKNOWN, XDP_DROP);
 	if (vlan_on && vlan_egress_fix(ctx, vi, 0))
 		return verdict(st, XDPBR_CNT_DROP_REDIRECT, XDP_DROP);
 	return flood(&xdpbr_flood_uu, port, st, XDPBR_CNT_FLOOD_UNKNOWN);
@@ -152,9 +187,14 @@ int xdpbr_rx(struct xdp_md *ctx)
 
 	/* forward / flood */
 	if (cls != DST_UNICAST) {
+		int bc = cls == DST_BROADCAST;
+
+		if (!storm_allows(slot, bc ? XDPBR_STORM_BCAST : XDPBR_STORM_MCAST, now))
+			return verdict(st, bc ? XDPBR_CNT_DROP_STORM_BCAST
+					      : XDPBR_CNT_DROP_STORM_MCAST, XDP_DROP);
 		if (vlan_on && vlan_egress_fix(ctx, &vi, 0))
 			return verdict(st, XDPBR_CNT_DROP_REDIRECT, XDP_DROP);
-		if (cls == DST_BROADCAST)
+		if (bc)
 			return flood(&xdpbr_flood_bc, port, st, XDPBR_CNT_FLOOD_BCAST);
 		return flood(&xdpbr_flood_mc, port, st, XDPBR_CNT_FLOOD_MCAST);
 	}
@@ -162,7 +202,7 @@ int xdpbr_rx(struct xdp_md *ctx)
 	__builtin_memcpy(key.mac, eth->h_dest, ETH_ALEN);
 	dst = bpf_map_lookup_elem(&xdpbr_fdb, &key);
 	if (!dst || fdb_is_stale(dst, now, config_ageing_ns(cfg)))
-		return flood_unknown(ctx, port, st, vlan_on, &vi);
+		return flood_unknown(ctx, port, st, vlan_on, &vi, now);
 	if (dst->ifindex == ifindex && !(port->flags & XDPBR_PORT_HAIRPIN))
 		return verdict(st, XDPBR_CNT_DROP_SAME_PORT, XDP_DROP);
 	if (dst->ifindex != ifindex && isolated_pair(port, dst->ifindex))
@@ -184,7 +224,7 @@ int xdpbr_rx(struct xdp_md *ctx)
 	}
 	/* A port that has left the tx map (removed, link down) is unknown. */
 	if (bpf_redirect_map(&xdpbr_tx, slot, 0) != XDP_REDIRECT)
-		return flood_unknown(ctx, port, st, vlan_on, &vi);
+		return flood_unknown(ctx, port, st, vlan_on, &vi, now);
 	st_out = stats_of(slot);
 	count_tx(st_out, len);
 	return verdict(st, XDPBR_CNT_FORWARDED, XDP_REDIRECT);

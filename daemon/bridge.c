@@ -193,6 +193,7 @@ static void unpin_all(struct bridge *br)
 		XDPBR_MAP_TX, XDPBR_MAP_FLOOD_BC, XDPBR_MAP_FLOOD_MC,
 		XDPBR_MAP_FLOOD_UU, XDPBR_MAP_LEARNED, XDPBR_MAP_EVENTS,
 		XDPBR_MAP_EVBUDGET, XDPBR_MAP_BRIDGE, XDPBR_MAP_VLANS, XDPBR_MAP_XMIT_SEEN,
+		XDPBR_MAP_STORM, XDPBR_MAP_STORM_STATE,
 		XDPBR_PIN_PROG_RX,
 		XDPBR_PIN_PROG_EGRESS, XDPBR_PIN_LINK_XMIT, XDPBR_PIN_LINK_REDIR,
 	};
@@ -250,7 +251,7 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 
 	memset(br, 0, sizeof(*br));
 	br->prog_rx_fd = br->prog_egress_fd = -1;
-	br->maps = (struct xdpbr_maps){ -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
+	memset(&br->maps, 0xff, sizeof(br->maps));	/* every fd -1 */
 	br->mode = o->mode;
 	snprintf(br->name, sizeof(br->name), "%s", name);
 	err = pin_path(br->dir, sizeof(br->dir), name, NULL);
@@ -312,6 +313,7 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 		.evbudget = bpf_map__fd(br->skel->maps.xdpbr_evbudget),
 		.bridge = bpf_map__fd(br->skel->maps.xdpbr_bridge),
 		.vlans = bpf_map__fd(br->skel->maps.xdpbr_vlans),
+		.storm = bpf_map__fd(br->skel->maps.xdpbr_storm),
 	};
 	br->prog_rx_fd = bpf_program__fd(br->skel->progs.xdpbr_rx);
 	br->prog_egress_fd = bpf_program__fd(br->skel->progs.xdpbr_egress);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "ctl.h"
 #include "fdb.h"
@@ -386,9 +387,12 @@ int ctl_port_remove(const struct xdpbr_maps *m, uint32_t ifindex)
 	if (bpf_map_delete_elem(m->ports, &ifindex) && errno != ENOENT)
 		return -errno;
 	if (p.slot < XDPBR_MAX_PORTS) {
-		__u64 zero = 0;	/* the slot's counters start afresh for its next port */
+		/* the slot starts afresh for its next port */
+		struct xdpbr_storm no_limits = { 0 };
+		__u64 zero = 0;
 
 		bpf_map_update_elem(m->learned, &p.slot, &zero, 0);
+		bpf_map_update_elem(m->storm, &p.slot, &no_limits, 0);
 	}
 	return 0;
 }
@@ -592,4 +596,37 @@ int ctl_set_default_pvid(const struct xdpbr_maps *m, uint16_t pvid, int egress_f
 	}
 	free(ports);
 	return err;
+}
+
+/* ---------------------------------------------------------------- storms */
+
+int ctl_storm_get(const struct xdpbr_maps *m, uint32_t ifindex, struct xdpbr_storm *st)
+{
+	struct xdpbr_port p;
+	int err = ctl_port_get(m, ifindex, &p);
+
+	if (err)
+		return err;
+	return bpf_map_lookup_elem(m->storm, &p.slot, st) ? -errno : 0;
+}
+
+int ctl_storm_set(const struct xdpbr_maps *m, uint32_t ifindex,
+		  const uint32_t pps[XDPBR_STORM__MAX])
+{
+	int ncpus = libbpf_num_possible_cpus();
+	struct xdpbr_storm st = { 0 };
+	struct xdpbr_port p;
+	int err;
+
+	if (ncpus <= 0)
+		return ncpus ? ncpus : -EINVAL;
+	err = ctl_port_get(m, ifindex, &p);
+	if (err)
+		return err;
+	for (int c = 0; c < XDPBR_STORM__MAX; c++) {
+		st.pps[c] = pps[c];
+		/* an even share per CPU, rounded up, at least one frame */
+		st.pps_cpu[c] = pps[c] ? (pps[c] + (uint32_t)ncpus - 1) / (uint32_t)ncpus : 0;
+	}
+	return bpf_map_update_elem(m->storm, &p.slot, &st, 0) ? -errno : 0;
 }

@@ -122,6 +122,12 @@ int ctl_vlan_set_port(const struct xdpbr_maps *m, uint32_t ifindex,
 int ctl_vlan_filtering(const struct xdpbr_maps *m, bool on);
 int ctl_set_default_pvid(const struct xdpbr_maps *m, uint16_t pvid, int egress_fd);
 
+/* Storm control limits of a port (pps per class, 0 = none); the per-CPU
+ * shares are derived here. */
+int ctl_storm_get(const struct xdpbr_maps *m, uint32_t ifindex, struct xdpbr_storm *s);
+int ctl_storm_set(const struct xdpbr_maps *m, uint32_t ifindex,
+		  const uint32_t pps[XDPBR_STORM__MAX]);
+
 /* Removes a port from every map and flushes all its FDB entries. */
 int ctl_port_remove(const struct xdpbr_maps *m, uint32_t ifindex);
 

@@ -26,6 +26,7 @@ static const struct {
 	{ XDPBR_MAP_EVBUDGET,	offsetof(struct xdpbr_maps, evbudget) },
 	{ XDPBR_MAP_BRIDGE,	offsetof(struct xdpbr_maps, bridge) },
 	{ XDPBR_MAP_VLANS,	offsetof(struct xdpbr_maps, vlans) },
+	{ XDPBR_MAP_STORM,	offsetof(struct xdpbr_maps, storm) },
 };
 
 #define MAP_FD(m, i) ((int *)((char *)(m) + map_pins[i].off))

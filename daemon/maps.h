@@ -17,6 +17,7 @@ struct xdpbr_maps {
 	int evbudget;
 	int bridge;
 	int vlans;
+	int storm;
 };
 
 /* Opens the maps pinned under /sys/fs/bpf/xdpbr/<bridge>/. 0 or -errno;

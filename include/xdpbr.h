@@ -43,6 +43,8 @@
 #define XDPBR_MAP_EVENTS	"xdpbr_events"
 #define XDPBR_MAP_EVBUDGET	"xdpbr_evbudget"
 #define XDPBR_MAP_BRIDGE	"xdpbr_bridge"
+#define XDPBR_MAP_STORM		"xdpbr_storm"
+#define XDPBR_MAP_STORM_STATE	"xdpbr_storm_state"	/* datapath-only */
 #define XDPBR_MAP_XMIT_SEEN	"xdpbr_xmit_seen"	/* datapath-only */
 #define XDPBR_PIN_LINK_XMIT	"link_devmap_xmit"
 #define XDPBR_PIN_LINK_REDIR	"link_redirect_err"
@@ -154,6 +156,9 @@ struct xdpbr_config {
 	X(DROP_ISOLATED,	"drop_isolated")			\
 	X(DROP_VLAN,		"drop_vlan_filtered")			\
 	X(DROP_8021AD,		"drop_8021ad")				\
+	X(DROP_STORM_BCAST,	"drop_storm_broadcast")			\
+	X(DROP_STORM_MCAST,	"drop_storm_multicast")			\
+	X(DROP_STORM_UNKNOWN,	"drop_storm_unknown")			\
 	X(DROP_REDIRECT,	"drop_redirect")			\
 	X(LEARNED,		"learned")				\
 	X(MOVED,		"moved")				\
@@ -180,6 +185,32 @@ enum xdpbr_counter {
  * is learned, moves or is deleted; the daemon recounts it from the table on
  * each full ageing sweep, so a drift from a race is bounded and temporary. */
 #define XDPBR_LEARNED_TOTAL	0
+
+/*
+ * Storm control: per-port limits on flooded frames, per class, in packets
+ * per second (xdpbr_storm, ARRAY by slot; 0 = no limit). Enforced with a
+ * token bucket per CPU and port (no shared write): each CPU gets an even
+ * share of the limit, pps_cpu, which user space computes. A port whose
+ * frames all arrive on one CPU is therefore held to pps / ncpus; the bucket
+ * holds XDPBR_STORM_BURST_MS worth of frames.
+ */
+enum xdpbr_storm_class {
+	XDPBR_STORM_BCAST,
+	XDPBR_STORM_MCAST,
+	XDPBR_STORM_UNKNOWN,
+	XDPBR_STORM__MAX,
+};
+#define XDPBR_STORM_BURST_MS	100
+
+struct xdpbr_storm {
+	__u32 pps[XDPBR_STORM__MAX];		/* configured limit, 0 = none */
+	__u32 pps_cpu[XDPBR_STORM__MAX];	/* each CPU's share (>= 1 if pps) */
+};
+
+struct xdpbr_storm_bucket {
+	__u64 last_ns[XDPBR_STORM__MAX];
+	__u64 tokens[XDPBR_STORM__MAX];		/* frames * 1e9 */
+};
 
 /* FDB events from the datapath (ring buffer xdpbr_events: learn, move)
  * and, with the same layout, from the daemon to `xdpbr monitor` (age, and
@@ -233,6 +264,7 @@ _Static_assert(sizeof(struct xdpbr_port) == 16, "port layout");
 _Static_assert(sizeof(struct xdpbr_config) == 24, "config layout");
 _Static_assert(sizeof(struct xdpbr_vlan_port) == 1024, "vlan layout");
 _Static_assert(sizeof(struct xdpbr_event) == 32, "event layout");
+_Static_assert(sizeof(struct xdpbr_storm) == 24, "storm layout");
 _Static_assert(XDPBR_MAX_PORTS <= 65535, "slot must fit fdb_val.slot");
 #endif
 
