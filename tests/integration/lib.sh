@@ -285,7 +285,7 @@ port_counter()
 # counter_names: the counter names of include/xdpbr.h, one per line.
 counter_names()
 {
-	sed -n 's/^[[:space:]]*X([A-Z_]*,[[:space:]]*"\([a-z_]*\)").*/\1/p' "$XDPBR_H"
+	sed -n 's/^[[:space:]]*X([A-Z0-9_]*,[[:space:]]*"\([a-z0-9_]*\)").*/\1/p' "$XDPBR_H"
 }
 
 # ---------------------------------------------------------------- processes
@@ -461,6 +461,8 @@ xt_cleanup()
 	if [ -e "$PIN_DIR" ]; then
 		rm -rf "$PIN_DIR"
 	fi
+	# the event socket of a daemon that was killed, not stopped
+	rm -f "/run/xdpbr/$BR.sock"
 	rm -rf "$XT_TMP"
 	return 0
 }
@@ -474,6 +476,7 @@ xt_check_leftovers()
 		ip netns list | grep "^xt$ID-"
 		ip -br link | grep "^xt${ID}p"
 		[ -e "$PIN_DIR" ] && echo "$PIN_DIR"
+		[ -e "/run/xdpbr/$BR.sock" ] && echo "/run/xdpbr/$BR.sock"
 	} 2>&1)
 	if [ -z "$left" ]; then
 		pass "cleanup leaves no namespaces, links or pins"
@@ -715,7 +718,8 @@ pfx_cap_count()
 # (every INTERVAL s, default 0.02) in the background.
 pfx_ping_start()
 {
-	hexec "$2" ping -n -i "${4:-0.02}" "${IP4[$3]}" \
+	# Not through hexec: $! must be ping itself, not a subshell around it.
+	ip netns exec "${NS[$2]}" ping -n -i "${4:-0.02}" "${IP4[$3]}" \
 		>"$XT_TMP/ping.$1.out" 2>&1 &
 	PFX_PING_PID[$1]=$!
 	XT_PIDS+=("$!")
@@ -909,7 +913,8 @@ obs_get()
 }
 
 # obs_req METHOD PATH [CURL-ARG...]: one request; prints the status code
-# (000: no answer). Headers in $XT_TMP/obs.hdr, body in $XT_TMP/obs.body.
+# (000: no answer). Headers in $XT_TMP/obs.hdr, body in $XT_TMP/obs.body,
+# curl's complaints in $XT_TMP/obs.err.
 obs_req()
 {
 	local method=$1 path=$2 how
@@ -922,7 +927,8 @@ obs_req()
 	: >"$XT_TMP/obs.hdr"
 	: >"$XT_TMP/obs.body"
 	curl -sS --max-time 5 "${how[@]}" "$@" -D "$XT_TMP/obs.hdr" \
-		-o "$XT_TMP/obs.body" -w '%{http_code}' "$(obs_url "$path")" 2>/dev/null
+		-o "$XT_TMP/obs.body" -w '%{http_code}' "$(obs_url "$path")" \
+		2>"$XT_TMP/obs.err"
 }
 
 # obs_header NAME: the value of header NAME in the last obs_req answer.
@@ -961,6 +967,22 @@ obs_counter_names()
 {
 	sed -n 's/^[[:space:]]*X([A-Z0-9_]*,[[:space:]]*"\([a-z0-9_]*\)").*/\1/p' \
 		"$XDPBR_H" | jq -R . | jq -sc .
+}
+
+# obs_outcome_names: the outcome counters of xdpbr.h as a JSON array: those
+# from XDPBR_CNT_OUTCOME_FIRST to XDPBR_CNT_OUTCOME_LAST in the table (not
+# every flood_* is an outcome: flood_filtered counts refused copies).
+obs_outcome_names()
+{
+	local first last
+	first=$(awk '$2 == "XDPBR_CNT_OUTCOME_FIRST" { print $3 }' "$XDPBR_H")
+	last=$(awk '$2 == "XDPBR_CNT_OUTCOME_LAST" { print $3 }' "$XDPBR_H")
+	sed -n 's/^[[:space:]]*X(\([A-Z0-9_]*\),[[:space:]]*"\([a-z0-9_]*\)").*/XDPBR_CNT_\1 \2/p' \
+		"$XDPBR_H" |
+		awk -v first="$first" -v last="$last" '
+			$1 == first { on = 1 }
+			on { print $2 }
+			$1 == last { on = 0 }' | jq -R . | jq -sc .
 }
 
 # obs_cli_ports: the port elements of `xdpbr -b $BR -j stats` (JSON array).
