@@ -16,7 +16,7 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	    -Wformat=2 -Wshadow -Wstrict-prototypes
 CPPFLAGS += -Iinclude -Idaemon -I$(BUILD) -D_GNU_SOURCE -MMD -MP
-LDLIBS   += -lbpf -lelf -lz -lmnl -ljson-c -linih -lsystemd -lmicrohttpd -lpthread
+LDLIBS   += -lbpf -lelf -lz -lmnl -ljson-c -linih -lsystemd -lmicrohttpd -lcap-ng -lpthread
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	      -Iinclude -Ibpf $(if $(MULTIARCH),-I/usr/include/$(MULTIARCH)) -MMD -MP
@@ -28,7 +28,7 @@ SKEL     := $(BUILD)/xdpbr.skel.h
 LIB_SRCS := daemon/log.c daemon/util.c daemon/maps.c daemon/fdb.c \
 	    daemon/ports.c daemon/stats.c daemon/bridge.c daemon/netlink.c \
 	    daemon/json.c daemon/ctl.c daemon/config.c daemon/report.c \
-	    daemon/events.c daemon/http.c
+	    daemon/events.c daemon/http.c daemon/privs.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libxdpbr.a
 

@@ -522,9 +522,14 @@ static void detach_one(struct bridge *br, uint32_t ifindex)
 
 	if (xdp_query(ifindex, &id, &mode) || !prog_is_ours(br, id))
 		return;		/* gone, or someone else's program now: leave it */
-	ao.old_prog_fd = bpf_prog_get_fd_by_id(id);
-	if (ao.old_prog_fd < 0)
+	/* Our own program by the fd we hold: a daemon that dropped
+	 * CAP_SYS_ADMIN can't turn an id into an fd. */
+	ao.old_prog_fd = id == br->prog_rx_id ? dup(br->prog_rx_fd) : bpf_prog_get_fd_by_id(id);
+	if (ao.old_prog_fd < 0) {
+		log_warn("Couldn't detach XDP from '%s': %s", if_indextoname(ifindex, name) ?: "?",
+			 strerror(errno));
 		return;
+	}
 	if (bpf_xdp_detach((int)ifindex, XDP_FLAGS_REPLACE |
 			   (mode == XDPBR_MODE_GENERIC ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE),
 			   &ao))

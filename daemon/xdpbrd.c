@@ -29,6 +29,7 @@
 #include "json.h"
 #include "log.h"
 #include "netlink.h"
+#include "privs.h"
 #include "util.h"
 
 /* One ageing step per tick looks at no more than this many entries: a
@@ -518,6 +519,14 @@ static int run(struct daemon *d)
 	return 0;
 }
 
+/* Whether the endpoint's port needs CAP_NET_BIND_SERVICE. */
+static bool listen_port_low(const char *listen)
+{
+	const char *colon = strrchr(listen, ':');
+
+	return strcmp(listen, "none") && colon && atoi(colon + 1) < 1024;
+}
+
 /* The HTTP endpoint, the event stream and the ring buffer reader. None is
  * needed to forward: a failure is a warning, and the bridge runs on. */
 static void start_services(struct daemon *d)
@@ -763,6 +772,7 @@ int main(int argc, char **argv)
 	sigaddset(&block, SIGHUP);
 	sigprocmask(SIG_BLOCK, &block, NULL);
 
+	privs_drop(listen_port_low(listen_of(&d, &d.cfg)));
 	log_info("bridge %s: forwarding on %d ports (%s, state in %s)", name, d.br.nports,
 		 d.br.adopted ? "adopted the pinned bridge" : "new bridge", d.br.dir);
 	sd_notifyf(0, "READY=1\nSTATUS=forwarding on %d ports", d.br.nports);

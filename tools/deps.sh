@@ -6,7 +6,7 @@ set -euo pipefail
 PKGS=(
 	clang llvm make gcc pkg-config
 	libbpf-dev libxdp-dev xdp-tools bpftool libelf-dev zlib1g-dev
-	libcmocka-dev libjson-c-dev libmnl-dev libinih-dev libsystemd-dev libmicrohttpd-dev
+	libcmocka-dev libjson-c-dev libmnl-dev libinih-dev libsystemd-dev libmicrohttpd-dev libcap-ng-dev
 	iproute2 ethtool tcpdump iputils-ping arping iperf3 jq curl
 	procps kmod prometheus
 )
