@@ -665,3 +665,45 @@ int bridge_del_port(struct bridge *br, const char *ifname)
 		log_info("port %s (ifindex %u) removed from bridge %s", ifname, ifindex, br->name);
 	return err;
 }
+
+/*
+ * Someone removed the pins (rm -r, or unmounted bpffs): the bridge goes on
+ * forwarding, since the programs hold the maps, but the CLI and a later
+ * daemon would not find it. Put the pins back from the maps this daemon
+ * holds; that needs bpffs mounted, which after start-up only root outside
+ * can do again.
+ */
+int bridge_pins_check(struct bridge *br)
+{
+	char path[PATH_MAX];
+	struct bpf_map *map;
+	struct statfs st;
+	int err;
+
+	if (!br->skel || pin_path(path, sizeof(path), br->name, XDPBR_MAP_FDB))
+		return 0;
+	if (!access(path, F_OK))
+		return 0;
+	if (statfs(BPFFS, &st) || st.f_type != BPF_FS_MAGIC)
+		return -ENOENT;		/* bpffs is gone: nothing to pin into */
+	err = mkdir_private(XDPBR_PIN_ROOT);
+	if (!err)
+		err = mkdir_private(br->dir);
+	if (err)
+		return err;
+	bpf_object__for_each_map(map, br->skel->obj) {
+		const char *name = bpf_map__name(map);
+
+		if (strncmp(name, "xdpbr_", 6) || pin_path(path, sizeof(path), br->name, name))
+			continue;	/* .rodata and friends are not state */
+		if (bpf_obj_pin(bpf_map__fd(map), path) && errno != EEXIST)
+			return -errno;
+	}
+	err = pin_prog(br, br->skel->progs.xdpbr_rx, XDPBR_PIN_PROG_RX);
+	if (!err)
+		err = pin_prog(br, br->skel->progs.xdpbr_egress, XDPBR_PIN_PROG_EGRESS);
+	if (err)
+		return err;
+	attach_tracepoints(br);	/* their links lived by their pins */
+	return 1;
+}

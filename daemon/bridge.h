@@ -72,6 +72,10 @@ void bridge_close_pinned(struct bridge *br);
 /* Detaches a port, removes it from the maps and flushes its FDB entries. */
 int bridge_del_port(struct bridge *br, const char *ifname);
 
+/* Puts back the bridge's pins if they were removed. 0: all there; 1: put
+ * back; -ENOENT: bpffs is not mounted; -errno. */
+int bridge_pins_check(struct bridge *br);
+
 /* XDP program attached to ifindex and its mode (enum xdpbr_mode). */
 int xdp_query(uint32_t ifindex, uint32_t *prog_id, uint32_t *mode);
 

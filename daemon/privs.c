@@ -11,7 +11,7 @@ int privs_drop(bool bind_low_port)
 {
 	capng_clear(CAPNG_SELECT_BOTH);
 	if (capng_updatev(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED | CAPNG_BOUNDING_SET,
-			  CAP_BPF, CAP_NET_ADMIN, -1) ||
+			  CAP_BPF, CAP_NET_ADMIN, CAP_PERFMON, -1) ||
 	    (bind_low_port &&
 	     capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED | CAPNG_BOUNDING_SET,
 			  CAP_NET_BIND_SERVICE)))
@@ -20,7 +20,7 @@ int privs_drop(bool bind_low_port)
 		log_warn("Couldn't drop capabilities; running with all of root's");
 		return -EPERM;
 	}
-	log_debug("capabilities now: CAP_BPF, CAP_NET_ADMIN%s",
+	log_debug("capabilities now: CAP_BPF, CAP_NET_ADMIN, CAP_PERFMON%s",
 		  bind_low_port ? ", CAP_NET_BIND_SERVICE" : "");
 	return 0;
 }

@@ -13,11 +13,13 @@
  *                  kernel.unprivileged_bpf_disabled
  *   CAP_NET_ADMIN  attaching and detaching XDP on ports that come and go,
  *                  and link events
+ *   CAP_PERFMON    re-attaching the drop-counting tracepoints when their
+ *                  pinned links were removed (see bridge_pins_check)
  *   CAP_NET_BIND_SERVICE  only when the stats endpoint's port is below 1024
  *
  * Given up: CAP_SYS_ADMIN (mounting bpffs/tracefs, entering other network
- * namespaces, turning program ids into fds), CAP_PERFMON (tracepoints),
- * CAP_DAC_OVERRIDE and everything else. Without them, a veth port added
+ * namespaces, turning program ids into fds), CAP_DAC_OVERRIDE and
+ * everything else. Without them, a veth port added
  * while running is not checked for a peer that can't receive (the check
  * enters the peer's namespace) and a port that still runs an earlier
  * program of this bridge can't be taken over until a restart.

@@ -63,6 +63,7 @@ struct daemon {
 	struct http http;
 	struct events events;
 	struct ring_buffer *rb;		/* learn/move events from the datapath */
+	bool pins_lost;			/* said so already */
 	/* Move log rate limit: a flapping MAC is the classic loop symptom;
 	 * say so, but at most MOVE_LOG_BURST lines per MOVE_LOG_PERIOD_S. */
 	uint64_t move_window_ns;
@@ -432,6 +433,26 @@ static void on_deleted(const struct xdpbr_fdb_key *k, const struct xdpbr_fdb_val
 	emit_deleted(arg, XDPBR_EV_FLUSH, k, v);
 }
 
+/* The pins are the bridge's name for everyone else: keep them there. */
+static void check_pins(struct daemon *d)
+{
+	int ret = bridge_pins_check(&d->br);
+
+	if (ret == 1) {
+		log_warn("the pins of bridge %s were removed: pinned its maps and programs "
+			 "again in %s", d->br.name, d->br.dir);
+		d->pins_lost = false;
+	} else if (ret < 0 && !d->pins_lost) {
+		/* Said once; forwarding is not affected. */
+		log_warn("the pins of bridge %s are gone and can't be put back (%s)%s; the "
+			 "bridge keeps forwarding, but xdpbr and a restarted xdpbrd won't find "
+			 "it until they are", d->br.name, strerror(-ret),
+			 ret == -ENOENT ? ": bpffs is not mounted on /sys/fs/bpf; mount it with "
+			 "'mount -t bpf bpf /sys/fs/bpf' and they will be" : "");
+		d->pins_lost = true;
+	}
+}
+
 static uint64_t cpu_ns(void)
 {
 	struct timespec ts;
@@ -514,6 +535,7 @@ static int run(struct daemon *d)
 		if (mono_ns() >= next_age) {
 			next_age = mono_ns() + AGE_TICK_MS * 1000000ULL;
 			age_step(d);
+			check_pins(d);
 		}
 	}
 	return 0;
