@@ -71,8 +71,9 @@ static int mkdir_private(const char *path)
  * Tracepoints that count what the kernel drops after the program decided
  * (xmit drops per egress port, failed redirects). Their links are pinned
  * with the bridge, so they outlive a crash of the daemon; a new daemon
- * replaces them with its own. Not being able to attach them costs only
- * those two counters: warn and go on.
+ * replaces them with its own. The daemon keeps its links open too, so that
+ * pins removed by hand can be put back from them. Not being able to attach
+ * them costs only those two counters: warn and go on.
  */
 static void attach_tracepoints(struct bridge *br)
 {
@@ -91,22 +92,35 @@ static void attach_tracepoints(struct bridge *br)
 			log_debug("Couldn't mount tracefs on %s: %s", TRACEFS, strerror(errno));
 	for (size_t i = 0; i < ARRAY_SIZE(tps); i++) {
 		struct bpf_program *prog = *(struct bpf_program **)((char *)br->skel + tps[i].prog_off);
-		struct bpf_link *link;
 
 		if (pin_path(path, sizeof(path), br->name, tps[i].pin))
 			continue;
-		unlink(path);		/* the previous daemon's link, if any */
-		link = bpf_program__attach(prog);
-		if (!link) {
-			log_warn("Couldn't attach %s: %s; tx_dropped and redirect_errors "
-				 "will not be counted", bpf_program__section_name(prog),
-				 strerror(errno));
-			continue;
+		if (!br->tp_links[i]) {
+			unlink(path);	/* the previous daemon's link, if any */
+			br->tp_links[i] = bpf_program__attach(prog);
+			if (!br->tp_links[i]) {
+				log_warn("Couldn't attach %s: %s; tx_dropped and redirect_errors "
+					 "will not be counted", bpf_program__section_name(prog),
+					 strerror(errno));
+				continue;
+			}
 		}
-		if (bpf_link__pin(link, path))
+		if (bpf_obj_pin(bpf_link__fd(br->tp_links[i]), path) && errno != EEXIST)
 			log_warn("Couldn't pin %s: %s", path, strerror(errno));
-		bpf_link__disconnect(link);	/* the pin (or exit) decides its life */
-		bpf_link__destroy(link);
+	}
+}
+
+/* Closes the daemon's handles on the tracepoint links; keep: leave them
+ * attached (their pins hold them). */
+static void release_tracepoints(struct bridge *br, bool keep)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(br->tp_links); i++) {
+		if (!br->tp_links[i])
+			continue;
+		if (keep)
+			bpf_link__disconnect(br->tp_links[i]);
+		bpf_link__destroy(br->tp_links[i]);
+		br->tp_links[i] = NULL;
 	}
 }
 
@@ -564,6 +578,7 @@ void bridge_close(struct bridge *br, bool keep, bool failed)
 		unpin_all(br);
 		log_info("bridge %s: detached from all ports, pins removed", br->name);
 	}
+	release_tracepoints(br, keep && !failed);
 	xdpbr__destroy(br->skel);
 	br->skel = NULL;
 }

@@ -26,6 +26,7 @@ struct bridge_port {
 };
 
 struct xdpbr;				/* the skeleton */
+struct bpf_link;
 
 struct bridge {
 	char name[IF_NAMESIZE];
@@ -36,6 +37,7 @@ struct bridge {
 	int prog_egress_fd;
 	uint32_t prog_rx_id;
 	uint32_t fdb_map_id;		/* identifies this bridge's programs */
+	struct bpf_link *tp_links[2];	/* drop-counting tracepoints */
 	bool adopted;			/* pins existed: never remove them on failure */
 	enum attach_mode mode;
 	struct bridge_port ports[XDPBR_MAX_PORTS];
