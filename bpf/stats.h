@@ -6,6 +6,21 @@
 
 #include "maps.h"
 
+/* The port behind ifindex, or NULL. */
+static __always_inline struct xdpbr_port *port_of(__u32 ifindex)
+{
+	struct xdpbr_port *p;
+	__u32 *slot;
+
+	if (ifindex >= XDPBR_IFINDEX_FAST)
+		return bpf_map_lookup_elem(&xdpbr_ports, &ifindex);
+	slot = bpf_map_lookup_elem(&xdpbr_ifslot, &ifindex);
+	if (!slot || !*slot)
+		return NULL;
+	p = bpf_map_lookup_elem(&xdpbr_portcfg, slot);
+	return p && p->slot ? p : NULL;
+}
+
 static __always_inline struct xdpbr_stats *stats_of(__u32 slot)
 {
 	return bpf_map_lookup_elem(&xdpbr_stats, &slot);

@@ -116,7 +116,7 @@ static __always_inline int isolated_pair(const struct xdpbr_port *in, __u32 out_
 
 	if (!(in->flags & XDPBR_PORT_ISOLATED))
 		return 0;
-	out = bpf_map_lookup_elem(&xdpbr_ports, &out_ifindex);
+	out = port_of(out_ifindex);
 	return out && (out->flags & XDPBR_PORT_ISOLATED);
 }
 
@@ -138,7 +138,7 @@ int xdpbr_rx(struct xdp_md *ctx)
 	__u64 now;
 	__u32 slot;
 
-	port = bpf_map_lookup_elem(&xdpbr_ports, &ifindex);
+	port = port_of(ifindex);
 	slot = port ? port->slot : 0;
 	st = stats_of(slot);
 	if (st) {
@@ -242,12 +242,12 @@ int xdpbr_egress(struct xdp_md *ctx)
 	struct xdpbr_config *cfg;
 	struct xdpbr_stats *st;
 
-	port = bpf_map_lookup_elem(&xdpbr_ports, &ifindex);
+	port = port_of(ifindex);
 	if (!port)
 		return XDP_PASS;
 	st = stats_of(port->slot);
 	if (port->flags & XDPBR_PORT_ISOLATED && in_ifindex != ifindex) {
-		in = bpf_map_lookup_elem(&xdpbr_ports, &in_ifindex);
+		in = port_of(in_ifindex);
 		if (in && in->flags & XDPBR_PORT_ISOLATED) {
 			count(st, XDPBR_CNT_FLOOD_FILTERED);
 			return XDP_DROP;
@@ -321,7 +321,7 @@ int xdpbr_xmit(struct devmap_xmit_args *a)
 	struct xdpbr_stats *st;
 	__u64 *seen, filtered, drops;
 
-	port = bpf_map_lookup_elem(&xdpbr_ports, &ifindex);
+	port = port_of(ifindex);
 	if (!port)
 		return 0;
 	slot = port->slot;
@@ -354,7 +354,7 @@ int xdpbr_redirect_err(struct redirect_err_args *a)
 	__u32 ifindex = (__u32)a->ifindex;
 	struct xdpbr_port *port;
 
-	port = bpf_map_lookup_elem(&xdpbr_ports, &ifindex);
+	port = port_of(ifindex);
 	if (port)
 		count(stats_of(port->slot), XDPBR_CNT_REDIRECT_ERRORS);
 	return 0;

@@ -207,7 +207,8 @@ static void unpin_all(struct bridge *br)
 		XDPBR_MAP_TX, XDPBR_MAP_FLOOD_BC, XDPBR_MAP_FLOOD_MC,
 		XDPBR_MAP_FLOOD_UU, XDPBR_MAP_LEARNED, XDPBR_MAP_EVENTS,
 		XDPBR_MAP_EVBUDGET, XDPBR_MAP_BRIDGE, XDPBR_MAP_VLANS, XDPBR_MAP_XMIT_SEEN,
-		XDPBR_MAP_STORM, XDPBR_MAP_STORM_STATE,
+		XDPBR_MAP_STORM, XDPBR_MAP_STORM_STATE, XDPBR_MAP_IFSLOT,
+		XDPBR_MAP_PORTCFG,
 		XDPBR_PIN_PROG_RX,
 		XDPBR_PIN_PROG_EGRESS, XDPBR_PIN_LINK_XMIT, XDPBR_PIN_LINK_REDIR,
 	};
@@ -328,6 +329,8 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 		.bridge = bpf_map__fd(br->skel->maps.xdpbr_bridge),
 		.vlans = bpf_map__fd(br->skel->maps.xdpbr_vlans),
 		.storm = bpf_map__fd(br->skel->maps.xdpbr_storm),
+		.ifslot = bpf_map__fd(br->skel->maps.xdpbr_ifslot),
+		.portcfg = bpf_map__fd(br->skel->maps.xdpbr_portcfg),
 	};
 	br->prog_rx_fd = bpf_program__fd(br->skel->progs.xdpbr_rx);
 	br->prog_egress_fd = bpf_program__fd(br->skel->progs.xdpbr_egress);
@@ -512,9 +515,9 @@ int bridge_add_port(struct bridge *br, const char *ifname)
 	}
 	/* Record the mode it really runs in. */
 	struct xdpbr_port p;
-	if (!bpf_map_lookup_elem(br->maps.ports, &ifindex, &p)) {
-		p.mode = mode;
-		bpf_map_update_elem(br->maps.ports, &ifindex, &p, 0);
+	if (!ctl_port_get(&br->maps, ifindex, &p)) {
+		p.mode = (uint16_t)mode;
+		ctl_port_write(&br->maps, ifindex, &p);
 	}
 
 	bp = &br->ports[br->nports++];

@@ -103,6 +103,33 @@ int ctl_port_get(const struct xdpbr_maps *m, uint32_t ifindex, struct xdpbr_port
 	return 0;
 }
 
+int ctl_port_write(const struct xdpbr_maps *m, uint32_t ifindex, const struct xdpbr_port *p)
+{
+	/* The port first, then the way to it: a frame never finds a slot
+	 * whose port is not written yet. */
+	if (p->slot >= XDPBR_MAX_PORTS)
+		return -EINVAL;
+	if (bpf_map_update_elem(m->portcfg, &p->slot, p, 0))
+		return -errno;
+	if (ifindex < XDPBR_IFINDEX_FAST &&
+	    bpf_map_update_elem(m->ifslot, &ifindex, &p->slot, 0))
+		return -errno;
+	return bpf_map_update_elem(m->ports, &ifindex, p, 0) ? -errno : 0;
+}
+
+/* The reverse of ctl_port_write: the way to the port first. */
+static void port_erase(const struct xdpbr_maps *m, uint32_t ifindex, uint32_t slot)
+{
+	struct xdpbr_port none = { 0 };
+	__u32 zero = 0;
+
+	if (ifindex < XDPBR_IFINDEX_FAST)
+		bpf_map_update_elem(m->ifslot, &ifindex, &zero, 0);
+	if (slot < XDPBR_MAX_PORTS)
+		bpf_map_update_elem(m->portcfg, &slot, &none, 0);
+	bpf_map_delete_elem(m->ports, &ifindex);
+}
+
 int ctl_fdb_add(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
 		uint32_t ifindex, bool is_static)
 {
@@ -346,8 +373,9 @@ int ctl_port_apply(const struct xdpbr_maps *m, uint32_t ifindex,
 	int err;
 
 	was_up = !ctl_port_get(m, ifindex, &old) && !(old.flags & XDPBR_PORT_DOWN);
-	if (bpf_map_update_elem(m->ports, &ifindex, p, 0))
-		return -errno;
+	err = ctl_port_write(m, ifindex, p);
+	if (err)
+		return err;
 	err = devmap_set(m->tx, p->slot, ifindex, 0, up);
 	if (!err)
 		err = devmap_set(m->flood_bc, ifindex, ifindex, egress_fd,
@@ -384,8 +412,7 @@ int ctl_port_remove(const struct xdpbr_maps *m, uint32_t ifindex)
 	err = ctl_fdb_flush(m, &f);
 	if (err < 0)
 		return err;
-	if (bpf_map_delete_elem(m->ports, &ifindex) && errno != ENOENT)
-		return -errno;
+	port_erase(m, ifindex, p.slot);
 	if (p.slot < XDPBR_MAX_PORTS) {
 		/* the slot starts afresh for its next port */
 		struct xdpbr_storm no_limits = { 0 };
@@ -468,7 +495,7 @@ static int port_set_pvid(const struct xdpbr_maps *m, uint32_t ifindex,
 			 struct xdpbr_port *p, uint16_t pvid)
 {
 	p->pvid = pvid;
-	return bpf_map_update_elem(m->ports, &ifindex, p, BPF_EXIST) ? -errno : 0;
+	return ctl_port_write(m, ifindex, p);
 }
 
 int ctl_vlan_add(const struct xdpbr_maps *m, uint32_t ifindex, uint16_t from,

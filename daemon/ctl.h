@@ -82,6 +82,10 @@ int ctl_config_set(const struct xdpbr_maps *m, const struct xdpbr_config *c);
 /* A port's entry. -ENODEV if ifindex is not a port. */
 int ctl_port_get(const struct xdpbr_maps *m, uint32_t ifindex, struct xdpbr_port *p);
 
+/* Writes a port's entry to the port table and its per-packet mirror
+ * (xdpbr_portcfg by slot, xdpbr_ifslot by ifindex). */
+int ctl_port_write(const struct xdpbr_maps *m, uint32_t ifindex, const struct xdpbr_port *p);
+
 /*
  * Writes a port's entry and makes the egress maps agree with it: the port is
  * in xdpbr_tx and in each flood set whose flag it has, unless it is

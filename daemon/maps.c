@@ -27,6 +27,8 @@ static const struct {
 	{ XDPBR_MAP_BRIDGE,	offsetof(struct xdpbr_maps, bridge) },
 	{ XDPBR_MAP_VLANS,	offsetof(struct xdpbr_maps, vlans) },
 	{ XDPBR_MAP_STORM,	offsetof(struct xdpbr_maps, storm) },
+	{ XDPBR_MAP_IFSLOT,	offsetof(struct xdpbr_maps, ifslot) },
+	{ XDPBR_MAP_PORTCFG,	offsetof(struct xdpbr_maps, portcfg) },
 };
 
 #define MAP_FD(m, i) ((int *)((char *)(m) + map_pins[i].off))

@@ -18,6 +18,8 @@ struct xdpbr_maps {
 	int bridge;
 	int vlans;
 	int storm;
+	int ifslot;
+	int portcfg;
 };
 
 /* Opens the maps pinned under /sys/fs/bpf/xdpbr/<bridge>/. 0 or -errno;

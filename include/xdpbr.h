@@ -16,6 +16,11 @@
 #ifndef XDPBR_MAX_PORTS
 #define XDPBR_MAX_PORTS 64		/* ports per bridge; slot 0 is reserved */
 #endif
+/* ifindexes below this find their port through two array lookups
+ * (xdpbr_ifslot, xdpbr_portcfg); larger ones through the xdpbr_ports hash. */
+#ifndef XDPBR_IFINDEX_FAST
+#define XDPBR_IFINDEX_FAST 65536
+#endif
 #ifndef XDPBR_FDB_SIZE
 #define XDPBR_FDB_SIZE 65536		/* default FDB capacity (daemon may resize) */
 #endif
@@ -32,6 +37,8 @@
  * under the same names. */
 #define XDPBR_MAP_FDB		"xdpbr_fdb"
 #define XDPBR_MAP_PORTS		"xdpbr_ports"
+#define XDPBR_MAP_IFSLOT	"xdpbr_ifslot"
+#define XDPBR_MAP_PORTCFG	"xdpbr_portcfg"
 #define XDPBR_MAP_STATS		"xdpbr_stats"
 #define XDPBR_MAP_CONFIG	"xdpbr_config"
 #define XDPBR_MAP_TX		"xdpbr_tx"

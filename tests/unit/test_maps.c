@@ -21,7 +21,7 @@ static const char *const names[] = {
 	XDPBR_MAP_FDB, XDPBR_MAP_PORTS, XDPBR_MAP_STATS, XDPBR_MAP_CONFIG,
 	XDPBR_MAP_TX, XDPBR_MAP_FLOOD_BC, XDPBR_MAP_FLOOD_MC, XDPBR_MAP_FLOOD_UU,
 	XDPBR_MAP_LEARNED, XDPBR_MAP_EVENTS, XDPBR_MAP_EVBUDGET, XDPBR_MAP_BRIDGE,
-	XDPBR_MAP_VLANS, XDPBR_MAP_STORM,
+	XDPBR_MAP_VLANS, XDPBR_MAP_STORM, XDPBR_MAP_IFSLOT, XDPBR_MAP_PORTCFG,
 };
 #define NMAPS (sizeof(names) / sizeof(names[0]))
 _Static_assert(NMAPS * sizeof(int) == sizeof(struct xdpbr_maps), "one name per map");
@@ -87,7 +87,7 @@ static void test_open_all(void **state)
 			fail_msg("field %zu opened the wrong pin", i);
 	}
 	assert_int_equal(mock_map_len(m.fdb), 1);
-	assert_int_equal(mock_map_len(m.storm), NMAPS);
+	assert_int_equal(mock_map_len(m.portcfg), NMAPS);
 
 	maps_close(&m);
 	assert_all_closed(&m);
