@@ -418,8 +418,16 @@ $(cat "$err")"
 # cap_wait KEY: wait for capture KEY to end; prints how many packets it saw.
 cap_wait()
 {
-	local key=$1
-	wait "${CAP_PID[$key]}" 2>/dev/null
+	local key=$1 pid=${CAP_PID[$1]} k
+	# Called as n=$(cap_wait KEY), in a subshell where the capture is no
+	# child and `wait` returns at once: poll until it has exited (its
+	# timeout bounds this), so a capture that must see nothing has run
+	# for its whole time.
+	wait "$pid" 2>/dev/null
+	for ((k = 0; k < 600; k++)); do
+		proc_alive "$pid" || break
+		sleep 0.05
+	done
 	# A packet is a line starting with its timestamp; continuation lines
 	# (hex dumps) are indented, and tcpdump adds an empty line when killed.
 	grep -c '^[0-9]' "$XT_TMP/cap.$key.out"
@@ -634,6 +642,7 @@ pfx_send()
 }
 
 # pfx_link_json [DEV]: `xdpbr -b $BR -j link show [dev DEV]`.
+# shellcheck disable=SC2120 # the device is optional
 pfx_link_json()
 {
 	"$XDPBR" -b "$BR" -j link show ${1:+dev "$1"}
@@ -643,6 +652,7 @@ pfx_link_json()
 # ("null" when DEV is not listed).
 pfx_link_field()
 {
+	# shellcheck disable=SC2119 # the whole list
 	pfx_link_json | jq -c --arg d "$1" --arg f "$2" \
 		'first((.[] | select(.ifname == $d) | .[$f]), null)'
 }
@@ -657,6 +667,7 @@ pfx_link_is()
 # pfx_listed DEV: `xdpbr link show` lists DEV.
 pfx_listed()
 {
+	# shellcheck disable=SC2119 # the whole list
 	pfx_link_json | jq -e --arg d "$1" 'any(.[]; .ifname == $d)' >/dev/null
 }
 
@@ -686,32 +697,76 @@ pfx_fdb_count()
 		'[.[] | select(.ifname == $p and ($s == "any" or .state == $s))] | length'
 }
 
-# pfx_cap_start_in KEY I FILTER [SECONDS] [COUNT]: like cap_start, but only
-# frames host I's e0 receives (tcpdump -Q in), not those it sends.
-pfx_cap_start_in()
+# Captures that are ready when they return, and counted after they end.
+#
+# tcpdump prints "listening on" a little before it really receives: a frame
+# sent right after cap_start returns is missed now and then (measured here:
+# 3 in 10 rounds). pfx_cap therefore waits until the capture has seen a
+# probe: a frame to PFX_PROBE (EtherType 0x88b6) sent from the root
+# namespace out of the host's port straight to its e0, past the bridge.
+# Probes are left out of every count.
+declare -A PFX_CAP_WANT=()	# COUNT of each pfx_cap capture
+
+# pfx_probe_mac: the probe's MAC (locally administered, of this run).
+pfx_probe_mac()
 {
-	local key=$1 ns=${NS[$2]} filter=$3 secs=${4:-4} count=${5:-} k
+	pfx_mac 250
+}
+
+# pfx_cap KEY I FILTER [SECONDS] [COUNT] [in]: capture FILTER on host I's
+# e0 for at most SECONDS (default 3); pfx_cap_n stops it early once COUNT
+# frames (not counting probes) were seen. "in": only frames e0 receives
+# (tcpdump -Q in), not those it sends. Returns once the capture has seen a
+# probe (5 s at most); 1, with the reason in XT_WHY, if it did not.
+pfx_cap()
+{
+	local key=$1 i=$2 filter=$3 secs=${4:-3} dir=${6:-} probe k
 	local out=$XT_TMP/cap.$key.out err=$XT_TMP/cap.$key.err
 
-	ip netns exec "$ns" timeout "$secs" tcpdump -Q in -i e0 -nn -e -l \
-		--immediate-mode ${count:+-c "$count"} "$filter" >"$out" 2>"$err" &
+	probe=$(pfx_probe_mac)
+	PFX_CAP_WANT[$key]=${5:-}
+	ip netns exec "${NS[i]}" timeout "$secs" tcpdump ${dir:+-Q "$dir"} -i e0 \
+		-nn -e -l --immediate-mode "($filter) or (ether dst $probe)" \
+		>"$out" 2>"$err" &
 	CAP_PID[$key]=$!
 	XT_PIDS+=("$!")
 	for ((k = 0; k < 50; k++)); do
-		grep -qs '^listening on' "$err" && return 0
+		grep -qsF "> $probe," "$out" && return 0
 		proc_alive "${CAP_PID[$key]}" || break
+		if grep -qs '^listening on' "$err"; then
+			"$SENDFRAME" "${PORT[i]}" "$(pfx_frame "$probe" "$probe" 88b6)" \
+				>/dev/null 2>&1
+		fi
 		sleep 0.1
 	done
-	XT_WHY="tcpdump -Q in '$filter' on e0 ($ns) did not start:
-$(cat "$err")"
+	XT_WHY="tcpdump '$filter' on e0 of ${NS[i]} did not get ready (no probe seen):
+$(cat "$out" "$err" 2>&1)"
 	return 1
 }
 
-# pfx_cap_count KEY ERE: packets of the (finished) capture KEY whose line
-# matches the extended regular expression ERE, e.g. '> ff:ff:ff:ff:ff:ff,'.
-pfx_cap_count()
+# pfx_cap_n KEY [ERE]: wait for capture KEY to end (its SECONDS, or its
+# COUNT of frames), then print how many frames it saw, probes left out
+# (only those whose line matches the extended regular expression ERE if
+# given, e.g. '> ff:ff:ff:ff:ff:ff,'). Works in $(...), unlike cap_wait (a
+# subshell can't `wait` for this shell's children): it polls /proc.
+pfx_cap_n()
 {
-	grep '^[0-9]' "$XT_TMP/cap.$1.out" | grep -cE "$2"
+	local key=$1 pid=${CAP_PID[$1]} want=${PFX_CAP_WANT[$1]:-} probe k n
+	local out=$XT_TMP/cap.$1.out
+
+	probe=$(pfx_probe_mac)
+	for ((k = 0; k < 300; k++)); do
+		proc_alive "$pid" || break
+		if [ -n "$want" ]; then
+			n=$(grep '^[0-9]' "$out" | grep -vcF "> $probe,")
+			if [ "$n" -ge "$want" ]; then
+				kill -TERM "$pid" 2>/dev/null
+				want=
+			fi
+		fi
+		sleep 0.1
+	done
+	grep '^[0-9]' "$out" | grep -vF "> $probe," | grep -cE -- "${2:-.}"
 }
 
 # pfx_ping_start KEY I J [INTERVAL]: ping host J from host I continuously
@@ -848,6 +903,26 @@ pfx_check_error()
 	fi
 	fail "$name" "command: $*" "exit status: $rc (expected non-zero)" \
 		"expected a message with '$word', got:" "${out:-(no output)}"
+	return 1
+}
+
+# pfx_check_daemon NAME: the daemon started by daemon_start or
+# pfx_daemon_start still runs; if not, its exit status and log are shown.
+# Not in a $(...) subshell: it waits for the daemon.
+pfx_check_daemon()
+{
+	local rc
+	if [ -n "$DAEMON_PID" ] && proc_alive "$DAEMON_PID"; then
+		pass "$1"
+		return 0
+	fi
+	if [ -n "$DAEMON_PID" ]; then
+		wait "$DAEMON_PID"
+		rc=$?
+		DAEMON_PID=
+	fi
+	fail "$1" "xdpbrd is gone (exit status ${rc:-unknown}); its log:" \
+		"$(cat "$DAEMON_LOG" 2>&1)"
 	return 1
 }
 
@@ -1093,3 +1168,170 @@ obs_event_seen()
 	[ "${n:-0}" -ge 1 ] 2>/dev/null
 }
 # ================================================ end of the obs_* block
+
+# ================================================================
+# vl_* helpers for test_vlan and test_vlan_config (802.1Q VLAN-aware
+# bridging). This kernel has no 802.1Q devices: tagged frames are sent with
+# sendframe and read back with `tcpdump -e`. Added as one block; the
+# helpers above are unchanged.
+# ================================================================
+
+# vl_frame DST SRC [TAG...]: hex of an Ethernet frame for sendframe with the
+# tags given, outermost first: VID (802.1Q, TPID 0x8100; 0 = priority tag)
+# or ad:VID (802.1ad S-tag, 0x88a8); then EtherType 0x88b5 (local
+# experimental; $VL_ETYPE if set) and a payload long enough that the frame
+# is 60 bytes or more with every tag removed.
+vl_frame()
+{
+	local hex="${1//:/}${2//:/}" tag len
+	shift 2
+	len=60
+	for tag in "$@"; do
+		case $tag in
+		ad:*) hex+=$(printf '88a8%04x' "${tag#ad:}") ;;
+		*) hex+=$(printf '8100%04x' "$tag") ;;
+		esac
+		len=$((len + 4))
+	done
+	hex+=${VL_ETYPE:-88b5}766c616e	# "vlan"
+	while [ ${#hex} -lt $((len * 2)) ]; do
+		hex+=00
+	done
+	echo "$hex"
+}
+
+# vl_send I DST SRC [TAG...]: send vl_frame DST SRC TAG... out of host I.
+vl_send()
+{
+	local i=$1
+	shift
+	hexec "$i" "$SENDFRAME" e0 "$(vl_frame "$@")"
+}
+
+# vl_filter SRC: tcpdump filter for the frames vl_frame builds from SRC,
+# tagged (one tag) or not.
+vl_filter()
+{
+	echo "ether src $1 and (ether proto 0x88b5 or (vlan and ether proto 0x88b5))"
+}
+
+# vl_cap_count KEY any|untagged|VID: packets of the finished capture KEY
+# (probes left out): all of them, those without an 802.1Q tag, or those
+# tagged VID (the outer tag, as `tcpdump -e` prints it: "vlan VID,").
+vl_cap_count()
+{
+	local pk
+	pk=$(grep '^[0-9]' "$XT_TMP/cap.$1.out" | grep -vF "> $(vl_probe_mac),")
+	case $2 in
+	any) grep -c . <<<"$pk" ;;
+	untagged) grep -v -c -e '802\.1Q' -e '^$' <<<"$pk" ;;
+	*) grep -c ": vlan $2," <<<"$pk" ;;
+	esac
+}
+
+# vl_have_cli: the CLI has the vlan commands.
+vl_have_cli()
+{
+	"$XDPBR" vlan help 2>&1 | grep -q 'vlan show'
+}
+
+# vl_members JSON: `xdpbr -j vlan show` output as sorted lines
+# "IFNAME VID FLAGS" (ranges expanded, flags sorted, comma-separated, "-"
+# for none), for this run's ports only.
+vl_members()
+{
+	printf '%s' "$1" | jq -r --arg pre "xt${ID}p" '
+		.[] | select(.ifname | startswith($pre)) | .ifname as $n |
+		.vlans[] | (.flags // [] | sort | join(",")) as $f |
+		range(.vlan; (.vlanEnd // .vlan) + 1) |
+		"\($n) \(.) \(if $f == "" then "-" else $f end)"' | sort
+}
+# vl_probe_mac: destination MAC of the readiness probes of vl_caps.
+vl_probe_mac()
+{
+	printf '02:00:03:%02x:%02x:fe' $((ID >> 8)) $((ID & 255))
+}
+
+# vl_caps KEY FILTER SECONDS HOST...: capture FILTER on each HOST's e0
+# (received frames only, tcpdump -Q in) for SECONDS, as captures
+# KEY<host>. tcpdump says "listening on" a little before it really
+# receives, so each capture is ready only once it has seen a probe: a frame
+# to vl_probe_mac (EtherType 0x88b6) sent from the root namespace out of
+# the host's port straight to its e0, past the bridge. vl_cap_count leaves
+# probes out. A capture not ready within 5 s is a failure.
+vl_caps()
+{
+	local key=$1 filter=$2 secs=$3 probe i k ready
+	shift 3
+	probe=$(vl_probe_mac)
+	for i in "$@"; do
+		ip netns exec "${NS[i]}" timeout "$secs" tcpdump -Q in -i e0 -nn -e \
+			-l --immediate-mode "($filter) or (ether dst $probe)" \
+			>"$XT_TMP/cap.$key$i.out" 2>"$XT_TMP/cap.$key$i.err" &
+		CAP_PID[$key$i]=$!
+		XT_PIDS+=("$!")
+	done
+	for i in "$@"; do
+		ready=
+		for ((k = 0; k < 50; k++)); do
+			if grep -qsF "> $probe," "$XT_TMP/cap.$key$i.out"; then
+				ready=1
+				break
+			fi
+			proc_alive "${CAP_PID[$key$i]}" || break
+			if grep -qs '^listening on' "$XT_TMP/cap.$key$i.err"; then
+				"$SENDFRAME" "${PORT[i]}" \
+					"$(VL_ETYPE=88b6 vl_frame "$probe" "$probe")" \
+					>/dev/null 2>&1
+			fi
+			sleep 0.1
+		done
+		[ -n "$ready" ] || fail "capture '$filter' in h$i ready (probe seen)" \
+			"$(cat "$XT_TMP/cap.$key$i.out" "$XT_TMP/cap.$key$i.err" 2>&1)"
+	done
+}
+
+# vl_wait KEY HOST...: wait until the captures of vl_caps KEY have ended.
+# Not in a $(...) subshell: there `wait` returns at once (the captures are
+# not its children), and a capture would be read before it ended.
+vl_wait()
+{
+	local key=$1 i
+	shift
+	for i in "$@"; do
+		wait "${CAP_PID[$key$i]}" 2>/dev/null
+	done
+	return 0
+}
+
+# vl_counts KEY WHAT HOST...: vl_cap_count of each (ended) capture of
+# vl_caps KEY, space-separated.
+vl_counts()
+{
+	local key=$1 what=$2 i out=()
+	shift 2
+	for i in "$@"; do
+		out+=("$(vl_cap_count "$key$i" "$what")")
+	done
+	echo "${out[*]}"
+}
+
+# vl_shows KEY HOST...: what the captures of vl_caps KEY printed, per host
+# (for failure details).
+vl_shows()
+{
+	local key=$1 i
+	shift
+	for i in "$@"; do
+		echo "h$i:"
+		cap_show "$key$i"
+	done
+}
+
+# vl_filtering_is true|false: `xdpbr bridge show` says vlan_filtering is.
+vl_filtering_is()
+{
+	[ "$(bridge_field vlan_filtering)" = "$1" ]
+}
+
+# ================================================ end of the vl_* block
