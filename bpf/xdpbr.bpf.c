@@ -83,9 +83,12 @@ static __always_inline int storm_allows(__u32 slot, __u32 c, __u64 now)
 	rate = lim->pps_cpu[c] ? lim->pps_cpu[c] : 1;
 	burst = rate * XDPBR_STORM_BURST_MS / 1000;
 	burst = (burst ? burst : 1) * XDPBR_NSEC_PER_SEC;
-	fill = now > b->last_ns[c] ? (now - b->last_ns[c]) * rate : 0;
-	if (fill > burst || !b->last_ns[c])
+	/* Idle long enough to refill the whole burst: full. Else the
+	 * product stays below the burst, so it can't overflow. */
+	if (!b->last_ns[c] || now - b->last_ns[c] >= burst / rate)
 		fill = burst;
+	else
+		fill = now > b->last_ns[c] ? (now - b->last_ns[c]) * rate : 0;
 	b->last_ns[c] = now;
 	b->tokens[c] += fill;
 	if (b->tokens[c] > burst)

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -640,7 +641,8 @@ int ctl_storm_get(const struct xdpbr_maps *m, uint32_t ifindex, struct xdpbr_sto
 int ctl_storm_set(const struct xdpbr_maps *m, uint32_t ifindex,
 		  const uint32_t pps[XDPBR_STORM__MAX])
 {
-	int ncpus = libbpf_num_possible_cpus();
+	/* Frames arrive on online CPUs only: share the limit among those. */
+	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	struct xdpbr_storm st = { 0 };
 	struct xdpbr_port p;
 	int err;

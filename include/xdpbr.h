@@ -196,8 +196,8 @@ enum xdpbr_counter {
 /*
  * Storm control: per-port limits on flooded frames, per class, in packets
  * per second (xdpbr_storm, ARRAY by slot; 0 = no limit). Enforced with a
- * token bucket per CPU and port (no shared write): each CPU gets an even
- * share of the limit, pps_cpu, which user space computes. A port whose
+ * token bucket per CPU and port (no shared write): each online CPU gets an
+ * even share of the limit, pps_cpu, which user space computes. A port whose
  * frames all arrive on one CPU is therefore held to pps / ncpus; the bucket
  * holds XDPBR_STORM_BURST_MS worth of frames.
  */
