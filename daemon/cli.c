@@ -30,7 +30,8 @@ struct word {
 #define U_LINK_SET	"xdpbr [OPTIONS] link set dev DEV [ learning { on | off } ]\n" \
 			"              [ flood { on | off } ] [ mcast_flood { on | off } ]\n" \
 			"              [ bcast_flood { on | off } ] [ isolated { on | off } ]\n" \
-			"              [ hairpin { on | off } ] [ max_learned N ]\n"
+			"              [ hairpin { on | off } ] [ max_learned N ]\n" \
+			"              [ storm [ bcast PPS ] [ mcast PPS ] [ unknown PPS ] ]\n"
 #define U_LINK_ADD	"xdpbr [OPTIONS] link add dev DEV master BRIDGE\n" \
 			"              [ mode { native | generic | auto } ]\n"
 #define U_LINK_DEL	"xdpbr [OPTIONS] link del dev DEV\n"
@@ -50,7 +51,11 @@ struct word {
 			"       VID := 1 .. 4094, 0 (none): the PVID of new ports and of ports still\n" \
 			"       on the old default; like the kernel bridge's, it changes only while\n" \
 			"       vlan_filtering is off\n"
-#define N_LINK_SET	"       N := dynamic entries learned on the port, 0 (no limit) .. 4294967295\n"
+#define N_LINK_SET	"       N := dynamic entries learned on the port, 0 (no limit) .. 4294967295\n" \
+			"       PPS := frames per second received on DEV that the bridge floods, per\n" \
+			"       class (broadcast, multicast, unknown unicast), 0 (no limit) ..\n" \
+			"       100000000; each CPU gets an even share, rounded up; a class not given\n" \
+			"       keeps its limit\n"
 #define N_LINK_ADD	"       BRIDGE := a bridge running from /sys/fs/bpf/xdpbr/BRIDGE\n"
 #define N_FDB		"       LLADDR := xx:xx:xx:xx:xx:xx, VID := 0 .. 4094\n"
 #define N_FDB_ADD	"       fdb add: VID 0 unless given, a static entry unless 'dynamic' is given\n"
@@ -209,6 +214,10 @@ static const struct word verbs[] = {	/* canonical name first */
 struct keyword;
 typedef int (*kw_parse_fn)(struct cli_cmd *c, const struct keyword *k, const char *v,
 			   char *err, size_t len);
+/* A keyword followed by words of its own (storm CLASS PPS ...): argv[*i] is
+ * the keyword; *i is left on the last word it took. */
+typedef int (*kw_list_fn)(struct cli_cmd *c, const struct keyword *k, int argc,
+			  char **argv, int *i, char *err, size_t len);
 
 struct keyword {
 	struct word w;		/* name, and an id that aliases share */
@@ -216,6 +225,7 @@ struct keyword {
 	kw_parse_fn parse;
 	const char *value;	/* what follows it, for messages; NULL: no value */
 	uint32_t arg;		/* parse-specific: a port flag, an fdb kind */
+	kw_list_fn list;	/* instead of parse and value: it reads its words */
 };
 
 static int kw_dev(struct cli_cmd *c, const struct keyword *k, const char *v,
@@ -406,6 +416,57 @@ static int kw_count(struct cli_cmd *c, const struct keyword *k, const char *v,
 	return 0;
 }
 
+/* storm CLASS PPS [CLASS PPS]...: the classes, canonical name first. */
+static const struct word storm_classes[] = {
+	{ "bcast", XDPBR_STORM_BCAST },
+	{ "mcast", XDPBR_STORM_MCAST },
+	{ "unknown", XDPBR_STORM_UNKNOWN },
+	{ "broadcast", XDPBR_STORM_BCAST },
+	{ "multicast", XDPBR_STORM_MCAST },
+};
+
+/*
+ * The CLASS PPS pairs after storm, at least one. The list ends at the first
+ * word that is not a class (or a prefix of one): the next keyword of the
+ * command, so storm mixes with the others (storm bcast 100 learning off).
+ */
+static int kw_storm(struct cli_cmd *c, const struct keyword *k, int argc, char **argv,
+		    int *i, char *err, size_t len)
+{
+	while (*i + 1 < argc) {
+		const char *w = argv[*i + 1], *name, *v;
+		int cls = lookup_word(storm_classes, ARRAY_SIZE(storm_classes), w, NULL, NULL,
+				      NULL, 0);
+		uint64_t pps;
+
+		if (cls < 0)	/* aliases only: never AMBIGUOUS */
+			break;
+		name = name_of(storm_classes, ARRAY_SIZE(storm_classes), cls);
+		if (c->storm_set & (1U << cls))
+			return fail(err, len, "'storm %s' given twice", name);
+		if (*i + 2 >= argc)
+			return fail(err, len, "'storm %s' needs a value: packets per second "
+				    "(0 = no limit, at most %u)", name, CLI_STORM_MAX_PPS);
+		v = argv[*i + 2];
+		if (parse_u64(v, CLI_STORM_MAX_PPS, &pps))
+			return fail(err, len, "invalid storm %s rate '%s' (packets per second, "
+				    "0 = no limit, at most %u)", name, v, CLI_STORM_MAX_PPS);
+		c->storm[cls] = (uint32_t)pps;
+		c->storm_set |= 1U << cls;
+		*i += 2;
+	}
+	if (c->storm_set)
+		return 0;
+	/* `storm help` asks for the usage, like help after any keyword */
+	if (*i + 1 < argc && strlen(argv[*i + 1]) >= 2 && matches(argv[*i + 1], "help"))
+		return 0;
+	if (*i + 1 < argc)
+		return fail(err, len, "'storm' needs a class, bcast, mcast or unknown, then "
+			    "packets per second, not '%s'", argv[*i + 1]);
+	return fail(err, len, "'storm' needs a class, bcast, mcast or unknown, then "
+		    "packets per second");
+}
+
 static const struct word modes[] = {
 	{ "native", ATTACH_NATIVE },
 	{ "generic", ATTACH_GENERIC },
@@ -429,40 +490,45 @@ enum kw_id {
 	K_DEV, K_VLAN, K_DYNAMIC, K_STATIC, K_LEARNING, K_FLOOD, K_MCAST_FLOOD,
 	K_BCAST_FLOOD, K_ISOLATED, K_HAIRPIN, K_MAX_LEARNED, K_AGEING, K_FDB_MAX,
 	K_MASTER, K_MODE, K_RATE, K_COUNT, K_VID, K_PVID, K_UNTAGGED, K_VLAN_FILTERING,
-	K_DEFAULT_PVID, K_HELP,
+	K_DEFAULT_PVID, K_STORM, K_HELP,
 };
 
 static const struct keyword keywords[] = {
-	{ { "dev", K_DEV }, KW_DEV, kw_dev, "an interface name", 0 },
-	{ { "vlan", K_VLAN }, KW_VLAN, kw_vlan, "a VLAN id (0-4094)", 0 },
-	{ { "dynamic", K_DYNAMIC }, KW_KIND, kw_kind, NULL, FDB_KIND_DYNAMIC },
-	{ { "static", K_STATIC }, KW_KIND, kw_kind, NULL, FDB_KIND_STATIC },
-	{ { "permanent", K_STATIC }, KW_KIND, kw_kind, NULL, FDB_KIND_STATIC }, /* iproute2 */
-	{ { "learning", K_LEARNING }, KW_LEARNING, kw_onoff, "on or off", XDPBR_PORT_LEARNING },
-	{ { "flood", K_FLOOD }, KW_FLOOD, kw_onoff, "on or off", XDPBR_PORT_FLOOD },
+	{ { "dev", K_DEV }, KW_DEV, kw_dev, "an interface name", 0, NULL },
+	{ { "vlan", K_VLAN }, KW_VLAN, kw_vlan, "a VLAN id (0-4094)", 0, NULL },
+	{ { "dynamic", K_DYNAMIC }, KW_KIND, kw_kind, NULL, FDB_KIND_DYNAMIC, NULL },
+	{ { "static", K_STATIC }, KW_KIND, kw_kind, NULL, FDB_KIND_STATIC, NULL },
+	{ { "permanent", K_STATIC }, KW_KIND, kw_kind, NULL, FDB_KIND_STATIC, NULL }, /* iproute2 */
+	{ { "learning", K_LEARNING }, KW_LEARNING, kw_onoff, "on or off",
+	  XDPBR_PORT_LEARNING, NULL },
+	{ { "flood", K_FLOOD }, KW_FLOOD, kw_onoff, "on or off", XDPBR_PORT_FLOOD, NULL },
 	{ { "mcast_flood", K_MCAST_FLOOD }, KW_MCAST_FLOOD, kw_onoff, "on or off",
-	  XDPBR_PORT_MCAST_FLOOD },
+	  XDPBR_PORT_MCAST_FLOOD, NULL },
 	{ { "bcast_flood", K_BCAST_FLOOD }, KW_BCAST_FLOOD, kw_onoff, "on or off",
-	  XDPBR_PORT_BCAST_FLOOD },
-	{ { "isolated", K_ISOLATED }, KW_ISOLATED, kw_onoff, "on or off", XDPBR_PORT_ISOLATED },
-	{ { "hairpin", K_HAIRPIN }, KW_HAIRPIN, kw_onoff, "on or off", XDPBR_PORT_HAIRPIN },
+	  XDPBR_PORT_BCAST_FLOOD, NULL },
+	{ { "isolated", K_ISOLATED }, KW_ISOLATED, kw_onoff, "on or off",
+	  XDPBR_PORT_ISOLATED, NULL },
+	{ { "hairpin", K_HAIRPIN }, KW_HAIRPIN, kw_onoff, "on or off",
+	  XDPBR_PORT_HAIRPIN, NULL },
 	{ { "max_learned", K_MAX_LEARNED }, KW_MAX_LEARNED, kw_max_learned,
-	  "a number (0 = no limit)", 0 },
-	{ { "ageing_time", K_AGEING }, KW_AGEING, kw_ageing, "seconds (0 = never)", 0 },
+	  "a number (0 = no limit)", 0, NULL },
+	{ { "ageing_time", K_AGEING }, KW_AGEING, kw_ageing, "seconds (0 = never)", 0, NULL },
 	{ { "fdb_max_learned", K_FDB_MAX }, KW_FDB_MAX, kw_fdb_max,
-	  "a number (0 = no limit)", 0 },
-	{ { "master", K_MASTER }, KW_MASTER, kw_master, "a bridge name", 0 },
-	{ { "mode", K_MODE }, KW_MODE, kw_mode, "native, generic or auto", 0 },
-	{ { "rate", K_RATE }, KW_RATE, kw_rate, "an interval in seconds (1 .. 3600)", 0 },
-	{ { "count", K_COUNT }, KW_COUNT, kw_count, "a number (at least 1)", 0 },
-	{ { "vid", K_VID }, KW_VID, kw_vid, "a VLAN id or range (VID or VID-VID, 1-4094)", 0 },
-	{ { "pvid", K_PVID }, KW_PVID, kw_vlan_flag, NULL, 0 },
-	{ { "untagged", K_UNTAGGED }, KW_UNTAGGED, kw_vlan_flag, NULL, 0 },
+	  "a number (0 = no limit)", 0, NULL },
+	{ { "master", K_MASTER }, KW_MASTER, kw_master, "a bridge name", 0, NULL },
+	{ { "mode", K_MODE }, KW_MODE, kw_mode, "native, generic or auto", 0, NULL },
+	{ { "rate", K_RATE }, KW_RATE, kw_rate, "an interval in seconds (1 .. 3600)", 0, NULL },
+	{ { "count", K_COUNT }, KW_COUNT, kw_count, "a number (at least 1)", 0, NULL },
+	{ { "vid", K_VID }, KW_VID, kw_vid, "a VLAN id or range (VID or VID-VID, 1-4094)",
+	  0, NULL },
+	{ { "pvid", K_PVID }, KW_PVID, kw_vlan_flag, NULL, 0, NULL },
+	{ { "untagged", K_UNTAGGED }, KW_UNTAGGED, kw_vlan_flag, NULL, 0, NULL },
 	{ { "vlan_filtering", K_VLAN_FILTERING }, KW_VLAN_FILTERING, kw_vlan_filtering,
-	  "on or off", 0 },
+	  "on or off", 0, NULL },
 	{ { "default_pvid", K_DEFAULT_PVID }, KW_DEFAULT_PVID, kw_default_pvid,
-	  "a VLAN id (1-4094, 0 = none)", 0 },
-	{ { "help", K_HELP }, KW_HELP, NULL, NULL, 0 },
+	  "a VLAN id (1-4094, 0 = none)", 0, NULL },
+	{ { "storm", K_STORM }, KW_STORM, NULL, NULL, 0, kw_storm },
+	{ { "help", K_HELP }, KW_HELP, NULL, NULL, 0, NULL },
 };
 
 /* ------------------------------------------------------------ commands */
@@ -532,8 +598,9 @@ static const struct command commands[] = {
 	{ OBJ_BRIDGE, VERB_SET, KW_BRIDGE_SET, 0, KW_BRIDGE_SET, NULL,
 	  "Usage: " U_BRIDGE_SET U_OPTIONS N_BRIDGE },
 	{ OBJ_LINK, VERB_SHOW, KW_DEV, 0, 0, NULL, "Usage: " U_LINK_SHOW U_OPTIONS },
-	{ OBJ_LINK, VERB_SET, KW_DEV | KW_PORT_FLAGS | KW_MAX_LEARNED, KW_DEV,
-	  KW_PORT_FLAGS | KW_MAX_LEARNED, NULL, "Usage: " U_LINK_SET U_OPTIONS N_LINK_SET },
+	{ OBJ_LINK, VERB_SET, KW_DEV | KW_PORT_FLAGS | KW_MAX_LEARNED | KW_STORM, KW_DEV,
+	  KW_PORT_FLAGS | KW_MAX_LEARNED | KW_STORM, NULL,
+	  "Usage: " U_LINK_SET U_OPTIONS N_LINK_SET },
 	{ OBJ_LINK, VERB_ADD, KW_DEV | KW_MASTER | KW_MODE, KW_DEV | KW_MASTER, 0,
 	  check_link_add, "Usage: " U_LINK_ADD U_OPTIONS N_LINK_ADD },
 	{ OBJ_LINK, VERB_DEL, KW_DEV, KW_DEV, 0, NULL, "Usage: " U_LINK_DEL U_OPTIONS },
@@ -735,12 +802,17 @@ static int parse_args(int argc, char **argv, int i, struct cli_cmd *c,
 					    "before it; give only one", k->w.name);
 			return fail(err, len, "'%s' given twice", k->w.name);
 		}
-		if (k->value) {
-			if (++i >= argc)
-				return fail(err, len, "'%s' needs a value: %s", k->w.name, k->value);
-			v = argv[i];
+		if (k->list) {
+			r = k->list(c, k, argc, argv, &i, err, len);
+		} else {
+			if (k->value) {
+				if (++i >= argc)
+					return fail(err, len, "'%s' needs a value: %s",
+						    k->w.name, k->value);
+				v = argv[i];
+			}
+			r = k->parse(c, k, v, err, len);
 		}
-		r = k->parse(c, k, v, err, len);
 		if (r)
 			return r;
 		c->seen |= k->bit;

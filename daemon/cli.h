@@ -38,10 +38,12 @@ enum cli_kw {
 	KW_UNTAGGED	= 1U << 19,	/* vlan add .. untagged */
 	KW_VLAN_FILTERING = 1U << 20,	/* bridge set vlan_filtering */
 	KW_DEFAULT_PVID	= 1U << 21,	/* bridge set default_pvid */
+	KW_STORM	= 1U << 22,	/* link set storm CLASS PPS ... */
 };
 
 #define CLI_AGEING_MAX_S 1000000	/* ageing_time limit, seconds */
 #define CLI_RATE_MAX_S 3600		/* stats rate interval limit, seconds */
+#define CLI_STORM_MAX_PPS 100000000	/* storm control limit, frames per second */
 
 struct cli_cmd {
 	bool json;
@@ -70,6 +72,10 @@ struct cli_cmd {
 	bool untagged;			/* vlan add untagged */
 	bool vlan_filtering;		/* bridge set vlan_filtering on (seen: given) */
 	uint16_t default_pvid;		/* bridge set default_pvid, 0 = none */
+	/* link set storm: frames per second by enum xdpbr_storm_class, 0 = no
+	 * limit; only the classes in storm_set (bit 1 << class) were given */
+	uint32_t storm[XDPBR_STORM__MAX];
+	unsigned int storm_set;
 };
 
 /*

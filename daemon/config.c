@@ -46,7 +46,8 @@ struct parser;
 struct key {
 	const char *name;
 	int (*set)(struct parser *p, const struct key *k, const char *value);
-	uint32_t flag;			/* port flag keys: the XDPBR_PORT_* bit */
+	uint32_t flag;			/* port flag keys: the XDPBR_PORT_* bit;
+					 * storm_* keys: the enum xdpbr_storm_class */
 	bool repeat;			/* may be given more than once */
 };
 
@@ -315,6 +316,16 @@ static int set_max_learned(struct parser *p, const struct key *k, const char *va
 	if (get_u64(p, k, value, 0, CONFIG_LEARNED_MAX, &v))
 		return p->err;
 	cur_port(p)->max_learned = (uint32_t)v;
+	return 0;
+}
+
+static int set_storm(struct parser *p, const struct key *k, const char *value)
+{
+	uint64_t v;
+
+	if (get_u64(p, k, value, 0, CONFIG_STORM_MAX_PPS, &v))
+		return p->err;
+	cur_port(p)->storm[k->flag] = (uint32_t)v;
 	return 0;
 }
 
@@ -594,6 +605,9 @@ static const struct key port_keys[] = {
 	{ .name = "pvid", .set = set_pvid },
 	{ .name = "vlans", .set = set_vlans },
 	{ .name = "untagged", .set = set_untagged },
+	{ .name = "storm_bcast", .set = set_storm, .flag = XDPBR_STORM_BCAST },
+	{ .name = "storm_mcast", .set = set_storm, .flag = XDPBR_STORM_MCAST },
+	{ .name = "storm_unknown", .set = set_storm, .flag = XDPBR_STORM_UNKNOWN },
 };
 
 _Static_assert(ARRAY_SIZE(bridge_keys) <= MAX_KEYS, "key_line too small");
@@ -964,7 +978,8 @@ bool config_port_equal(const struct config_port *a, const struct config_port *b)
 	    a->pvid_set != b->pvid_set || a->pvid != b->pvid ||
 	    a->vlans_set != b->vlans_set ||
 	    memcmp(a->vlans, b->vlans, sizeof(a->vlans)) ||
-	    memcmp(a->untagged, b->untagged, sizeof(a->untagged)))
+	    memcmp(a->untagged, b->untagged, sizeof(a->untagged)) ||
+	    memcmp(a->storm, b->storm, sizeof(a->storm)))
 		return false;
 	/* a parsed port has no duplicate statics: same count + inclusion = same set */
 	for (size_t i = 0; i < a->nstatics; i++)

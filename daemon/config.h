@@ -9,7 +9,7 @@
  *                   vlan_filtering, default_pvid
  *   [port IFNAME]   learning, flood, mcast_flood, bcast_flood, isolated,
  *                   hairpin, max_learned, static (repeatable), pvid, vlans,
- *                   untagged
+ *                   untagged, storm_bcast, storm_mcast, storm_unknown
  *
  * Strict: an unknown section or key, a key given twice, a value out of range
  * or with trailing junk is an error, reported as "FILE:LINE: message". Lines
@@ -36,6 +36,7 @@
 #define CONFIG_VLAN_WORDS	64		/* 4096 bits: a VLAN bitmap */
 #define CONFIG_DEFAULT_PVID	1		/* default_pvid when not set */
 #define CONFIG_MAX_PORTS	(XDPBR_MAX_PORTS - 1)	/* slot 0 is reserved */
+#define CONFIG_STORM_MAX_PPS	100000000	/* storm_* limits, frames per second */
 #define CONFIG_LISTEN_DEFAULT	"127.0.0.1:9100"
 
 /* One "static = MAC [vlan ID]" line of a port. */
@@ -65,6 +66,9 @@ struct config_port {
 	bool vlans_set;
 	uint64_t vlans[CONFIG_VLAN_WORDS];
 	uint64_t untagged[CONFIG_VLAN_WORDS];
+	/* Storm control: frames per second received on the port that the
+	 * bridge may flood, by enum xdpbr_storm_class; 0 = no limit. */
+	uint32_t storm[XDPBR_STORM__MAX];
 	int line;			/* line of its [port ...] header */
 };
 
@@ -107,7 +111,8 @@ void config_free(struct config *c);
 const struct config_port *config_port_find(const struct config *c, const char *name);
 
 /* Same name, flags, max_learned, set of static entries (order and line
- * numbers don't matter), pvid (and whether it was set), and VLAN bitmaps:
+ * numbers don't matter), pvid (and whether it was set), VLAN bitmaps and
+ * storm limits:
  * false means the daemon must reapply the port. A port without pvid follows
  * the bridge's default_pvid, which this does not see: when that changes,
  * such ports need reapplying too. */

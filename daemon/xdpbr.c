@@ -460,6 +460,28 @@ static const char *onoff(struct json_object *o, const char *k)
 	return json_object_get_boolean(json_object_object_get(o, k)) ? "on" : "off";
 }
 
+/* "storm": {"broadcast": N, "multicast": N, "unknown": N}, the configured
+ * limits (frames per second, 0 = none), added to a port's object. */
+static int add_storm(struct json_object *o, const struct target *t, uint32_t ifindex)
+{
+	static const char *const names[XDPBR_STORM__MAX] = {
+		[XDPBR_STORM_BCAST] = "broadcast",
+		[XDPBR_STORM_MCAST] = "multicast",
+		[XDPBR_STORM_UNKNOWN] = "unknown",
+	};
+	struct xdpbr_storm st = { 0 };
+	struct json_object *so;
+	int err = ctl_storm_get(&t->m, ifindex, &st);
+
+	if (err && err != -ENODEV)	/* ENODEV: removed since the dump */
+		return err;
+	so = json_object_new_object();
+	for (int cls = 0; cls < XDPBR_STORM__MAX; cls++)
+		json_object_object_add(so, names[cls], json_object_new_uint64(st.pps[cls]));
+	json_object_object_add(o, "storm", so);
+	return 0;
+}
+
 static int do_link_show(const struct cli_cmd *c, struct target *t)
 {
 	struct json_object *arr;
@@ -476,17 +498,31 @@ static int do_link_show(const struct cli_cmd *c, struct target *t)
 		return report(err, "can't read the ports of bridge %s: %s%s", t->br,
 			      strerror(-err), hint(err));
 	arr = json_object_new_array();
-	for (size_t i = 0; i < n; i++)
-		if (!dev || p[i].ifindex == dev)
-			json_object_array_add(arr, json_port(&p[i], t->br));
+	for (size_t i = 0; i < n && !err; i++) {
+		struct json_object *o;
+
+		if (dev && p[i].ifindex != dev)
+			continue;
+		o = json_port(&p[i], t->br);
+		json_object_array_add(arr, o);
+		err = add_storm(o, t, p[i].ifindex);
+	}
+	if (err) {
+		json_object_put(arr);
+		free(p);
+		return report(err, "can't read the storm control limits of bridge %s: %s%s",
+			      t->br, strerror(-err), hint(err));
+	}
 	if (c->json) {
 		print_json(arr, c);
 	} else {
 		for (size_t i = 0; i < json_object_array_length(arr); i++) {
 			struct json_object *o = json_object_array_get_idx(arr, i);
 			struct json_object *fl = json_object_object_get(o, "flags");
+			struct json_object *so = json_object_object_get(o, "storm");
 #define S(k) json_object_get_string(json_object_object_get(o, k))
 #define U(k) (unsigned long long)json_object_get_uint64(json_object_object_get(o, k))
+#define SU(k) (unsigned long long)json_object_get_uint64(json_object_object_get(so, k))
 			printf("%llu: %s: <", U("ifindex"), S("ifname"));
 			for (size_t f = 0; f < json_object_array_length(fl); f++)
 				printf("%s%s", f ? "," : "",
@@ -496,13 +532,19 @@ static int do_link_show(const struct cli_cmd *c, struct target *t)
 			if (U("xdp_prog_id"))
 				printf(" id %llu", U("xdp_prog_id"));
 			printf(" learning %s flood %s mcast_flood %s bcast_flood %s"
-			       " isolated %s hairpin %s max_learned %llu pvid %llu\n",
+			       " isolated %s hairpin %s max_learned %llu pvid %llu",
 			       onoff(o, "learning"), onoff(o, "flood"),
 			       onoff(o, "mcast_flood"), onoff(o, "bcast_flood"),
 			       onoff(o, "isolated"), onoff(o, "hairpin"), U("max_learned"),
 			       U("pvid"));
+			/* storm limits only where there are some */
+			if (SU("broadcast") || SU("multicast") || SU("unknown"))
+				printf(" storm bcast %llu mcast %llu unknown %llu",
+				       SU("broadcast"), SU("multicast"), SU("unknown"));
+			putchar('\n');
 #undef S
 #undef U
+#undef SU
 		}
 	}
 	json_object_put(arr);
@@ -522,16 +564,31 @@ static int do_link_set(const struct cli_cmd *c, struct target *t)
 	err = ctl_port_get(&t->m, dev, &p);
 	if (err)
 		return port_error(err, c, t, "configure");
-	egress = open_egress(t);
-	if (egress < 0)
-		return egress;
-	p.flags = (p.flags | c->flags_set) & ~c->flags_clear;
-	if (c->seen & KW_MAX_LEARNED)
-		p.max_learned = c->max_learned;
-	err = ctl_port_apply(&t->m, dev, &p, egress);
-	close(egress);
-	if (err)
-		return port_error(err, c, t, "configure");
+	if ((c->flags_set | c->flags_clear) || (c->seen & KW_MAX_LEARNED)) {
+		egress = open_egress(t);
+		if (egress < 0)
+			return egress;
+		p.flags = (p.flags | c->flags_set) & ~c->flags_clear;
+		if (c->seen & KW_MAX_LEARNED)
+			p.max_learned = c->max_learned;
+		err = ctl_port_apply(&t->m, dev, &p, egress);
+		close(egress);
+		if (err)
+			return port_error(err, c, t, "configure");
+	}
+	if (c->seen & KW_STORM) {
+		struct xdpbr_storm st;
+		uint32_t pps[XDPBR_STORM__MAX];
+
+		/* the classes not given keep their limits */
+		err = ctl_storm_get(&t->m, dev, &st);
+		for (int cls = 0; !err && cls < XDPBR_STORM__MAX; cls++)
+			pps[cls] = c->storm_set & (1U << cls) ? c->storm[cls] : st.pps[cls];
+		if (!err)
+			err = ctl_storm_set(&t->m, dev, pps);
+		if (err)
+			return port_error(err, c, t, "set the storm control limits of");
+	}
 	return 0;
 }
 

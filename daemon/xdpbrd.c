@@ -173,8 +173,10 @@ static bool static_in(const struct config_port *cp, const struct config_static *
 	return false;
 }
 
-/* A port's flags, limit and static entries; old is what was applied before
- * (NULL: nothing), so that statics dropped from the file are removed. */
+/* A port's flags, limits (learning, storm control) and static entries; old
+ * is what was applied before (NULL: nothing), so that statics dropped from
+ * the file are removed. Storm limits are always written: a key dropped from
+ * the file lifts its limit. */
 static int apply_port_cfg(struct daemon *d, const struct config_port *old,
 			  const struct config_port *cp, const struct config *c)
 {
@@ -193,6 +195,8 @@ static int apply_port_cfg(struct daemon *d, const struct config_port *old,
 	err = ctl_port_apply(&d->br.maps, ifindex, &p, d->br.prog_egress_fd);
 	if (!err)
 		err = apply_port_vlans(d, c, cp, ifindex);
+	if (!err)
+		err = ctl_storm_set(&d->br.maps, ifindex, cp->storm);
 	if (err)
 		return err;
 	for (size_t i = 0; old && i < old->nstatics; i++) {

@@ -78,6 +78,9 @@ static void assert_defaults(const struct cli_cmd *c)
 	assert_false(c->untagged);
 	assert_false(c->vlan_filtering);
 	assert_int_equal(c->default_pvid, 0);
+	assert_int_equal(c->storm_set, 0);
+	for (int cls = 0; cls < XDPBR_STORM__MAX; cls++)
+		assert_int_equal(c->storm[cls], 0);
 }
 
 static void test_no_args_is_help(void **state)
@@ -488,6 +491,104 @@ static void test_link_set(void **state)
 	BAD("vlan", "link", "set", "dev", "p1", "vlan", "3");
 	BAD("abcdefghijklmnop", "link", "set", "dev", "abcdefghijklmnop", "flood", "on");
 	BAD("s", "link", "s");					/* set or show */
+}
+
+/* Storm limits after storm, as given; the classes not given are marked so. */
+static void assert_storm(const struct cli_cmd *c, long bc, long mc, long uu)
+{
+	const long want[XDPBR_STORM__MAX] = {
+		[XDPBR_STORM_BCAST] = bc, [XDPBR_STORM_MCAST] = mc, [XDPBR_STORM_UNKNOWN] = uu,
+	};
+
+	assert_true(c->seen & KW_STORM);
+	for (int cls = 0; cls < XDPBR_STORM__MAX; cls++) {
+		bool given = want[cls] >= 0;
+
+		if (!!(c->storm_set & (1U << cls)) != given)
+			fail_msg("storm class %d: given %d, want %d", cls,
+				 !!(c->storm_set & (1U << cls)), given);
+		assert_int_equal(c->storm[cls], given ? (uint32_t)want[cls] : 0);
+	}
+}
+#define NO (-1)		/* assert_storm: the class was not given */
+
+static void test_link_set_storm(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "link", "set", "dev", "p1", "storm", "bcast", "100");
+	assert_int_equal(c.object, OBJ_LINK);
+	assert_int_equal(c.verb, VERB_SET);
+	assert_string_equal(c.dev, "p1");
+	assert_int_equal(c.seen, KW_DEV | KW_STORM);
+	assert_int_equal(c.flags_set | c.flags_clear, 0);
+	assert_storm(&c, 100, NO, NO);
+
+	/* every class, any order; 0 lifts a limit; the edges */
+	OK(&c, "link", "set", "dev", "p1", "storm", "unknown", "0", "bcast", "100000000",
+	   "mcast", "1");
+	assert_storm(&c, 100000000, 1, 0);
+	OK(&c, "link", "set", "dev", "p1", "storm", "mcast", "5", "unknown", "7");
+	assert_storm(&c, NO, 5, 7);
+	assert_int_equal(CLI_STORM_MAX_PPS, 100000000);
+
+	/* mixed with the other keywords, before and after */
+	OK(&c, "link", "set", "storm", "bcast", "10", "learning", "off", "dev", "p2",
+	   "max_learned", "3");
+	assert_storm(&c, 10, NO, NO);
+	assert_string_equal(c.dev, "p2");
+	assert_int_equal(c.flags_clear, XDPBR_PORT_LEARNING);
+	assert_int_equal(c.max_learned, 3);
+	assert_int_equal(c.seen, KW_DEV | KW_STORM | KW_LEARNING | KW_MAX_LEARNED);
+	OK(&c, "link", "set", "dev", "p1", "bcast_flood", "on", "storm", "mcast", "9",
+	   "mcast_flood", "off");
+	assert_storm(&c, NO, 9, NO);
+	assert_int_equal(c.flags_set, XDPBR_PORT_BCAST_FLOOD);
+	assert_int_equal(c.flags_clear, XDPBR_PORT_MCAST_FLOOD);
+
+	/* prefixes and the long names of the classes */
+	OK(&c, "l", "se", "d", "p1", "st", "b", "1", "m", "2", "u", "3");
+	assert_storm(&c, 1, 2, 3);
+	OK(&c, "link", "set", "dev", "p1", "storm", "broadcast", "4", "multicast", "5",
+	   "unk", "6");
+	assert_storm(&c, 4, 5, 6);
+	OK(&c, "link", "set", "dev", "p1", "storm", "bc", "010");	/* decimal */
+	assert_storm(&c, 10, NO, NO);
+
+	/* storm alone is enough to change something */
+	OK(&c, "link", "set", "storm", "unknown", "0", "dev", "p1");
+	assert_storm(&c, NO, NO, 0);
+
+	/* at least one class after storm */
+	BAD("storm", "link", "set", "dev", "p1", "storm");
+	BAD("'learning'", "link", "set", "dev", "p1", "storm", "learning", "on");
+	BAD("'100'", "link", "set", "dev", "p1", "storm", "100");
+	BAD("'flood'", "link", "set", "dev", "p1", "storm", "flood", "on", "bcast", "1");
+	/* a class needs its rate */
+	BAD("bcast", "link", "set", "dev", "p1", "storm", "bcast");
+	BAD("mcast", "link", "set", "dev", "p1", "storm", "bcast", "1", "mcast");
+	/* rates: 0 .. 100000000, decimal digits only */
+	BAD("100000001", "link", "set", "dev", "p1", "storm", "bcast", "100000001");
+	BAD("4294967296", "link", "set", "dev", "p1", "storm", "mcast", "4294967296");
+	BAD("-1", "link", "set", "dev", "p1", "storm", "unknown", "-1");
+	BAD("1e3", "link", "set", "dev", "p1", "storm", "bcast", "1e3");
+	BAD("100pps", "link", "set", "dev", "p1", "storm", "bcast", "100pps");
+	BAD("off", "link", "set", "dev", "p1", "storm", "bcast", "off");
+	BAD("''", "link", "set", "dev", "p1", "storm", "bcast", "");
+	/* the same class twice, also by another name; storm twice */
+	BAD("bcast", "link", "set", "dev", "p1", "storm", "bcast", "1", "bcast", "2");
+	BAD("mcast", "link", "set", "dev", "p1", "storm", "mcast", "1", "multicast", "2");
+	BAD("storm", "link", "set", "dev", "p1", "storm", "bcast", "1", "learning", "on",
+	    "storm", "mcast", "2");
+	/* the classes are words of storm only */
+	BAD("bcast", "link", "set", "dev", "p1", "bcast", "100");
+	BAD("unknown", "link", "set", "dev", "p1", "unknown", "100");
+	/* a word after the list that is neither a class nor a keyword */
+	BAD("frob", "link", "set", "dev", "p1", "storm", "bcast", "1", "frob");
+	/* storm is a link set keyword only */
+	BAD("storm", "bridge", "set", "storm", "bcast", "1");
+	BAD("storm", "link", "add", "dev", "p1", "master", "br0", "storm", "bcast", "1");
+	BAD("storm", "link", "show", "dev", "p1", "storm", "bcast", "1");
 }
 
 static void test_link_add(void **state)
@@ -966,6 +1067,9 @@ static void test_help_per_command(void **state)
 		/* help after some arguments: they need not be complete */
 		{ { "fdb", "add", "02:00:5e:00:53:01", "help" }, OBJ_FDB, VERB_ADD },
 		{ { "link", "set", "dev", "p1", "help" }, OBJ_LINK, VERB_SET },
+		{ { "link", "set", "dev", "p1", "storm", "help" }, OBJ_LINK, VERB_SET },
+		{ { "link", "set", "dev", "p1", "storm", "bcast", "5", "help" }, OBJ_LINK,
+		  VERB_SET },
 	};
 	struct cli_cmd c;
 
@@ -1000,6 +1104,10 @@ static void test_usage(void **state)
 		{ OBJ_LINK, VERB_SET, "max_learned", " link add" },
 		{ OBJ_LINK, VERB_SET, "hairpin", NULL },
 		{ OBJ_LINK, VERB_SET, "isolated", NULL },
+		{ OBJ_LINK, VERB_SET, "[ storm [ bcast PPS ] [ mcast PPS ] [ unknown PPS ] ]",
+		  NULL },
+		{ OBJ_LINK, VERB_SET, "100000000", NULL },
+		{ OBJ_LINK, VERB_HELP, "storm", NULL },
 		{ OBJ_LINK, VERB_ADD, "mode", " link set" },
 		{ OBJ_LINK, VERB_DEL, " link del dev DEV", " link set" },
 		{ OBJ_BRIDGE, VERB_HELP, " bridge set", NULL },
@@ -1073,6 +1181,7 @@ int main(void)
 		cmocka_unit_test(test_bridge_set),
 		cmocka_unit_test(test_bridge_set_vlan),
 		cmocka_unit_test(test_link_set),
+		cmocka_unit_test(test_link_set_storm),
 		cmocka_unit_test(test_link_add),
 		cmocka_unit_test(test_link_del),
 		cmocka_unit_test(test_link_show),

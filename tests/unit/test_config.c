@@ -200,6 +200,9 @@ static void test_defaults(void **state)
 	assert_false(c.ports[0].vlans_set);
 	assert_true(vlans_are(c.ports[0].vlans, ""));
 	assert_true(vlans_are(c.ports[0].untagged, ""));
+	/* storm control: no limits */
+	for (int cls = 0; cls < XDPBR_STORM__MAX; cls++)
+		assert_int_equal(c.ports[0].storm[cls], 0);
 	config_free(&c);
 }
 
@@ -601,6 +604,103 @@ static void test_errors_static(void **state)
 		/* one FDB entry per {vlan, MAC}: not on two ports either */
 		{ "[port eth1]\nstatic = 02:00:00:00:00:01\n[port eth2]\nstatic = 02:00:00:00:00:01\n",
 		  NAME ":4: static 02:00:00:00:00:01 is already on [port eth1] (line 2)" },
+	};
+
+	CHECK_ERRORS(cases);
+}
+
+/* --- storm control --- */
+
+/* Each storm_* key sets its class only (index: enum xdpbr_storm_class),
+ * over the whole range; ports don't share their limits. */
+static void test_storm(void **state)
+{
+	static const struct {
+		const char *key;
+		enum xdpbr_storm_class cls;
+	} keys[] = {
+		{ "storm_bcast", XDPBR_STORM_BCAST },
+		{ "storm_mcast", XDPBR_STORM_MCAST },
+		{ "storm_unknown", XDPBR_STORM_UNKNOWN },
+	};
+	static const struct {
+		const char *value;
+		uint32_t pps;
+	} values[] = {
+		{ "0", 0 }, { "1", 1 }, { "100", 100 }, { "0100", 100 },
+		{ "100000000", CONFIG_STORM_MAX_PPS },
+		{ "5000   ; a comment", 5000 },
+	};
+	char text[128];
+	struct config c;
+
+	assert_int_equal(CONFIG_STORM_MAX_PPS, 100000000);
+	for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
+		for (size_t v = 0; v < ARRAY_SIZE(values); v++) {
+			snprintf(text, sizeof(text), "[port eth1]\n%s = %s\n", keys[k].key,
+				 values[v].value);
+			parse_ok(text, &c);
+			for (int cls = 0; cls < XDPBR_STORM__MAX; cls++)
+				if (c.ports[0].storm[cls] !=
+				    ((enum xdpbr_storm_class)cls == keys[k].cls ? values[v].pps : 0))
+					fail_msg("%s = %s: storm[%d] = %u", keys[k].key,
+						 values[v].value, cls, c.ports[0].storm[cls]);
+			/* nothing else of the port changes */
+			assert_int_equal(c.ports[0].flags, XDPBR_PORT_DEFAULT_FLAGS);
+			assert_int_equal(c.ports[0].max_learned, 0);
+			config_free(&c);
+		}
+	}
+
+	parse_ok("[port eth1]\n"
+		 "storm_unknown = 30\n"
+		 "learning = off\n"
+		 "storm_bcast = 10\n"
+		 "storm_mcast = 20\n"
+		 "[port eth2]\n"
+		 "storm_mcast = 7\n"
+		 "[port eth3]\n", &c);
+	assert_int_equal(c.nports, 3);
+	assert_int_equal(c.ports[0].storm[XDPBR_STORM_BCAST], 10);
+	assert_int_equal(c.ports[0].storm[XDPBR_STORM_MCAST], 20);
+	assert_int_equal(c.ports[0].storm[XDPBR_STORM_UNKNOWN], 30);
+	assert_int_equal(c.ports[0].flags, XDPBR_PORT_DEFAULT_FLAGS & ~XDPBR_PORT_LEARNING);
+	assert_int_equal(c.ports[1].storm[XDPBR_STORM_BCAST], 0);
+	assert_int_equal(c.ports[1].storm[XDPBR_STORM_MCAST], 7);
+	assert_int_equal(c.ports[1].storm[XDPBR_STORM_UNKNOWN], 0);
+	for (int cls = 0; cls < XDPBR_STORM__MAX; cls++)
+		assert_int_equal(c.ports[2].storm[cls], 0);
+	config_free(&c);
+}
+
+static void test_errors_storm(void **state)
+{
+	static const struct error_case cases[] = {
+		{ "[port eth1]\nstorm_bcast = 100000001\n",
+		  NAME ":2: storm_bcast: 100000001 is out of range (0..100000000)" },
+		{ "[port eth1]\nlearning = on\n\nstorm_mcast = 4294967296\n",
+		  NAME ":4: storm_mcast: 4294967296 is out of range (0..100000000)" },
+		{ "[port eth1]\nstorm_unknown = 99999999999999999999999\n",
+		  NAME ":2: storm_unknown: 99999999999999999999999 is out of range "
+		  "(0..100000000)" },
+		{ "[port eth1]\nstorm_bcast = -1\n", NAME ":2: storm_bcast: '-1' is not a number" },
+		{ "[port eth1]\nstorm_bcast = 100pps\n",
+		  NAME ":2: storm_bcast: '100pps' is not a number" },
+		{ "[port eth1]\nstorm_mcast = 1e6\n", NAME ":2: storm_mcast: '1e6' is not a number" },
+		{ "[port eth1]\nstorm_unknown = off\n",
+		  NAME ":2: storm_unknown: 'off' is not a number" },
+		{ "[port eth1]\nstorm_bcast =\n", NAME ":2: 'storm_bcast' has no value" },
+		{ "[port eth1]\nstorm_bcast = 10\nstorm_mcast = 10\nstorm_bcast = 20\n",
+		  NAME ":4: duplicate key 'storm_bcast' in [port eth1] (first on line 2)" },
+		{ "[port eth1]\nstorm_unknown = 1\n[port eth2]\nstorm_unknown = 1\n"
+		  "storm_unknown = 2\n",
+		  NAME ":5: duplicate key 'storm_unknown' in [port eth2] (first on line 4)" },
+		/* per port, not bridge-wide; no other spellings */
+		{ "[bridge]\nname = br0\nstorm_bcast = 10\n",
+		  NAME ":3: unknown key 'storm_bcast' in [bridge]" },
+		{ "[port eth1]\nstorm_broadcast = 10\n",
+		  NAME ":2: unknown key 'storm_broadcast' in [port eth1]" },
+		{ "[port eth1]\nstorm = 10\n", NAME ":2: unknown key 'storm' in [port eth1]" },
 	};
 
 	CHECK_ERRORS(cases);
@@ -1135,6 +1235,7 @@ static void test_parse_file_unreadable(void **state)
 static void test_shipped_example(void **state)
 {
 	static const char path[] = "etc/xdpbrd.conf";
+	const struct config_port *p;
 	struct config c;
 
 	if (access(path, R_OK))
@@ -1149,6 +1250,17 @@ static void test_shipped_example(void **state)
 	assert_false(c.vlan_filtering);
 	assert_true(c.default_pvid_set);
 	assert_int_equal(c.default_pvid, CONFIG_DEFAULT_PVID);
+	/* storm control: the uplink shows the keys with no limit, the host
+	 * port eth2 has limits on broadcast and multicast */
+	p = config_port_find(&c, "eth1");
+	assert_non_null(p);
+	for (int cls = 0; cls < XDPBR_STORM__MAX; cls++)
+		assert_int_equal(p->storm[cls], 0);
+	p = config_port_find(&c, "eth2");
+	assert_non_null(p);
+	assert_int_equal(p->storm[XDPBR_STORM_BCAST], 1000);
+	assert_int_equal(p->storm[XDPBR_STORM_MCAST], 1000);
+	assert_int_equal(p->storm[XDPBR_STORM_UNKNOWN], 0);
 	config_free(&c);
 }
 
@@ -1202,6 +1314,43 @@ static void test_port_equal(void **state)
 		if (config_port_equal(&a.ports[0], &b.ports[0]) ||
 		    config_port_equal(&b.ports[0], &a.ports[0]))
 			fail_msg("case %zu: ports compare equal", i);
+		config_free(&b);
+	}
+	config_free(&a);
+}
+
+/* Each storm limit counts; absent and 0 are the same (no limit). */
+static void test_port_equal_storm(void **state)
+{
+	static const char base[] =
+		"[port eth1]\nstorm_bcast = 100\nstorm_mcast = 200\n";
+	static const char *const same[] = {
+		"[port eth1]\nstorm_mcast = 200\nstorm_bcast = 0100\n",
+		"[port eth1]\nstorm_bcast = 100\nstorm_unknown = 0\nstorm_mcast = 200\n",
+	};
+	static const char *const differ[] = {
+		"[port eth1]\nstorm_bcast = 101\nstorm_mcast = 200\n",
+		"[port eth1]\nstorm_bcast = 100\nstorm_mcast = 199\n",
+		"[port eth1]\nstorm_bcast = 100\nstorm_mcast = 200\nstorm_unknown = 1\n",
+		"[port eth1]\nstorm_mcast = 200\n",		/* a limit removed */
+		"[port eth1]\nstorm_bcast = 200\nstorm_mcast = 100\n",	/* swapped */
+		"[port eth1]\n",
+	};
+	struct config a, b;
+
+	parse_ok(base, &a);
+	for (size_t i = 0; i < ARRAY_SIZE(same); i++) {
+		parse_ok(same[i], &b);
+		if (!config_port_equal(&a.ports[0], &b.ports[0]) ||
+		    !config_port_equal(&b.ports[0], &a.ports[0]))
+			fail_msg("same case %zu: ports compare different", i);
+		config_free(&b);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(differ); i++) {
+		parse_ok(differ[i], &b);
+		if (config_port_equal(&a.ports[0], &b.ports[0]) ||
+		    config_port_equal(&b.ports[0], &a.ports[0]))
+			fail_msg("differ case %zu: ports compare equal", i);
 		config_free(&b);
 	}
 	config_free(&a);
@@ -1322,6 +1471,8 @@ int main(void)
 		cmocka_unit_test(test_errors_keys),
 		cmocka_unit_test(test_errors_values),
 		cmocka_unit_test(test_errors_static),
+		cmocka_unit_test(test_storm),
+		cmocka_unit_test(test_errors_storm),
 		cmocka_unit_test(test_vlan_bridge),
 		cmocka_unit_test(test_vlan_lists),
 		cmocka_unit_test(test_vlan_ports),
@@ -1339,6 +1490,7 @@ int main(void)
 		cmocka_unit_test(test_port_find),
 		cmocka_unit_test(test_port_equal),
 		cmocka_unit_test(test_port_equal_vlans),
+		cmocka_unit_test(test_port_equal_storm),
 		cmocka_unit_test(test_listen_parse),
 	};
 
