@@ -389,7 +389,8 @@ int bridge_check_port(struct bridge *br, const char *ifname)
 
 /* Puts the port into every map the datapath reads, keeping the slot, flags
  * and limit of a port the bridge already had (adoption). */
-static int port_maps_add(struct bridge *br, uint32_t ifindex, uint32_t mode)
+static int port_maps_add(struct bridge *br, const char *ifname, uint32_t ifindex,
+			 uint32_t mode)
 {
 	struct xdpbr_port p = { .flags = XDPBR_PORT_DEFAULT_FLAGS, .mode = mode };
 	struct port_entry *ports;
@@ -420,6 +421,8 @@ static int port_maps_add(struct bridge *br, uint32_t ifindex, uint32_t mode)
 		err = ctl_vlan_port_init(&br->maps, &p);
 		if (err)
 			return err;
+		if (br->port_init)
+			br->port_init(ifname, &p, br->port_init_arg);
 	}
 	return ctl_port_apply(&br->maps, ifindex, &p, br->prog_egress_fd);
 }
@@ -500,7 +503,7 @@ int bridge_add_port(struct bridge *br, const char *ifname)
 		return err;
 
 	/* Maps first: the first frame the program sees is already bridged. */
-	err = port_maps_add(br, ifindex, cur_id ? cur_mode : XDPBR_MODE_NONE);
+	err = port_maps_add(br, ifname, ifindex, cur_id ? cur_mode : XDPBR_MODE_NONE);
 	if (err) {
 		log_warn("Couldn't add '%s' to the bridge's maps: %s", ifname, strerror(-err));
 		if (!cur_id)

@@ -38,6 +38,11 @@ struct bridge {
 	uint32_t prog_rx_id;
 	uint32_t fdb_map_id;		/* identifies this bridge's programs */
 	struct bpf_link *tp_links[2];	/* drop-counting tracepoints */
+	/* Optional: settles a new port's flags and limit before it is
+	 * attached (the daemon's configuration), so no frame ever sees the
+	 * defaults of a port configured otherwise. */
+	void (*port_init)(const char *ifname, struct xdpbr_port *p, void *arg);
+	void *port_init_arg;
 	bool adopted;			/* pins existed: never remove them on failure */
 	enum attach_mode mode;
 	struct bridge_port ports[XDPBR_MAX_PORTS];

@@ -64,6 +64,7 @@ struct daemon {
 	struct events events;
 	struct ring_buffer *rb;		/* learn/move events from the datapath */
 	bool pins_lost;			/* said so already */
+	const struct config *pending_cfg; /* a reload's new configuration */
 	/* Move log rate limit: a flapping MAC is the classic loop symptom;
 	 * say so, but at most MOVE_LOG_BURST lines per MOVE_LOG_PERIOD_S. */
 	uint64_t move_window_ns;
@@ -220,6 +221,20 @@ static int apply_port_cfg(struct daemon *d, const struct config_port *old,
 	return 0;
 }
 
+/* bridge.port_init: a configured port is attached with its own flags and
+ * limit, never briefly with the defaults. */
+static void init_port_from_cfg(const char *ifname, struct xdpbr_port *p, void *arg)
+{
+	struct daemon *d = arg;
+	const struct config_port *cp = d->cfg_path ? config_port_find(d->pending_cfg ?
+					d->pending_cfg : &d->cfg, ifname) : NULL;
+
+	if (!cp)
+		return;
+	p->flags = (p->flags & ~XDPBR_PORT_USER_FLAGS) | (cp->flags & XDPBR_PORT_USER_FLAGS);
+	p->max_learned = cp->max_learned;
+}
+
 /* Marks a port down (out of tx and flood sets, dynamic entries flushed) or
  * up again, when its link state differs from what the maps say. */
 static void port_link_state(struct daemon *d, uint32_t ifindex, unsigned int flags)
@@ -349,6 +364,7 @@ static void do_reload(struct daemon *d)
 		if (!config_port_find(&nc, name) && !is_cli_port(d, name))
 			bridge_del_port(&d->br, name);
 	}
+	d->pending_cfg = &nc;
 	for (size_t i = 0; i < nc.nports; i++) {
 		const struct config_port *cp = &nc.ports[i];
 		const struct config_port *old = config_port_find(&d->cfg, cp->name);
@@ -373,6 +389,7 @@ static void do_reload(struct daemon *d)
 				log_warn("%s:%d: couldn't apply port %s", d->cfg_path,
 					 cp->line, cp->name);
 	}
+	d->pending_cfg = NULL;
 	config_free(&d->cfg);
 	d->cfg = nc;
 	log_info("reloaded %s", d->cfg_path);
@@ -758,6 +775,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	ret = bridge_open(&d.br, name, &o);
+	d.br.port_init = init_port_from_cfg;
+	d.br.port_init_arg = &d;
 	/* Check every port before attaching any: nothing half-attached. */
 	for (int i = 0; !ret && i < nports; i++)
 		ret = bridge_check_port(&d.br, ports[i]);
