@@ -406,7 +406,9 @@ xt_cap()
 	CAP_PID[$key]=$!
 	XT_PIDS+=("$!")
 	for ((k = 0; k < 50; k++)); do
-		grep -q '^listening on' "$err" && return 0
+		# "listening on" comes a little before tcpdump really receives:
+		# without a pause a frame sent at once is missed now and then.
+		grep -qs '^listening on' "$err" && { sleep 0.3; return 0; }
 		proc_alive "${CAP_PID[$key]}" || break
 		sleep 0.1
 	done
@@ -702,7 +704,7 @@ pfx_fdb_count()
 # tcpdump prints "listening on" a little before it really receives: a frame
 # sent right after cap_start returns is missed now and then (measured here:
 # 3 in 10 rounds). pfx_cap therefore waits until the capture has seen a
-# probe: a frame to PFX_PROBE (EtherType 0x88b6) sent from the root
+# probe: a frame to pfx_probe_mac (EtherType 0x88b6) sent from the root
 # namespace out of the host's port straight to its e0, past the bridge.
 # Probes are left out of every count.
 declare -A PFX_CAP_WANT=()	# COUNT of each pfx_cap capture
@@ -1335,3 +1337,170 @@ vl_filtering_is()
 }
 
 # ================================================ end of the vl_* block
+
+# ================================================================
+# flt_* helpers for test_faults, test_macflood, test_valgrind and the soak
+# runner (tests/soak/run.sh): faults while traffic flows, MAC floods,
+# daemon resources. Added as one block; the helpers above are unchanged.
+# ================================================================
+
+PKTGEN=$XT_BUILD/tools/pktgen
+declare -A FLT_IPERF_PID=()	# iperf3 clients by key
+FLT_IPERF_RC=			# exit status of the last flt_iperf_wait
+FLT_IPERF_MBPS=			# its receiver bit rate, Mbit/s
+
+# flt_fdb_snapshot: the FDB without timestamps, sorted, one JSON line.
+# shellcheck disable=SC2119 # the whole FDB
+flt_fdb_snapshot()
+{
+	fdb_json | jq -c '[.[] | {mac: (.mac | ascii_downcase), ifname, vlan, state}] | sort'
+}
+
+# flt_rx_all: rx_packets of each port of $PORTS, space-separated.
+flt_rx_all()
+{
+	"$XDPBR" -b "$BR" -j stats | jq -r --args \
+		'[.[] | select(.type == "port")] as $s |
+		 [$ARGS.positional[] as $p | (first($s[] | select(.ifname == $p) |
+		  .rx_packets) // "none")] | map(tostring) | join(" ")' "${PORTS[@]}"
+}
+
+# flt_check_rx_kept NAME BEFORE AFTER: two flt_rx_all results; no port's
+# rx_packets went backwards.
+flt_check_rx_kept()
+{
+	local name=$1 a b i bad=
+	local -a x y
+	read -ra x <<<"$2"
+	read -ra y <<<"$3"
+	for i in "${!x[@]}"; do
+		a=${x[i]}
+		b=${y[i]:-none}
+		[[ $a =~ ^[0-9]+$ && $b =~ ^[0-9]+$ ]] && ((b >= a)) && continue
+		bad+="${PORTS[i]}: $a -> $b; "
+	done
+	if [ -z "$bad" ] && [ ${#x[@]} -gt 0 ]; then
+		pass "$name (rx_packets $2-> $3)"
+		return 0
+	fi
+	fail "$name" "${bad:-no counters: '$2' -> '$3'}"
+	return 1
+}
+
+# flt_prog_ids: "PORT:ID" of the XDP program of every port of $PORTS.
+flt_prog_ids()
+{
+	local p
+	for p in "${PORTS[@]}"; do
+		printf '%s:%s ' "$p" "$(port_prog_id "$p" 2>/dev/null)"
+	done
+}
+
+# flt_iperf_start KEY I J SECONDS: an iperf3 TCP test from host I to host J
+# for SECONDS in the background (server: `iperf3 -s -1` in J, started and
+# listening first). 1 and XT_WHY when the server does not listen in 5 s.
+flt_iperf_start()
+{
+	local key=$1 i=$2 j=$3 secs=$4 k
+
+	ip netns exec "${NS[j]}" iperf3 -s -1 -p 5201 >"$XT_TMP/iperfs.$key.out" 2>&1 &
+	XT_PIDS+=("$!")
+	for ((k = 0; k < 50; k++)); do
+		[ -n "$(ip netns exec "${NS[j]}" ss -Htln '( sport = :5201 )' 2>/dev/null)" ] &&
+			break
+		sleep 0.1
+	done
+	if ((k == 50)); then
+		XT_WHY="iperf3 -s in ${NS[j]} not listening after 5 s: $(cat "$XT_TMP/iperfs.$key.out")"
+		return 1
+	fi
+	ip netns exec "${NS[i]}" iperf3 -c "${IP4[j]}" -p 5201 -t "$secs" -J \
+		--connect-timeout 3000 >"$XT_TMP/iperf.$key.json" 2>"$XT_TMP/iperf.$key.err" &
+	FLT_IPERF_PID[$key]=$!
+	XT_PIDS+=("$!")
+}
+
+# flt_iperf_wait KEY SECONDS: wait (SECONDS at most, then kill) for iperf3
+# client KEY; FLT_IPERF_RC is its exit status, FLT_IPERF_MBPS the rate the
+# receiver saw. Returns 0 if it completed (status 0). Not in $(...).
+flt_iperf_wait()
+{
+	local key=$1 secs=$2 pid=${FLT_IPERF_PID[$1]:-} k
+
+	FLT_IPERF_RC=none FLT_IPERF_MBPS=0
+	[ -n "$pid" ] || return 1
+	for ((k = 0; k < secs * 10; k++)); do
+		proc_alive "$pid" || break
+		sleep 0.1
+	done
+	stop_pid "$pid" TERM 2
+	FLT_IPERF_RC=$STOP_RC
+	FLT_IPERF_PID[$key]=
+	FLT_IPERF_MBPS=$(jq -r '(.end.sum_received.bits_per_second // 0) / 1e6 | floor' \
+		"$XT_TMP/iperf.$key.json" 2>/dev/null)
+	FLT_IPERF_MBPS=${FLT_IPERF_MBPS:-0}
+	# iperf3 -J may exit 0 after "unable to connect": its error counts.
+	[ "$FLT_IPERF_RC" = 0 ] && [ "$FLT_IPERF_MBPS" -gt 0 ] &&
+		jq -e '.error == null' "$XT_TMP/iperf.$key.json" >/dev/null 2>&1
+}
+
+# flt_hosts_csum_off: no TX checksum offload on the hosts' e0. A TCP or
+# UDP frame a veth sends with offload on carries only a partial checksum
+# (CHECKSUM_PARTIAL: the "hardware" is to finish it); XDP redirects the
+# frame as it is, the skb's checksum state is lost on the way, and the
+# receiving host drops the segment as corrupt (tcpdump -vv in the receiver:
+# "cksum 0x... (incorrect -> 0x...)"). Real NICs finish the checksum in
+# hardware before the wire, so this only concerns veth hosts. ICMP and ARP
+# are not affected (no offloaded checksum).
+flt_hosts_csum_off()
+{
+	local i
+	for ((i = 1; i <= NHOSTS; i++)); do
+		hexec "$i" ethtool -K e0 tx off >/dev/null 2>&1 || return 1
+	done
+}
+
+# flt_iperf_show KEY: iperf3's error and stderr (failure details).
+flt_iperf_show()
+{
+	jq -r '.error // empty' "$XT_TMP/iperf.$1.json" 2>/dev/null
+	tail -n 5 "$XT_TMP/iperf.$1.err" "$XT_TMP/iperfs.$1.out" 2>/dev/null
+}
+
+# flt_rss_kib PID: VmRSS of PID in KiB (empty if gone).
+flt_rss_kib()
+{
+	awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status" 2>/dev/null
+}
+
+# flt_http_ms URL: time to the complete answer of GET URL in ms (integer),
+# "fail" when it did not answer 200 within 2 s.
+flt_http_ms()
+{
+	local t
+	t=$(curl -fsS -o /dev/null --max-time 2 -w '%{time_total}' "$1" 2>/dev/null) ||
+		{ echo fail; return 1; }
+	awk -v t="$t" 'BEGIN { printf "%d\n", t * 1000 + 0.5 }'
+}
+
+# flt_bridge_json: `xdpbr -b $BR -j bridge show`, the bridge's object.
+flt_bridge_json()
+{
+	"$XDPBR" -b "$BR" -j bridge show | jq -c '.[0]'
+}
+
+# flt_bridge_counter NAME: counter NAME summed over the bridge's ports
+# (`xdpbr -j stats`).
+flt_bridge_counter()
+{
+	"$XDPBR" -b "$BR" -j stats |
+		jq --arg n "$1" '[.[] | select(.type == "port") | .[$n] // 0] | add // 0'
+}
+
+# flt_daemon_alive: the daemon started by daemon_start still runs (kill -0,
+# and not a zombie).
+flt_daemon_alive()
+{
+	[ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null && proc_alive "$DAEMON_PID"
+}
+# ================================================ end of the flt_* block

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Ports added to and removed from a running bridge with `xdpbr link add` and
+# `xdpbr link del`, first with the daemon running, then after it was killed
+# (-9): the CLI works from the pins alone. A port joins at once (XDP
+# attached, listed, its host reachable) and leaves cleanly (no XDP, not
+# listed, no FDB entry, its host cut off), while traffic between the other
+# ports goes on without a single loss. Errors (a device that doesn't exist,
+# a device that is not a port) fail with a message.
+# shellcheck disable=SC2016 # jq variables in single-quoted filters
+# shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
+. "$(dirname "$0")/lib.sh"
+
+# joined PHASE [MODE]: P4 is a working port (XDP in MODE, default native).
+joined()
+{
+	local phase=$1 mode=${2:-native} json
+	json=$(pfx_link_json 2>&1)
+	check_jq "$phase: link show lists $P4, master $BR, xdp_mode $mode, forwarding" \
+		"$json" 'any(.[]; .ifname == $p and .master == $br and
+		 .xdp_mode == $mode and .xdp_prog_id > 0 and .state == "forwarding")' \
+		--arg p "$P4" --arg br "$BR" --arg mode "$mode"
+	check_eq "$phase: $P4 runs the bridge's XDP program (the one on ${PORT[1]})" \
+		"$(port_prog_id "${PORT[1]}")" "$(port_prog_id "$P4")" \
+		"ip link: $(port_xdp "$P4")"
+	check_jq "$phase: link show dev $P4: defaults (learning, flood, mcast_flood, bcast_flood on)" \
+		"$(pfx_link_json "$P4" 2>&1)" 'length == 1 and .[0].learning and
+		 .[0].flood and .[0].mcast_flood and .[0].bcast_flood and
+		 (.[0].isolated | not) and (.[0].hairpin | not)'
+	check "$phase: ping h4 -> h1" hping 4 1
+	check "$phase: ping h2 -> h4" hping 2 4
+	check "$phase: fdb show: h4 (${MAC[4]}) on $P4" pfx_fdb_has "${MAC[4]}" "$P4"
+	bcast_to_h4 "$phase" 1
+}
+
+# bcast_to_h4 PHASE N: a broadcast from h1 reaches h4 N (0 or 1) times and
+# h2 once (the control).
+bcast_to_h4()
+{
+	local k
+	for k in 2 4; do
+		pfx_cap "bc$k" "$k" "ether proto 0x88b5 and ether src ${MAC[1]}" 3 1 ||
+			fail "capture in h$k ($1)" "$XT_WHY"
+	done
+	pfx_send 1 ff:ff:ff:ff:ff:ff || fail "sendframe broadcast from h1 ($1)"
+	check_eq "$1: h1's broadcast reaches h4 $2 time(s)" "$2" "$(pfx_cap_n bc4)" \
+		"$(cap_show bc4)"
+	check_eq "$1: h1's broadcast reaches h2 (control)" 1 "$(pfx_cap_n bc2)" \
+		"$(cap_show bc2)" "$("$XDPBR" -b "$BR" -j stats 2>&1)"
+}
+
+# left PHASE: P4 is out of the bridge.
+left()
+{
+	local phase=$1
+	check_eq "$phase: no XDP program on $P4" null "$(port_xdp "$P4")"
+	check_fail "$phase: link show does not list $P4" pfx_listed "$P4"
+	check_eq "$phase: fdb show: no entry on $P4" 0 "$(pfx_fdb_count "$P4" 2>&1)" \
+		"$("$XDPBR" -b "$BR" fdb show 2>&1)"
+	check "$phase: fdb show: h4's MAC is gone" pfx_fdb_lacks "${MAC[4]}"
+	check_fail "$phase: ping h4 -> h1 fails" hping 4 1
+	bcast_to_h4 "$phase" 0
+}
+
+xt_require
+topo_up 4
+P4=${PORT[4]}
+PORTS=("${PORT[1]}" "${PORT[2]}" "${PORT[3]}")	# h4's port is not in the bridge
+daemon_start || abort "xdpbrd start" "$XT_WHY"
+# Static neighbours between h4 and h1, h2: a failed ping while h4 is cut off
+# leaves no failed ARP entry behind to fail the next one.
+for i in 1 2; do
+	if ! hexec 4 ip neigh replace "${IP4[i]}" lladdr "${MAC[i]}" nud permanent dev e0 ||
+		! hexec "$i" ip neigh replace "${IP4[4]}" lladdr "${MAC[4]}" nud permanent dev e0; then
+		abort "static neighbours for h4 and h$i"
+	fi
+done
+check "ping h1 -> h2" hping 1 2
+check "ping h2 -> h1" hping 2 1
+
+check_fail "before link add: ping h4 -> h1 fails" hping 4 1
+check_fail "before link add: link show does not list $P4" pfx_listed "$P4"
+
+# --- with the daemon
+pfx_ping_start d12 1 2
+pfx_ping_start d21 2 1
+check "link add dev $P4 master $BR" "$XDPBR" link add dev "$P4" master "$BR"
+joined "daemon"
+check "link del dev $P4" "$XDPBR" -b "$BR" link del dev "$P4"
+left "daemon, after link del"
+pfx_ping_stop d12
+pfx_ping_stop d21
+check "daemon: ping h1 -> h2 lost nothing during link add/del" pfx_ping_check d12
+check "daemon: ping h2 -> h1 lost nothing during link add/del" pfx_ping_check d21
+pfx_check_daemon "the daemon still runs"
+
+pfx_check_error "link add of a device that doesn't exist fails" "xt${ID}nope" \
+	"$XDPBR" link add dev "xt${ID}nope" master "$BR"
+pfx_check_error "link add to a bridge that doesn't exist fails" "xt${ID}nobr" \
+	"$XDPBR" link add dev "$P4" master "xt${ID}nobr"
+check_eq "after the failed link add: no XDP program on $P4" null "$(port_xdp "$P4")"
+pfx_check_error "link del of a device that is not a port fails" "$P4" \
+	"$XDPBR" -b "$BR" link del dev "$P4"
+pfx_check_error "link del of a device that doesn't exist fails" "xt${ID}nope" \
+	"$XDPBR" -b "$BR" link del dev "xt${ID}nope"
+check_eq "link show still lists the 3 ports" \
+	"$(printf '%s\n' "${PORTS[@]}" | sort | tr '\n' ' ')" \
+	"$(pfx_link_json | jq -r '.[].ifname' | sort | tr '\n' ' ')"
+
+# --- without the daemon: it dies without cleaning up; the pins stay.
+daemon_stop KILL
+check "daemon killed (-9): the pins stay" test -e "$PIN_DIR/xdpbr_ports"
+check "daemon killed: ping h1 -> h2 still bridged" hping 1 2
+
+pfx_ping_start n12 1 2
+check "no daemon: link add dev $P4 master $BR" "$XDPBR" link add dev "$P4" master "$BR"
+joined "no daemon"
+check "no daemon: link del dev $P4" "$XDPBR" -b "$BR" link del dev "$P4"
+left "no daemon, after link del"
+
+check "no daemon: link add dev $P4 master $BR mode generic" \
+	"$XDPBR" link add dev "$P4" master "$BR" mode generic
+joined "no daemon, mode generic" generic
+check "no daemon: link del dev $P4 (generic)" "$XDPBR" -b "$BR" link del dev "$P4"
+left "no daemon, after link del (generic)"
+pfx_ping_stop n12
+check "no daemon: ping h1 -> h2 lost nothing during link add/del" pfx_ping_check n12
+pfx_check_error "no daemon: link del of a device that is not a port fails" "$P4" \
+	"$XDPBR" -b "$BR" link del dev "$P4"
+
+finish
