@@ -17,12 +17,12 @@
 
 AGEING=2
 
-# probe_start KEY PROTO: capture PROTO frames from h1 in h2 and h3.
+# probe_start KEY PROTO [SECONDS]: capture PROTO frames from h1 in h2 and h3.
 probe_start()
 {
 	local i
 	for i in 2 3; do
-		cap_start "$1$i" "$i" "ether proto 0x$2 and ether src ${MAC[1]}" 4 1 ||
+		cap_start "$1$i" "$i" "ether proto 0x$2 and ether src ${MAC[1]}" "${3:-4}" 1 ||
 			fail "$1: capture in h$i" "$XT_WHY"
 	done
 }
@@ -131,7 +131,7 @@ ageing_cycle "bridge set ageing_time $AGEING"
 # --- ageing_time 0: never
 check "bridge set ageing_time 0" "$XDPBR" -b "$BR" bridge set ageing_time 0
 check_eq "bridge show: ageing_time 0" 0 "$(bridge_field ageing_time 2>&1)"
-probe_start "never" 88b5
+probe_start "never" 88b5 8	# outlasts the learning and the 3.5 s wait
 learn_h1_h2 "ageing_time 0"
 sleep 3.5	# longer than the ageing time above: nothing may change
 check "ageing_time 0: h1 still on ${PORT[1]} after 3.5 s" \
