@@ -195,11 +195,34 @@ static int peer_receives(uint32_t ifindex, char *name)
 	return ret;
 }
 
+/* In the current namespace: 1 if ifindex has transmit checksum offload on.
+ * Its TCP/UDP frames then carry a checksum the stack left for the device to
+ * finish; a veth would finish it on delivery, but an XDP redirect passes
+ * the frame on as it is and the receiver drops it as corrupt. */
+static int peer_tx_csum(uint32_t ifindex)
+{
+	struct ethtool_value ev = { .cmd = ETHTOOL_GTXCSUM };
+	char name[IF_NAMESIZE];
+	struct ifreq ifr = {};
+	int fd, ret;
+
+	if (!if_indextoname(ifindex, name))
+		return -errno;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	ifr.ifr_data = (void *)&ev;
+	ret = ioctl(fd, SIOCETHTOOL, &ifr) ? -errno : ev.data != 0;
+	close(fd);
+	return ret;
+}
+
 int veth_peer_check(uint32_t ifindex, const char *ifname)
 {
 	char ns[256] = "", peer[IF_NAMESIZE] = "?";
 	struct link_info li;
-	int self = -1, nsfd = -1, ret;
+	int self = -1, nsfd = -1, ret, csum;
 
 	ret = link_get_info(ifindex, &li);
 	if (ret || strcmp(li.kind, "veth") || li.peer_ifindex <= 0)
@@ -220,6 +243,7 @@ int veth_peer_check(uint32_t ifindex, const char *ifname)
 		}
 	}
 	ret = peer_receives((uint32_t)li.peer_ifindex, peer);
+	csum = peer_tx_csum((uint32_t)li.peer_ifindex);
 	if (self >= 0 && setns(self, CLONE_NEWNET))
 		log_warn("Couldn't return to the daemon's network namespace: %s",
 			 strerror(errno));
@@ -232,6 +256,12 @@ int veth_peer_check(uint32_t ifindex, const char *ifname)
 	} else if (ret > 0) {
 		ret = 0;
 	}
+	if (csum == 1)
+		log_warn("port %s: its veth peer %s%s%s has transmit checksum offload on: TCP "
+			 "and UDP it sends through the bridge arrive with unfinished checksums "
+			 "and are dropped by the receiver (ping works); fix: %s%s%sethtool -K %s "
+			 "tx off", ifname, peer, ns[0] ? " in netns " : "", ns,
+			 ns[0] ? "ip netns exec " : "", ns, ns[0] ? " " : "", peer);
 out:
 	if (self >= 0)
 		close(self);

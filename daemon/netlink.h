@@ -13,7 +13,9 @@
  * NAPI: it has GRO on or an XDP program. Otherwise the frame is dropped and
  * counted nowhere obvious. For a veth port, check the peer (in whatever
  * network namespace it lives, if that namespace is named in /run/netns) and
- * warn with the fix. Returns 1 when the peer can't receive, 0 when it can or
+ * warn with the fix; also warn when the peer has transmit checksum offload
+ * on (its TCP/UDP would arrive with unfinished checksums). Returns 1 when
+ * the peer can't receive, 0 when it can or
  * the port is no veth, -errno when the check itself failed. */
 int veth_peer_check(uint32_t ifindex, const char *ifname);
 

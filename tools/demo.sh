@@ -156,6 +156,10 @@ for ((i = 1; i <= N; i++)); do
 	# account) or an XDP program of its own.
 	ip netns exec "$ns" ethtool -K e0 gro on >/dev/null ||
 		die "couldn't turn GRO on for e0 in $ns"
+	# Checksums in software: an XDP redirect leaves a TCP/UDP checksum the
+	# sender offloaded unfinished, and the receiver would drop the frame.
+	ip netns exec "$ns" ethtool -K e0 tx off >/dev/null ||
+		die "couldn't turn checksum offload off for e0 in $ns"
 	printf '  %-8s e0 02:00:00:00:de:0%d 198.18.0.%d/24  <->  %s\n' \
 		"$ns" "$i" "$i" "$port"
 done

@@ -50,6 +50,25 @@ check "GRO on everywhere: ping h1 -> h2" hping 1 2
 daemon_stop || fail "xdpbrd stops on SIGTERM" "$(cat "$DAEMON_LOG")"
 
 # --- GRO off but an XDP program on h2's e0: NAPI runs, no warning
+# Transmit checksum offload on a peer: TCP/UDP would arrive unfinished.
+hexec 3 ethtool -K e0 tx on
+daemon_start || abort "xdpbrd restart" "$XT_WHY"
+sleep 0.5
+csum=$(grep -i 'checksum offload' "$DAEMON_LOG")
+if grep -qw -- "${PORT[3]}" <<<"$csum" && grep -q 'ethtool -K e0 tx off' <<<"$csum"; then
+	pass "tx checksum offload behind ${PORT[3]}: warning names it and says 'ethtool -K e0 tx off'"
+else
+	fail "tx checksum offload behind ${PORT[3]}: warning names it and says 'ethtool -K e0 tx off'" \
+		"log:" "$(cat "$DAEMON_LOG")"
+fi
+if grep -qw -- "${PORT[1]}" <<<"$csum"; then
+	fail "no checksum warning for ${PORT[1]} (tx offload off)" "$csum"
+else
+	pass "no checksum warning for ${PORT[1]} (tx offload off)"
+fi
+daemon_stop || fail "xdpbrd stops on SIGTERM" "$(cat "$DAEMON_LOG")"
+hexec 3 ethtool -K e0 tx off
+
 pass_prog=$XT_TMP/pass_xdp
 cat >"$pass_prog.c" <<'EOF'
 #include <linux/bpf.h>
