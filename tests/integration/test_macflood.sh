@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# A MAC flooding attack. h4 sends frames from MF_MACS different source MACs
+# (default 100,000; the soak runner: 1,000,000) at full rate for MF_SECS
+# seconds (pktgen --src-macs, one core), to its own MAC, while h1 pings h2
+# every 10 ms and h3 watches for h1 <-> h2 unicast. Two rounds:
+#
+#   1. limit: `xdpbr bridge set fdb_max_learned MF_MAX` below the FDB's size:
+#      the dynamic entries stay within the limit, refused learns are counted
+#      as learn_limit;
+#   2. full table: no bridge limit, a second range of MACs fills the FDB
+#      (xdpbrd --fdb-size MF_FDB_SIZE): it never holds more than its size,
+#      refused learns are counted as learn_failed.
+#
+# In both: the known hosts' entries (learned before the flood) stay where
+# they are, h1 -> h2 loses no ping and its unicast is never flooded (h3 sees
+# none of it), the HTTP endpoint answers every request within 100 ms, and
+# the daemon's RSS stays below 64 MiB. The figures are printed as "info:"
+# lines.
+# shellcheck disable=SC2016 # jq variables in single-quoted filters
+# shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
+# shellcheck disable=SC2317 # functions that run through check and xt_poll
+. "$(dirname "$0")/lib.sh"
+
+MACS=${MF_MACS:-100000}
+SECS=${MF_SECS:-3}
+FDB_SIZE=${MF_FDB_SIZE:-65536}
+MAX=${MF_MAX:-50000}
+HTTP_MS=100
+RSS_MAX_KIB=$((64 * 1024))
+
+info()
+{
+	echo "info: $*"
+}
+
+# flood KEY SRC_MAC: pktgen in h4, MACS source MACs from SRC_MAC, to h4's
+# own MAC (the bridge learns, then drops the frame: same port), SECS at
+# full rate on one core. While it runs: GET /stats every 0.1 s (slowest
+# answer in HTTP_WORST, answers over HTTP_MS in HTTP_SLOW) and `bridge show`
+# every 0.5 s (largest fdb_entries in FDB_PEAK). PK_FRAMES, PK_MPPS: what
+# pktgen sent.
+flood()
+{
+	local key=$1 src=$2 pid ms n k=0 out
+	out=$XT_TMP/pktgen.${key// /_}
+	HTTP_WORST=0 HTTP_SLOW=0 HTTP_N=0 FDB_PEAK=0 PK_FRAMES=0 PK_MPPS=0
+
+	ip netns exec "${NS[4]}" "$PKTGEN" -t e0 --src-mac "$src" --src-macs "$MACS" \
+		--dst-mac "${MAC[4]}" -c 1 -d "$SECS" --warmup 0 -j -q \
+		>"$out.json" 2>"$out.err" &
+	pid=$!
+	XT_PIDS+=("$pid")
+	while proc_alive "$pid"; do
+		ms=$(flt_http_ms "$(obs_url /stats)")
+		HTTP_N=$((HTTP_N + 1))
+		if [ "$ms" = fail ]; then
+			HTTP_SLOW=$((HTTP_SLOW + 1))
+			HTTP_WORST=fail
+		else
+			((ms > HTTP_MS)) && HTTP_SLOW=$((HTTP_SLOW + 1))
+			[ "$HTTP_WORST" != fail ] && ((ms > HTTP_WORST)) && HTTP_WORST=$ms
+		fi
+		if ((k++ % 5 == 0)); then
+			n=$(flt_bridge_json 2>/dev/null | jq -r '.fdb_entries // 0')
+			[[ $n =~ ^[0-9]+$ ]] && ((n > FDB_PEAK)) && FDB_PEAK=$n
+		fi
+		sleep 0.1
+	done
+	stop_pid "$pid" TERM $((SECS + 30))
+	if [ "$STOP_RC" = 0 ]; then
+		PK_FRAMES=$(jq -rs 'last.tx_frames // 0' "$out.json" 2>/dev/null)
+		PK_MPPS=$(jq -rs 'last.tx_pps // 0 | . / 1e6 * 100 | floor / 100' "$out.json" 2>/dev/null)
+		pass "$key: pktgen sent ${PK_FRAMES:-?} frames from $MACS source MACs in ${SECS} s (${PK_MPPS:-?} Mpps)"
+	else
+		fail "$key: pktgen ran" "exit status $STOP_RC" "$(cat "$out.err" "$out.json")"
+	fi
+}
+
+# round KEY SRC_MAC LIMIT COUNTER: one flood and its checks. LIMIT: the
+# most entries the FDB may hold; COUNTER: the refused-learn counter that
+# must grow (learn_limit or learn_failed).
+round()
+{
+	local key=$1 src=$2 limit=$3 counter=$4 rss0 rss1 c0 c1 bj n seen out
+
+	rss0=$(flt_rss_kib "$DAEMON_PID")
+	c0=$(flt_bridge_counter "$counter")
+	pfx_ping_start "$key" 1 2 0.01
+	pfx_cap "$key" 3 "ether host ${MAC[1]} and ether host ${MAC[2]} and not broadcast" \
+		$((SECS + 8)) || fail "$key: capture in h3" "$XT_WHY"
+	flood "$key" "$src"
+	sleep 0.5
+	pfx_ping_stop "$key"
+	seen=$(pfx_cap_n "$key")
+	rss1=$(flt_rss_kib "$DAEMON_PID")
+	c1=$(flt_bridge_counter "$counter")
+	bj=$(flt_bridge_json 2>&1)
+	n=$(jq -r '.fdb_entries' <<<"$bj" 2>/dev/null)
+	info "$key: fdb_entries $n (peak seen during the flood $FDB_PEAK, limit $limit," \
+		"fdb_size $FDB_SIZE); $counter $c0 -> $c1; HTTP worst ${HTTP_WORST} ms of" \
+		"$HTTP_N requests; RSS ${rss0} -> ${rss1} KiB; pktgen $PK_FRAMES frames," \
+		"$PK_MPPS Mpps"
+
+	check_jq "$key: bridge show: fdb_entries <= $limit" "$bj" \
+		'.fdb_entries <= $l and .fdb_entries <= .fdb_size' --argjson l "$limit"
+	if [[ $FDB_PEAK =~ ^[0-9]+$ ]] && ((FDB_PEAK <= limit)); then
+		pass "$key: fdb_entries never above $limit while flooding (peak $FDB_PEAK)"
+	else
+		fail "$key: fdb_entries never above $limit while flooding" "peak: $FDB_PEAK"
+	fi
+	if [[ $n =~ ^[0-9]+$ ]] && ((n >= limit * 9 / 10)); then
+		pass "$key: the flood filled the FDB up to its limit ($n of $limit)"
+	else
+		fail "$key: the flood filled the FDB up to its limit" "fdb_entries $n, limit $limit" "$bj"
+	fi
+	if [[ $c0 =~ ^[0-9]+$ && $c1 =~ ^[0-9]+$ ]] && ((c1 > c0)); then
+		pass "$key: refused learns counted as $counter ($c0 -> $c1)"
+	else
+		fail "$key: refused learns counted as $counter" "$c0 -> $c1" \
+			"$("$XDPBR" -b "$BR" stats 2>&1)"
+	fi
+	for i in 1 2 3; do
+		check "$key: h$i's entry kept on ${PORT[i]}" fdb_has "${MAC[i]}" "${PORT[i]}" ""
+	done
+	check_eq "$key: no h1 <-> h2 unicast flooded to h3 during the flood" 0 "$seen" \
+		"$(cap_show "$key" | head -n 20)"
+	if out=$(pfx_ping_check "$key" 20); then
+		pass "$key: ping h1 -> h2 every 10 ms lost nothing ($(head -n 1 <<<"$out"))"
+	else
+		fail "$key: ping h1 -> h2 every 10 ms lost nothing" "$out"
+	fi
+	if [ "$HTTP_SLOW" = 0 ] && ((HTTP_N >= 5)); then
+		pass "$key: GET /stats answered within $HTTP_MS ms during the flood (worst $HTTP_WORST ms, $HTTP_N requests)"
+	else
+		fail "$key: GET /stats answered within $HTTP_MS ms during the flood" \
+			"$HTTP_SLOW of $HTTP_N requests slower or failed; worst: $HTTP_WORST ms"
+	fi
+	if [[ $rss1 =~ ^[0-9]+$ ]] && ((rss1 < RSS_MAX_KIB)); then
+		pass "$key: xdpbrd RSS bounded (${rss0} -> ${rss1} KiB < $RSS_MAX_KIB)"
+	else
+		fail "$key: xdpbrd RSS bounded (< $RSS_MAX_KIB KiB)" "${rss0} -> ${rss1:-gone}"
+	fi
+	check "$key: xdpbrd still runs" flt_daemon_alive
+}
+
+xt_require
+for t in curl ss; do
+	command -v "$t" >/dev/null || abort "$t not installed (run make deps)"
+done
+[ -x "$PKTGEN" ] || abort "$PKTGEN not built (make $PKTGEN)"
+((MAX < FDB_SIZE)) || abort "MF_MAX ($MAX) must be below MF_FDB_SIZE ($FDB_SIZE)"
+topo_up 4
+hosts_quiet || abort "hosts_quiet"
+obs_daemon_http -s "$FDB_SIZE" || abort "xdpbrd --fdb-size $FDB_SIZE start" "$XT_WHY"
+check "bridge set fdb_max_learned $MAX" "$XDPBR" -b "$BR" bridge set fdb_max_learned "$MAX"
+for i in 1 2 3 4; do
+	for j in 1 2 3 4; do
+		[ "$i" = "$j" ] && continue
+		hping "$i" "$j" >/dev/null || abort "warm-up ping h$i -> h$j"
+	done
+done
+check_jq "before: bridge show: 4 entries, fdb_size $FDB_SIZE, fdb_max_learned $MAX" \
+	"$(flt_bridge_json 2>&1)" \
+	'.fdb_entries == 4 and .fdb_size == $s and .fdb_max_learned == $m' \
+	--argjson s "$FDB_SIZE" --argjson m "$MAX"
+
+# The flooding MACs: 02:0f:II:II:R0:00 and up, R the round.
+base=$(printf '02:0f:%02x:%02x' $((ID >> 8)) $((ID & 255)))
+round "limit" "$base:10:00" "$MAX" learn_limit
+
+check "bridge set fdb_max_learned 0 (no bridge limit)" \
+	"$XDPBR" -b "$BR" bridge set fdb_max_learned 0
+round "full table" "$base:20:00" "$FDB_SIZE" learn_failed
+
+finish
