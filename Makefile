@@ -142,10 +142,100 @@ $(PKTGEN_SKEL): $(PKTGEN_OBJ)
 
 $(PKTGEN): tools/pktgen.c $(PKTGEN_SKEL) | $(BUILD)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< -lbpf -lelf -lz -lpthread -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -lbpf -lelf -lz -lpthread -o $@
 
 check: $(PKTGEN)
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(PKTGEN)
 	tools/bench.sh $(BENCH_ARGS)
+
+# ---- fuzzing and sanitizers ----
+# make fuzz          build the libFuzzer harnesses of tests/fuzz/ (datapath,
+#                    config, cli, http) and run each for FUZZ_SECONDS (default
+#                    60): execs, coverage and findings per harness, reproducers
+#                    in $(BUILD)/fuzz/findings/HARNESS/ (tests/fuzz/run.sh, which
+#                    says how to replay one). Needs root. E.g.
+#                    make fuzz FUZZ_SECONDS=600 FUZZ_TARGETS="datapath http"
+# make fuzz-build    only build them, as $(BUILD)/fuzz/fuzz_HARNESS; make check
+#                    does, for tests/integration/test_fuzz_smoke.sh (5 s each).
+# make check SANITIZE=1 BUILD=build-san
+#                    the daemon, the CLI, the tools and every test built with
+#                    -fsanitize=address,undefined (gcc, Debian's libasan8 and
+#                    libubsan1) into build-san/, leaving build/ alone, and make
+#                    check run on that build; an ASan or UBSan report fails the
+#                    suite it happens in. SANITIZE=1 wants a BUILD of its own
+#                    given on the command line: BUILD is expanded as the lines
+#                    above are read, so this section cannot change it.
+#
+# The harnesses, and the daemon sources they test, are built with clang
+# (libFuzzer is clang's) and -fsanitize=fuzzer,address,undefined into
+# $(BUILD)/fuzz/, apart from the normal objects; FUZZ_CC overrides clang.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_ALL     := datapath config cli http
+FUZZ_TARGETS ?= $(FUZZ_ALL)
+FUZZ_DIR     := $(BUILD)/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+		-fno-omit-frame-pointer
+FUZZ_CFLAGS  := -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -std=gnu11 -Wall -Wextra \
+		-Werror -Wno-unused-parameter -Wformat=2 -Wshadow -Wstrict-prototypes
+FUZZ_LIB     := $(FUZZ_DIR)/libxdpbr.a
+FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FUZZ_DIR)/%.o) $(FUZZ_DIR)/daemon/cli.o
+
+.PHONY: fuzz fuzz-build
+fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
+
+fuzz: deps
+	@$(MAKE) --no-print-directory fuzz-build
+	tests/fuzz/run.sh -b $(BUILD) -t $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# clang, unlike gcc, wants a format attribute on a function that passes its
+# va_list to vfprintf (daemon/log.c's vlog): that one object goes without
+# -Wformat-nonliteral rather than edit log.c from here.
+$(FUZZ_DIR)/daemon/log.o: FUZZ_XFLAGS := -Wno-format-nonliteral
+$(FUZZ_DIR)/daemon/%.o: daemon/%.c $(SKEL) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_XFLAGS) -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_LIB_OBJS)
+	$(AR) rcs $@ $^
+
+$(FUZZ_DIR)/fuzz_%.o: tests/fuzz/fuzz_%.c $(SKEL) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/fuzz_%.o $(FUZZ_LIB)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
+
+.SECONDARY: $(FUZZ_ALL:%=$(FUZZ_DIR)/fuzz_%.o)
+
+check: $(FUZZ_ALL:%=$(FUZZ_DIR)/fuzz_%)
+
+ifeq ($(SANITIZE),1)
+ifeq ($(BUILD),build)
+$(error SANITIZE=1 builds into a directory of its own, not build/: make check SANITIZE=1 BUILD=build-san)
+endif
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	     -fno-omit-frame-pointer
+override CFLAGS  += $(SAN_FLAGS)
+override LDFLAGS += $(SAN_FLAGS)
+# Leak checks at exit, UB fatal with a stack: a report fails its suite.
+export ASAN_OPTIONS ?= detect_leaks=1
+export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
+endif
+
+# ---- soak ----
+# make soak: longer runs (minutes) of the fault and MAC-flood scenarios of
+# make check (tests/integration/test_faults.sh, test_macflood.sh), the flood
+# with 1,000,000 source MACs at full rate, printing the figures
+# (tests/soak/run.sh; needs root). Not part of make check. Options through
+# SOAK_ARGS, e.g. make soak SOAK_ARGS="--rounds 2 --macs 500000"; --unmount
+# (or SOAK_UNMOUNT=1) adds the fault "bpffs unmounted under the bridge", run
+# in a private mount namespace.
+SOAK_ARGS ?=
+
+.PHONY: soak
+soak: deps
+	@$(MAKE) --no-print-directory all $(PKTGEN)
+	tests/soak/run.sh $(SOAK_ARGS)
