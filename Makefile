@@ -5,7 +5,7 @@
 #   make demo       run the bridge on a demo topology of network namespaces
 #   make check      run all tests (unit, BPF_PROG_RUN, integration)
 
-BUILD    ?= build
+BUILD    ?= $(if $(filter 1,$(SANITIZE)),build-san,build)
 CC       ?= gcc
 CLANG    ?= clang
 BPFTOOL  ?= bpftool
@@ -190,10 +190,6 @@ fuzz: deps
 	@$(MAKE) --no-print-directory fuzz-build
 	tests/fuzz/run.sh -b $(BUILD) -t $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-# clang, unlike gcc, wants a format attribute on a function that passes its
-# va_list to vfprintf (daemon/log.c's vlog): that one object goes without
-# -Wformat-nonliteral rather than edit log.c from here.
-$(FUZZ_DIR)/daemon/log.o: FUZZ_XFLAGS := -Wno-format-nonliteral
 $(FUZZ_DIR)/daemon/%.o: daemon/%.c $(SKEL) | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_XFLAGS) -c $< -o $@

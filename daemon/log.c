@@ -20,6 +20,7 @@ void log_init(const char *ident, enum log_level level, bool use_syslog)
 		openlog(ident, LOG_PID, LOG_DAEMON);
 }
 
+__attribute__((format(printf, 3, 0)))
 static void vlog(enum log_level lvl, int prio, const char *fmt, va_list ap)
 {
 	if (lvl > log_level)
@@ -45,6 +46,7 @@ LOG_FN(log_warn, LOG_LVL_WARN, LOG_WARNING)
 LOG_FN(log_info, LOG_LVL_INFO, LOG_INFO)
 LOG_FN(log_debug, LOG_LVL_DEBUG, LOG_DEBUG)
 
+__attribute__((format(printf, 2, 0)))
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	if (log_level < LOG_LVL_DEBUG)

@@ -66,6 +66,7 @@ hup()
 	fi
 }
 
+[ "${SANITIZE:-}" = 1 ] && skip "valgrind can't run an ASan build (SANITIZE=1)"
 xt_require
 command -v valgrind >/dev/null || abort "valgrind not installed (run make deps)"
 [ -f "$SUPP" ] || abort "missing $SUPP"

@@ -1041,7 +1041,7 @@ static void test_monitor(void **state)
 static void test_help_per_command(void **state)
 {
 	static const struct {
-		const char *const words[8];
+		const char *const words[9];
 		enum cli_object obj;
 		enum cli_verb verb;
 	} cases[] = {
