@@ -172,19 +172,14 @@ static int netns_open_by_nsid(int32_t nsid, char *name, size_t len)
 	return fd;
 }
 
-/* In the current namespace: 1 if ifindex can receive redirected frames
- * (GRO on or an XDP program attached), 0 if not, -errno on error. */
-static int peer_receives(uint32_t ifindex, char *name)
+/* An ethtool flag (ETHTOOL_G*) of interface name, in the current
+ * namespace: 1 on, 0 off, -errno. */
+static int ethtool_flag(const char *name, __u32 cmd)
 {
-	struct ethtool_value ev = { .cmd = ETHTOOL_GGRO };
+	struct ethtool_value ev = { .cmd = cmd };
 	struct ifreq ifr = {};
-	uint32_t prog_id, mode;
 	int fd, ret;
 
-	if (!if_indextoname(ifindex, name))
-		return -errno;
-	if (!xdp_query(ifindex, &prog_id, &mode) && prog_id)
-		return 1;
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
@@ -195,27 +190,30 @@ static int peer_receives(uint32_t ifindex, char *name)
 	return ret;
 }
 
+/* In the current namespace: 1 if ifindex can receive redirected frames
+ * (GRO on or an XDP program attached), 0 if not, -errno on error. */
+static int peer_receives(uint32_t ifindex, char *name)
+{
+	uint32_t prog_id, mode;
+
+	if (!if_indextoname(ifindex, name))
+		return -errno;
+	if (!xdp_query(ifindex, &prog_id, &mode) && prog_id)
+		return 1;
+	return ethtool_flag(name, ETHTOOL_GGRO);
+}
+
 /* In the current namespace: 1 if ifindex has transmit checksum offload on.
  * Its TCP/UDP frames then carry a checksum the stack left for the device to
  * finish; a veth would finish it on delivery, but an XDP redirect passes
  * the frame on as it is and the receiver drops it as corrupt. */
 static int peer_tx_csum(uint32_t ifindex)
 {
-	struct ethtool_value ev = { .cmd = ETHTOOL_GTXCSUM };
 	char name[IF_NAMESIZE];
-	struct ifreq ifr = {};
-	int fd, ret;
 
 	if (!if_indextoname(ifindex, name))
 		return -errno;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	ifr.ifr_data = (void *)&ev;
-	ret = ioctl(fd, SIOCETHTOOL, &ifr) ? -errno : ev.data != 0;
-	close(fd);
-	return ret;
+	return ethtool_flag(name, ETHTOOL_GTXCSUM);
 }
 
 int veth_peer_check(uint32_t ifindex, const char *ifname)

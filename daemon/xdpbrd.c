@@ -174,6 +174,14 @@ static bool static_in(const struct config_port *cp, const struct config_static *
 	return false;
 }
 
+/* The file's flags and learning limit on a port entry; the state bits
+ * (XDPBR_PORT_DOWN) and everything else stay. */
+static void port_take_cfg(struct xdpbr_port *p, const struct config_port *cp)
+{
+	p->flags = (p->flags & ~XDPBR_PORT_USER_FLAGS) | (cp->flags & XDPBR_PORT_USER_FLAGS);
+	p->max_learned = cp->max_learned;
+}
+
 /* A port's flags, limits (learning, storm control) and static entries; old
  * is what was applied before (NULL: nothing), so that statics dropped from
  * the file are removed. Storm limits are always written: a key dropped from
@@ -191,8 +199,7 @@ static int apply_port_cfg(struct daemon *d, const struct config_port *old,
 	err = ctl_port_get(&d->br.maps, ifindex, &p);
 	if (err)
 		return err;
-	p.flags = (p.flags & ~XDPBR_PORT_USER_FLAGS) | (cp->flags & XDPBR_PORT_USER_FLAGS);
-	p.max_learned = cp->max_learned;
+	port_take_cfg(&p, cp);
 	err = ctl_port_apply(&d->br.maps, ifindex, &p, d->br.prog_egress_fd);
 	if (!err)
 		err = apply_port_vlans(d, c, cp, ifindex);
@@ -231,8 +238,7 @@ static void init_port_from_cfg(const char *ifname, struct xdpbr_port *p, void *a
 
 	if (!cp)
 		return;
-	p->flags = (p->flags & ~XDPBR_PORT_USER_FLAGS) | (cp->flags & XDPBR_PORT_USER_FLAGS);
-	p->max_learned = cp->max_learned;
+	port_take_cfg(p, cp);
 }
 
 /* Marks a port down (out of tx and flood sets, dynamic entries flushed) or
