@@ -3,7 +3,8 @@
 #   make            build the datapath, skeleton, xdpbrd and xdpbr
 #   make deps       install build and test dependencies (Debian 12, as root)
 #   make demo       run the bridge on a demo topology of network namespaces
-#   make check      run all tests (unit, BPF_PROG_RUN, integration)
+#   make check      run all tests (unit, BPF_PROG_RUN, integration, and the
+#                   short sanitizer runs on a second build in build-san/)
 
 BUILD    ?= $(if $(filter 1,$(SANITIZE)),build-san,build)
 CC       ?= gcc
@@ -102,9 +103,19 @@ demo: deps
 	@$(MAKE) --no-print-directory all $(TOOLS)
 	tools/demo.sh
 
+# make check also builds everything with ASan and UBSan into $(SAN_BUILD)
+# (see "fuzzing and sanitizers" below), and tests/run.sh runs the unit and
+# BPF_PROG_RUN suites of that build, and tests/integration/test_asan.sh its
+# daemon, next to the normal ones.
+SAN_BUILD ?= build-san
+
+.PHONY: check-bins
+check-bins: all $(UNIT_BINS) $(BPFTEST) $(TOOLS)
+
 check: deps
-	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(BPFTEST) $(TOOLS)
-	tests/run.sh
+	@$(MAKE) --no-print-directory check-bins
+	@$(if $(filter $(SAN_BUILD),$(BUILD)),:,$(MAKE) --no-print-directory SANITIZE=1 BUILD=$(SAN_BUILD) check-bins)
+	BUILD=$(BUILD) SAN_BUILD=$(SAN_BUILD) tests/run.sh
 
 install: all
 	install -D -m 0755 $(BUILD)/xdpbrd $(DESTDIR)$(SBINDIR)/xdpbrd

@@ -6,6 +6,9 @@
 #   unit         build/tests/test_<module>     cmocka, one per tests/unit/test_*.c
 #   datapath     build/tests/test_datapath     BPF_PROG_RUN fixtures
 #   integration  tests/integration/test_*.sh   netns + veth, real traffic
+#   sanitize     build-san/tests/...           the unit and datapath suites
+#                built with ASan and UBSan (SAN_BUILD; make check builds
+#                it; not run when BUILD is that build already)
 #
 # usage: tests/run.sh [WORD...]   only the suites whose name contains a WORD
 #
@@ -21,6 +24,7 @@ set -o pipefail
 
 cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-build}
+SAN_BUILD=${SAN_BUILD:-build-san}
 VERBOSE=${V:-0}
 CI=${CI:-false}
 UNIT_TIMEOUT=120
@@ -140,6 +144,23 @@ done
 if [ -e tests/bpf/test_datapath.c ]; then
 	run_suite "datapath/test_datapath" summary "$UNIT_TIMEOUT" \
 		"$BUILD/tests/test_datapath"
+fi
+
+# The same unit and datapath suites built with ASan and UBSan: a report
+# makes the binary exit non-zero (leak check at exit, UB fatal).
+if [ "$SAN_BUILD" != "$BUILD" ]; then
+	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+	for src in tests/unit/test_*.c; do
+		[ -e "$src" ] || continue
+		t=$(basename "$src" .c)
+		run_suite "sanitize/unit/$t" cmocka "$UNIT_TIMEOUT" "$SAN_BUILD/tests/$t"
+	done
+	if [ -e tests/bpf/test_datapath.c ]; then
+		run_suite "sanitize/datapath/test_datapath" summary "$UNIT_TIMEOUT" \
+			"$SAN_BUILD/tests/test_datapath"
+	fi
+	unset ASAN_OPTIONS UBSAN_OPTIONS
 fi
 
 for t in tests/integration/test_*.sh; do
