@@ -11,9 +11,13 @@
 
 #include "maps.h"
 #include "stats.h"
+#include "fdbcache.h"
 
 enum learn_result {
-	LEARN_OK = 0,		/* known or learned: carry on */
+	LEARN_OK = 0,		/* carry on; the source is not (yet) in the FDB
+				 * on this port (limits, learning off) */
+	LEARN_HERE,		/* known or learned on this port: carry on, and
+				 * *last_seen is its entry's */
 	LEARN_SPOOFED,		/* source is a static MAC of another port: drop */
 };
 
@@ -129,7 +133,8 @@ static __always_inline void fdb_event(__u32 type, const struct xdpbr_fdb_key *ke
  */
 static __always_inline enum learn_result
 fdb_learn(const struct xdpbr_fdb_key *key, __u32 ifindex, __u32 slot,
-	  const struct xdpbr_port *port, __u64 now, struct xdpbr_stats *st)
+	  const struct xdpbr_port *port, __u64 now, struct xdpbr_stats *st,
+	  __u64 *last_seen, __u16 *fdb_flags)
 {
 	struct xdpbr_fdb_val *v, nv = {};
 	__u32 old_slot = 0, old_ifindex = 0;
@@ -140,7 +145,9 @@ fdb_learn(const struct xdpbr_fdb_key *key, __u32 ifindex, __u32 slot,
 			if (!(v->flags & XDPBR_FDB_STATIC) &&
 			    now - v->last_seen >= XDPBR_REFRESH_NS)
 				v->last_seen = now;
-			return LEARN_OK;
+			*last_seen = v->last_seen;
+			*fdb_flags = v->flags;
+			return LEARN_HERE;
 		}
 		if (v->flags & XDPBR_FDB_STATIC)
 			return LEARN_SPOOFED;
@@ -162,7 +169,12 @@ fdb_learn(const struct xdpbr_fdb_key *key, __u32 ifindex, __u32 slot,
 		count(st, XDPBR_CNT_LEARN_FAILED);
 		return LEARN_OK;
 	}
+	*last_seen = now;
+	*fdb_flags = 0;
 	if (v) {
+		/* After the update: a CPU that reads the new generation
+		 * finds the new port in the FDB. */
+		fdbgen_bump();
 		count(st, XDPBR_CNT_MOVED);
 		fdb_event(XDPBR_EV_MOVE, key, ifindex, old_ifindex, now, st);
 		if (old_slot != slot && old_slot != XDPBR_LEARNED_TOTAL &&
@@ -182,7 +194,7 @@ fdb_learn(const struct xdpbr_fdb_key *key, __u32 ifindex, __u32 slot,
 		learned_add(slot, 1);
 		fdb_event(XDPBR_EV_LEARN, key, ifindex, 0, now, st);
 	}
-	return LEARN_OK;
+	return LEARN_HERE;
 }
 
 #endif /* XDPBR_FDB_H */

@@ -30,6 +30,16 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } xdpbr_fdb SEC(".maps");
 
+/* FDB generation, entry 0 (see struct xdpbr_fdb_val in xdpbr.h). Read per
+ * frame, written only when an existing entry changes. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_fdbgen SEC(".maps");
+
 /* Ports: ingress/egress ifindex -> slot and flags. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -23,6 +23,15 @@
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
+/* The coarse clock, read at most once per frame and only where needed: a
+ * frame of a cached flow never reads it. */
+static __always_inline __u64 clock_now(__u64 *now)
+{
+	if (!*now)
+		*now = bpf_ktime_get_coarse_ns();
+	return *now;
+}
+
 /* Frame classes after parsing the destination. */
 enum dst_class {
 	DST_UNICAST,
@@ -132,13 +141,17 @@ int xdpbr_rx(struct xdp_md *ctx)
 	__u64 len = data_end - data;
 	struct xdpbr_fdb_key key = {};
 	struct xdpbr_fdb_val *dst;
+	struct fdbc_set *set;
+	struct fdbc_ent *ce;
+	__u64 now = 0, j, gen, ageing, k;
+	__u32 out_ifindex;
+	__u16 out_slot;
 	struct xdpbr_stats *st, *st_out;
 	struct xdpbr_port *port;
 	struct xdpbr_config *cfg;
 	struct vlan_info vi = {};
 	struct ethhdr *eth;
 	int vlan_on;
-	__u64 now;
 	__u32 slot;
 
 	port = port_of(ifindex);
@@ -181,18 +194,37 @@ int xdpbr_rx(struct xdp_md *ctx)
 		}
 	}
 
-	/* learn */
-	now = bpf_ktime_get_coarse_ns();
+	/* learn: a source this CPU has cached on this port is known and
+	 * costs no FDB lookup; anything else goes through the FDB. */
+	j = bpf_jiffies64();
+	gen = fdbgen_get();
+	ageing = config_ageing_ns(cfg);
 	key.vlan = vi.vid;
 	__builtin_memcpy(key.mac, eth->h_source, ETH_ALEN);
-	if (fdb_learn(&key, ifindex, slot, port, now, st) == LEARN_SPOOFED)
-		return verdict(st, XDPBR_CNT_DROP_SPOOFED, XDP_DROP);
+	k = fdbc_key(&key);
+	set = fdbc_set_of(k);
+	ce = fdbc_find(set, k, gen, j);
+	if (!ce || ce->ifindex != ifindex) {
+		__u64 seen = 0;
+		__u16 fl = 0;
+
+		switch (fdb_learn(&key, ifindex, slot, port, clock_now(&now), st, &seen, &fl)) {
+		case LEARN_SPOOFED:
+			return verdict(st, XDPBR_CNT_DROP_SPOOFED, XDP_DROP);
+		case LEARN_HERE:
+			fdbc_fill(set, k, gen, j, ifindex, slot, fl, seen, now, ageing);
+			break;
+		case LEARN_OK:
+			break;
+		}
+	}
 
 	/* forward / flood */
 	if (cls != DST_UNICAST) {
 		int bc = cls == DST_BROADCAST;
 
-		if (!storm_allows(slot, bc ? XDPBR_STORM_BCAST : XDPBR_STORM_MCAST, now))
+		if (!storm_allows(slot, bc ? XDPBR_STORM_BCAST : XDPBR_STORM_MCAST,
+				  clock_now(&now)))
 			return verdict(st, bc ? XDPBR_CNT_DROP_STORM_BCAST
 					      : XDPBR_CNT_DROP_STORM_MCAST, XDP_DROP);
 		if (vlan_on && vlan_egress_fix(ctx, &vi, 0))
@@ -203,15 +235,27 @@ int xdpbr_rx(struct xdp_md *ctx)
 	}
 
 	__builtin_memcpy(key.mac, eth->h_dest, ETH_ALEN);
-	dst = bpf_map_lookup_elem(&xdpbr_fdb, &key);
-	if (!dst || fdb_is_stale(dst, now, config_ageing_ns(cfg)))
-		return flood_unknown(ctx, port, st, vlan_on, &vi, now);
-	if (dst->ifindex == ifindex && !(port->flags & XDPBR_PORT_HAIRPIN))
+	k = fdbc_key(&key);
+	set = fdbc_set_of(k);
+	ce = fdbc_find(set, k, gen, j);
+	if (ce) {
+		out_ifindex = ce->ifindex;
+		out_slot = ce->slot;
+	} else {
+		dst = bpf_map_lookup_elem(&xdpbr_fdb, &key);
+		if (!dst || fdb_is_stale(dst, clock_now(&now), ageing))
+			return flood_unknown(ctx, port, st, vlan_on, &vi, clock_now(&now));
+		out_ifindex = dst->ifindex;
+		out_slot = dst->slot;
+		fdbc_fill(set, k, gen, j, out_ifindex, out_slot, dst->flags,
+			  dst->last_seen, now, ageing);
+	}
+	if (out_ifindex == ifindex && !(port->flags & XDPBR_PORT_HAIRPIN))
 		return verdict(st, XDPBR_CNT_DROP_SAME_PORT, XDP_DROP);
-	if (dst->ifindex != ifindex && isolated_pair(port, dst->ifindex))
+	if (out_ifindex != ifindex && isolated_pair(port, out_ifindex))
 		return verdict(st, XDPBR_CNT_DROP_ISOLATED, XDP_DROP);
 
-	slot = dst->slot;
+	slot = out_slot;
 	if (vlan_on) {
 		struct xdpbr_vlan_port *vl = vlan_of(slot);
 		int untag;
@@ -227,7 +271,7 @@ int xdpbr_rx(struct xdp_md *ctx)
 	}
 	/* A port that has left the tx map (removed, link down) is unknown. */
 	if (bpf_redirect_map(&xdpbr_tx, slot, 0) != XDP_REDIRECT)
-		return flood_unknown(ctx, port, st, vlan_on, &vi, now);
+		return flood_unknown(ctx, port, st, vlan_on, &vi, clock_now(&now));
 	st_out = stats_of(slot);
 	count_tx(st_out, len);
 	return verdict(st, XDPBR_CNT_FORWARDED, XDP_REDIRECT);

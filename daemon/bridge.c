@@ -208,7 +208,7 @@ static void unpin_all(struct bridge *br)
 		XDPBR_MAP_FLOOD_UU, XDPBR_MAP_LEARNED, XDPBR_MAP_EVENTS,
 		XDPBR_MAP_EVBUDGET, XDPBR_MAP_BRIDGE, XDPBR_MAP_VLANS, XDPBR_MAP_XMIT_SEEN,
 		XDPBR_MAP_STORM, XDPBR_MAP_STORM_STATE, XDPBR_MAP_IFSLOT,
-		XDPBR_MAP_PORTCFG,
+		XDPBR_MAP_PORTCFG, XDPBR_MAP_FDBGEN,
 		XDPBR_PIN_PROG_RX,
 		XDPBR_PIN_PROG_EGRESS, XDPBR_PIN_LINK_XMIT, XDPBR_PIN_LINK_REDIR,
 	};
@@ -331,6 +331,7 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 		.storm = bpf_map__fd(br->skel->maps.xdpbr_storm),
 		.ifslot = bpf_map__fd(br->skel->maps.xdpbr_ifslot),
 		.portcfg = bpf_map__fd(br->skel->maps.xdpbr_portcfg),
+		.fdbgen = bpf_map__fd(br->skel->maps.xdpbr_fdbgen),
 	};
 	br->prog_rx_fd = bpf_program__fd(br->skel->progs.xdpbr_rx);
 	br->prog_egress_fd = bpf_program__fd(br->skel->progs.xdpbr_egress);
@@ -716,7 +717,7 @@ int bridge_pins_check(struct bridge *br)
 		const char *name = bpf_map__name(map);
 
 		if (strncmp(name, "xdpbr_", 6) || pin_path(path, sizeof(path), br->name, name))
-			continue;	/* .rodata and friends are not state */
+			continue;	/* .rodata, fdbc_cache and friends are not state */
 		if (bpf_obj_pin(bpf_map__fd(map), path) && errno != EEXIST)
 			return -errno;
 	}

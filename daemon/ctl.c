@@ -75,6 +75,16 @@ void ctl_bridge_stats_add(const struct xdpbr_maps *m, uint64_t aged, uint64_t fl
 	bpf_map_update_elem(m->bridge, &zero, &bs, 0);
 }
 
+/* Entries were deleted (aged, flushed): the datapath's per-CPU caches must
+ * not use them any more (bpf/fdbcache.h), and the bridge's totals grow. */
+static void fdb_removed(const struct xdpbr_maps *m, uint64_t aged, uint64_t flushed)
+{
+	if (!aged && !flushed)
+		return;
+	fdbgen_bump(m);
+	ctl_bridge_stats_add(m, aged, flushed);
+}
+
 static void (*delete_hook)(const struct xdpbr_fdb_key *, const struct xdpbr_fdb_val *, void *);
 static void *delete_hook_arg;
 
@@ -154,6 +164,8 @@ int ctl_fdb_add(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
 	had = !bpf_map_lookup_elem(m->fdb, &key, &old);
 	if (bpf_map_update_elem(m->fdb, &key, &val, BPF_ANY))
 		return -errno;
+	if (had)
+		fdbgen_bump(m);
 	if (had && !(old.flags & XDPBR_FDB_STATIC))
 		learned_adjust(m, old.slot, -1);
 	if (!is_static)
@@ -177,11 +189,13 @@ int ctl_fdb_del(const struct xdpbr_maps *m, const uint8_t mac[6],
 		if (!fdb_match(&e, f))
 			continue;
 		err = fdb_delete(m, &e);
-		if (err && err != -ENOENT)
+		if (err && err != -ENOENT) {
+			fdb_removed(m, 0, (uint64_t)n);
 			return err;
+		}
 		n += !err;
 	}
-	ctl_bridge_stats_add(m, 0, (uint64_t)n);
+	fdb_removed(m, 0, (uint64_t)n);
 	return n ? n : -ENOENT;
 }
 
@@ -204,7 +218,7 @@ int ctl_fdb_flush(const struct xdpbr_maps *m, const struct fdb_filter *f)
 		err = 0;
 	}
 	free(e);
-	ctl_bridge_stats_add(m, 0, (uint64_t)deleted);
+	fdb_removed(m, 0, (uint64_t)deleted);
 	return err ? err : deleted;
 }
 
@@ -336,7 +350,7 @@ int ctl_fdb_age(const struct xdpbr_maps *m, uint64_t now_ns, uint32_t budget,
 		if (err < 0)
 			return err;
 		sw->aged += (uint64_t)err;
-		ctl_bridge_stats_add(m, (uint64_t)err, 0);
+		fdb_removed(m, (uint64_t)err, 0);
 		for (__u32 i = 0; sw->on_aged && i < nstale; i++)
 			sw->on_aged(&stale[i], &stale_val[i], sw->arg);
 	}
@@ -533,7 +547,7 @@ static int fdb_flush_vlans(const struct xdpbr_maps *m, uint32_t ifindex,
 		if (e[i].val.ifindex == ifindex && e[i].key.vlan >= from && e[i].key.vlan <= to)
 			deleted += !fdb_delete(m, &e[i]);
 	free(e);
-	ctl_bridge_stats_add(m, 0, (uint64_t)deleted);
+	fdb_removed(m, 0, (uint64_t)deleted);
 	return 0;
 }
 

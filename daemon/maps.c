@@ -29,6 +29,7 @@ static const struct {
 	{ XDPBR_MAP_STORM,	offsetof(struct xdpbr_maps, storm) },
 	{ XDPBR_MAP_IFSLOT,	offsetof(struct xdpbr_maps, ifslot) },
 	{ XDPBR_MAP_PORTCFG,	offsetof(struct xdpbr_maps, portcfg) },
+	{ XDPBR_MAP_FDBGEN,	offsetof(struct xdpbr_maps, fdbgen) },
 };
 
 #define MAP_FD(m, i) ((int *)((char *)(m) + map_pins[i].off))
@@ -64,4 +65,15 @@ void maps_close(struct xdpbr_maps *m)
 			close(*MAP_FD(m, i));
 		*MAP_FD(m, i) = -1;
 	}
+}
+
+int fdbgen_bump(const struct xdpbr_maps *m)
+{
+	__u64 gen = 0;
+	__u32 zero = 0;
+
+	if (bpf_map_lookup_elem(m->fdbgen, &zero, &gen))
+		return -errno;
+	gen += XDPBR_FDBGEN_USER_STEP;
+	return bpf_map_update_elem(m->fdbgen, &zero, &gen, BPF_ANY) ? -errno : 0;
 }

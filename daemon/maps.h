@@ -20,11 +20,20 @@ struct xdpbr_maps {
 	int storm;
 	int ifslot;
 	int portcfg;
+	int fdbgen;
 };
 
 /* Opens the maps pinned under /sys/fs/bpf/xdpbr/<bridge>/. 0 or -errno;
  * on error nothing stays open. */
 int maps_open_pinned(const char *bridge, struct xdpbr_maps *m);
 void maps_close(struct xdpbr_maps *m);
+
+/* After user space changed or deleted FDB entries that existed: move the FDB
+ * generation on, so no CPU's cache uses the old ones (bpf/fdbcache.h). A
+ * read and a write, not atomic: a datapath move racing with it can be lost,
+ * which the step of XDPBR_FDBGEN_USER_STEP makes harmless (the value still
+ * differs from every one the caches saw); what is left, two user-space
+ * writers racing, the caches' time limit (FDBC_JIFFIES) bounds. */
+int fdbgen_bump(const struct xdpbr_maps *m);
 
 #endif

@@ -53,6 +53,7 @@
 #define XDPBR_MAP_STORM		"xdpbr_storm"
 #define XDPBR_MAP_STORM_STATE	"xdpbr_storm_state"	/* datapath-only */
 #define XDPBR_MAP_XMIT_SEEN	"xdpbr_xmit_seen"	/* datapath-only */
+#define XDPBR_MAP_FDBGEN	"xdpbr_fdbgen"
 #define XDPBR_PIN_LINK_XMIT	"link_devmap_xmit"
 #define XDPBR_PIN_LINK_REDIR	"link_redirect_err"
 #define XDPBR_PIN_PROG_RX	"prog_rx"
@@ -77,6 +78,17 @@ struct xdpbr_fdb_val {
 	__u16 flags;			/* XDPBR_FDB_* */
 	__u64 last_seen;		/* CLOCK_MONOTONIC ns, coarse */
 };
+
+/*
+ * FDB generation (xdpbr_fdbgen, entry 0, a __u64): changes after every change
+ * to an entry that already existed (moved, replaced, deleted). The
+ * datapath's per-CPU lookup cache (bpf/fdbcache.h) trusts an entry only
+ * while the generation is the one it was filled at. Adding a new key needs
+ * no change: nothing can be cached for a key that was not there. The
+ * datapath adds 1 (atomically) when it moves a MAC; user space adds
+ * XDPBR_FDBGEN_USER_STEP after it writes or deletes (fdbgen_bump()).
+ */
+#define XDPBR_FDBGEN_USER_STEP	(1ULL << 32)
 
 /* Port flags (xdpbr_port.flags) */
 #define XDPBR_PORT_LEARNING	(1U << 0)

@@ -63,6 +63,8 @@
 
 #include "xdpbr.h"
 #include "xdpbr.skel.h"
+#include "maps.h"
+#include "ctl.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -1987,6 +1989,21 @@ static int fdb_flush(void)
 	return 0;
 }
 
+/* After the flush: entries the previous case left in the datapath's
+ * per-CPU cache are no longer used (as fdbgen_bump() does for the daemon). */
+static int fdbgen_next(void)
+{
+	__u64 gen = 0;
+	__u32 zero = 0;
+	int err;
+
+	err = bpf_map__lookup_elem(skel->maps.xdpbr_fdbgen, &zero, sizeof(zero),
+				   &gen, sizeof(gen), 0);
+	gen += XDPBR_FDBGEN_USER_STEP;
+	return err ?: bpf_map__update_elem(skel->maps.xdpbr_fdbgen, &zero, sizeof(zero),
+					   &gen, sizeof(gen), 0);
+}
+
 static int port_set(enum port_id p, __u32 flags, __u32 max_learned, __u16 pvid)
 {
 	struct xdpbr_port v = {
@@ -2135,7 +2152,8 @@ static int reset_bridge(const struct test_case *tc)
 	__u32 slot;
 	int err;
 
-	err = fdb_flush() ?: config_set(tc->cfg_flags, tc->fdb_max_learned);
+	err = fdb_flush() ?: fdbgen_next() ?:
+	      config_set(tc->cfg_flags, tc->fdb_max_learned);
 	for (slot = 0; slot < XDPBR_MAX_PORTS && !err; slot++)
 		err = learned_set(slot, 0) ?: vlans_set(slot, NULL) ?:
 		      storm_set(slot, NULL) ?: bucket_set(slot, NULL, 0);
@@ -2719,6 +2737,10 @@ static enum outcome run_case(const struct test_case *tc, struct result *r)
 #define STORM_TRIES	3
 
 /* Keeps the process on the CPU it is on. 0 or -errno. */
+static int test_cpu, other_cpu = -1;	/* the one main pins to, another */
+
+/* Pins the test to the CPU it runs on (test_cpu); other_cpu is another one
+ * it may use, or -1. */
 static int pin_cpu(void)
 {
 	int cpu = sched_getcpu();
@@ -2726,6 +2748,11 @@ static int pin_cpu(void)
 
 	if (cpu < 0)
 		return -errno;
+	if (!sched_getaffinity(0, sizeof(set), &set))
+		for (int c = 0; c < CPU_SETSIZE && other_cpu < 0; c++)
+			if (c != cpu && CPU_ISSET(c, &set))
+				other_cpu = c;
+	test_cpu = cpu;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
@@ -2770,6 +2797,274 @@ static int load_skel(void)
 			return err;
 	}
 	return xdpbr__load(skel);
+}
+
+/*
+ * Sequences for the per-CPU FDB cache (bpf/fdbcache.h): frames and changes
+ * made to the FDB by user space in turn, the way the daemon and the CLI make
+ * them (daemon/ctl.c), each frame's outcome checked. They run on one CPU
+ * (main pins the test), so every frame after the first of a flow can be
+ * served from that CPU's cache; a wrong answer from a stale cache shows as
+ * the wrong outcome or port.
+ */
+enum seq_op {
+	S_END = 0,
+	S_FRAME,		/* in: src -> dst; want (+1 on in), to (tx +1),
+				 * event (+1 on in; other events unchecked) */
+	S_DEL,			/* ctl_fdb_del(mac) */
+	S_FLUSH,		/* ctl_fdb_flush(everything) */
+	S_STATIC,		/* ctl_fdb_add(mac, port, static) */
+	S_RAW_DEL,		/* bpf_map_delete_elem(mac), behind the cache's back */
+	S_BUMP,			/* fdbgen_bump() alone */
+	S_SLEEP_MS,
+};
+
+struct seq_step {
+	enum seq_op op;
+	enum port_id in;		/* S_FRAME: ingress; S_STATIC: the port */
+	__u8 src[ETH_ALEN];
+	__u8 dst[ETH_ALEN];		/* S_DEL, S_STATIC, S_RAW_DEL: the MAC */
+	enum xdpbr_counter want;	/* outcome on the ingress port */
+	enum port_id to;		/* FORWARDED: tx of this port +1 */
+	enum xdpbr_counter event;	/* also +1 on the ingress port (0: none) */
+	unsigned int ms;		/* S_SLEEP_MS */
+	bool other_cpu;			/* S_FRAME: on another CPU than the rest */
+};
+
+#define MAX_STEPS 8
+
+struct seq_case {
+	const char *desc;
+	__u64 ageing_ns;		/* 0: CFG_AGEING_NS */
+	struct fdb_setup fdb[MAX_SETUP];
+	struct seq_step steps[MAX_STEPS];
+};
+
+#define FRAME(i, s, d, w, t)	{ S_FRAME, (i), s, d, XDPBR_CNT_##w, (t), 0, 0 }
+#define FRAME_EV(i, s, d, w, t, e) { S_FRAME, (i), s, d, XDPBR_CNT_##w, (t), XDPBR_CNT_##e, 0 }
+#define FRAME_EV_OTHER_CPU(i, s, d, w, t, e) \
+	{ S_FRAME, (i), s, d, XDPBR_CNT_##w, (t), XDPBR_CNT_##e, 0, true }
+
+static const struct seq_case seq_cases[] = {
+	{
+		.desc = "cache: a destination deleted by user space (fdb del) is unknown at the next frame",
+		.fdb = { { HOST_B, P2, 0, 0, 0 } },
+		.steps = {
+			FRAME(P1, HOST_A, HOST_B, FORWARDED, P2),
+			FRAME(P1, HOST_A, HOST_B, FORWARDED, P2),
+			{ .op = S_DEL, .dst = HOST_B },
+			FRAME(P1, HOST_A, HOST_B, FLOOD_UNKNOWN, PORT_NONE),
+		},
+	},
+	{
+		.desc = "cache: the next frame of a flow is served without the FDB; a new generation ends that",
+		.fdb = { { HOST_B, P2, 0, 0, 0 } },
+		.steps = {
+			FRAME(P1, HOST_A, HOST_B, FORWARDED, P2),
+			{ .op = S_RAW_DEL, .dst = HOST_B },
+			FRAME(P1, HOST_A, HOST_B, FORWARDED, P2),
+			{ .op = S_BUMP },
+			FRAME(P1, HOST_A, HOST_B, FLOOD_UNKNOWN, PORT_NONE),
+		},
+	},
+	{
+		.desc = "cache: a destination that moves (learned on p3) is forwarded to p3 at once",
+		.fdb = { { HOST_B, P2, 0, 0, 0 } },
+		.steps = {
+			FRAME(P1, HOST_A, HOST_B, FORWARDED, P2),
+			FRAME(P1, HOST_A, HOST_B, FORWARDED, P2),
+			FRAME_EV(P3, HOST_B, HOST_A, FORWARDED, P1, MOVED),
+			FRAME(P1, HOST_A, HOST_B, FORWARDED, P3),
+			FRAME_EV(P2, HOST_B, HOST_A, FORWARDED, P1, MOVED),
+			FRAME(P1, HOST_A, HOST_B, FORWARDED, P2),
+		},
+	},
+	{
+		.desc = "cache: a move learned on another CPU reaches this CPU's cache at once",
+		.fdb = { { HOST_B, P2, 0, 0, 0 } },
+		.steps = {
+			FRAME(P1, HOST_A, HOST_B, FORWARDED, P2),
+			FRAME(P1, HOST_A, HOST_B, FORWARDED, P2),
+			FRAME_EV_OTHER_CPU(P3, HOST_B, HOST_A, FORWARDED, P1, MOVED),
+			FRAME(P1, HOST_A, HOST_B, FORWARDED, P3),
+		},
+	},
+	{
+		.desc = "cache: a destination replaced by a static entry on p3 (fdb replace) goes to p3",
+		.fdb = { { HOST_B, P2, 0, 0, 0 } },
+		.steps = {
+			FRAME(P1, HOST_A, HOST_B, FORWARDED, P2),
+			FRAME(P1, HOST_A, HOST_B, FORWARDED, P2),
+			{ .op = S_STATIC, .in = P3, .dst = HOST_B },
+			FRAME(P1, HOST_A, HOST_B, FORWARDED, P3),
+			FRAME(P2, HOST_B, HOST_A, DROP_SPOOFED, PORT_NONE),
+		},
+	},
+	{
+		.desc = "cache: a cached source is learned again after fdb flush",
+		.steps = {
+			FRAME_EV(P1, HOST_A, BCAST, FLOOD_BCAST, PORT_NONE, LEARNED),
+			FRAME(P1, HOST_A, BCAST, FLOOD_BCAST, PORT_NONE),
+			{ .op = S_FLUSH },
+			FRAME_EV(P1, HOST_A, BCAST, FLOOD_BCAST, PORT_NONE, LEARNED),
+			FRAME(P2, HOST_B, HOST_A, FORWARDED, P1),
+		},
+	},
+	{
+		.desc = "cache: a cached destination is not used past the ageing time (2 s)",
+		.ageing_ns = SEC_NS(2),
+		.fdb = { { HOST_B, P2, 0, SEC_NS(0.8), 0 } },
+		.steps = {
+			FRAME(P1, HOST_A, HOST_B, FORWARDED, P2),
+			FRAME(P1, HOST_A, HOST_B, FORWARDED, P2),
+			{ .op = S_SLEEP_MS, .ms = 1300 },
+			FRAME(P1, HOST_A, HOST_B, FLOOD_UNKNOWN, PORT_NONE),
+		},
+	},
+};
+
+static struct xdpbr_maps seq_maps(void)
+{
+	return (struct xdpbr_maps){
+		.fdb = bpf_map__fd(skel->maps.xdpbr_fdb),
+		.ports = bpf_map__fd(skel->maps.xdpbr_ports),
+		.stats = bpf_map__fd(skel->maps.xdpbr_stats),
+		.config = bpf_map__fd(skel->maps.xdpbr_config),
+		.tx = bpf_map__fd(skel->maps.xdpbr_tx),
+		.flood_bc = bpf_map__fd(skel->maps.xdpbr_flood_bc),
+		.flood_mc = bpf_map__fd(skel->maps.xdpbr_flood_mc),
+		.flood_uu = bpf_map__fd(skel->maps.xdpbr_flood_uu),
+		.learned = bpf_map__fd(skel->maps.xdpbr_learned),
+		.events = bpf_map__fd(skel->maps.xdpbr_events),
+		.evbudget = bpf_map__fd(skel->maps.xdpbr_evbudget),
+		.bridge = bpf_map__fd(skel->maps.xdpbr_bridge),
+		.vlans = bpf_map__fd(skel->maps.xdpbr_vlans),
+		.storm = bpf_map__fd(skel->maps.xdpbr_storm),
+		.ifslot = bpf_map__fd(skel->maps.xdpbr_ifslot),
+		.portcfg = bpf_map__fd(skel->maps.xdpbr_portcfg),
+		.fdbgen = bpf_map__fd(skel->maps.xdpbr_fdbgen),
+	};
+}
+
+static int run_on(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+/* One frame of a sequence: its outcome, the tx port, the event. */
+static void seq_frame(const struct seq_step *st, int n, struct result *r)
+{
+	static __u64 before[XDPBR_MAX_PORTS][XDPBR_CNT__MAX];
+	static __u64 after[XDPBR_MAX_PORTS][XDPBR_CNT__MAX];
+	static const struct vlan_tag none[MAX_TAGS];
+	__u8 frame[128], out[256];
+	__u32 verdict, out_len, in = ports[st->in].slot;
+	size_t len;
+	int err, c;
+
+	len = build_frame(frame, sizeof(frame), st->dst, st->src, none, ETH_P_IP, 46);
+	err = read_stats(before) ?: (st->other_cpu ? run_on(other_cpu) : 0) ?:
+	      prog_run(st->in, frame, len, out, sizeof(out), &out_len, &verdict) ?:
+	      (st->other_cpu ? run_on(test_cpu) : 0) ?: read_stats(after);
+	if (err) {
+		failf(r, "step %d: %s", n, strerror(-err));
+		return;
+	}
+	/* Every outcome, and the event the step names (learned, moved). */
+	for (c = XDPBR_CNT_FORWARDED; c < XDPBR_CNT__MAX; c++) {
+		__u64 d = after[in][c] - before[in][c];
+		__u64 w = (c == (int)st->want) + (st->event && c == (int)st->event);
+
+		if (c > XDPBR_CNT_OUTCOME_LAST && c != (int)st->event)
+			continue;
+		if (d != w)
+			failf(r, "step %d (frame on %s): %s %+lld, want %+lld", n,
+			      ports[st->in].name, cnt_names[c], (long long)d, (long long)w);
+	}
+	for (enum port_id p = P1; p <= P3; p++) {
+		__u32 s = ports[p].slot;
+		__u64 d = after[s][XDPBR_CNT_TX_PACKETS] - before[s][XDPBR_CNT_TX_PACKETS];
+		__u64 w = st->want == XDPBR_CNT_FORWARDED && p == st->to;
+
+		if (d != w)
+			failf(r, "step %d (frame on %s): tx_packets of %s %+lld, want %+lld", n,
+			      ports[st->in].name, ports[p].name, (long long)d, (long long)w);
+	}
+}
+
+static void run_seq(const struct seq_case *sc, struct result *r)
+{
+	struct xdpbr_maps m = seq_maps();
+	struct fdb_filter all = { .ifindex = 0, .vlan = -1, .kind = FDB_KIND_ANY };
+	struct xdpbr_config cfg = { 0 };
+	__u32 zero = 0;
+	__u64 t0;
+	int err, i;
+
+	err = reset_bridge(&(struct test_case){ .desc = sc->desc });
+	cfg.ageing_ns = sc->ageing_ns ? sc->ageing_ns : CFG_AGEING_NS;
+	err = err ?: bpf_map__update_elem(skel->maps.xdpbr_config, &zero, sizeof(zero),
+					  &cfg, sizeof(cfg), 0);
+	t0 = now_ns();
+	for (i = 0; i < MAX_SETUP && sc->fdb[i].port && !err; i++) {
+		struct xdpbr_fdb_key k = fdb_key(sc->fdb[i].mac, 0);
+		struct xdpbr_fdb_val v = {
+			.ifindex = ports[sc->fdb[i].port].ifindex,
+			.slot = (__u16)ports[sc->fdb[i].port].slot,
+			.flags = sc->fdb[i].flags,
+			.last_seen = t0 - sc->fdb[i].age_ns,
+		};
+
+		err = bpf_map__update_elem(skel->maps.xdpbr_fdb, &k, sizeof(k),
+					   &v, sizeof(v), BPF_NOEXIST);
+	}
+	if (err) {
+		failf(r, "setup: %s", strerror(-err));
+		return;
+	}
+	for (i = 0; i < MAX_STEPS && sc->steps[i].op != S_END && !r->failed; i++) {
+		const struct seq_step *st = &sc->steps[i];
+		struct xdpbr_fdb_key k = fdb_key(st->dst, 0);
+
+		switch (st->op) {
+		case S_FRAME:
+			if (st->other_cpu && other_cpu < 0) {
+				failf(r, "step %d wants a second CPU, and the test may use one only",
+				      i + 1);
+				continue;
+			}
+			seq_frame(st, i + 1, r);
+			continue;
+		case S_DEL:
+			err = ctl_fdb_del(&m, st->dst, &all);
+			err = err == 1 ? 0 : err < 0 ? err : -EEXIST;
+			break;
+		case S_FLUSH:
+			err = ctl_fdb_flush(&m, &all);
+			err = err < 0 ? err : 0;
+			break;
+		case S_STATIC:
+			err = ctl_fdb_add(&m, st->dst, 0, ports[st->in].ifindex, true);
+			break;
+		case S_RAW_DEL:
+			err = bpf_map__delete_elem(skel->maps.xdpbr_fdb, &k, sizeof(k), 0);
+			break;
+		case S_BUMP:
+			err = fdbgen_bump(&m);
+			break;
+		case S_SLEEP_MS:
+			err = usleep(st->ms * 1000) ? -errno : 0;
+			break;
+		case S_END:
+			break;
+		}
+		if (err)
+			failf(r, "step %d: %s", i + 1, strerror(-err));
+	}
 }
 
 int main(int argc, char **argv)
@@ -2851,6 +3146,18 @@ int main(int argc, char **argv)
 			failed++;
 			break;
 		}
+	}
+
+	for (i = 0; i < ARRAY_SIZE(seq_cases); i++) {
+		struct result r = { .len = 0 };
+
+		run_seq(&seq_cases[i], &r);
+		printf("%s - %s%s%s\n", r.failed ? "FAIL" : "ok", seq_cases[i].desc,
+		       r.failed ? ": " : "", r.failed ? r.why : "");
+		if (r.failed)
+			failed++;
+		else
+			passed++;
 	}
 
 	xdpbr__destroy(skel);

@@ -22,6 +22,7 @@ static const char *const names[] = {
 	XDPBR_MAP_TX, XDPBR_MAP_FLOOD_BC, XDPBR_MAP_FLOOD_MC, XDPBR_MAP_FLOOD_UU,
 	XDPBR_MAP_LEARNED, XDPBR_MAP_EVENTS, XDPBR_MAP_EVBUDGET, XDPBR_MAP_BRIDGE,
 	XDPBR_MAP_VLANS, XDPBR_MAP_STORM, XDPBR_MAP_IFSLOT, XDPBR_MAP_PORTCFG,
+	XDPBR_MAP_FDBGEN,
 };
 #define NMAPS (sizeof(names) / sizeof(names[0]))
 _Static_assert(NMAPS * sizeof(int) == sizeof(struct xdpbr_maps), "one name per map");
@@ -34,7 +35,7 @@ static void pin_all(const char *bridge, size_t skip)
 	char path[256];
 
 	for (size_t i = 0; i < NMAPS; i++) {
-		int fd = mock_map_create(MOCK_HASH, sizeof(__u32), sizeof(__u32), 16);
+		int fd = mock_map_create(MOCK_HASH, sizeof(__u32), sizeof(__u32), 32);
 
 		assert_true(fd >= 0);
 		for (__u32 k = 0; k <= i; k++)
@@ -87,7 +88,7 @@ static void test_open_all(void **state)
 			fail_msg("field %zu opened the wrong pin", i);
 	}
 	assert_int_equal(mock_map_len(m.fdb), 1);
-	assert_int_equal(mock_map_len(m.portcfg), NMAPS);
+	assert_int_equal(mock_map_len(m.fdbgen), NMAPS);
 
 	maps_close(&m);
 	assert_all_closed(&m);

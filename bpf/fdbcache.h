@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * fdbcache.h - a per-CPU cache in front of the shared FDB hash.
+ *
+ * Why: on a known flow the two FDB hash lookups (source and destination)
+ * and the clock read were most of the program's cost, and most of that is
+ * the call and return of each helper, which CPU mitigations (retpolines,
+ * return thunks) make dear. A hit here is inlined: one per-CPU array
+ * lookup, a multiply and two compares, and no call at all.
+ *
+ * What: a 2-way set-associative table per CPU, keyed by the FDB key read as
+ * a __u64, holding the entry's port. Nothing is shared, so a fill is a plain
+ * store to this CPU's memory.
+ *
+ * When an entry may be used, all three must hold:
+ *   - the FDB generation (xdpbr_fdbgen) is the one read before the FDB
+ *     lookup that filled it: every move, replacement or deletion of an
+ *     existing FDB entry changes it, from the datapath or user space;
+ *   - it was filled less than FDBC_JIFFIES ago (bpf_jiffies64, inlined by
+ *     the verifier): at most 0.64 s at HZ=100, 64 ms at HZ=1000. This
+ *     bounds every way a cached entry could still be wrong (two user-space
+ *     writers racing on the generation, weak memory ordering) and makes the
+ *     source path go back to the FDB often enough to refresh last_seen;
+ *   - it was not filled within FDBC_MIN_LIFE_NS of ageing out, so a cached
+ *     destination can never outlive the FDB entry's ageing time.
+ *
+ * Misses (unknown MACs, new flows, churn beyond the cache's size) take the
+ * uncached path: the hash lookup, learning and the clock, as before.
+ */
+#ifndef XDPBR_FDBCACHE_H
+#define XDPBR_FDBCACHE_H
+
+#include "maps.h"
+
+#define FDBC_SETS_BITS	12
+#define FDBC_SETS	(1U << FDBC_SETS_BITS)	/* x 2 ways x 32 B = 256 KiB a CPU */
+#define FDBC_JIFFIES	64
+#define FDBC_MIN_LIFE_NS XDPBR_NSEC_PER_SEC	/* > FDBC_JIFFIES at any HZ >= 100 */
+#define FDBC_VALID	1
+
+struct fdbc_ent {
+	__u64 key;			/* struct xdpbr_fdb_key as a __u64 */
+	__u64 gen;			/* xdpbr_fdbgen when filled */
+	__u64 fill_j;			/* jiffies when filled */
+	__u32 ifindex;
+	__u16 slot;
+	__u16 valid;
+};
+
+struct fdbc_set {
+	struct fdbc_ent way[2];		/* way[0] the newest fill */
+};
+
+_Static_assert(sizeof(struct fdbc_set) == 64, "one cache line a set");
+
+/* Not pinned, and so not named xdpbr_*: a cache, not state; it starts empty
+ * with each load of the program. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FDBC_SETS);
+	__type(key, __u32);
+	__type(value, struct fdbc_set);
+} fdbc_cache SEC(".maps");
+
+static __always_inline __u64 fdbgen_get(void)
+{
+	__u32 zero = 0;
+	__u64 *g = bpf_map_lookup_elem(&xdpbr_fdbgen, &zero);
+
+	return g ? *g : 0;
+}
+
+static __always_inline void fdbgen_bump(void)
+{
+	__u32 zero = 0;
+	__u64 *g = bpf_map_lookup_elem(&xdpbr_fdbgen, &zero);
+
+	if (g)
+		__sync_fetch_and_add(g, 1);
+}
+
+static __always_inline __u64 fdbc_key(const struct xdpbr_fdb_key *k)
+{
+	__u64 v;
+
+	__builtin_memcpy(&v, k, sizeof(v));
+	return v;
+}
+
+/* This CPU's set for key k (NULL only if the map is missing). */
+static __always_inline struct fdbc_set *fdbc_set_of(__u64 k)
+{
+	__u32 idx = (__u32)((k * 0x9E3779B97F4A7C15ULL) >> (64 - FDBC_SETS_BITS));
+
+	return bpf_map_lookup_elem(&fdbc_cache, &idx);
+}
+
+static __always_inline int fdbc_usable(const struct fdbc_ent *e, __u64 k,
+				       __u64 gen, __u64 j)
+{
+	return e->valid && e->key == k && e->gen == gen && j - e->fill_j < FDBC_JIFFIES;
+}
+
+/* The cached entry for k, or NULL. */
+static __always_inline struct fdbc_ent *fdbc_find(struct fdbc_set *s, __u64 k,
+						  __u64 gen, __u64 j)
+{
+	if (!s)
+		return NULL;
+	if (fdbc_usable(&s->way[0], k, gen, j))
+		return &s->way[0];
+	if (fdbc_usable(&s->way[1], k, gen, j))
+		return &s->way[1];
+	return NULL;
+}
+
+/* Cache FDB entry v of key k, looked up after reading generation gen, unless
+ * it ages out within FDBC_MIN_LIFE_NS. The newest fill goes to way[0]; what
+ * was there moves to way[1] unless it was k itself. */
+static __always_inline void fdbc_fill(struct fdbc_set *s, __u64 k, __u64 gen, __u64 j,
+				      __u32 ifindex, __u16 slot, __u16 fdb_flags,
+				      __u64 last_seen, __u64 now, __u64 ageing_ns)
+{
+	if (!s)
+		return;
+	if (!(fdb_flags & XDPBR_FDB_STATIC) && ageing_ns != XDPBR_AGEING_NEVER) {
+		__u64 age = now > last_seen ? now - last_seen : 0;
+
+		if (age + FDBC_MIN_LIFE_NS >= ageing_ns)
+			return;
+	}
+	if (s->way[0].key != k)
+		s->way[1] = s->way[0];
+	s->way[0].key = k;
+	s->way[0].gen = gen;
+	s->way[0].fill_j = j;
+	s->way[0].ifindex = ifindex;
+	s->way[0].slot = slot;
+	s->way[0].valid = FDBC_VALID;
+}
+
+#endif /* XDPBR_FDBCACHE_H */
