@@ -199,15 +199,15 @@ int xdpbr_rx(struct xdp_md *ctx)
 	j = bpf_jiffies64();
 	gen = fdbgen_get();
 	ageing = config_ageing_ns(cfg);
-	key.vlan = vi.vid;
-	__builtin_memcpy(key.mac, eth->h_source, ETH_ALEN);
-	k = fdbc_key(&key);
+	k = fdbc_key(vi.vid, eth->h_source);
 	set = fdbc_set_of(k);
 	ce = fdbc_find(set, k, gen, j);
 	if (!ce || ce->ifindex != ifindex) {
 		__u64 seen = 0;
 		__u16 fl = 0;
 
+		key.vlan = vi.vid;
+		__builtin_memcpy(key.mac, eth->h_source, ETH_ALEN);
 		switch (fdb_learn(&key, ifindex, slot, port, clock_now(&now), st, &seen, &fl)) {
 		case LEARN_SPOOFED:
 			return verdict(st, XDPBR_CNT_DROP_SPOOFED, XDP_DROP);
@@ -234,14 +234,15 @@ int xdpbr_rx(struct xdp_md *ctx)
 		return flood(&xdpbr_flood_mc, port, st, XDPBR_CNT_FLOOD_MCAST);
 	}
 
-	__builtin_memcpy(key.mac, eth->h_dest, ETH_ALEN);
-	k = fdbc_key(&key);
+	k = fdbc_key(vi.vid, eth->h_dest);
 	set = fdbc_set_of(k);
 	ce = fdbc_find(set, k, gen, j);
 	if (ce) {
 		out_ifindex = ce->ifindex;
 		out_slot = ce->slot;
 	} else {
+		key.vlan = vi.vid;
+		__builtin_memcpy(key.mac, eth->h_dest, ETH_ALEN);
 		dst = bpf_map_lookup_elem(&xdpbr_fdb, &key);
 		if (!dst || fdb_is_stale(dst, clock_now(&now), ageing))
 			return flood_unknown(ctx, port, st, vlan_on, &vi, clock_now(&now));
