@@ -83,7 +83,8 @@ valgrind)
 	;;
 asan)
 	xt_require
-	nm -u "$XDPBRD" 2>/dev/null | grep -q __asan_init ||
+	# grep without -q reads to the end: nm never dies of SIGPIPE (pipefail)
+	nm -u "$XDPBRD" 2>/dev/null | grep __asan_init >/dev/null ||
 		abort "$XDPBRD is not built with -fsanitize=address (make SANITIZE=1 BUILD=${XT_BUILD##*/})"
 	export ASAN_OPTIONS="detect_leaks=1:log_path=$VG_LOG"
 	export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$VG_LOG"
