@@ -203,17 +203,12 @@ static int pin_prog(struct bridge *br, struct bpf_program *prog, const char *nam
 static void unpin_all(struct bridge *br)
 {
 	static const char *const names[] = {
-		XDPBR_MAP_FDB, XDPBR_MAP_PORTS, XDPBR_MAP_STATS, XDPBR_MAP_CONFIG,
-		XDPBR_MAP_TX, XDPBR_MAP_FLOOD_BC, XDPBR_MAP_FLOOD_MC,
-		XDPBR_MAP_FLOOD_UU, XDPBR_MAP_LEARNED, XDPBR_MAP_EVENTS,
-		XDPBR_MAP_EVBUDGET, XDPBR_MAP_BRIDGE, XDPBR_MAP_VLANS, XDPBR_MAP_XMIT_SEEN,
-		XDPBR_MAP_STORM, XDPBR_MAP_STORM_STATE, XDPBR_MAP_IFSLOT,
-		XDPBR_MAP_PORTCFG, XDPBR_MAP_FDBGEN,
-		XDPBR_PIN_PROG_RX,
-		XDPBR_PIN_PROG_EGRESS, XDPBR_PIN_LINK_XMIT, XDPBR_PIN_LINK_REDIR,
+		XDPBR_PIN_PROG_RX, XDPBR_PIN_PROG_EGRESS,
+		XDPBR_PIN_LINK_XMIT, XDPBR_PIN_LINK_REDIR,
 	};
 	char path[PATH_MAX];
 
+	maps_unpin(br->name);
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (!pin_path(path, sizeof(path), br->name, names[i]))
 			unlink(path);

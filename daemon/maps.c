@@ -32,6 +32,11 @@ static const struct {
 	{ XDPBR_MAP_FDBGEN,	offsetof(struct xdpbr_maps, fdbgen) },
 };
 
+/* Pinned too, but used by the datapath alone. */
+static const char *const datapath_only[] = {
+	XDPBR_MAP_STORM_STATE, XDPBR_MAP_XMIT_SEEN,
+};
+
 #define MAP_FD(m, i) ((int *)((char *)(m) + map_pins[i].off))
 
 int maps_open_pinned(const char *bridge, struct xdpbr_maps *m)
@@ -65,6 +70,19 @@ void maps_close(struct xdpbr_maps *m)
 			close(*MAP_FD(m, i));
 		*MAP_FD(m, i) = -1;
 	}
+}
+
+void maps_unpin(const char *bridge)
+{
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(map_pins); i++)
+		if (!pin_path(path, sizeof(path), bridge, map_pins[i].name))
+			unlink(path);
+	for (i = 0; i < ARRAY_SIZE(datapath_only); i++)
+		if (!pin_path(path, sizeof(path), bridge, datapath_only[i]))
+			unlink(path);
 }
 
 int fdbgen_bump(const struct xdpbr_maps *m)

@@ -28,6 +28,10 @@ struct xdpbr_maps {
 int maps_open_pinned(const char *bridge, struct xdpbr_maps *m);
 void maps_close(struct xdpbr_maps *m);
 
+/* Removes every map pin of the bridge (those of struct xdpbr_maps and the
+ * datapath's own); what is not there is skipped. */
+void maps_unpin(const char *bridge);
+
 /* After user space changed or deleted FDB entries that existed: move the FDB
  * generation on, so no CPU's cache uses the old ones (bpf/fdbcache.h). A
  * read and a write, not atomic: a datapath move racing with it can be lost,
