@@ -199,7 +199,10 @@ int ctl_fdb_del(const struct xdpbr_maps *m, const uint8_t mac[6],
 	return n ? n : -ENOENT;
 }
 
-int ctl_fdb_flush(const struct xdpbr_maps *m, const struct fdb_filter *f)
+/* Deletes the entries that match f and lie in VLANs lo..hi; the number
+ * deleted or -errno. */
+static int fdb_flush_in(const struct xdpbr_maps *m, const struct fdb_filter *f,
+			int lo, int hi)
 {
 	struct fdb_entry *e;
 	size_t n;
@@ -209,7 +212,7 @@ int ctl_fdb_flush(const struct xdpbr_maps *m, const struct fdb_filter *f)
 	if (err)
 		return err;
 	for (size_t i = 0; i < n; i++) {
-		if (!fdb_match(&e[i], f))
+		if (!fdb_match(&e[i], f) || e[i].key.vlan < lo || e[i].key.vlan > hi)
 			continue;
 		err = fdb_delete(m, &e[i]);
 		if (err && err != -ENOENT)
@@ -220,6 +223,11 @@ int ctl_fdb_flush(const struct xdpbr_maps *m, const struct fdb_filter *f)
 	free(e);
 	fdb_removed(m, 0, (uint64_t)deleted);
 	return err ? err : deleted;
+}
+
+int ctl_fdb_flush(const struct xdpbr_maps *m, const struct fdb_filter *f)
+{
+	return fdb_flush_in(m, f, 0, 4095);
 }
 
 int ctl_config_get(const struct xdpbr_maps *m, struct xdpbr_config *c)
@@ -537,18 +545,10 @@ int ctl_vlan_add(const struct xdpbr_maps *m, uint32_t ifindex, uint16_t from,
 static int fdb_flush_vlans(const struct xdpbr_maps *m, uint32_t ifindex,
 			   uint16_t from, uint16_t to)
 {
-	struct fdb_entry *e;
-	size_t n;
-	int err = fdb_dump(m->fdb, &e, &n), deleted = 0;
+	const struct fdb_filter f = { .ifindex = ifindex, .vlan = -1, .kind = FDB_KIND_ANY };
+	int n = fdb_flush_in(m, &f, from, to);
 
-	if (err)
-		return err;
-	for (size_t i = 0; i < n; i++)
-		if (e[i].val.ifindex == ifindex && e[i].key.vlan >= from && e[i].key.vlan <= to)
-			deleted += !fdb_delete(m, &e[i]);
-	free(e);
-	fdb_removed(m, 0, (uint64_t)deleted);
-	return 0;
+	return n < 0 ? n : 0;
 }
 
 int ctl_vlan_del(const struct xdpbr_maps *m, uint32_t ifindex, uint16_t from, uint16_t to)
