@@ -117,6 +117,29 @@ done
 check_jq "rx_packets == forwarded + flood_* + pass_* + drop_* on every port" \
 	"$json" "$INVARIANT | all(.[]; .rx == .out and .rx > 0)"
 
+# Frames the kernel loses after the program redirected them. tx_dropped:
+# the driver of the egress port refuses them (here a veth whose peer's MTU is
+# below the frame; xdp_devmap_xmit tracepoint). redirect_errors: the
+# redirect itself fails (a veth whose peer has neither GRO nor XDP takes no
+# redirected frames; xdp_redirect_err tracepoint), counted on the ingress
+# port. h1 knows h2 and h3 from the pings above.
+before=$(stats_json)
+hexec 3 ip link set dev e0 mtu 1000
+hexec 1 ping -c 3 -i 0.2 -W 1 -s 1200 "${IP4[3]}" >/dev/null 2>&1
+hexec 3 ip link set dev e0 mtu 1500
+hexec 2 ethtool -K e0 gro off
+hexec 1 ping -c 3 -i 0.2 -W 1 "${IP4[2]}" >/dev/null 2>&1
+hexec 2 ethtool -K e0 gro on
+after=$(stats_json)
+check_eq "3 pings of 1242 bytes to h3, whose MTU is 1000: tx_dropped of ${PORT[3]} +3" 3 \
+	"$(delta "$before" "$after" "${PORT[3]}" tx_dropped)" "$after"
+# (at least: h1 may also send h2 a unicast neighbour probe)
+check_at_least "3 pings to h2, whose e0 has no GRO: redirect_errors of ${PORT[1]} +3" 3 \
+	"$(delta "$before" "$after" "${PORT[1]}" redirect_errors)" "$after"
+for p in "${PORT[1]}" "${PORT[2]}"; do
+	check_eq "tx_dropped of $p +0" 0 "$(delta "$before" "$after" "$p" tx_dropped)"
+done
+
 json=$(stats_json dev "${PORT[2]}")
 check_jq "stats -j dev ${PORT[2]}: only that port" "$json" \
 	'length == 1 and .[0].ifname == $p' --arg p "${PORT[2]}"
