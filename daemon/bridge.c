@@ -253,6 +253,29 @@ static int reuse_pinned_devmaps(struct bridge *br)
 	return 0;
 }
 
+void bridge_skel_maps(const struct xdpbr *skel, struct xdpbr_maps *m)
+{
+	*m = (struct xdpbr_maps){
+		.fdb = bpf_map__fd(skel->maps.xdpbr_fdb),
+		.ports = bpf_map__fd(skel->maps.xdpbr_ports),
+		.stats = bpf_map__fd(skel->maps.xdpbr_stats),
+		.config = bpf_map__fd(skel->maps.xdpbr_config),
+		.tx = bpf_map__fd(skel->maps.xdpbr_tx),
+		.flood_bc = bpf_map__fd(skel->maps.xdpbr_flood_bc),
+		.flood_mc = bpf_map__fd(skel->maps.xdpbr_flood_mc),
+		.flood_uu = bpf_map__fd(skel->maps.xdpbr_flood_uu),
+		.learned = bpf_map__fd(skel->maps.xdpbr_learned),
+		.events = bpf_map__fd(skel->maps.xdpbr_events),
+		.evbudget = bpf_map__fd(skel->maps.xdpbr_evbudget),
+		.bridge = bpf_map__fd(skel->maps.xdpbr_bridge),
+		.vlans = bpf_map__fd(skel->maps.xdpbr_vlans),
+		.storm = bpf_map__fd(skel->maps.xdpbr_storm),
+		.ifslot = bpf_map__fd(skel->maps.xdpbr_ifslot),
+		.portcfg = bpf_map__fd(skel->maps.xdpbr_portcfg),
+		.fdbgen = bpf_map__fd(skel->maps.xdpbr_fdbgen),
+	};
+}
+
 int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo);
@@ -309,25 +332,7 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 		return err;
 	}
 
-	br->maps = (struct xdpbr_maps){
-		.fdb = bpf_map__fd(br->skel->maps.xdpbr_fdb),
-		.ports = bpf_map__fd(br->skel->maps.xdpbr_ports),
-		.stats = bpf_map__fd(br->skel->maps.xdpbr_stats),
-		.config = bpf_map__fd(br->skel->maps.xdpbr_config),
-		.tx = bpf_map__fd(br->skel->maps.xdpbr_tx),
-		.flood_bc = bpf_map__fd(br->skel->maps.xdpbr_flood_bc),
-		.flood_mc = bpf_map__fd(br->skel->maps.xdpbr_flood_mc),
-		.flood_uu = bpf_map__fd(br->skel->maps.xdpbr_flood_uu),
-		.learned = bpf_map__fd(br->skel->maps.xdpbr_learned),
-		.events = bpf_map__fd(br->skel->maps.xdpbr_events),
-		.evbudget = bpf_map__fd(br->skel->maps.xdpbr_evbudget),
-		.bridge = bpf_map__fd(br->skel->maps.xdpbr_bridge),
-		.vlans = bpf_map__fd(br->skel->maps.xdpbr_vlans),
-		.storm = bpf_map__fd(br->skel->maps.xdpbr_storm),
-		.ifslot = bpf_map__fd(br->skel->maps.xdpbr_ifslot),
-		.portcfg = bpf_map__fd(br->skel->maps.xdpbr_portcfg),
-		.fdbgen = bpf_map__fd(br->skel->maps.xdpbr_fdbgen),
-	};
+	bridge_skel_maps(br->skel, &br->maps);
 	br->prog_rx_fd = bpf_program__fd(br->skel->progs.xdpbr_rx);
 	br->prog_egress_fd = bpf_program__fd(br->skel->progs.xdpbr_egress);
 	br->prog_rx_id = prog_id_of(br->prog_rx_fd);

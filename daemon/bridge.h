@@ -54,6 +54,9 @@ struct bridge {
  * /sys/fs/bpf/xdpbr/<name>/. 0 or -errno, with the reason logged. */
 int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o);
 
+/* The map descriptors of a loaded skeleton. */
+void bridge_skel_maps(const struct xdpbr *skel, struct xdpbr_maps *m);
+
 /* Validates an interface before anything is attached: it exists and has no
  * foreign XDP program. 0 or -errno, with the reason logged. */
 int bridge_check_port(struct bridge *br, const char *ifname);

@@ -64,6 +64,7 @@
 #include "xdpbr.h"
 #include "xdpbr.skel.h"
 #include "maps.h"
+#include "bridge.h"
 #include "ctl.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -2925,25 +2926,10 @@ static const struct seq_case seq_cases[] = {
 
 static struct xdpbr_maps seq_maps(void)
 {
-	return (struct xdpbr_maps){
-		.fdb = bpf_map__fd(skel->maps.xdpbr_fdb),
-		.ports = bpf_map__fd(skel->maps.xdpbr_ports),
-		.stats = bpf_map__fd(skel->maps.xdpbr_stats),
-		.config = bpf_map__fd(skel->maps.xdpbr_config),
-		.tx = bpf_map__fd(skel->maps.xdpbr_tx),
-		.flood_bc = bpf_map__fd(skel->maps.xdpbr_flood_bc),
-		.flood_mc = bpf_map__fd(skel->maps.xdpbr_flood_mc),
-		.flood_uu = bpf_map__fd(skel->maps.xdpbr_flood_uu),
-		.learned = bpf_map__fd(skel->maps.xdpbr_learned),
-		.events = bpf_map__fd(skel->maps.xdpbr_events),
-		.evbudget = bpf_map__fd(skel->maps.xdpbr_evbudget),
-		.bridge = bpf_map__fd(skel->maps.xdpbr_bridge),
-		.vlans = bpf_map__fd(skel->maps.xdpbr_vlans),
-		.storm = bpf_map__fd(skel->maps.xdpbr_storm),
-		.ifslot = bpf_map__fd(skel->maps.xdpbr_ifslot),
-		.portcfg = bpf_map__fd(skel->maps.xdpbr_portcfg),
-		.fdbgen = bpf_map__fd(skel->maps.xdpbr_fdbgen),
-	};
+	struct xdpbr_maps m;
+
+	bridge_skel_maps(skel, &m);
+	return m;
 }
 
 static int run_on(int cpu)
