@@ -32,6 +32,7 @@
 
 #define BPFFS "/sys/fs/bpf"
 #define TRACEFS "/sys/kernel/tracing"
+#define KERNEL_BTF "/sys/kernel/btf/vmlinux"
 
 static int bpffs_ensure(void)
 {
@@ -318,6 +319,15 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 		err = bpf_map__set_max_entries(br->skel->maps.xdpbr_fdb, o->fdb_size);
 		if (err)
 			return err;
+	}
+	/* tx_dropped's program is a BTF tracepoint that reads the egress
+	 * device through CO-RE, and libbpf (1.1) then wants the kernel's BTF
+	 * for the whole object, whichever programs it loads. */
+	if (access(KERNEL_BTF, R_OK)) {
+		log_warn("Couldn't read %s: the datapath needs the kernel's BTF "
+			 "(CONFIG_DEBUG_INFO_BTF=y, as in Debian's, Ubuntu's and Fedora's kernels)",
+			 KERNEL_BTF);
+		return -ENOENT;
 	}
 	err = xdpbr__load(br->skel);
 	if (err) {
