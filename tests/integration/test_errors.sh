@@ -91,6 +91,13 @@ run_xdpbrd setpriv --reuid=65534 --regid=65534 --clear-groups -- "$BR" "$P1" "$P
 check_failed "not root" "root|privilege|CAP_(BPF|NET_ADMIN|SYS_ADMIN)"
 check_nothing_left "not root" "$P1" "$P2"
 
+# --- a kernel without BTF (hidden in a private mount namespace)
+# shellcheck disable=SC2016 # $@ is for the inner sh
+run_xdpbrd unshare -m sh -c 'mount -t tmpfs none /sys/kernel/btf && exec "$@"' sh -- \
+	"$BR" "$P1" "$P2"
+check_failed "no kernel BTF" "needs the kernel's BTF.*CONFIG_DEBUG_INFO_BTF"
+check_nothing_left "no kernel BTF" "$P1" "$P2"
+
 # --- and after all that, the bridge starts normally
 if daemon_start; then
 	pass "xdpbrd starts after the failed attempts"
