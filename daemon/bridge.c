@@ -369,6 +369,7 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 		cfg.ageing_ns = o->ageing_ns;
 		if (bpf_map_update_elem(br->maps.config, &zero, &cfg, 0))
 			return -errno;
+		fdbgen_bump(&br->maps);	/* cached entries may be stale now */
 	}
 	log_debug("bridge %s: %s datapath, state in %s", name,
 		  br->adopted ? "adopted the pinned" : "loaded a new", br->dir);

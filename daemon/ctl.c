@@ -242,7 +242,11 @@ int ctl_config_set(const struct xdpbr_maps *m, const struct xdpbr_config *c)
 {
 	__u32 zero = 0;
 
-	return bpf_map_update_elem(m->config, &zero, c, 0) ? -errno : 0;
+	if (bpf_map_update_elem(m->config, &zero, c, 0))
+		return -errno;
+	/* A shorter ageing time can make cached entries stale. */
+	fdbgen_bump(m);
+	return 0;
 }
 
 int ctl_learned_recount(const struct xdpbr_maps *m)

@@ -2818,6 +2818,7 @@ enum seq_op {
 	S_RAW_DEL,		/* bpf_map_delete_elem(mac), behind the cache's back */
 	S_BUMP,			/* fdbgen_bump() alone */
 	S_SLEEP_MS,
+	S_AGEING,		/* ctl_config_set() with ageing_ns */
 };
 
 struct seq_step {
@@ -2829,6 +2830,7 @@ struct seq_step {
 	enum port_id to;		/* FORWARDED: tx of this port +1 */
 	enum xdpbr_counter event;	/* also +1 on the ingress port (0: none) */
 	unsigned int ms;		/* S_SLEEP_MS */
+	__u64 ageing_ns;		/* S_AGEING */
 	bool other_cpu;			/* S_FRAME: on another CPU than the rest */
 };
 
@@ -2909,6 +2911,17 @@ static const struct seq_case seq_cases[] = {
 			{ .op = S_FLUSH },
 			FRAME_EV(P1, HOST_A, BCAST, FLOOD_BCAST, PORT_NONE, LEARNED),
 			FRAME(P2, HOST_B, HOST_A, FORWARDED, P1),
+		},
+	},
+	{
+		.desc = "cache: a cached destination is unknown at once when a shorter ageing time makes it stale",
+		.ageing_ns = XDPBR_AGEING_NEVER,
+		.fdb = { { HOST_B, P2, 0, SEC_NS(20), 0 } },
+		.steps = {
+			FRAME(P1, HOST_A, HOST_B, FORWARDED, P2),
+			FRAME(P1, HOST_A, HOST_B, FORWARDED, P2),
+			{ .op = S_AGEING, .ageing_ns = SEC_NS(10) },
+			FRAME(P1, HOST_A, HOST_B, FLOOD_UNKNOWN, PORT_NONE),
 		},
 	},
 	{
@@ -3044,6 +3057,10 @@ static void run_seq(const struct seq_case *sc, struct result *r)
 			break;
 		case S_SLEEP_MS:
 			err = usleep(st->ms * 1000) ? -errno : 0;
+			break;
+		case S_AGEING:
+			cfg.ageing_ns = st->ageing_ns;
+			err = ctl_config_set(&m, &cfg);
 			break;
 		case S_END:
 			break;

@@ -401,11 +401,11 @@ static void config_write(__u32 flags, __u32 fdb_max_learned, __u64 ageing_ns)
 		.flags = flags,
 		.fdb_max_learned = fdb_max_learned,
 	};
-	__u32 zero = 0;
 
 	if (!memcmp(&c, &cfg_cur, sizeof(c)))
 		return;
-	must(bpf_map_update_elem(fd_config, &zero, &c, BPF_ANY), "writing xdpbr_config");
+	/* as the daemon writes it: with a new FDB generation */
+	must(ctl_config_set(&maps, &c), "writing xdpbr_config");
 	cfg_cur = c;
 }
 
