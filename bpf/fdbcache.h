@@ -32,7 +32,7 @@
 
 #include "maps.h"
 
-#define FDBC_SETS_BITS	13
+#define FDBC_SETS_BITS	13			/* the default */
 #define FDBC_SETS	(1U << FDBC_SETS_BITS)	/* x 2 ways x 32 B = 512 KiB a CPU */
 #define FDBC_JIFFIES	64
 #define FDBC_MIN_LIFE_NS XDPBR_NSEC_PER_SEC	/* > FDBC_JIFFIES at any HZ >= 100 */
@@ -52,6 +52,12 @@ struct fdbc_set {
 };
 
 _Static_assert(sizeof(struct fdbc_set) == 64, "one cache line a set");
+_Static_assert(2 * FDBC_SETS == XDPBR_FDB_CACHE_DEFAULT, "default size");
+
+/* log2 of the number of sets; 0: no cache (every lookup goes to the FDB).
+ * The loader sets it with the map's size (xdpbrd --fdb-cache, config key
+ * fdb_cache); a loader that doesn't (iproute2) gets the default. */
+const volatile __u32 fdbc_bits = FDBC_SETS_BITS;
 
 /* Not pinned, and so not named xdpbr_*: a cache, not state; it starts empty
  * with each load of the program. */
@@ -91,11 +97,14 @@ static __always_inline __u64 fdbc_key(__u16 vid, const __u8 *mac)
 	return (__u64)vid | (__u64)m[0] << 16 | (__u64)m[1] << 32 | (__u64)m[2] << 48;
 }
 
-/* This CPU's set for key k (NULL only if the map is missing). */
+/* This CPU's set for key k; NULL when the cache is off. */
 static __always_inline struct fdbc_set *fdbc_set_of(__u64 k)
 {
-	__u32 idx = (__u32)((k * 0x9E3779B97F4A7C15ULL) >> (64 - FDBC_SETS_BITS));
+	__u32 idx;
 
+	if (!fdbc_bits || fdbc_bits > 31)
+		return NULL;
+	idx = (__u32)((k * 0x9E3779B97F4A7C15ULL) >> (64 - fdbc_bits));
 	return bpf_map_lookup_elem(&fdbc_cache, &idx);
 }
 

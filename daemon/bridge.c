@@ -320,6 +320,20 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 		if (err)
 			return err;
 	}
+	if (o->fdb_cache_set) {
+		__u32 bits = 0;
+
+		while ((2U << bits) < o->fdb_cache)
+			bits++;
+		if (!o->fdb_cache)
+			bits = 0;
+		br->skel->rodata->fdbc_bits = bits;
+		err = bpf_map__set_max_entries(br->skel->maps.fdbc_cache, bits ? 1U << bits : 1);
+		if (err)
+			return err;
+		log_debug("bridge %s: FDB cache %s", name,
+			  bits ? "on" : "off (every lookup goes to the FDB)");
+	}
 	/* tx_dropped's program is a BTF tracepoint that reads the egress
 	 * device through CO-RE, and libbpf (1.1) then wants the kernel's BTF
 	 * for the whole object, whichever programs it loads. */

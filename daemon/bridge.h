@@ -15,6 +15,9 @@ enum attach_mode { ATTACH_AUTO, ATTACH_NATIVE, ATTACH_GENERIC };
 struct bridge_opts {
 	enum attach_mode mode;
 	uint32_t fdb_size;		/* 0: the object's default */
+	bool fdb_cache_set;
+	uint32_t fdb_cache;		/* per-CPU cache entries, 0 = off
+					 * (when set; else the default) */
 	uint64_t ageing_ns;		/* 0: leave as pinned (default 300 s) */
 };
 

@@ -231,6 +231,26 @@ static int set_fdb_size(struct parser *p, const struct key *k, const char *value
 	return 0;
 }
 
+/* 0 or a power of two: the datapath indexes the cache by a shift. */
+bool config_fdb_cache_valid(uint64_t v)
+{
+	return v == 0 || (v >= 4 && v <= XDPBR_FDB_CACHE_MAX && !(v & (v - 1)));
+}
+
+static int set_fdb_cache(struct parser *p, const struct key *k, const char *value)
+{
+	uint64_t v;
+
+	if (get_u64(p, k, value, 0, XDPBR_FDB_CACHE_MAX, &v))
+		return p->err;
+	if (!config_fdb_cache_valid(v))
+		return fail(p, "fdb_cache: %s is not 0 (off) or a power of two from 4 to %u",
+			    value, XDPBR_FDB_CACHE_MAX);
+	p->c->fdb_cache = (uint32_t)v;
+	p->c->fdb_cache_set = true;
+	return 0;
+}
+
 static int set_mode(struct parser *p, const struct key *k, const char *value)
 {
 	static const struct {
@@ -279,11 +299,13 @@ static int set_listen(struct parser *p, const struct key *k, const char *value)
 
 	if (strlen(value) >= sizeof(p->c->listen))
 		why = "too long";
+	else if (!strcmp(value, "none"))	/* no endpoint, as -l none */
+		why = NULL;
 	else
 		why = listen_check(value, &sa, &salen);
 	if (why)
-		return fail(p, "listen: '%s': %s (expected ADDR:PORT or [IPv6]:PORT, "
-			    "e.g. 127.0.0.1:9100)", value, why);
+		return fail(p, "listen: '%s': %s (expected ADDR:PORT, [IPv6]:PORT "
+			    "or none, e.g. 127.0.0.1:9100)", value, why);
 	snprintf(p->c->listen, sizeof(p->c->listen), "%s", value);
 	return 0;
 }
@@ -587,6 +609,7 @@ static const struct key bridge_keys[] = {
 	{ .name = "ageing_time", .set = set_ageing },
 	{ .name = "fdb_max_learned", .set = set_fdb_max_learned },
 	{ .name = "fdb_size", .set = set_fdb_size },
+	{ .name = "fdb_cache", .set = set_fdb_cache },
 	{ .name = "mode", .set = set_mode },
 	{ .name = "listen", .set = set_listen },
 	{ .name = "vlan_filtering", .set = set_vlan_filtering },

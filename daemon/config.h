@@ -5,8 +5,8 @@
 /*
  * config - xdpbrd's configuration file, INI (see etc/xdpbrd.conf):
  *
- *   [bridge]        name, ageing_time, fdb_max_learned, fdb_size, mode, listen,
- *                   vlan_filtering, default_pvid
+ *   [bridge]        name, ageing_time, fdb_max_learned, fdb_size, fdb_cache,
+ *                   mode, listen, vlan_filtering, default_pvid
  *   [port IFNAME]   learning, flood, mcast_flood, bcast_flood, isolated,
  *                   hairpin, max_learned, static (repeatable), pvid, vlans,
  *                   untagged, storm_bcast, storm_mcast, storm_unknown
@@ -81,6 +81,8 @@ struct config {
 	uint64_t ageing_s;		/* 0 = never */
 	uint32_t fdb_max_learned;	/* dynamic entries in the bridge; 0 = no limit */
 	uint32_t fdb_size;		/* FDB capacity; 0 = default (XDPBR_FDB_SIZE) */
+	bool fdb_cache_set;
+	uint32_t fdb_cache;		/* per-CPU FDB cache entries; 0 = off */
 	bool mode_set;
 	enum attach_mode mode;
 	char listen[64];		/* stats endpoint; "" = CONFIG_LISTEN_DEFAULT */
@@ -121,5 +123,9 @@ bool config_port_equal(const struct config_port *a, const struct config_port *b)
 /* "ADDR:PORT" (IPv4) or "[ADDR]:PORT" (IPv6), numeric only, port 1..65535,
  * into a socket address. 0 or -EINVAL. */
 int config_listen_parse(const char *s, struct sockaddr_storage *sa, socklen_t *salen);
+
+/* A size of the datapath's per-CPU FDB cache: 0 (off) or a power of two
+ * from 4 (2 sets: fdbc_bits 0 means off) to XDPBR_FDB_CACHE_MAX entries. */
+bool config_fdb_cache_valid(uint64_t v);
 
 #endif

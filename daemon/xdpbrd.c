@@ -81,6 +81,8 @@ static const char usage[] =
 	"                         native, generic only where the driver has none)\n"
 	"  -k, --keep             leave the bridge forwarding when the daemon exits\n"
 	"  -s, --fdb-size N       FDB capacity in entries (default %u)\n"
+	"  -C, --fdb-cache N      entries of the datapath's per-CPU FDB cache: a\n"
+	"                         power of two, 0 = off (default %u, 512 KiB a CPU)\n"
 	"  -a, --ageing-time SEC  age out dynamic FDB entries after SEC seconds\n"
 	"                         (default %u; 0 = never)\n"
 	"  -l, --listen ADDR:PORT HTTP statistics endpoint (default %s;\n"
@@ -94,6 +96,7 @@ static const struct option long_opts[] = {
 	{ "mode", required_argument, NULL, 'm' },
 	{ "keep", no_argument, NULL, 'k' },
 	{ "fdb-size", required_argument, NULL, 's' },
+	{ "fdb-cache", required_argument, NULL, 'C' },
 	{ "ageing-time", required_argument, NULL, 'a' },
 	{ "listen", required_argument, NULL, 'l' },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -348,8 +351,10 @@ static void do_reload(struct daemon *d)
 		log_warn("%s: bridge name changed to '%s': takes effect on restart only",
 			 d->cfg_path, nc.name);
 	if (nc.fdb_size != d->cfg.fdb_size || nc.mode_set != d->cfg.mode_set ||
+	    nc.fdb_cache_set != d->cfg.fdb_cache_set || nc.fdb_cache != d->cfg.fdb_cache ||
 	    nc.mode != d->cfg.mode)
-		log_warn("%s: fdb_size and mode take effect on restart only", d->cfg_path);
+		log_warn("%s: fdb_size, fdb_cache and mode take effect on restart only",
+			 d->cfg_path);
 	if (apply_bridge_cfg(d, &nc))
 		log_warn("couldn't apply the bridge settings");
 	if (strcmp(listen_of(d, &nc), listen_of(d, &d->cfg))) {
@@ -637,7 +642,7 @@ int main(int argc, char **argv)
 	sigset_t block;
 	uint64_t v;
 
-	while ((opt = getopt_long(argc, argv, "c:nm:ks:a:l:vh", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:nm:ks:C:a:l:vh", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			d.cfg_path = optarg;
@@ -670,6 +675,17 @@ int main(int argc, char **argv)
 			}
 			o.fdb_size = (uint32_t)v;
 			break;
+		case 'C':
+			if (parse_u64(optarg, XDPBR_FDB_CACHE_MAX, &v) ||
+			    !config_fdb_cache_valid(v)) {
+				fprintf(stderr, "xdpbrd: invalid FDB cache size '%s' "
+					"(0 = off, or a power of two from 4 to %u)\n",
+					optarg, XDPBR_FDB_CACHE_MAX);
+				return 2;
+			}
+			o.fdb_cache = (uint32_t)v;
+			o.fdb_cache_set = true;
+			break;
 		case 'a':
 			if (parse_u64(optarg, 1000000, &v)) {
 				fprintf(stderr, "xdpbrd: invalid ageing time '%s' (0 to 1000000 s)\n",
@@ -695,10 +711,12 @@ int main(int argc, char **argv)
 			level = LOG_LVL_DEBUG;
 			break;
 		case 'h':
-			printf(usage, XDPBR_FDB_SIZE, XDPBR_DEFAULT_AGEING_S, CONFIG_LISTEN_DEFAULT);
+			printf(usage, XDPBR_FDB_SIZE, XDPBR_FDB_CACHE_DEFAULT,
+				XDPBR_DEFAULT_AGEING_S, CONFIG_LISTEN_DEFAULT);
 			return 0;
 		default:
-			fprintf(stderr, usage, XDPBR_FDB_SIZE, XDPBR_DEFAULT_AGEING_S, CONFIG_LISTEN_DEFAULT);
+			fprintf(stderr, usage, XDPBR_FDB_SIZE, XDPBR_FDB_CACHE_DEFAULT,
+				XDPBR_DEFAULT_AGEING_S, CONFIG_LISTEN_DEFAULT);
 			return 2;
 		}
 	}
@@ -727,7 +745,8 @@ int main(int argc, char **argv)
 		name = d.cfg.name;
 	}
 	if (!name) {
-		fprintf(stderr, usage, XDPBR_FDB_SIZE, XDPBR_DEFAULT_AGEING_S, CONFIG_LISTEN_DEFAULT);
+		fprintf(stderr, usage, XDPBR_FDB_SIZE, XDPBR_FDB_CACHE_DEFAULT,
+				XDPBR_DEFAULT_AGEING_S, CONFIG_LISTEN_DEFAULT);
 		return 2;
 	}
 	if (bridge_name_valid(name)) {
@@ -763,6 +782,10 @@ int main(int argc, char **argv)
 		o.mode = d.cfg.mode;
 	if (!o.fdb_size)
 		o.fdb_size = d.cfg.fdb_size;
+	if (!o.fdb_cache_set && d.cfg.fdb_cache_set) {
+		o.fdb_cache = d.cfg.fdb_cache;
+		o.fdb_cache_set = true;
+	}
 	if (!o.ageing_ns && d.cfg.ageing_set)
 		o.ageing_ns = ageing_ns_of(d.cfg.ageing_s);
 

@@ -90,6 +90,11 @@ struct xdpbr_fdb_val {
  */
 #define XDPBR_FDBGEN_USER_STEP	(1ULL << 32)
 
+/* The datapath's per-CPU FDB cache (bpf/fdbcache.h), in entries per CPU: 0
+ * (off) or a power of two from 4, 2 ways a set. Set by the loader. */
+#define XDPBR_FDB_CACHE_DEFAULT	16384
+#define XDPBR_FDB_CACHE_MAX	(1U << 20)
+
 /* Port flags (xdpbr_port.flags) */
 #define XDPBR_PORT_LEARNING	(1U << 0)
 #define XDPBR_PORT_FLOOD	(1U << 1)	/* unknown unicast */

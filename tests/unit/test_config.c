@@ -314,6 +314,25 @@ static void test_number_ranges(void **state)
 	assert_int_equal(c.ports[0].statics[0].vlan, 0);
 	config_free(&c);
 
+	parse_ok("[bridge]\nlisten = none\n", &c);
+	assert_string_equal(c.listen, "none");
+	config_free(&c);
+
+	/* fdb_cache: 0 is "off", not "unset"; the powers of two at the ends */
+	parse_ok("[bridge]\nfdb_cache = 0\n", &c);
+	assert_true(c.fdb_cache_set);
+	assert_int_equal(c.fdb_cache, 0);
+	config_free(&c);
+	parse_ok("[bridge]\nfdb_cache = 4\n", &c);
+	assert_int_equal(c.fdb_cache, 4);
+	config_free(&c);
+	parse_ok("[bridge]\nfdb_cache = 1048576\n", &c);
+	assert_int_equal(c.fdb_cache, 1048576);
+	config_free(&c);
+	parse_ok("[bridge]\n", &c);
+	assert_false(c.fdb_cache_set);
+	config_free(&c);
+
 	parse_ok("[bridge]\nageing_time = 1000000\nfdb_size = 67108864\n"
 		 "fdb_max_learned = 67108864\n"
 		 "[port eth1]\nmax_learned = 67108864\nstatic = 02:00:00:00:00:01 vlan 4094\n", &c);
@@ -525,6 +544,12 @@ static void test_errors_values(void **state)
 		  NAME ":2: fdb_size: 67108865 is out of range (16..67108864)" },
 		{ "[bridge]\nfdb_size = 99999999999999999999999\n",
 		  NAME ":2: fdb_size: 99999999999999999999999 is out of range (16..67108864)" },
+		{ "[bridge]\nfdb_cache = 3\n",
+		  NAME ":2: fdb_cache: 3 is not 0 (off) or a power of two from 4 to 1048576" },
+		{ "[bridge]\nfdb_cache = 2\n",
+		  NAME ":2: fdb_cache: 2 is not 0 (off) or a power of two from 4 to 1048576" },
+		{ "[bridge]\nfdb_cache = 2097152\n",
+		  NAME ":2: fdb_cache: 2097152 is out of range (0..1048576)" },
 		{ "[bridge]\nfdb_max_learned = 67108865\n",
 		  NAME ":2: fdb_max_learned: 67108865 is out of range (0..67108864)" },
 		{ "[port eth1]\nmax_learned = many\n", NAME ":2: max_learned: 'many' is not a number" },
@@ -544,23 +569,23 @@ static void test_errors_values(void **state)
 		{ "[bridge]\nmode = Native\n", NAME ":2: mode: 'Native' is not native, generic or auto" },
 		/* listen */
 		{ "[bridge]\nlisten = 127.0.0.1\n",
-		  NAME ":2: listen: '127.0.0.1': no ':PORT' (expected ADDR:PORT or [IPv6]:PORT, "
+		  NAME ":2: listen: '127.0.0.1': no ':PORT' (expected ADDR:PORT, [IPv6]:PORT or none, "
 		  "e.g. 127.0.0.1:9100)" },
 		{ "[bridge]\nlisten = localhost:9100\n",
-		  NAME ":2: listen: 'localhost:9100': not an IPv4 address (expected ADDR:PORT or "
-		  "[IPv6]:PORT, e.g. 127.0.0.1:9100)" },
+		  NAME ":2: listen: 'localhost:9100': not an IPv4 address (expected ADDR:PORT, "
+		  "[IPv6]:PORT or none, e.g. 127.0.0.1:9100)" },
 		{ "[bridge]\nlisten = 127.0.0.1:0\n",
 		  NAME ":2: listen: '127.0.0.1:0': the port is not a number in 1..65535 (expected "
-		  "ADDR:PORT or [IPv6]:PORT, e.g. 127.0.0.1:9100)" },
+		  "ADDR:PORT, [IPv6]:PORT or none, e.g. 127.0.0.1:9100)" },
 		{ "[bridge]\nlisten = ::1:9100\n",
 		  NAME ":2: listen: '::1:9100': an IPv6 address goes in brackets: [ADDR]:PORT "
-		  "(expected ADDR:PORT or [IPv6]:PORT, e.g. 127.0.0.1:9100)" },
+		  "(expected ADDR:PORT, [IPv6]:PORT or none, e.g. 127.0.0.1:9100)" },
 		{ "[bridge]\nlisten = [::1]\n",
-		  NAME ":2: listen: '[::1]': no ':PORT' after ']' (expected ADDR:PORT or "
-		  "[IPv6]:PORT, e.g. 127.0.0.1:9100)" },
+		  NAME ":2: listen: '[::1]': no ':PORT' after ']' (expected ADDR:PORT, "
+		  "[IPv6]:PORT or none, e.g. 127.0.0.1:9100)" },
 		{ "[bridge]\nlisten = [127.0.0.1]:80\n",
-		  NAME ":2: listen: '[127.0.0.1]:80': not an IPv6 address (expected ADDR:PORT or "
-		  "[IPv6]:PORT, e.g. 127.0.0.1:9100)" },
+		  NAME ":2: listen: '[127.0.0.1]:80': not an IPv6 address (expected ADDR:PORT, "
+		  "[IPv6]:PORT or none, e.g. 127.0.0.1:9100)" },
 	};
 
 	CHECK_ERRORS(cases);

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The datapath's per-CPU FDB cache as the loader sizes it (xdpbrd -C /
+# --fdb-cache, config key fdb_cache): the default of 16384 entries (8192
+# sets of 2), a cache of 4 entries that the flows keep evicting, 64 from a
+# configuration file, and 0 (off).
+# Whatever its size, every pair of hosts reaches each other, known unicast
+# is never flooded, and a MAC deleted from the FDB (xdpbr fdb del) is
+# flooded again at its next frame.
+# shellcheck disable=SC2016 # jq variables in single-quoted filters
+# shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
+. "$(dirname "$0")/lib.sh"
+
+# cache_state: {cache: max_entries of fdbc_cache (sets), bits: fdbc_bits of
+# the .rodata} of the running program.
+cache_state()
+{
+	local prog m json cache='' bits=''
+
+	prog=$(bpftool -j prog show pinned "$PIN_DIR/prog_rx" | jq '.id') || return 1
+	for m in $(bpftool -j prog show id "$prog" | jq '.map_ids[]'); do
+		json=$(bpftool -j map show id "$m")
+		case $(jq -r .name <<<"$json") in
+		fdbc_cache) cache=$(jq .max_entries <<<"$json") ;;
+		*.rodata)
+			bits=$(bpftool -j map dump id "$m" |
+				jq '.[0].formatted.value[".rodata"][] | select(has("fdbc_bits")) | .fdbc_bits')
+			;;
+		esac
+	done
+	echo "{\"cache\": ${cache:-null}, \"bits\": ${bits:-null}}"
+}
+
+# all_pairs NAME: every host pings every other once.
+all_pairs()
+{
+	local i j
+	for i in 1 2 3; do
+		for j in 1 2 3; do
+			[ "$i" = "$j" ] && continue
+			check "$1: ping h$i -> h$j" pfx_poll 5 hping "$i" "$j"
+		done
+	done
+}
+
+# no_unicast_flood NAME: 20 pings h1 -> h2 flood nothing (flood_unknown of
+# p1 unchanged).
+no_unicast_flood()
+{
+	local before after
+	before=$(port_counter "${PORT[1]}" flood_unknown)
+	hexec 1 ping -c 20 -i 0.01 -W 1 "${IP4[2]}" >/dev/null 2>&1
+	after=$(port_counter "${PORT[1]}" flood_unknown)
+	check_eq "$1: 20 pings h1 -> h2 after learning: flood_unknown of ${PORT[1]} +0" \
+		0 "$((after - before))"
+}
+
+# deleted_floods NAME: `xdpbr fdb del` of h2, then a ping h1 -> h2: its
+# first frame is unknown unicast (flooded), though h1's CPU had h2 cached.
+deleted_floods()
+{
+	local before after
+	hexec 1 ping -c 3 -i 0.01 -W 1 "${IP4[2]}" >/dev/null 2>&1
+	before=$(port_counter "${PORT[1]}" flood_unknown)
+	"$XDPBR" -b "$BR" fdb del "${MAC[2]}" dev "${PORT[2]}" >/dev/null 2>&1
+	hexec 1 ping -c 1 -W 1 "${IP4[2]}" >/dev/null 2>&1
+	after=$(port_counter "${PORT[1]}" flood_unknown)
+	if [ "$((after - before))" -ge 1 ]; then
+		pass "$1: fdb del h2, ping h1 -> h2: flooded as unknown ($((after - before)))"
+	else
+		fail "$1: fdb del h2, ping h1 -> h2: flooded as unknown" \
+			"flood_unknown of ${PORT[1]}: $before -> $after"
+	fi
+}
+
+xt_require
+command -v bpftool >/dev/null || abort "bpftool not installed (run make deps)"
+topo_up 3
+
+for spec in "default::8192:13" "4 entries:-C 4:2:1" "off:-C 0:1:0" "config 64:config:32:5"; do
+	IFS=: read -r name opt sets bits <<<"$spec"
+	args=()
+	case $opt in
+	config)
+		printf '[bridge]\nname = %s\nfdb_cache = 64\nlisten = none\n' "$BR" >"$XT_TMP/c.conf"
+		args=(-c "$XT_TMP/c.conf")
+		;;
+	?*) read -ra args <<<"$opt" ;;
+	esac
+	daemon_start "${args[@]}" -l none || abort "$name: xdpbrd ${args[*]}" "$XT_WHY"
+	state=$(cache_state)
+	check_eq "$name: fdbc_cache has $sets sets" "$sets" "$(jq .cache <<<"$state")" "$state"
+	check_eq "$name: fdbc_bits $bits" "$bits" "$(jq .bits <<<"$state")" "$state"
+	all_pairs "$name"
+	no_unicast_flood "$name"
+	deleted_floods "$name"
+	daemon_stop || fail "$name: xdpbrd stops on SIGTERM" "$(cat "$DAEMON_LOG")"
+done
+
+# A size that is not a power of two is refused, and says what it wants.
+out=$(timeout 10 "$XDPBRD" -C 3 -l none "$BR" "${PORTS[@]}" 2>&1)
+rc=$?
+check_eq "-C 3: exit status 2" 2 "$rc" "$out"
+if grep -q "power of two" <<<"$out"; then
+	pass "-C 3: the message says 'power of two'"
+else
+	fail "-C 3: the message says 'power of two'" "$out"
+fi
+
+finish
