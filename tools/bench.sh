@@ -63,6 +63,7 @@ STATE_DIR=/run/xdpbr-bench
 ALL_SIZES=64,128,256,512,1024,1280,1408,1518
 ALL_SCENARIOS=unicast,macs10k,broadcast
 ALL_DUTS=xdpbr,bridge,ceiling
+XDPBRD_ARGS=()
 NCPU=$(nproc)
 
 SIZES=$ALL_SIZES
@@ -97,6 +98,7 @@ usage: tools/bench.sh [OPTION...]
   --link SPEED       nominal link for Mbps bars and line rate:
                      1G|10G|25G|40G|100G (default 10G)
   --macs N           source MACs of the macs10k scenario (default 10000)
+  --xdpbrd-args ARGS more options for xdpbrd, e.g. "-C 0" (FDB cache off)
   --json FILE        write the results as JSON to FILE
   --profile          also measure BPF run time per program (BPF stats on:
                      slows every program a little)
@@ -257,7 +259,8 @@ while [ $# -gt 0 ]; do
 		;;
 	-h | --help) usage; exit 0 ;;
 	--duts | --scenarios | --sizes | --cores | --duration | --warmup | --reps | \
-	--link | --macs | --json | --tx-dev | --rx-dev | --rx-ns | --dut-name)
+	--link | --macs | --json | --tx-dev | --rx-dev | --rx-ns | --dut-name | \
+	--xdpbrd-args)
 		val=$(arg "$@") || exit 2
 		shift
 		GIVEN[$opt]=1
@@ -276,6 +279,7 @@ while [ $# -gt 0 ]; do
 		--rx-dev) RX_DEV=$val ;;
 		--rx-ns) RX_NS=$val ;;
 		--dut-name) DUT_NAME=$val ;;
+		--xdpbrd-args) read -r -a XDPBRD_ARGS <<<"$val" ;;
 		esac
 		;;
 	*) usage >&2; exit 2 ;;
@@ -406,7 +410,8 @@ dut_up()
 	local i n
 	case $1 in
 	xdpbr)
-		"$XDPBRD" -m native "$BRX" "${PORTS[@]}" >"$TMP/xdpbrd.log" 2>&1 &
+		"$XDPBRD" -m native "${XDPBRD_ARGS[@]}" "$BRX" "${PORTS[@]}" \
+			>"$TMP/xdpbrd.log" 2>&1 &
 		DAEMON_PID=$!
 		state_save
 		for ((i = 0; i < 100; i++)); do
