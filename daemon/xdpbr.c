@@ -482,6 +482,22 @@ static int add_storm(struct json_object *o, const struct target *t, uint32_t ifi
 	return 0;
 }
 
+/* For a show command: the port its 'dev' names (0: all), and the bridge's
+ * ports. 0 or the reported error. */
+static int shown_ports(const struct cli_cmd *c, struct target *t, uint32_t *dev,
+		       struct port_entry **p, size_t *n)
+{
+	int err = dev_ifindex(c, dev);
+
+	if (err)
+		return err;
+	err = ports_dump(t->m.ports, p, n);
+	if (err)
+		return report(err, "can't read the ports of bridge %s: %s%s", t->br,
+			      strerror(-err), hint(err));
+	return 0;
+}
+
 static int do_link_show(const struct cli_cmd *c, struct target *t)
 {
 	struct json_object *arr;
@@ -490,13 +506,9 @@ static int do_link_show(const struct cli_cmd *c, struct target *t)
 	size_t n;
 	int err;
 
-	err = dev_ifindex(c, &dev);
+	err = shown_ports(c, t, &dev, &p, &n);
 	if (err)
 		return err;
-	err = ports_dump(t->m.ports, &p, &n);
-	if (err)
-		return report(err, "can't read the ports of bridge %s: %s%s", t->br,
-			      strerror(-err), hint(err));
 	arr = json_object_new_array();
 	for (size_t i = 0; i < n && !err; i++) {
 		struct json_object *o;
@@ -691,13 +703,9 @@ static int do_vlan_show(const struct cli_cmd *c, struct target *t)
 	size_t n;
 	int err;
 
-	err = dev_ifindex(c, &dev);
+	err = shown_ports(c, t, &dev, &p, &n);
 	if (err)
 		return err;
-	err = ports_dump(t->m.ports, &p, &n);
-	if (err)
-		return report(err, "can't read the ports of bridge %s: %s%s", t->br,
-			      strerror(-err), hint(err));
 	if (dev && !ports_find(p, n, dev)) {
 		free(p);
 		return port_error(-ENODEV, c, t, "show the VLANs of");
