@@ -628,22 +628,11 @@ pfx_mac()
 	printf '02:00:02:%02x:%02x:%02x' $((ID >> 8)) $((ID & 255)) "$1"
 }
 
-# pfx_frame DST SRC [ETHERTYPE]: hex of a 60-byte Ethernet frame for
-# sendframe; EtherType 0x88b5 (local experimental) unless given.
-pfx_frame()
-{
-	local hex="${1//:/}${2//:/}${3:-88b5}706678"
-	while [ ${#hex} -lt 120 ]; do
-		hex+=00
-	done
-	echo "$hex"
-}
-
 # pfx_send I DST [SRC]: send one 0x88b5 frame to DST out of host I's e0,
 # from SRC (default: host I's own MAC).
 pfx_send()
 {
-	hexec "$1" "$SENDFRAME" e0 "$(pfx_frame "$2" "${3:-${MAC[$1]}}")"
+	hexec "$1" "$SENDFRAME" e0 "$(eth_frame "$2" "${3:-${MAC[$1]}}")"
 }
 
 # pfx_link_json [DEV]: `xdpbr -b $BR -j link show [dev DEV]`.
@@ -739,7 +728,7 @@ pfx_cap()
 		grep -qsF "> $probe," "$out" && return 0
 		proc_alive "${CAP_PID[$key]}" || break
 		if grep -qs '^listening on' "$err"; then
-			"$SENDFRAME" "${PORT[i]}" "$(pfx_frame "$probe" "$probe" 88b6)" \
+			"$SENDFRAME" "${PORT[i]}" "$(eth_frame "$probe" "$probe" 88b6)" \
 				>/dev/null 2>&1
 		fi
 		sleep 0.1

@@ -151,7 +151,7 @@ conf "$CONF" "" "[port ${PORT[1]}]" "flood = off" "static = $SB" "" \
 # h4 sends all along (a broadcast from another MAC of its every 0.1 ms for
 # 3 s): the port must never learn, not even for a moment after it joined.
 H4SRC=$(pfx_mac 20)
-hexec 4 "$SENDFRAME" -c 20000 -i 100 e0 "$(pfx_frame ff:ff:ff:ff:ff:ff "$H4SRC")" \
+hexec 4 "$SENDFRAME" -c 20000 -i 100 e0 "$(eth_frame ff:ff:ff:ff:ff:ff "$H4SRC")" \
 	>"$XT_TMP/h4send.out" 2>&1 &
 H4SEND=$!
 XT_PIDS+=("$H4SEND")

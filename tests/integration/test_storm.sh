@@ -148,7 +148,7 @@ h1_burst()
 	local t0
 	t0=$(now)
 	hexec 1 taskset -c "${CPUS[0]}" "$SENDFRAME" -c "$1" -i 0 e0 \
-		"$(pfx_frame "$2" "${MAC[1]}")" >/dev/null 2>&1 || return 1
+		"$(eth_frame "$2" "${MAC[1]}")" >/dev/null 2>&1 || return 1
 	awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.6f\n", b - a }'
 }
 
@@ -205,7 +205,7 @@ cap_start storm 2 "ether src ${MAC[1]} and ether broadcast" $((STORM_S + 3)) ||
 pfx_ping_start p23 2 3 0.01
 pfx_ping_start p32 3 2 0.01
 sleep 0.3
-hex=$(pfx_frame "$BC" "${MAC[1]}")
+hex=$(eth_frame "$BC" "${MAC[1]}")
 pids=()
 t0=$(now)
 for ((k = 0; k < SENDERS; k++)); do
