@@ -714,16 +714,31 @@ pfx_probe_mac()
 # probe (5 s at most); 1, with the reason in XT_WHY, if it did not.
 pfx_cap()
 {
-	local key=$1 i=$2 filter=$3 secs=${4:-3} dir=${6:-} probe k
+	pfx_cap_start "$@" && pfx_cap_ready "$1" "$2"
+}
+
+# pfx_cap_start KEY I FILTER [SECONDS] [COUNT] [in]: pfx_cap without
+# waiting until it is ready: start several, then pfx_cap_ready each.
+pfx_cap_start()
+{
+	local key=$1 i=$2 filter=$3 secs=${4:-3} dir=${6:-}
+
+	PFX_CAP_WANT[$key]=${5:-}
+	ip netns exec "${NS[i]}" timeout "$secs" tcpdump ${dir:+-Q "$dir"} -i e0 \
+		-nn -e -l --immediate-mode "($filter) or (ether dst $(pfx_probe_mac))" \
+		>"$XT_TMP/cap.$key.out" 2>"$XT_TMP/cap.$key.err" &
+	CAP_PID[$key]=$!
+	XT_PIDS+=("$!")
+}
+
+# pfx_cap_ready KEY I: probe capture KEY on host I until it has seen a
+# probe (5 s at most); 1, with the reason in XT_WHY, if it did not.
+pfx_cap_ready()
+{
+	local key=$1 i=$2 probe k
 	local out=$XT_TMP/cap.$key.out err=$XT_TMP/cap.$key.err
 
 	probe=$(pfx_probe_mac)
-	PFX_CAP_WANT[$key]=${5:-}
-	ip netns exec "${NS[i]}" timeout "$secs" tcpdump ${dir:+-Q "$dir"} -i e0 \
-		-nn -e -l --immediate-mode "($filter) or (ether dst $probe)" \
-		>"$out" 2>"$err" &
-	CAP_PID[$key]=$!
-	XT_PIDS+=("$!")
 	for ((k = 0; k < 50; k++)); do
 		grep -qsF "> $probe," "$out" && return 0
 		proc_alive "${CAP_PID[$key]}" || break
@@ -733,7 +748,7 @@ pfx_cap()
 		fi
 		sleep 0.1
 	done
-	XT_WHY="tcpdump '$filter' on e0 of ${NS[i]} did not get ready (no probe seen):
+	XT_WHY="capture $key on e0 of ${NS[i]} did not get ready (no probe seen):
 $(cat "$out" "$err" 2>&1)"
 	return 1
 }
@@ -1215,7 +1230,7 @@ vl_filter()
 vl_cap_count()
 {
 	local pk
-	pk=$(grep '^[0-9]' "$XT_TMP/cap.$1.out" | grep -vF "> $(vl_probe_mac),")
+	pk=$(grep '^[0-9]' "$XT_TMP/cap.$1.out" | grep -vF "> $(pfx_probe_mac),")
 	case $2 in
 	any) grep -c . <<<"$pk" ;;
 	untagged) grep -v -c -e '802\.1Q' -e '^$' <<<"$pk" ;;
@@ -1240,48 +1255,21 @@ vl_members()
 		range(.vlan; (.vlanEnd // .vlan) + 1) |
 		"\($n) \(.) \(if $f == "" then "-" else $f end)"' | sort
 }
-# vl_probe_mac: destination MAC of the readiness probes of vl_caps.
-vl_probe_mac()
-{
-	printf '02:00:03:%02x:%02x:fe' $((ID >> 8)) $((ID & 255))
-}
-
 # vl_caps KEY FILTER SECONDS HOST...: capture FILTER on each HOST's e0
 # (received frames only, tcpdump -Q in) for SECONDS, as captures
-# KEY<host>. tcpdump says "listening on" a little before it really
-# receives, so each capture is ready only once it has seen a probe: a frame
-# to vl_probe_mac (EtherType 0x88b6) sent from the root namespace out of
-# the host's port straight to its e0, past the bridge. vl_cap_count leaves
-# probes out. A capture not ready within 5 s is a failure.
+# KEY<host>, started together, each ready once it has seen a probe (as
+# pfx_cap). vl_cap_count
+# leaves probes out. A capture not ready within 5 s is a failure.
 vl_caps()
 {
-	local key=$1 filter=$2 secs=$3 probe i k ready
+	local key=$1 filter=$2 secs=$3 i
 	shift 3
-	probe=$(vl_probe_mac)
 	for i in "$@"; do
-		ip netns exec "${NS[i]}" timeout "$secs" tcpdump -Q in -i e0 -nn -e \
-			-l --immediate-mode "($filter) or (ether dst $probe)" \
-			>"$XT_TMP/cap.$key$i.out" 2>"$XT_TMP/cap.$key$i.err" &
-		CAP_PID[$key$i]=$!
-		XT_PIDS+=("$!")
+		pfx_cap_start "$key$i" "$i" "$filter" "$secs" "" in
 	done
 	for i in "$@"; do
-		ready=
-		for ((k = 0; k < 50; k++)); do
-			if grep -qsF "> $probe," "$XT_TMP/cap.$key$i.out"; then
-				ready=1
-				break
-			fi
-			proc_alive "${CAP_PID[$key$i]}" || break
-			if grep -qs '^listening on' "$XT_TMP/cap.$key$i.err"; then
-				"$SENDFRAME" "${PORT[i]}" \
-					"$(VL_ETYPE=88b6 vl_frame "$probe" "$probe")" \
-					>/dev/null 2>&1
-			fi
-			sleep 0.1
-		done
-		[ -n "$ready" ] || fail "capture '$filter' in h$i ready (probe seen)" \
-			"$(cat "$XT_TMP/cap.$key$i.out" "$XT_TMP/cap.$key$i.err" 2>&1)"
+		pfx_cap_ready "$key$i" "$i" ||
+			fail "capture '$filter' in h$i ready (probe seen)" "$XT_WHY"
 	done
 }
 
