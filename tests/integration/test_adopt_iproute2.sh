@@ -31,20 +31,6 @@ ports_run()
 	return "$rc"
 }
 
-# no_xdp_anywhere: no port has an XDP program (prints what is left).
-no_xdp_anywhere()
-{
-	local p x rc=0
-	for p in "${PORTS[@]}"; do
-		x=$(port_xdp "$p")
-		if [ "$x" != null ]; then
-			echo "$p: $x"
-			rc=1
-		fi
-	done
-	return "$rc"
-}
-
 xt_require
 command -v bpftool >/dev/null || abort "bpftool not installed (run make deps)"
 maps=$(sed -n 's/^#define XDPBR_MAP_[A-Z_]*[[:space:]]*"\([a-z_]*\)".*/\1/p' "$XDPBR_H")

@@ -5,33 +5,6 @@
 # shellcheck disable=SC2317 # functions that run through check
 . "$(dirname "$0")/lib.sh"
 
-# no_xdp_anywhere: no port has an XDP program (prints what is left).
-no_xdp_anywhere()
-{
-	local p x rc=0
-	for p in "${PORTS[@]}"; do
-		x=$(port_xdp "$p")
-		if [ "$x" != null ]; then
-			echo "$p: $x"
-			rc=1
-		fi
-	done
-	return "$rc"
-}
-
-# xdp_everywhere: every port has an XDP program.
-xdp_everywhere()
-{
-	local p rc=0
-	for p in "${PORTS[@]}"; do
-		if [ -z "$(port_prog_id "$p")" ]; then
-			echo "$p: no XDP program"
-			rc=1
-		fi
-	done
-	return "$rc"
-}
-
 xt_require
 topo_up 3
 

@@ -46,19 +46,6 @@ ports_run_pinned_prog()
 	return "$rc"
 }
 
-# xdp_everywhere: every port has an XDP program.
-xdp_everywhere()
-{
-	local p rc=0
-	for p in "${PORTS[@]}"; do
-		if [ -z "$(port_prog_id "$p")" ]; then
-			echo "$p: no XDP program"
-			rc=1
-		fi
-	done
-	return "$rc"
-}
-
 # replies_at_least N FILE: ping's output FILE shows N replies or more.
 replies_at_least()
 {
