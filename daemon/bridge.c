@@ -321,12 +321,9 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 			return err;
 	}
 	if (o->fdb_cache_set) {
-		__u32 bits = 0;
+		/* fdb_cache is 0 or a power of two >= 4 (2 ways a set) */
+		__u32 bits = o->fdb_cache ? (__u32)__builtin_ctz(o->fdb_cache) - 1 : 0;
 
-		while ((2U << bits) < o->fdb_cache)
-			bits++;
-		if (!o->fdb_cache)
-			bits = 0;
 		br->skel->rodata->fdbc_bits = bits;
 		err = bpf_map__set_max_entries(br->skel->maps.fdbc_cache, bits ? 1U << bits : 1);
 		if (err)
@@ -376,14 +373,13 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 	attach_tracepoints(br);
 
 	if (o->ageing_ns) {
-		struct xdpbr_config cfg = {};
-		__u32 zero = 0;
+		struct xdpbr_config cfg;
 
-		bpf_map_lookup_elem(br->maps.config, &zero, &cfg);
+		ctl_config_get(&br->maps, &cfg);	/* zeroed if unreadable */
 		cfg.ageing_ns = o->ageing_ns;
-		if (bpf_map_update_elem(br->maps.config, &zero, &cfg, 0))
-			return -errno;
-		fdbgen_bump(&br->maps);	/* cached entries may be stale now */
+		err = ctl_config_set(&br->maps, &cfg);
+		if (err)
+			return err;
 	}
 	log_debug("bridge %s: %s datapath, state in %s", name,
 		  br->adopted ? "adopted the pinned" : "loaded a new", br->dir);

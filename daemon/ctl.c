@@ -177,7 +177,7 @@ int ctl_fdb_del(const struct xdpbr_maps *m, const uint8_t mac[6],
 		const struct fdb_filter *f)
 {
 	struct fdb_entry e;
-	int n = 0, err;
+	int n = 0, err = 0;
 
 	memcpy(e.key.mac, mac, 6);
 	for (int vlan = 0; vlan <= 4094; vlan++) {
@@ -189,13 +189,14 @@ int ctl_fdb_del(const struct xdpbr_maps *m, const uint8_t mac[6],
 		if (!fdb_match(&e, f))
 			continue;
 		err = fdb_delete(m, &e);
-		if (err && err != -ENOENT) {
-			fdb_removed(m, 0, (uint64_t)n);
-			return err;
-		}
+		if (err && err != -ENOENT)
+			break;
 		n += !err;
+		err = 0;
 	}
 	fdb_removed(m, 0, (uint64_t)n);
+	if (err)
+		return err;
 	return n ? n : -ENOENT;
 }
 

@@ -90,6 +90,12 @@ static const char usage[] =
 	"  -v, --verbose          debug logging, including libbpf's\n"
 	"  -h, --help             this text\n";
 
+static void print_usage(FILE *f)
+{
+	fprintf(f, usage, XDPBR_FDB_SIZE, XDPBR_FDB_CACHE_DEFAULT, XDPBR_DEFAULT_AGEING_S,
+		CONFIG_LISTEN_DEFAULT);
+}
+
 static const struct option long_opts[] = {
 	{ "config", required_argument, NULL, 'c' },
 	{ "check", no_argument, NULL, 'n' },
@@ -711,12 +717,10 @@ int main(int argc, char **argv)
 			level = LOG_LVL_DEBUG;
 			break;
 		case 'h':
-			printf(usage, XDPBR_FDB_SIZE, XDPBR_FDB_CACHE_DEFAULT,
-				XDPBR_DEFAULT_AGEING_S, CONFIG_LISTEN_DEFAULT);
+			print_usage(stdout);
 			return 0;
 		default:
-			fprintf(stderr, usage, XDPBR_FDB_SIZE, XDPBR_FDB_CACHE_DEFAULT,
-				XDPBR_DEFAULT_AGEING_S, CONFIG_LISTEN_DEFAULT);
+			print_usage(stderr);
 			return 2;
 		}
 	}
@@ -745,8 +749,7 @@ int main(int argc, char **argv)
 		name = d.cfg.name;
 	}
 	if (!name) {
-		fprintf(stderr, usage, XDPBR_FDB_SIZE, XDPBR_FDB_CACHE_DEFAULT,
-				XDPBR_DEFAULT_AGEING_S, CONFIG_LISTEN_DEFAULT);
+		print_usage(stderr);
 		return 2;
 	}
 	if (bridge_name_valid(name)) {
