@@ -135,31 +135,30 @@ run_suite()
 	fi
 }
 
-for src in tests/unit/test_*.c; do
-	[ -e "$src" ] || continue
-	t=$(basename "$src" .c)
-	run_suite "unit/$t" cmocka "$UNIT_TIMEOUT" "$BUILD/tests/$t"
-done
+# run_built PREFIX DIR: the unit and datapath suites of the build in DIR,
+# their names prefixed with PREFIX.
+run_built()
+{
+	local src t
+	for src in tests/unit/test_*.c; do
+		[ -e "$src" ] || continue
+		t=$(basename "$src" .c)
+		run_suite "${1}unit/$t" cmocka "$UNIT_TIMEOUT" "$2/tests/$t"
+	done
+	if [ -e tests/bpf/test_datapath.c ]; then
+		run_suite "${1}datapath/test_datapath" summary "$UNIT_TIMEOUT" \
+			"$2/tests/test_datapath"
+	fi
+}
 
-if [ -e tests/bpf/test_datapath.c ]; then
-	run_suite "datapath/test_datapath" summary "$UNIT_TIMEOUT" \
-		"$BUILD/tests/test_datapath"
-fi
+run_built "" "$BUILD"
 
 # The same unit and datapath suites built with ASan and UBSan: a report
 # makes the binary exit non-zero (leak check at exit, UB fatal).
 if [ "$SAN_BUILD" != "$BUILD" ]; then
 	export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 	export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-	for src in tests/unit/test_*.c; do
-		[ -e "$src" ] || continue
-		t=$(basename "$src" .c)
-		run_suite "sanitize/unit/$t" cmocka "$UNIT_TIMEOUT" "$SAN_BUILD/tests/$t"
-	done
-	if [ -e tests/bpf/test_datapath.c ]; then
-		run_suite "sanitize/datapath/test_datapath" summary "$UNIT_TIMEOUT" \
-			"$SAN_BUILD/tests/test_datapath"
-	fi
+	run_built sanitize/ "$SAN_BUILD"
 	unset ASAN_OPTIONS UBSAN_OPTIONS
 fi
 

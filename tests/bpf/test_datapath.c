@@ -1990,19 +1990,44 @@ static int fdb_flush(void)
 	return 0;
 }
 
+/* The skeleton's maps as the daemon's code (daemon/ctl.c) takes them. */
+static struct xdpbr_maps skel_maps(void)
+{
+	struct xdpbr_maps m;
+
+	bridge_skel_maps(skel, &m);
+	return m;
+}
+
 /* After the flush: entries the previous case left in the datapath's
- * per-CPU cache are no longer used (as fdbgen_bump() does for the daemon). */
+ * per-CPU cache are no longer used (as the daemon does after a flush). */
 static int fdbgen_next(void)
 {
-	__u64 gen = 0;
-	__u32 zero = 0;
-	int err;
+	struct xdpbr_maps m = skel_maps();
 
-	err = bpf_map__lookup_elem(skel->maps.xdpbr_fdbgen, &zero, sizeof(zero),
-				   &gen, sizeof(gen), 0);
-	gen += XDPBR_FDBGEN_USER_STEP;
-	return err ?: bpf_map__update_elem(skel->maps.xdpbr_fdbgen, &zero, sizeof(zero),
-					   &gen, sizeof(gen), 0);
+	return fdbgen_bump(&m);
+}
+
+/* Inserts the FDB entries of a case's setup (up to MAX_SETUP, ended by
+ * PORT_NONE), last_seen their age before now. */
+static int fdb_setup(const struct fdb_setup *fs)
+{
+	__u64 t0 = now_ns();
+	int err = 0;
+
+	for (int i = 0; i < MAX_SETUP && fs[i].port && !err; i++) {
+		struct xdpbr_fdb_key k = fdb_key(fs[i].mac, fs[i].vlan);
+		struct xdpbr_fdb_val v = {
+			.ifindex = ports[fs[i].port].ifindex,
+			.slot = (__u16)ports[fs[i].port].slot,
+			.flags = fs[i].flags,
+			.last_seen = t0 - fs[i].age_ns,
+		};
+
+		err = bpf_map__update_elem(skel->maps.xdpbr_fdb, &k, sizeof(k),
+					   &v, sizeof(v), BPF_NOEXIST);
+	}
+	return err;
 }
 
 static int port_set(enum port_id p, __u32 flags, __u32 max_learned, __u16 pvid)
@@ -2583,23 +2608,10 @@ static enum outcome run_case(const struct test_case *tc, struct result *r)
 		failf(r, "setup: reset maps: %s", strerror(-err));
 		return CASE_FAIL;
 	}
-	t0 = now_ns();
-	for (i = 0; i < MAX_SETUP && tc->fdb[i].port; i++) {
-		const struct fdb_setup *s = &tc->fdb[i];
-		struct xdpbr_fdb_key k = fdb_key(s->mac, s->vlan);
-		struct xdpbr_fdb_val v = {
-			.ifindex = ports[s->port].ifindex,
-			.slot = (__u16)ports[s->port].slot,
-			.flags = s->flags,
-			.last_seen = t0 - s->age_ns,
-		};
-
-		err = bpf_map__update_elem(skel->maps.xdpbr_fdb, &k, sizeof(k),
-					   &v, sizeof(v), BPF_NOEXIST);
-		if (err) {
-			failf(r, "setup: fdb insert: %s", strerror(-err));
-			return CASE_FAIL;
-		}
+	err = fdb_setup(tc->fdb);
+	if (err) {
+		failf(r, "setup: fdb insert: %s", strerror(-err));
+		return CASE_FAIL;
 	}
 	err = 0;
 	if (tc->learned.total)
@@ -2937,14 +2949,6 @@ static const struct seq_case seq_cases[] = {
 	},
 };
 
-static struct xdpbr_maps seq_maps(void)
-{
-	struct xdpbr_maps m;
-
-	bridge_skel_maps(skel, &m);
-	return m;
-}
-
 static int run_on(int cpu)
 {
 	cpu_set_t set;
@@ -2997,30 +3001,14 @@ static void seq_frame(const struct seq_step *st, int n, struct result *r)
 
 static void run_seq(const struct seq_case *sc, struct result *r)
 {
-	struct xdpbr_maps m = seq_maps();
+	struct xdpbr_maps m = skel_maps();
 	struct fdb_filter all = { .ifindex = 0, .vlan = -1, .kind = FDB_KIND_ANY };
 	struct xdpbr_config cfg = { 0 };
-	__u32 zero = 0;
-	__u64 t0;
 	int err, i;
 
 	err = reset_bridge(&(struct test_case){ .desc = sc->desc });
 	cfg.ageing_ns = sc->ageing_ns ? sc->ageing_ns : CFG_AGEING_NS;
-	err = err ?: bpf_map__update_elem(skel->maps.xdpbr_config, &zero, sizeof(zero),
-					  &cfg, sizeof(cfg), 0);
-	t0 = now_ns();
-	for (i = 0; i < MAX_SETUP && sc->fdb[i].port && !err; i++) {
-		struct xdpbr_fdb_key k = fdb_key(sc->fdb[i].mac, 0);
-		struct xdpbr_fdb_val v = {
-			.ifindex = ports[sc->fdb[i].port].ifindex,
-			.slot = (__u16)ports[sc->fdb[i].port].slot,
-			.flags = sc->fdb[i].flags,
-			.last_seen = t0 - sc->fdb[i].age_ns,
-		};
-
-		err = bpf_map__update_elem(skel->maps.xdpbr_fdb, &k, sizeof(k),
-					   &v, sizeof(v), BPF_NOEXIST);
-	}
+	err = err ?: ctl_config_set(&m, &cfg) ?: fdb_setup(sc->fdb);
 	if (err) {
 		failf(r, "setup: %s", strerror(-err));
 		return;
