@@ -16,8 +16,21 @@ MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	    -Wformat=2 -Wshadow -Wstrict-prototypes
-CPPFLAGS += -Iinclude -Idaemon -I$(BUILD) -D_GNU_SOURCE -MMD -MP
-LDLIBS   += -lbpf -lelf -lz -lmnl -ljson-c -linih -lsystemd -lmicrohttpd -lcap-ng -lpthread
+CPPFLAGS += -Iinclude -Ilib -I$(BUILD) -D_GNU_SOURCE -MMD -MP
+
+# Libraries per part, from pkg-config: each binary links only what it uses.
+# The compile flags follow our own -I, so lib/json.h is found before
+# json-c's json.h.
+PKG_CONFIG  ?= pkg-config
+LIB_PKGS    := libbpf libmnl json-c
+DAEMON_PKGS := $(LIB_PKGS) libsystemd libmicrohttpd inih libcap-ng
+CLI_PKGS    := $(LIB_PKGS)
+LIB_PKG_CFLAGS    := $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS))
+DAEMON_PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DAEMON_PKGS))
+CLI_PKG_CFLAGS    := $(shell $(PKG_CONFIG) --cflags $(CLI_PKGS))
+LIB_LDLIBS        := $(shell $(PKG_CONFIG) --libs $(LIB_PKGS))
+DAEMON_LDLIBS     := $(shell $(PKG_CONFIG) --libs $(DAEMON_PKGS)) -lpthread
+CLI_LDLIBS        := $(shell $(PKG_CONFIG) --libs $(CLI_PKGS))
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	      -Iinclude -Ibpf $(if $(MULTIARCH),-I/usr/include/$(MULTIARCH)) -MMD -MP
@@ -25,13 +38,19 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 BPF_OBJ  := $(BUILD)/xdpbr.bpf.o
 SKEL     := $(BUILD)/xdpbr.skel.h
 
-# Daemon modules shared by xdpbrd, xdpbr and the unit tests.
-LIB_SRCS := daemon/log.c daemon/util.c daemon/maps.c daemon/fdb.c \
-	    daemon/ports.c daemon/stats.c daemon/bridge.c daemon/netlink.c \
-	    daemon/json.c daemon/ctl.c daemon/config.c daemon/report.c \
-	    daemon/events.c daemon/http.c daemon/privs.c
+# lib/: the user-space library of xdpbrd, xdpbr, the tools and the tests.
+LIB_SRCS := lib/log.c lib/util.c lib/pins.c lib/fdbtab.c \
+	    lib/ports.c lib/portstats.c lib/bridge.c lib/netlink.c \
+	    lib/json.c lib/ctl.c lib/report.c lib/events.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libxdpbr.a
+
+# daemon/: xdpbrd; cli/: xdpbr. The *_SRCS are the modules without main(),
+# which the unit tests and fuzz harnesses link too.
+DAEMON_SRCS := daemon/config.c daemon/http.c daemon/privs.c
+DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
+CLI_SRCS    := cli/cli.c
+CLI_OBJS    := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 
 BINS     := $(BUILD)/xdpbrd $(BUILD)/xdpbr
 
@@ -58,43 +77,55 @@ $(BUILD)/%.bpf.o: bpf/%.bpf.c | $(BUILD)
 $(SKEL): $(BPF_OBJ)
 	$(BPFTOOL) gen skeleton $< name xdpbr > $@.tmp && mv $@.tmp $@
 
+$(BUILD)/lib/%.o: lib/%.c $(SKEL) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(LIB_PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+
 $(BUILD)/daemon/%.o: daemon/%.c $(SKEL) | $(BUILD)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(DAEMON_PKG_CFLAGS) $(CFLAGS) -c $< -o $@
 
+$(BUILD)/cli/%.o: cli/%.c $(SKEL) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CLI_PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+
+# Made afresh: ar would keep members whose sources have left the list.
 $(LIB): $(LIB_OBJS)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
-$(BUILD)/xdpbrd: $(BUILD)/daemon/xdpbrd.o $(LIB)
-	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+$(BUILD)/xdpbrd: $(BUILD)/daemon/xdpbrd.o $(DAEMON_OBJS) $(LIB)
+	$(CC) $(LDFLAGS) $^ $(DAEMON_LDLIBS) -o $@
 
-$(BUILD)/xdpbr: $(BUILD)/daemon/xdpbr.o $(BUILD)/daemon/cli.o $(LIB)
-	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+$(BUILD)/xdpbr: $(BUILD)/cli/xdpbr.o $(CLI_OBJS) $(LIB)
+	$(CC) $(LDFLAGS) $^ $(CLI_LDLIBS) -o $@
 
 # Unit tests: real module code, libbpf syscalls wrapped (tests/unit/mock_bpf.c).
 UNIT_WRAP := -Wl,--wrap=bpf_map_lookup_batch,--wrap=bpf_map_get_next_key,--wrap=bpf_map_lookup_elem,--wrap=bpf_obj_get,--wrap=libbpf_num_possible_cpus,--wrap=bpf_obj_get_info_by_fd
+# They see every folder's headers and link every module (the daemon's and
+# the CLI's without their main()), so they need every library.
+TEST_CPPFLAGS := -Idaemon -Icli $(DAEMON_PKG_CFLAGS)
 $(BUILD)/tests/%.o: tests/%.c $(SKEL) | $(BUILD)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
-$(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(BUILD)/tests/unit/mock_bpf.o $(BUILD)/daemon/cli.o $(LIB)
-	$(CC) $(LDFLAGS) $^ $(UNIT_WRAP) $(LDLIBS) -lcmocka -o $@
+	$(CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(CFLAGS) -c $< -o $@
+$(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(BUILD)/tests/unit/mock_bpf.o $(DAEMON_OBJS) $(CLI_OBJS) $(LIB)
+	$(CC) $(LDFLAGS) $^ $(UNIT_WRAP) $(DAEMON_LDLIBS) $(shell $(PKG_CONFIG) --libs cmocka) -o $@
 
 # Keep the test objects: they are intermediate files to make.
 .SECONDARY: $(UNIT_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/tests/unit/mock_bpf.o $(BUILD)/tests/bpf/test_datapath.o \
 	    $(BUILD)/tools/fdbfill.o
 
 $(BPFTEST): $(BUILD)/tests/bpf/test_datapath.o $(LIB)
-	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(CC) $(LDFLAGS) $^ $(LIB_LDLIBS) -o $@
 
 $(BUILD)/tools/sendframe: tools/sendframe.c | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@
 
 $(BUILD)/tools/fdbfill: $(BUILD)/tools/fdbfill.o $(LIB)
-	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+	$(CC) $(LDFLAGS) $^ $(LIB_LDLIBS) -o $@
 $(BUILD)/tools/%.o: tools/%.c $(SKEL) | $(BUILD)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+	$(CC) $(CPPFLAGS) $(LIB_PKG_CFLAGS) $(CFLAGS) -c $< -o $@
 
 $(BUILD):
 	@mkdir -p $(BUILD)
@@ -153,7 +184,7 @@ $(PKTGEN_SKEL): $(PKTGEN_OBJ)
 
 $(PKTGEN): tools/pktgen.c $(PKTGEN_SKEL) | $(BUILD)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< -lbpf -lelf -lz -lpthread -o $@
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) $< $(shell $(PKG_CONFIG) --libs libbpf) -lpthread -o $@
 
 check: $(PKTGEN)
 
@@ -179,7 +210,8 @@ bench: deps
 #                    given on the command line: BUILD is expanded as the lines
 #                    above are read, so this section cannot change it.
 #
-# The harnesses, and the daemon sources they test, are built with clang
+# The harnesses, and the lib/, daemon/ and cli/ sources they test (all but
+# the two main()s, in one archive), are built with clang
 # (libFuzzer is clang's) and -fsanitize=fuzzer,address,undefined into
 # $(BUILD)/fuzz/, apart from the normal objects; FUZZ_CC overrides clang.
 FUZZ_CC      ?= clang
@@ -192,7 +224,8 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 FUZZ_CFLAGS  := -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer-no-link -std=gnu11 -Wall -Wextra \
 		-Werror -Wno-unused-parameter -Wformat=2 -Wshadow -Wstrict-prototypes
 FUZZ_LIB     := $(FUZZ_DIR)/libxdpbr.a
-FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FUZZ_DIR)/%.o) $(FUZZ_DIR)/daemon/cli.o
+FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=$(FUZZ_DIR)/%.o) $(DAEMON_SRCS:%.c=$(FUZZ_DIR)/%.o) \
+		 $(CLI_SRCS:%.c=$(FUZZ_DIR)/%.o)
 
 .PHONY: fuzz fuzz-build
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
@@ -201,19 +234,19 @@ fuzz: deps
 	@$(MAKE) --no-print-directory fuzz-build
 	tests/fuzz/run.sh -b $(BUILD) -t $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-$(FUZZ_DIR)/daemon/%.o: daemon/%.c $(SKEL) | $(BUILD)
+$(FUZZ_LIB_OBJS): $(FUZZ_DIR)/%.o: %.c $(SKEL) | $(BUILD)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_XFLAGS) -c $< -o $@
+	$(FUZZ_CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(FUZZ_CFLAGS) $(FUZZ_XFLAGS) -c $< -o $@
 
 $(FUZZ_LIB): $(FUZZ_LIB_OBJS)
-	$(AR) rcs $@ $^
+	rm -f $@ && $(AR) rcs $@ $^
 
 $(FUZZ_DIR)/fuzz_%.o: tests/fuzz/fuzz_%.c $(SKEL) | $(BUILD)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz $(FUZZ_CFLAGS) -c $< -o $@
+	$(FUZZ_CC) $(CPPFLAGS) $(TEST_CPPFLAGS) -Itests/fuzz $(FUZZ_CFLAGS) -c $< -o $@
 
 $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/fuzz_%.o $(FUZZ_LIB)
-	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $^ $(DAEMON_LDLIBS) -o $@
 
 .SECONDARY: $(FUZZ_ALL:%=$(FUZZ_DIR)/fuzz_%.o)
 

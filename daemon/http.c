@@ -10,7 +10,7 @@
 
 #include "config.h"
 #include "ctl.h"
-#include "fdb.h"
+#include "fdbtab.h"
 #include "http.h"
 #include "json.h"
 #include "log.h"

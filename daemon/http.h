@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "maps.h"
+#include "pins.h"
 
 #define HTTP_MAX_CONNECTIONS	64
 #define HTTP_MAX_PER_IP		16

@@ -19,7 +19,7 @@
 #include <bpf/bpf.h>
 
 #include "ctl.h"
-#include "maps.h"
+#include "pins.h"
 #include "util.h"
 
 #define BATCH 8192

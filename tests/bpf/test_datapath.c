@@ -63,7 +63,7 @@
 
 #include "xdpbr.h"
 #include "xdpbr.skel.h"
-#include "maps.h"
+#include "pins.h"
 #include "bridge.h"
 #include "ctl.h"
 
@@ -1990,7 +1990,7 @@ static int fdb_flush(void)
 	return 0;
 }
 
-/* The skeleton's maps as the daemon's code (daemon/ctl.c) takes them. */
+/* The skeleton's maps as the daemon's code (lib/ctl.c) takes them. */
 static struct xdpbr_maps skel_maps(void)
 {
 	struct xdpbr_maps m;
@@ -2815,7 +2815,7 @@ static int load_skel(void)
 /*
  * Sequences for the per-CPU FDB cache (bpf/fdbcache.h): frames and changes
  * made to the FDB by user space in turn, the way the daemon and the CLI make
- * them (daemon/ctl.c), each frame's outcome checked. They run on one CPU
+ * them (lib/ctl.c), each frame's outcome checked. They run on one CPU
  * (main pins the test), so every frame after the first of a flow can be
  * served from that CPU's cache; a wrong answer from a stale cache shows as
  * the wrong outcome or port.

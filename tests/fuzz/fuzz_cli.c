@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * fuzz_cli.c - libFuzzer harness for the argument grammar of xdpbr
- * (cli_parse, daemon/cli.c).
+ * (cli_parse, cli/cli.c).
  *
  * Each input is a command line: it is split into words at every NUL or
  * newline byte (an empty word is a word), each word in a buffer of its own
@@ -11,7 +11,7 @@
  *  - the same result and the same struct when parsed again, and the same
  *    result with a small message buffer (1..16 bytes, exactly allocated);
  *  - on error: -EINVAL and a message; on success: no message, and a struct
- *    that keeps the promises of daemon/cli.h: a known object and command;
+ *    that keeps the promises of cli/cli.h: a known object and command;
  *    each value present exactly when its keyword was given (cmd.seen), in its
  *    documented range; dev, bridge and master pointing into argv and valid
  *    names; flags set and cleared disjoint and among the port flags, each

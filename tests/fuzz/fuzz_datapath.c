@@ -93,7 +93,7 @@
 #include "xdpbr.h"
 #include "xdpbr.skel.h"
 #include "ctl.h"
-#include "maps.h"
+#include "pins.h"
 #include "fuzz_common.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

@@ -56,7 +56,7 @@
 #include "xdpbr.skel.h"
 #include "ctl.h"
 #include "http.h"
-#include "maps.h"
+#include "pins.h"
 #include "util.h"
 #include "fuzz_common.h"
 

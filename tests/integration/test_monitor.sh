@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# FDB events through `xdpbr monitor` (daemon/events.h): learn events for new
+# FDB events through `xdpbr monitor` (lib/events.h): learn events for new
 # MACs, exactly one move event when a MAC moves once (and the daemon's log
 # line about it), an age event once the ageing time is short, the text
 # form, the end of the stream when the daemon stops, and a clear error when

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* test_cli.c - daemon/cli.c: the argument grammar of xdpbr. */
+/* test_cli.c - cli/cli.c: the argument grammar of xdpbr. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

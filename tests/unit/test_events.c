@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * test_events.c - daemon/events.c: the FDB events `xdpbr monitor` reads,
+ * test_events.c - lib/events.c: the FDB events `xdpbr monitor` reads,
  * one JSON object a line: their keys and values per type, the type names,
  * the socket path, and the line a client receives.
  */

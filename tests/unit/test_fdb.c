@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* test_fdb.c - daemon/fdb.c: dumping the FDB map, entry age and staleness. */
+/* test_fdb.c - lib/fdbtab.c: dumping the FDB map, entry age and staleness. */
 #include <errno.h>
 #include <malloc.h>
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "xdpbr.h"
-#include "fdb.h"
+#include "fdbtab.h"
 #include "util.h"
 #include "mock_bpf.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* test_json.c - daemon/json.c: the documents behind `xdpbr -j`. */
+/* test_json.c - lib/json.c: the documents behind `xdpbr -j`. */
 #include <net/if.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 
 #include "xdpbr.h"
 #include "json.h"
-#include "stats.h"
+#include "portstats.h"
 #include "util.h"
 
 #define SEC XDPBR_NSEC_PER_SEC

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* test_maps.c - daemon/maps.c: opening a bridge's pinned maps by name. */
+/* test_maps.c - lib/pins.c: opening a bridge's pinned maps by name. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "xdpbr.h"
-#include "maps.h"
+#include "pins.h"
 #include "mock_bpf.h"
 
 /* In the order of struct xdpbr_maps. */

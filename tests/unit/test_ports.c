@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* test_ports.c - daemon/ports.c: the port table and slot allocation. */
+/* test_ports.c - lib/ports.c: the port table and slot allocation. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

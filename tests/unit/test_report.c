@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * test_report.c - daemon/report.c: one read of a bridge's figures (over the
+ * test_report.c - lib/report.c: one read of a bridge's figures (over the
  * fake maps of mock_bpf.c) and the three documents made from it: the CLI's
  * `xdpbr -j stats`, the HTTP /stats document and the Prometheus /metrics
  * text, which is checked line by line against the exposition format.
@@ -22,9 +22,9 @@
 #include <json-c/json.h>
 
 #include "xdpbr.h"
-#include "maps.h"
+#include "pins.h"
+#include "portstats.h"
 #include "report.h"
-#include "stats.h"
 #include "util.h"
 #include "mock_bpf.h"
 

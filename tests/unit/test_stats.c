@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* test_stats.c - daemon/stats.c: per-CPU sums and the one counter table. */
+/* test_stats.c - lib/portstats.c: per-CPU sums and the one counter table. */
 #include <ctype.h>
 #include <errno.h>
 #include <setjmp.h>
@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "xdpbr.h"
-#include "stats.h"
+#include "portstats.h"
 #include "mock_bpf.h"
 
 #define NCPUS 4

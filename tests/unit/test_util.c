@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* test_util.c - daemon/util.c: MAC text, names, prefixes, numbers, paths. */
+/* test_util.c - lib/util.c: MAC text, names, prefixes, numbers, paths. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

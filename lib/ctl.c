@@ -8,7 +8,7 @@
 #include <bpf/libbpf.h>
 
 #include "ctl.h"
-#include "fdb.h"
+#include "fdbtab.h"
 #include "ports.h"
 #include "util.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-#ifndef XDPBR_FDB_USER_H
-#define XDPBR_FDB_USER_H
+#ifndef XDPBR_FDBTAB_H
+#define XDPBR_FDBTAB_H
 
 #include <stddef.h>
 #include <stdint.h>

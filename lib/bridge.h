@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "xdpbr.h"
-#include "maps.h"
+#include "pins.h"
 
 enum attach_mode { ATTACH_AUTO, ATTACH_NATIVE, ATTACH_GENERIC };
 

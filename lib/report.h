@@ -15,7 +15,7 @@
 #include <json-c/json.h>
 
 #include "xdpbr.h"
-#include "maps.h"
+#include "pins.h"
 #include "ports.h"
 
 #define REPORT_SCHEMA_VERSION 1

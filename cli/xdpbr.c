@@ -31,13 +31,13 @@
 #include "cli.h"
 #include "ctl.h"
 #include "events.h"
-#include "fdb.h"
+#include "fdbtab.h"
 #include "json.h"
 #include "log.h"
-#include "maps.h"
+#include "pins.h"
 #include "ports.h"
+#include "portstats.h"
 #include "report.h"
-#include "stats.h"
 #include "util.h"
 
 /* The bridge to work on: -b, or the only one pinned. 0 or -errno. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-#ifndef XDPBR_MAPS_USER_H
-#define XDPBR_MAPS_USER_H
+#ifndef XDPBR_PINS_H
+#define XDPBR_PINS_H
 
 /* File descriptors of one bridge's maps, from the skeleton or the pins. */
 struct xdpbr_maps {

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "xdpbr.h"
-#include "maps.h"
+#include "pins.h"
 
 enum fdb_kind { FDB_KIND_ANY, FDB_KIND_DYNAMIC, FDB_KIND_STATIC };
 

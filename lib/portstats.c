@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* stats.c - summing the per-CPU counters; their names come from one table. */
+/* portstats.c - summing the per-CPU counters; their names come from one table. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "stats.h"
+#include "portstats.h"
 
 #define XDPBR_NAME_ENTRY(e, name) [XDPBR_CNT_##e] = name,
 const char *const counter_names[XDPBR_CNT__MAX] = {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-#ifndef XDPBR_STATS_USER_H
-#define XDPBR_STATS_USER_H
+#ifndef XDPBR_PORTSTATS_H
+#define XDPBR_PORTSTATS_H
 
 #include <stdint.h>
 #include "xdpbr.h"

@@ -24,7 +24,7 @@
 #include "xdpbr.skel.h"
 #include "bridge.h"
 #include "ctl.h"
-#include "fdb.h"
+#include "fdbtab.h"
 #include "log.h"
 #include "netlink.h"
 #include "ports.h"

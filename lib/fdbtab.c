@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* fdb.c - reading the forwarding database from its map. */
+/* fdbtab.c - reading the forwarding database from its map. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
 
-#include "fdb.h"
+#include "fdbtab.h"
 
 static int fdb_cmp(const void *a, const void *b)
 {

@@ -6,10 +6,10 @@
 #include <bpf/bpf.h>
 
 #include "ctl.h"
-#include "fdb.h"
+#include "fdbtab.h"
 #include "json.h"
+#include "portstats.h"
 #include "report.h"
-#include "stats.h"
 #include "util.h"
 
 int report_collect(const struct xdpbr_maps *m, const char *bridge, struct report *r)

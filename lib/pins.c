@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* maps.c - the pinned maps are the bridge: open them by name. */
+/* pins.c - the pinned maps are the bridge: open them by name. */
 #include <errno.h>
 #include <limits.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "xdpbr.h"
-#include "maps.h"
+#include "pins.h"
 #include "util.h"
 
 static const struct {

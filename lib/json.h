@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <json-c/json.h>
 
-#include "fdb.h"
+#include "fdbtab.h"
 #include "ports.h"
 
 /*

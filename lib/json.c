@@ -9,7 +9,7 @@
 
 #include "bridge.h"
 #include "json.h"
-#include "stats.h"
+#include "portstats.h"
 #include "util.h"
 
 #ifndef IFF_LOWER_UP
