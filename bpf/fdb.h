@@ -9,7 +9,9 @@
 #ifndef XDPBR_FDB_H
 #define XDPBR_FDB_H
 
+#include "xdpbr_rules.h"
 #include "maps.h"
+#include "ports.h"
 #include "stats.h"
 #include "fdbcache.h"
 
@@ -20,20 +22,6 @@ enum learn_result {
 				 * *last_seen is its entry's */
 	LEARN_SPOOFED,		/* source is a static MAC of another port: drop */
 };
-
-static __always_inline struct xdpbr_config *config_get(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&xdpbr_config, &zero);
-}
-
-static __always_inline __u64 config_ageing_ns(const struct xdpbr_config *cfg)
-{
-	if (!cfg || !cfg->ageing_ns)
-		return XDPBR_DEFAULT_AGEING_S * XDPBR_NSEC_PER_SEC;
-	return cfg->ageing_ns;
-}
 
 static __always_inline __u64 *learned_of(__u32 slot)
 {
@@ -50,12 +38,12 @@ static __always_inline int learn_allowed(const struct xdpbr_port *port, __u32 sl
 
 	if (cfg && cfg->fdb_max_learned) {
 		n = learned_of(XDPBR_LEARNED_TOTAL);
-		if (n && *n >= cfg->fdb_max_learned)
+		if (n && xdpbr_limit_reached(*n, cfg->fdb_max_learned))
 			return 0;
 	}
 	if (port->max_learned) {
 		n = learned_of(slot);
-		if (n && *n >= port->max_learned)
+		if (n && xdpbr_limit_reached(*n, port->max_learned))
 			return 0;
 	}
 	return 1;
@@ -70,16 +58,6 @@ static __always_inline void learned_add(__u32 slot, __s64 d)
 	n = learned_of(XDPBR_LEARNED_TOTAL);
 	if (n && slot != XDPBR_LEARNED_TOTAL)
 		__sync_fetch_and_add(n, d);
-}
-
-/* An entry older than the ageing time is unknown, whether or not the daemon
- * has swept it yet. */
-static __always_inline int fdb_is_stale(const struct xdpbr_fdb_val *v,
-					__u64 now, __u64 ageing_ns)
-{
-	if (v->flags & XDPBR_FDB_STATIC || ageing_ns == XDPBR_AGEING_NEVER)
-		return 0;
-	return now > v->last_seen && now - v->last_seen > ageing_ns;
 }
 
 /* Reports a learn or move to the daemon, within the per-CPU token bucket:
@@ -174,7 +152,7 @@ fdb_learn(const struct xdpbr_fdb_key *key, __u32 ifindex, __u32 slot,
 	if (v) {
 		/* After the update: a CPU that reads the new generation
 		 * finds the new port in the FDB. */
-		fdbgen_bump();
+		fdbgen_bump_dp();
 		count(st, XDPBR_CNT_MOVED);
 		fdb_event(XDPBR_EV_MOVE, key, ifindex, old_ifindex, now, st);
 		if (old_slot != slot && old_slot != XDPBR_LEARNED_TOTAL &&

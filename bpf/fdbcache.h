@@ -30,6 +30,7 @@
 #ifndef XDPBR_FDBCACHE_H
 #define XDPBR_FDBCACHE_H
 
+#include "xdpbr_rules.h"
 #include "maps.h"
 
 #define FDBC_SETS_BITS	13			/* the default */
@@ -76,13 +77,15 @@ static __always_inline __u64 fdbgen_get(void)
 	return g ? *g : 0;
 }
 
-static __always_inline void fdbgen_bump(void)
+/* The datapath's step of the generation (a MAC moved); user space's is
+ * fdbgen_bump_user() in lib/. */
+static __always_inline void fdbgen_bump_dp(void)
 {
 	__u32 zero = 0;
 	__u64 *g = bpf_map_lookup_elem(&xdpbr_fdbgen, &zero);
 
 	if (g)
-		__sync_fetch_and_add(g, 1);
+		__sync_fetch_and_add(g, XDPBR_FDBGEN_DP_STEP);
 }
 
 /* {vlan, mac} packed into a __u64, read straight from the frame: three

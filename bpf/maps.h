@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * maps.h - every map of the datapath, one line of comment each.
+ * maps.h - every pinned map of the datapath (the bridge's state), one
+ * comment each. The per-CPU FDB cache, which is not state and is not
+ * pinned, lives with its code in fdbcache.h.
  *
  * All are pinned by name (LIBBPF_PIN_BY_NAME): xdpbrd sets the pin root to
  * /sys/fs/bpf/xdpbr/<bridge>/, iproute2 pins them under its own root. The pins
@@ -40,6 +42,17 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } xdpbr_fdbgen SEC(".maps");
 
+/* How many ports run the skb (TC) path, entry 0; user space recounts it
+ * whenever it writes a port. While it is 0 the XDP program never hands a
+ * frame to the stack for them, and the bridge is XDP end to end. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_skbports SEC(".maps");
+
 /* Ports: ingress/egress ifindex -> slot and flags. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -71,6 +84,17 @@ struct {
 	__type(value, struct xdpbr_port);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } xdpbr_portcfg SEC(".maps");
+
+/* slot -> ifindex, the reverse of xdpbr_ifslot (0: a free slot), for the
+ * skb path: a TC program may not use the devmaps (the kernel gives a map
+ * that can hold programs one owner program type, here XDP). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XDPBR_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_slotif SEC(".maps");
 
 /* Per-CPU counters, indexed by port slot (0: frames on a non-port). */
 struct {
@@ -181,5 +205,17 @@ struct {							\
 XDPBR_FLOOD_MAP(xdpbr_flood_bc);
 XDPBR_FLOOD_MAP(xdpbr_flood_mc);
 XDPBR_FLOOD_MAP(xdpbr_flood_uu);
+
+/*
+ * Drops the driver reported since the tracepoint last fired on this CPU,
+ * per slot (see xdpbr_xmit in xdpbr.bpf.c): datapath-only bookkeeping.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XDPBR_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_xmit_seen SEC(".maps");
 
 #endif /* XDPBR_MAPS_H */

@@ -6,21 +6,6 @@
 
 #include "maps.h"
 
-/* The port behind ifindex, or NULL. */
-static __always_inline struct xdpbr_port *port_of(__u32 ifindex)
-{
-	struct xdpbr_port *p;
-	__u32 *slot;
-
-	if (ifindex >= XDPBR_IFINDEX_FAST)
-		return bpf_map_lookup_elem(&xdpbr_ports, &ifindex);
-	slot = bpf_map_lookup_elem(&xdpbr_ifslot, &ifindex);
-	if (!slot || !*slot)
-		return NULL;
-	p = bpf_map_lookup_elem(&xdpbr_portcfg, slot);
-	return p && p->slot ? p : NULL;
-}
-
 static __always_inline struct xdpbr_stats *stats_of(__u32 slot)
 {
 	return bpf_map_lookup_elem(&xdpbr_stats, &slot);
@@ -32,10 +17,18 @@ static __always_inline void count(struct xdpbr_stats *st, enum xdpbr_counter c)
 		st->c[c]++;
 }
 
-static __always_inline void count_tx(struct xdpbr_stats *st, __u64 bytes)
+/* n frames of one kind at once: a GSO packet on the skb path stands for
+ * the frames it will be cut into on the wire. */
+static __always_inline void count_n(struct xdpbr_stats *st, enum xdpbr_counter c, __u32 n)
+{
+	if (st && c < XDPBR_CNT__MAX)
+		st->c[c] += n;
+}
+
+static __always_inline void count_tx(struct xdpbr_stats *st, __u64 bytes, __u32 frames)
 {
 	if (st) {
-		st->c[XDPBR_CNT_TX_PACKETS]++;
+		st->c[XDPBR_CNT_TX_PACKETS] += frames;
 		st->c[XDPBR_CNT_TX_BYTES] += bytes;
 	}
 }

@@ -17,6 +17,7 @@
 
 #include <linux/if_ether.h>
 #include <bpf/bpf_endian.h>
+#include "xdpbr_rules.h"
 #include "maps.h"
 
 #ifndef ETH_P_8021Q
@@ -39,13 +40,6 @@ struct vlan_info {
 	__u8 tagged;		/* has an 802.1Q tag (priority tag included) */
 };
 
-static __always_inline int vlan_bit(const __u64 *bits, __u16 vid)
-{
-	__u32 w = (vid >> 6) & (XDPBR_VLAN_WORDS - 1);
-
-	return (bits[w] >> (vid & 63)) & 1;
-}
-
 static __always_inline struct xdpbr_vlan_port *vlan_of(__u32 slot)
 {
 	return bpf_map_lookup_elem(&xdpbr_vlans, &slot);
@@ -54,27 +48,25 @@ static __always_inline struct xdpbr_vlan_port *vlan_of(__u32 slot)
 enum vlan_verdict { VLAN_OK, VLAN_RUNT, VLAN_FILTERED, VLAN_8021AD };
 
 /*
- * Ingress classification: tagged frames keep their VID, untagged and
- * priority-tagged ones get the port's PVID; the port must be a member of the
- * VLAN. 802.1ad (S-tag) frames are not bridged.
+ * Ingress classification of a frame whose outer tag (if any) the caller has
+ * read, from the frame (XDP) or from the skb (TC: the stack has moved it
+ * there): tagged frames keep their VID, untagged and priority-tagged ones
+ * get the port's PVID; the port must be a member of the VLAN. 802.1ad
+ * (S-tag) frames are not bridged.
  */
 static __always_inline enum vlan_verdict
-vlan_ingress(struct ethhdr *eth, void *data_end, const struct xdpbr_port *port,
-	     struct vlan_info *vi)
+vlan_classify(const struct xdpbr_port *port, __u16 tpid, __u16 tci,
+	      struct vlan_info *vi)
 {
 	struct xdpbr_vlan_port *vl;
-	struct vlan_hdr *vh;
 
 	vi->tagged = 0;
 	vi->tci = 0;
-	if (eth->h_proto == bpf_htons(ETH_P_8021AD))
+	if (tpid == ETH_P_8021AD)
 		return VLAN_8021AD;
-	if (eth->h_proto == bpf_htons(ETH_P_8021Q)) {
-		vh = (void *)(eth + 1);
-		if ((void *)(vh + 1) > data_end)
-			return VLAN_RUNT;
+	if (tpid == ETH_P_8021Q) {
 		vi->tagged = 1;
-		vi->tci = bpf_ntohs(vh->tci);
+		vi->tci = tci;
 	}
 	vi->vid = vi->tci & VLAN_VID_MASK;
 	if (!vi->vid)
@@ -82,9 +74,45 @@ vlan_ingress(struct ethhdr *eth, void *data_end, const struct xdpbr_port *port,
 	if (!vi->vid || vi->vid > XDPBR_VLAN_MAX)
 		return VLAN_FILTERED;
 	vl = vlan_of(port->slot);
-	if (!vl || !vlan_bit(vl->member, vi->vid))
+	if (!vl || !xdpbr_vlan_test(vl->member, vi->vid))
 		return VLAN_FILTERED;
 	return VLAN_OK;
+}
+
+/* The same for a frame in an XDP buffer, whose tag is in the frame. */
+static __always_inline enum vlan_verdict
+vlan_ingress(struct ethhdr *eth, void *data_end, const struct xdpbr_port *port,
+	     struct vlan_info *vi)
+{
+	__u16 tpid = bpf_ntohs(eth->h_proto), tci = 0;
+	struct vlan_hdr *vh;
+
+	if (tpid == ETH_P_8021Q) {
+		vh = (void *)(eth + 1);
+		if ((void *)(vh + 1) > data_end)
+			return VLAN_RUNT;
+		tci = bpf_ntohs(vh->tci);
+	}
+	return vlan_classify(port, tpid, tci, vi);
+}
+
+/* Whether the egress port in slot takes VLAN vid, and untagged or not. */
+enum vlan_egress { VLAN_EG_TAGGED, VLAN_EG_UNTAGGED, VLAN_EG_NOT_MEMBER };
+
+static __always_inline enum vlan_egress vlan_egress_of(__u32 slot, __u16 vid)
+{
+	struct xdpbr_vlan_port *vl = vlan_of(slot);
+
+	if (!vl || !xdpbr_vlan_test(vl->member, vid))
+		return VLAN_EG_NOT_MEMBER;
+	return xdpbr_vlan_test(vl->untagged, vid) ? VLAN_EG_UNTAGGED : VLAN_EG_TAGGED;
+}
+
+/* The TCI a frame of VLAN vi carries out of a tagged port: the frame's
+ * priority bits with the bridge's VID (a priority tag gets its PVID). */
+static __always_inline __u16 vlan_out_tci(const struct vlan_info *vi)
+{
+	return (vi->tci & ~VLAN_VID_MASK) | vi->vid;
 }
 
 /* Inserts an 802.1Q tag after the MACs. 0 or -1. */
@@ -150,7 +178,7 @@ static __always_inline int vlan_set_vid(struct xdp_md *ctx, __u16 tci)
 static __always_inline int vlan_egress_fix(struct xdp_md *ctx, const struct vlan_info *vi,
 					   int untagged)
 {
-	__u16 tci = (vi->tci & ~VLAN_VID_MASK) | vi->vid;
+	__u16 tci = vlan_out_tci(vi);
 
 	if (vi->tagged)
 		return untagged ? vlan_pop(ctx) : vlan_set_vid(ctx, tci);

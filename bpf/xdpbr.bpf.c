@@ -2,135 +2,95 @@
 /*
  * xdpbr.bpf.c - the bridge datapath.
  *
- * One program, attached to every port of a bridge:
- *   parse -> classify -> learn -> forward / flood -> count
- * and one devmap egress program on the flood sets that counts what each port
- * transmits.
+ * The same steps (pipeline.h) behind two entries:
+ *   xdpbr_rx      XDP, on physical ports: devmap redirect for known
+ *                 unicast, devmap broadcast for floods, and a devmap egress
+ *                 program (xdpbr_egress) per flooded copy;
+ *   xdpbr_tc_rx   TC (clsact ingress), on virtual ports (veth, tap): the
+ *                 skb keeps its GSO and checksum-offload state, known
+ *                 unicast is one bpf_redirect, floods a clone per port.
+ * In a bridge that mixes the two, an XDP port hands the frames it can't
+ * deliver itself (to a virtual port, and floods) to the stack, where the TC
+ * program on the same port forwards them: counted once, learned once.
  *
  * Attach by hand with iproute2 (maps are pinned by name):
  *   ip link set dev eth1 xdp obj build/xdpbr.bpf.o sec xdp
+ *   tc qdisc add dev veth1 clsact
+ *   tc filter add dev veth1 ingress bpf da obj build/xdpbr.bpf.o sec tc
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
+#include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
 #include "xdpbr.h"
-#include "maps.h"
-#include "parsing.h"
-#include "stats.h"
-#include "fdb.h"
-#include "vlan.h"
+#include "pipeline.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-/* The coarse clock, read at most once per frame and only where needed: a
- * frame of a cached flow never reads it. */
-static __always_inline __u64 clock_now(__u64 *now)
-{
-	if (!*now)
-		*now = bpf_ktime_get_coarse_ns();
-	return *now;
-}
+/* ------------------------------------------------------------------ XDP */
 
-/* Frame classes after parsing the destination. */
-enum dst_class {
-	DST_UNICAST,
-	DST_BROADCAST,
-	DST_MULTICAST,
-	DST_LINK_LOCAL,
-};
-
-static __always_inline enum dst_class classify(const __u8 *dst)
+static __always_inline int xdp_end(struct frame *f, enum xdpbr_counter c, int action)
 {
-	if (!mac_is_multicast(dst))
-		return DST_UNICAST;
-	if (mac_is_broadcast(dst))
-		return DST_BROADCAST;
-	if (mac_is_link_local(dst))
-		return DST_LINK_LOCAL;
-	return DST_MULTICAST;
-}
-
-static __always_inline int verdict(struct xdpbr_stats *st,
-				   enum xdpbr_counter c, int action)
-{
-	count(st, c);
+	outcome(f, c);
 	return action;
 }
 
-/* Flood inside XDP: one devmap broadcast into the flood set of the frame's
- * class. The ingress port gets a copy only when it is in hairpin mode. */
-static __always_inline int flood(void *map, const struct xdpbr_port *port,
-				 struct xdpbr_stats *st, enum xdpbr_counter c)
+/* Flood inside XDP: one devmap broadcast into the flood set of the class,
+ * after storm control, with a VLAN-aware frame normalised to carry its tag
+ * (the egress programs tag per port). The ingress port gets a copy only
+ * in hairpin mode. */
+static __always_inline int xdp_flood(struct xdp_md *ctx, struct frame *f,
+				     enum xdpbr_storm_class fc)
 {
+	enum xdpbr_counter c = flood_admit(f, fc);
 	__u64 flags = BPF_F_BROADCAST;
+	long r;
 
-	if (!(port->flags & XDPBR_PORT_HAIRPIN))
+	if (c != STEP_OK)
+		return xdp_end(f, c, XDP_DROP);
+	if (f->vlan_on && vlan_egress_fix(ctx, &f->vi, 0))
+		return xdp_end(f, XDPBR_CNT_DROP_REDIRECT, XDP_DROP);
+	if (!(f->port->flags & XDPBR_PORT_HAIRPIN))
 		flags |= BPF_F_EXCLUDE_INGRESS;
-	if (bpf_redirect_map(map, 0, flags) != XDP_REDIRECT)
-		return verdict(st, XDPBR_CNT_DROP_REDIRECT, XDP_DROP);
-	return verdict(st, c, XDP_REDIRECT);
-}
-
-/*
- * Storm control: whether this CPU's bucket of the port has a token for one
- * more flooded frame of class c. Runs only for flooded frames, and touches
- * only per-CPU memory.
- */
-static __always_inline int storm_allows(__u32 slot, __u32 c, __u64 now)
-{
-	struct xdpbr_storm_bucket *b;
-	struct xdpbr_storm *lim;
-	__u64 rate, burst, fill;
-
-	lim = bpf_map_lookup_elem(&xdpbr_storm, &slot);
-	if (!lim || c >= XDPBR_STORM__MAX || !lim->pps[c])
-		return 1;
-	b = bpf_map_lookup_elem(&xdpbr_storm_state, &slot);
-	if (!b)
-		return 1;
-	rate = lim->pps_cpu[c] ? lim->pps_cpu[c] : 1;
-	burst = rate * XDPBR_STORM_BURST_MS / 1000;
-	burst = (burst ? burst : 1) * XDPBR_NSEC_PER_SEC;
-	/* Idle long enough to refill the whole burst: full. Else the
-	 * product stays below the burst, so it can't overflow. */
-	if (!b->last_ns[c] || now - b->last_ns[c] >= burst / rate)
-		fill = burst;
+	if (fc == XDPBR_STORM_BCAST)
+		r = bpf_redirect_map(&xdpbr_flood_bc, 0, flags);
+	else if (fc == XDPBR_STORM_MCAST)
+		r = bpf_redirect_map(&xdpbr_flood_mc, 0, flags);
 	else
-		fill = now > b->last_ns[c] ? (now - b->last_ns[c]) * rate : 0;
-	b->last_ns[c] = now;
-	b->tokens[c] += fill;
-	if (b->tokens[c] > burst)
-		b->tokens[c] = burst;
-	if (b->tokens[c] < XDPBR_NSEC_PER_SEC)
-		return 0;
-	b->tokens[c] -= XDPBR_NSEC_PER_SEC;
-	return 1;
+		r = bpf_redirect_map(&xdpbr_flood_uu, 0, flags);
+	if (r != XDP_REDIRECT)
+		return xdp_end(f, XDPBR_CNT_DROP_REDIRECT, XDP_DROP);
+	return xdp_end(f, flood_counter(fc), XDP_REDIRECT);
 }
 
-/* Unknown unicast, after a VLAN-aware frame is normalised to carry its tag
- * (the egress programs tag per port). */
-static __always_inline int flood_unknown(struct xdp_md *ctx, const struct xdpbr_port *port,
-					 struct xdpbr_stats *st, int vlan_on,
-					 const struct vlan_info *vi, __u64 now)
+/* Known unicast: tag or untag for the egress port, one devmap redirect. */
+static __always_inline int xdp_forward(struct xdp_md *ctx, struct frame *f,
+				       const struct egress *eg)
 {
-	if (!storm_allows(port->slot, XDPBR_STORM_UNKNOWN, now))
-		return verdict(st, XDPBR_CNT_DROP_STORM_UNKNOWN, XDP_DROP);
-	if (vlan_on && vlan_egress_fix(ctx, vi, 0))
-		return verdict(st, XDPBR_CNT_DROP_REDIRECT, XDP_DROP);
-	return flood(&xdpbr_flood_uu, port, st, XDPBR_CNT_FLOOD_UNKNOWN);
-}
+	enum xdpbr_counter c = check_pair(f, eg);
+	__u64 len;
 
-/* Port isolation: an isolated port talks only to ports that are not. */
-static __always_inline int isolated_pair(const struct xdpbr_port *in, __u32 out_ifindex)
-{
-	struct xdpbr_port *out;
+	if (c != STEP_OK)
+		return xdp_end(f, c, XDP_DROP);
+	if (f->vlan_on) {
+		enum vlan_egress ve = vlan_egress_of(eg->slot, f->vi.vid);
+		int untag = ve == VLAN_EG_UNTAGGED;
 
-	if (!(in->flags & XDPBR_PORT_ISOLATED))
-		return 0;
-	out = port_of(out_ifindex);
-	return out && (out->flags & XDPBR_PORT_ISOLATED);
+		if (ve == VLAN_EG_NOT_MEMBER)
+			return xdp_end(f, XDPBR_CNT_DROP_VLAN, XDP_DROP);
+		if (vlan_egress_fix(ctx, &f->vi, untag))
+			return xdp_end(f, XDPBR_CNT_DROP_REDIRECT, XDP_DROP);
+		/* vi now describes the rewritten frame, for a fallback flood */
+		f->vi.tagged = !untag;
+	}
+	len = (long)ctx->data_end - (long)ctx->data;
+	/* A port that has left the tx map (removed, link down) is unknown. */
+	if (bpf_redirect_map(&xdpbr_tx, eg->slot, 0) != XDP_REDIRECT)
+		return xdp_flood(ctx, f, XDPBR_STORM_UNKNOWN);
+	count_tx(stats_of(eg->slot), len, 1);
+	return xdp_end(f, XDPBR_CNT_FORWARDED, XDP_REDIRECT);
 }
 
 SEC("xdp")
@@ -138,145 +98,47 @@ int xdpbr_rx(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
-	__u32 ifindex = ctx->ingress_ifindex;
-	__u64 len = data_end - data;
-	struct xdpbr_fdb_key key = {};
-	struct xdpbr_fdb_val *dst;
-	struct fdbc_set *set;
-	struct fdbc_ent *ce;
-	__u64 now = 0, j, gen, ageing, k;
-	__u32 out_ifindex;
-	__u16 out_slot;
-	struct xdpbr_stats *st, *st_out;
-	struct xdpbr_port *port;
-	struct xdpbr_config *cfg;
-	struct vlan_info vi = {};
+	struct frame f = {};
+	struct egress eg;
 	struct ethhdr *eth;
-	int vlan_on;
-	__u32 slot;
+	enum xdpbr_counter c;
+	int mixed;
 
-	port = port_of(ifindex);
-	slot = port ? port->slot : 0;
-	st = stats_of(slot);
-	if (st) {
-		st->c[XDPBR_CNT_RX_PACKETS]++;
-		st->c[XDPBR_CNT_RX_BYTES] += len;
-	}
 	/* Attached but not (yet) a port of the bridge: leave it to the host. */
-	if (!port)
-		return verdict(st, XDPBR_CNT_PASS_NOT_PORT, XDP_PASS);
+	if (!frame_begin(&f, ctx->ingress_ifindex, data_end - data, 1, 1))
+		return xdp_end(&f, XDPBR_CNT_PASS_NOT_PORT, XDP_PASS);
 
-	/* parse */
+	/* parse, classify */
 	eth = parse_eth(data, data_end);
 	if (!eth)
-		return verdict(st, XDPBR_CNT_DROP_RUNT, XDP_DROP);
-	if (mac_is_multicast(eth->h_source) || mac_is_zero(eth->h_source))
-		return verdict(st, XDPBR_CNT_DROP_BAD_SRC, XDP_DROP);
-
-	/* classify: link-local control frames go to the host untouched,
-	 * before learning and VLAN rules, like the kernel bridge. */
-	enum dst_class cls = classify(eth->h_dest);
-	if (cls == DST_LINK_LOCAL)
-		return verdict(st, XDPBR_CNT_PASS_LINKLOCAL, XDP_PASS);
-
-	/* VLAN: the frame's VLAN decides its FDB and its egress ports. */
-	cfg = config_get();
-	vlan_on = cfg && (cfg->flags & XDPBR_CFG_VLAN_FILTERING);
-	if (vlan_on) {
-		switch (vlan_ingress(eth, data_end, port, &vi)) {
-		case VLAN_RUNT:
-			return verdict(st, XDPBR_CNT_DROP_RUNT, XDP_DROP);
-		case VLAN_FILTERED:
-			return verdict(st, XDPBR_CNT_DROP_VLAN, XDP_DROP);
-		case VLAN_8021AD:
-			return verdict(st, XDPBR_CNT_DROP_8021AD, XDP_DROP);
-		case VLAN_OK:
-			break;
-		}
+		return xdp_end(&f, XDPBR_CNT_DROP_RUNT, XDP_DROP);
+	c = check_addresses(&f, eth->h_dest, eth->h_source);
+	if (c == XDPBR_CNT_PASS_LINKLOCAL)
+		return xdp_end(&f, c, XDP_PASS);
+	if (c != STEP_OK)
+		return xdp_end(&f, c, XDP_DROP);
+	frame_config(&f);
+	if (f.vlan_on) {
+		c = vlan_outcome(vlan_ingress(eth, data_end, f.port, &f.vi));
+		if (c != STEP_OK)
+			return xdp_end(&f, c, XDP_DROP);
 	}
 
-	/* learn: a source this CPU has cached on this port is known and
-	 * costs no FDB lookup; anything else goes through the FDB. */
-	j = bpf_jiffies64();
-	gen = fdbgen_get();
-	ageing = config_ageing_ns(cfg);
-	k = fdbc_key(vi.vid, eth->h_source);
-	set = fdbc_set_of(k);
-	ce = fdbc_find(set, k, gen, j);
-	if (!ce || ce->ifindex != ifindex) {
-		__u64 seen = 0;
-		__u16 fl = 0;
+	/* learn */
+	c = learn_source(&f, eth->h_source);
+	if (c != STEP_OK)
+		return xdp_end(&f, c, XDP_DROP);
 
-		key.vlan = vi.vid;
-		__builtin_memcpy(key.mac, eth->h_source, ETH_ALEN);
-		switch (fdb_learn(&key, ifindex, slot, port, clock_now(&now), st, &seen, &fl)) {
-		case LEARN_SPOOFED:
-			return verdict(st, XDPBR_CNT_DROP_SPOOFED, XDP_DROP);
-		case LEARN_HERE:
-			fdbc_fill(set, k, gen, j, ifindex, slot, fl, seen, now, ageing);
-			break;
-		case LEARN_OK:
-			break;
-		}
-	}
-
-	/* forward / flood */
-	if (cls != DST_UNICAST) {
-		int bc = cls == DST_BROADCAST;
-
-		if (!storm_allows(slot, bc ? XDPBR_STORM_BCAST : XDPBR_STORM_MCAST,
-				  clock_now(&now)))
-			return verdict(st, bc ? XDPBR_CNT_DROP_STORM_BCAST
-					      : XDPBR_CNT_DROP_STORM_MCAST, XDP_DROP);
-		if (vlan_on && vlan_egress_fix(ctx, &vi, 0))
-			return verdict(st, XDPBR_CNT_DROP_REDIRECT, XDP_DROP);
-		if (bc)
-			return flood(&xdpbr_flood_bc, port, st, XDPBR_CNT_FLOOD_BCAST);
-		return flood(&xdpbr_flood_mc, port, st, XDPBR_CNT_FLOOD_MCAST);
-	}
-
-	k = fdbc_key(vi.vid, eth->h_dest);
-	set = fdbc_set_of(k);
-	ce = fdbc_find(set, k, gen, j);
-	if (ce) {
-		out_ifindex = ce->ifindex;
-		out_slot = ce->slot;
-	} else {
-		key.vlan = vi.vid;
-		__builtin_memcpy(key.mac, eth->h_dest, ETH_ALEN);
-		dst = bpf_map_lookup_elem(&xdpbr_fdb, &key);
-		if (!dst || fdb_is_stale(dst, clock_now(&now), ageing))
-			return flood_unknown(ctx, port, st, vlan_on, &vi, clock_now(&now));
-		out_ifindex = dst->ifindex;
-		out_slot = dst->slot;
-		fdbc_fill(set, k, gen, j, out_ifindex, out_slot, dst->flags,
-			  dst->last_seen, now, ageing);
-	}
-	if (out_ifindex == ifindex && !(port->flags & XDPBR_PORT_HAIRPIN))
-		return verdict(st, XDPBR_CNT_DROP_SAME_PORT, XDP_DROP);
-	if (out_ifindex != ifindex && isolated_pair(port, out_ifindex))
-		return verdict(st, XDPBR_CNT_DROP_ISOLATED, XDP_DROP);
-
-	slot = out_slot;
-	if (vlan_on) {
-		struct xdpbr_vlan_port *vl = vlan_of(slot);
-		int untag;
-
-		if (!vl || !vlan_bit(vl->member, vi.vid))
-			return verdict(st, XDPBR_CNT_DROP_VLAN, XDP_DROP);
-		untag = vlan_bit(vl->untagged, vi.vid);
-		if (vlan_egress_fix(ctx, &vi, untag))
-			return verdict(st, XDPBR_CNT_DROP_REDIRECT, XDP_DROP);
-		/* vi now describes the rewritten frame, for a fallback flood */
-		vi.tagged = !untag;
-		len = (long)ctx->data_end - (long)ctx->data;
-	}
-	/* A port that has left the tx map (removed, link down) is unknown. */
-	if (bpf_redirect_map(&xdpbr_tx, slot, 0) != XDP_REDIRECT)
-		return flood_unknown(ctx, port, st, vlan_on, &vi, clock_now(&now));
-	st_out = stats_of(slot);
-	count_tx(st_out, len);
-	return verdict(st, XDPBR_CNT_FORWARDED, XDP_REDIRECT);
+	/* forward / flood; what only the skb path can deliver goes to the
+	 * stack, to this port's TC program, which counts its outcome. */
+	mixed = skb_ports_present();
+	if (f.cls != DST_UNICAST)
+		return mixed ? XDP_PASS : xdp_flood(ctx, &f, flood_class(f.cls));
+	if (!lookup_dst(&f, eth->h_dest, &eg))
+		return mixed ? XDP_PASS : xdp_flood(ctx, &f, XDPBR_STORM_UNKNOWN);
+	if (mixed && port_is_skb(eg.slot))
+		return XDP_PASS;
+	return xdp_forward(ctx, &f, &eg);
 }
 
 /* Runs for every flooded copy, on the egress port: drop a copy between two
@@ -287,7 +149,7 @@ int xdpbr_egress(struct xdp_md *ctx)
 {
 	__u32 ifindex = ctx->egress_ifindex;
 	__u32 in_ifindex = ctx->ingress_ifindex;
-	struct xdpbr_port *port, *in;
+	struct xdpbr_port *port;
 	struct xdpbr_config *cfg;
 	struct xdpbr_stats *st;
 
@@ -295,12 +157,10 @@ int xdpbr_egress(struct xdp_md *ctx)
 	if (!port)
 		return XDP_PASS;
 	st = stats_of(port->slot);
-	if (port->flags & XDPBR_PORT_ISOLATED && in_ifindex != ifindex) {
-		in = port_of(in_ifindex);
-		if (in && in->flags & XDPBR_PORT_ISOLATED) {
-			count(st, XDPBR_CNT_FLOOD_FILTERED);
-			return XDP_DROP;
-		}
+	if ((port->flags & XDPBR_PORT_ISOLATED) &&
+	    copy_isolated(port_of(in_ifindex), in_ifindex, port, ifindex)) {
+		count(st, XDPBR_CNT_FLOOD_FILTERED);
+		return XDP_DROP;
 	}
 	cfg = config_get();
 	if (cfg && cfg->flags & XDPBR_CFG_VLAN_FILTERING) {
@@ -308,28 +168,231 @@ int xdpbr_egress(struct xdp_md *ctx)
 		void *data_end = (void *)(long)ctx->data_end;
 		struct ethhdr *eth = data;
 		struct vlan_hdr *vh = (void *)(eth + 1);
-		struct xdpbr_vlan_port *vl;
-		__u16 vid;
+		enum vlan_egress ve;
 
 		/* The ingress program tagged every flooded frame. */
 		if ((void *)(vh + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_8021Q)) {
 			count(st, XDPBR_CNT_FLOOD_FILTERED);
 			return XDP_DROP;
 		}
-		vid = bpf_ntohs(vh->tci) & VLAN_VID_MASK;
-		vl = vlan_of(port->slot);
-		if (!vl || !vlan_bit(vl->member, vid)) {
-			count(st, XDPBR_CNT_FLOOD_FILTERED);
-			return XDP_DROP;
-		}
-		if (vlan_bit(vl->untagged, vid) && vlan_pop(ctx)) {
+		ve = vlan_egress_of(port->slot, bpf_ntohs(vh->tci) & VLAN_VID_MASK);
+		if (ve == VLAN_EG_NOT_MEMBER ||
+		    (ve == VLAN_EG_UNTAGGED && vlan_pop(ctx))) {
 			count(st, XDPBR_CNT_FLOOD_FILTERED);
 			return XDP_DROP;
 		}
 	}
-	count_tx(st, (__u64)((long)ctx->data_end - (long)ctx->data));
+	count_tx(st, (__u64)((long)ctx->data_end - (long)ctx->data), 1);
 	return XDP_PASS;
 }
+
+/* ------------------------------------------------------------------- TC */
+
+/* The skb path's frames, as the wire sees them: a hardware-accelerated
+ * VLAN tag (the stack moved it out of the frame) still takes 4 bytes. */
+static __always_inline __u64 wire_len(const struct __sk_buff *skb)
+{
+	return skb->len + (skb->vlan_present ? 4 : 0);
+}
+
+static __always_inline int tc_end(struct frame *f, enum xdpbr_counter c, int action)
+{
+	outcome(f, c);
+	return action;
+}
+
+/* Makes the skb carry what the egress wants: VLAN vi tagged, or untagged.
+ * The tag stays in the skb's metadata (as the stack put it there), and the
+ * egress device or the stack inserts it. 0 or a negative error. */
+static __always_inline int tc_set_tag(struct __sk_buff *skb, const struct vlan_info *vi,
+				      int untagged)
+{
+	__u16 tci = vlan_out_tci(vi);
+
+	if (untagged)
+		return skb->vlan_present ? bpf_skb_vlan_pop(skb) : 0;
+	if (skb->vlan_present) {
+		if (skb->vlan_proto == bpf_htons(ETH_P_8021Q) && skb->vlan_tci == tci)
+			return 0;
+		if (bpf_skb_vlan_pop(skb))
+			return -1;
+	}
+	return bpf_skb_vlan_push(skb, bpf_htons(ETH_P_8021Q), tci);
+}
+
+/* Whether port p (up) is in the flood set of class fc: the rule user space
+ * writes the XDP flood devmaps by (lib/ctl.c ctl_port_apply). */
+static __always_inline int in_flood_set(enum xdpbr_storm_class fc, const struct xdpbr_port *p)
+{
+	if (fc == XDPBR_STORM_BCAST)
+		return p->flags & XDPBR_PORT_BCAST_FLOOD;
+	if (fc == XDPBR_STORM_MCAST)
+		return p->flags & XDPBR_PORT_MCAST_FLOOD;
+	return p->flags & XDPBR_PORT_FLOOD;
+}
+
+/*
+ * One flooded copy to the port in slot, with the rules the XDP egress
+ * program applies per copy: not back out the ingress (unless hairpin), not
+ * between isolated ports, only into the VLAN's members and tagged as the
+ * port sends it. The copy is a clone of the skb, with its offload state.
+ */
+static __always_inline void tc_flood_copy(struct __sk_buff *skb, struct frame *f,
+					  enum xdpbr_storm_class fc, __u32 slot)
+{
+	struct xdpbr_port *out = port_at(slot);
+	__u32 out_ifindex = port_tx_ifindex(out, slot);
+	struct xdpbr_stats *st;
+
+	if (!out_ifindex || !in_flood_set(fc, out))
+		return;
+	if (out_ifindex == f->ifindex && !(f->port->flags & XDPBR_PORT_HAIRPIN))
+		return;
+	st = stats_of(slot);
+	if (copy_isolated(f->port, f->ifindex, out, out_ifindex)) {
+		count(st, XDPBR_CNT_FLOOD_FILTERED);
+		return;
+	}
+	if (f->vlan_on) {
+		enum vlan_egress ve = vlan_egress_of(slot, f->vi.vid);
+
+		if (ve == VLAN_EG_NOT_MEMBER ||
+		    tc_set_tag(skb, &f->vi, ve == VLAN_EG_UNTAGGED)) {
+			count(st, XDPBR_CNT_FLOOD_FILTERED);
+			return;
+		}
+	}
+	if (bpf_clone_redirect(skb, out_ifindex, 0))
+		count(st, XDPBR_CNT_TX_DROPPED);
+	else
+		count_tx(st, wire_len(skb), f->segs);
+}
+
+static __always_inline int tc_flood(struct __sk_buff *skb, struct frame *f,
+				    enum xdpbr_storm_class fc)
+{
+	enum xdpbr_counter c = flood_admit(f, fc);
+	__u32 slot;
+
+	if (c != STEP_OK)
+		return tc_end(f, c, TC_ACT_SHOT);
+	/* A loop, not unrolled: 63 copies of the body would outgrow the
+	 * branch offsets. */
+#pragma clang loop unroll(disable)
+	for (slot = 1; slot < XDPBR_MAX_PORTS; slot++)
+		tc_flood_copy(skb, f, fc, slot);
+	/* Every copy has gone; the original is spent, not dropped. */
+	return tc_end(f, flood_counter(fc), TC_ACT_SHOT);
+}
+
+static __always_inline int tc_forward(struct __sk_buff *skb, struct frame *f,
+				      const struct egress *eg)
+{
+	enum xdpbr_counter c = check_pair(f, eg);
+	__u32 out_ifindex;
+
+	if (c != STEP_OK)
+		return tc_end(f, c, TC_ACT_SHOT);
+	/* A port that has left the tx map (removed, link down) is unknown. */
+	out_ifindex = port_tx_ifindex(port_at(eg->slot), eg->slot);
+	if (!out_ifindex)
+		return tc_flood(skb, f, XDPBR_STORM_UNKNOWN);
+	if (f->vlan_on) {
+		enum vlan_egress ve = vlan_egress_of(eg->slot, f->vi.vid);
+
+		if (ve == VLAN_EG_NOT_MEMBER)
+			return tc_end(f, XDPBR_CNT_DROP_VLAN, TC_ACT_SHOT);
+		if (tc_set_tag(skb, &f->vi, ve == VLAN_EG_UNTAGGED))
+			return tc_end(f, XDPBR_CNT_DROP_REDIRECT, TC_ACT_SHOT);
+	}
+	count_tx(stats_of(eg->slot), wire_len(skb), f->segs);
+	outcome(f, XDPBR_CNT_FORWARDED);
+	return bpf_redirect(out_ifindex, 0);
+}
+
+/* The frame's outer VLAN tag: in the skb's metadata at TC ingress (the
+ * stack untags before tc), else still in the frame. */
+static __always_inline enum vlan_verdict tc_vlan(struct __sk_buff *skb, struct frame *f)
+{
+	void *data = (void *)(long)skb->data;
+	void *data_end = (void *)(long)skb->data_end;
+	struct ethhdr *eth = data;
+
+	if (skb->vlan_present)
+		return vlan_classify(f->port, bpf_ntohs(skb->vlan_proto),
+				     skb->vlan_tci, &f->vi);
+	if ((void *)(eth + 1) > data_end)
+		return VLAN_RUNT;
+	return vlan_ingress(eth, data_end, f->port, &f->vi);
+}
+
+/*
+ * The skb path, on the clsact ingress of virtual ports and, in a bridge
+ * with both kinds, of XDP ports, where it forwards what the XDP program
+ * handed to the stack (that program has counted and learned the frame).
+ */
+SEC("tc")
+int xdpbr_tc_rx(struct __sk_buff *skb)
+{
+	struct xdpbr_port *port = port_of(skb->ifindex);
+	int handoff = port && port->mode != XDPBR_MODE_TC;
+	__u8 dst[ETH_ALEN], src[ETH_ALEN];
+	void *data, *data_end;
+	struct frame f = {};
+	struct ethhdr *eth;
+	struct egress eg;
+	enum xdpbr_counter c;
+
+	if (!frame_begin(&f, skb->ifindex, wire_len(skb),
+			 skb->gso_segs ? skb->gso_segs : 1, !handoff))
+		return tc_end(&f, XDPBR_CNT_PASS_NOT_PORT, TC_ACT_OK);
+
+	/* parse, classify */
+	if (skb->len < ETH_HLEN)
+		return tc_end(&f, XDPBR_CNT_DROP_RUNT, TC_ACT_SHOT);
+	data = (void *)(long)skb->data;
+	data_end = (void *)(long)skb->data_end;
+	if (data + ETH_HLEN > data_end) {
+		if (bpf_skb_pull_data(skb, ETH_HLEN))
+			return tc_end(&f, XDPBR_CNT_DROP_RUNT, TC_ACT_SHOT);
+		data = (void *)(long)skb->data;
+		data_end = (void *)(long)skb->data_end;
+	}
+	eth = data;
+	if ((void *)(eth + 1) > data_end)
+		return tc_end(&f, XDPBR_CNT_DROP_RUNT, TC_ACT_SHOT);
+	__builtin_memcpy(dst, eth->h_dest, ETH_ALEN);
+	__builtin_memcpy(src, eth->h_source, ETH_ALEN);
+	c = check_addresses(&f, dst, src);
+	if (handoff && c == XDPBR_CNT_PASS_LINKLOCAL)
+		return TC_ACT_OK;		/* XDP counted it */
+	if (c == XDPBR_CNT_PASS_LINKLOCAL)
+		return tc_end(&f, c, TC_ACT_OK);
+	if (c != STEP_OK)
+		return tc_end(&f, c, TC_ACT_SHOT);
+	frame_config(&f);
+	if (f.vlan_on) {
+		c = vlan_outcome(tc_vlan(skb, &f));
+		if (c != STEP_OK)
+			return tc_end(&f, c, TC_ACT_SHOT);
+	}
+
+	/* learn */
+	if (!handoff) {
+		c = learn_source(&f, src);
+		if (c != STEP_OK)
+			return tc_end(&f, c, TC_ACT_SHOT);
+	}
+
+	/* forward / flood */
+	if (f.cls != DST_UNICAST)
+		return tc_flood(skb, &f, flood_class(f.cls));
+	if (!lookup_dst(&f, dst, &eg))
+		return tc_flood(skb, &f, XDPBR_STORM_UNKNOWN);
+	return tc_forward(skb, &f, &eg);
+}
+
+/* ----------------------------------------------------- kernel drop points */
 
 /*
  * Frames the kernel drops after the program has decided: the driver of an
@@ -347,18 +410,10 @@ struct net_device {
  * The tracepoint's drops include the copies our own devmap egress program
  * refused (isolation, VLAN), already counted as flood_filtered. The egress
  * program runs in the same per-CPU flush just before the tracepoint fires,
- * so the flood_filtered this CPU added since the last firing is exactly
- * that share: subtract it, and count only what the driver dropped.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XDPBR_MAX_PORTS);
-	__type(key, __u32);
-	__type(value, __u64);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_xmit_seen SEC(".maps");
-
-/*
+ * so the flood_filtered this CPU added since the last firing (kept in
+ * xdpbr_xmit_seen) is exactly that share: subtract it, and count only what
+ * the driver dropped.
+ *
  * A BTF tracepoint (tp_btf), not the perf-style one: it fires once per
  * flush of redirected frames, on the hot path, and the perf-style one first
  * builds a record of its arguments in a per-CPU buffer, which cost about 2%

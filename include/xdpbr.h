@@ -54,13 +54,21 @@
 #define XDPBR_MAP_STORM_STATE	"xdpbr_storm_state"	/* datapath-only */
 #define XDPBR_MAP_XMIT_SEEN	"xdpbr_xmit_seen"	/* datapath-only */
 #define XDPBR_MAP_FDBGEN	"xdpbr_fdbgen"
+#define XDPBR_MAP_SKBPORTS	"xdpbr_skbports"
 #define XDPBR_PIN_LINK_XMIT	"link_devmap_xmit"
 #define XDPBR_PIN_LINK_REDIR	"link_redirect_err"
 #define XDPBR_PIN_PROG_RX	"prog_rx"
 #define XDPBR_PIN_PROG_EGRESS	"prog_egress"
+#define XDPBR_PIN_PROG_TC	"prog_tc"
 
-/* Section names: `ip link set dev X xdp obj xdpbr.bpf.o sec xdp` */
+/* Section names: `ip link set dev X xdp obj xdpbr.bpf.o sec xdp`,
+ * `tc filter add dev X ingress bpf da obj xdpbr.bpf.o sec tc` */
 #define XDPBR_SEC_RX		"xdp"
+#define XDPBR_SEC_TC		"tc"
+/* The loader's cls_bpf filter on a port's clsact ingress: this handle and
+ * priority, so it finds and removes its own filter and no one else's. */
+#define XDPBR_TC_HANDLE		0x7862
+#define XDPBR_TC_PRIO		0x7862
 
 /* FDB key: {vlan, mac}. vlan is 0 until VLAN filtering exists. */
 struct xdpbr_fdb_key {
@@ -109,11 +117,18 @@ struct xdpbr_fdb_val {
 #define XDPBR_PORT_DEFAULT_FLAGS (XDPBR_PORT_LEARNING | XDPBR_PORT_FLOOD | \
 				  XDPBR_PORT_MCAST_FLOOD | XDPBR_PORT_BCAST_FLOOD)
 
-/* XDP attach mode recorded by the loader (xdpbr_port.mode) */
+/*
+ * How a port's frames enter the datapath, recorded by the loader
+ * (xdpbr_port.mode): XDP in the driver (native) or after the skb is built
+ * (generic), or the skb path: a TC (clsact ingress) program, for virtual
+ * ports (veth, tap) whose frames carry GSO and checksum offload state that
+ * an XDP redirect would lose (doc/architecture.md).
+ */
 enum xdpbr_mode {
 	XDPBR_MODE_NONE = 0,
 	XDPBR_MODE_NATIVE,
 	XDPBR_MODE_GENERIC,
+	XDPBR_MODE_TC,
 };
 
 /* Value of xdpbr_ports, keyed by ifindex (__u32). */

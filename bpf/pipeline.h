@@ -1,0 +1,314 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * pipeline.h - the bridge's steps, the same for both hooks:
+ *
+ *   parse -> classify -> learn -> forward / flood -> count
+ *
+ * The XDP entry (xdpbr_rx, physical ports) and the TC entry (xdpbr_tc_rx,
+ * virtual ports: veth, tap) run these steps in the same order; they differ
+ * only in how they read the frame and how they move it (devmap redirects
+ * for XDP, skb redirects and clones for TC). So learning, lookups, VLAN
+ * rules, isolation, storm control and counting are written once.
+ *
+ * A step that ends the frame returns the outcome counter to count; STEP_OK
+ * means "go on".
+ */
+#ifndef XDPBR_PIPELINE_H
+#define XDPBR_PIPELINE_H
+
+#include <linux/if_ether.h>
+#include "xdpbr_rules.h"
+#include "maps.h"
+#include "parsing.h"
+#include "ports.h"
+#include "stats.h"
+#include "fdb.h"
+#include "vlan.h"
+
+#define STEP_OK	XDPBR_CNT__MAX		/* not a counter: no outcome yet */
+
+/* Frame classes after parsing the destination. */
+enum dst_class {
+	DST_UNICAST,
+	DST_BROADCAST,
+	DST_MULTICAST,
+	DST_LINK_LOCAL,
+};
+
+/* One frame on its way through the bridge, whichever hook it came in on. */
+struct frame {
+	__u32 ifindex;			/* ingress port */
+	__u32 slot;			/* its slot; 0 when not a port */
+	__u32 segs;			/* wire frames it stands for: 1, or a
+					 * GSO packet's segments (TC) */
+	struct xdpbr_port *port;
+	struct xdpbr_stats *st;		/* the ingress port's counters */
+	struct xdpbr_config *cfg;
+	int vlan_on;
+	enum dst_class cls;
+	struct vlan_info vi;
+	__u64 now;			/* coarse clock, read at most once */
+	__u64 j, gen, ageing;		/* jiffies, FDB generation, ageing time */
+};
+
+/* A known unicast destination. */
+struct egress {
+	__u32 ifindex;
+	__u32 slot;
+};
+
+/* The coarse clock, read at most once per frame and only where needed: a
+ * frame of a cached flow never reads it. */
+static __always_inline __u64 frame_now(struct frame *f)
+{
+	if (!f->now)
+		f->now = bpf_ktime_get_coarse_ns();
+	return f->now;
+}
+
+static __always_inline void outcome(struct frame *f, enum xdpbr_counter c)
+{
+	count_n(f->st, c, f->segs);
+}
+
+/* The ingress port, and the frame counted as received on it (slot 0 when
+ * the interface is not a port). 0 when it is not a port. */
+static __always_inline int frame_begin(struct frame *f, __u32 ifindex, __u64 len,
+				       __u32 segs, int count_rx)
+{
+	f->ifindex = ifindex;
+	f->segs = segs;
+	f->port = port_of(ifindex);
+	f->slot = f->port ? f->port->slot : 0;
+	f->st = stats_of(f->slot);
+	if (count_rx && f->st) {
+		f->st->c[XDPBR_CNT_RX_PACKETS] += segs;
+		f->st->c[XDPBR_CNT_RX_BYTES] += len;
+	}
+	return f->port != NULL;
+}
+
+static __always_inline enum dst_class classify(const __u8 *dst)
+{
+	if (!mac_is_multicast(dst))
+		return DST_UNICAST;
+	if (mac_is_broadcast(dst))
+		return DST_BROADCAST;
+	if (mac_is_link_local(dst))
+		return DST_LINK_LOCAL;
+	return DST_MULTICAST;
+}
+
+/* A source that can't be a station is dropped; link-local control frames
+ * go to the host untouched, before learning and VLAN rules, like the
+ * kernel bridge. */
+static __always_inline enum xdpbr_counter
+check_addresses(struct frame *f, const __u8 *dst, const __u8 *src)
+{
+	if (mac_is_multicast(src) || mac_is_zero(src))
+		return XDPBR_CNT_DROP_BAD_SRC;
+	f->cls = classify(dst);
+	if (f->cls == DST_LINK_LOCAL)
+		return XDPBR_CNT_PASS_LINKLOCAL;
+	return STEP_OK;
+}
+
+/* The bridge's knobs, the FDB's generation and the clock of the cache. */
+static __always_inline void frame_config(struct frame *f)
+{
+	f->cfg = config_get();
+	f->vlan_on = f->cfg && (f->cfg->flags & XDPBR_CFG_VLAN_FILTERING);
+	f->j = bpf_jiffies64();
+	f->gen = fdbgen_get();
+	f->ageing = xdpbr_ageing_ns(f->cfg);
+}
+
+/* The VLAN decides the frame's FDB and its egress ports. */
+static __always_inline enum xdpbr_counter vlan_outcome(enum vlan_verdict v)
+{
+	switch (v) {
+	case VLAN_RUNT:
+		return XDPBR_CNT_DROP_RUNT;
+	case VLAN_FILTERED:
+		return XDPBR_CNT_DROP_VLAN;
+	case VLAN_8021AD:
+		return XDPBR_CNT_DROP_8021AD;
+	case VLAN_OK:
+		break;
+	}
+	return STEP_OK;
+}
+
+/* learn: a source this CPU has cached on this port is known and costs no
+ * FDB lookup; anything else goes through the FDB. */
+static __always_inline enum xdpbr_counter learn_source(struct frame *f, const __u8 *src)
+{
+	struct xdpbr_fdb_key key = {};
+	struct fdbc_set *set;
+	struct fdbc_ent *hit;
+	__u64 k, seen = 0;
+	__u16 fdb_flags = 0;
+
+	k = fdbc_key(f->vi.vid, src);
+	set = fdbc_set_of(k);
+	hit = fdbc_find(set, k, f->gen, f->j);
+	if (hit && hit->ifindex == f->ifindex)
+		return STEP_OK;
+	key.vlan = f->vi.vid;
+	__builtin_memcpy(key.mac, src, ETH_ALEN);
+	switch (fdb_learn(&key, f->ifindex, f->slot, f->port, frame_now(f), f->st,
+			  &seen, &fdb_flags)) {
+	case LEARN_SPOOFED:
+		return XDPBR_CNT_DROP_SPOOFED;
+	case LEARN_HERE:
+		fdbc_fill(set, k, f->gen, f->j, f->ifindex, f->slot, fdb_flags, seen,
+			  f->now, f->ageing);
+		break;
+	case LEARN_OK:
+		break;
+	}
+	return STEP_OK;
+}
+
+/* The port the FDB has for dst, from this CPU's cache or the table: 1, or
+ * 0 when dst is unknown (absent, or older than the ageing time). */
+static __always_inline int lookup_dst(struct frame *f, const __u8 *dst, struct egress *eg)
+{
+	struct xdpbr_fdb_key key = {};
+	struct xdpbr_fdb_val *v;
+	struct fdbc_set *set;
+	struct fdbc_ent *hit;
+	__u64 k;
+
+	k = fdbc_key(f->vi.vid, dst);
+	set = fdbc_set_of(k);
+	hit = fdbc_find(set, k, f->gen, f->j);
+	if (hit) {
+		eg->ifindex = hit->ifindex;
+		eg->slot = hit->slot;
+		return 1;
+	}
+	key.vlan = f->vi.vid;
+	__builtin_memcpy(key.mac, dst, ETH_ALEN);
+	v = bpf_map_lookup_elem(&xdpbr_fdb, &key);
+	if (!v || xdpbr_fdb_stale(v, frame_now(f), f->ageing))
+		return 0;
+	eg->ifindex = v->ifindex;
+	eg->slot = v->slot;
+	fdbc_fill(set, k, f->gen, f->j, v->ifindex, v->slot, v->flags, v->last_seen,
+		  f->now, f->ageing);
+	return 1;
+}
+
+/* Port isolation: an isolated port talks only to ports that are not. */
+static __always_inline int both_isolated(const struct xdpbr_port *a,
+					 const struct xdpbr_port *b)
+{
+	return a && b && (a->flags & XDPBR_PORT_ISOLATED) && (b->flags & XDPBR_PORT_ISOLATED);
+}
+
+/* Rules between the ingress port and a known egress port. */
+static __always_inline enum xdpbr_counter check_pair(struct frame *f, const struct egress *eg)
+{
+	if (eg->ifindex == f->ifindex)
+		return f->port->flags & XDPBR_PORT_HAIRPIN ? STEP_OK : XDPBR_CNT_DROP_SAME_PORT;
+	if ((f->port->flags & XDPBR_PORT_ISOLATED) && both_isolated(f->port, port_of(eg->ifindex)))
+		return XDPBR_CNT_DROP_ISOLATED;
+	return STEP_OK;
+}
+
+/* Floods come in the three storm-control classes. */
+static __always_inline enum xdpbr_storm_class flood_class(enum dst_class cls)
+{
+	return cls == DST_BROADCAST ? XDPBR_STORM_BCAST : XDPBR_STORM_MCAST;
+}
+
+static __always_inline enum xdpbr_counter flood_counter(enum xdpbr_storm_class fc)
+{
+	switch (fc) {
+	case XDPBR_STORM_BCAST:
+		return XDPBR_CNT_FLOOD_BCAST;
+	case XDPBR_STORM_MCAST:
+		return XDPBR_CNT_FLOOD_MCAST;
+	default:
+		return XDPBR_CNT_FLOOD_UNKNOWN;
+	}
+}
+
+/*
+ * Storm control: whether this CPU's bucket of the port has a token for one
+ * more flooded frame of class c. Runs only for flooded frames, and touches
+ * only per-CPU memory.
+ */
+static __always_inline int storm_allows(__u32 slot, __u32 c, __u64 now)
+{
+	struct xdpbr_storm_bucket *b;
+	struct xdpbr_storm *lim;
+	__u64 rate, burst, fill;
+
+	lim = bpf_map_lookup_elem(&xdpbr_storm, &slot);
+	if (!lim || c >= XDPBR_STORM__MAX || !lim->pps[c])
+		return 1;
+	b = bpf_map_lookup_elem(&xdpbr_storm_state, &slot);
+	if (!b)
+		return 1;
+	rate = lim->pps_cpu[c] ? lim->pps_cpu[c] : 1;
+	burst = rate * XDPBR_STORM_BURST_MS / 1000;
+	burst = (burst ? burst : 1) * XDPBR_NSEC_PER_SEC;
+	/* Idle long enough to refill the whole burst: full. Else the
+	 * product stays below the burst, so it can't overflow. */
+	if (!b->last_ns[c] || now - b->last_ns[c] >= burst / rate)
+		fill = burst;
+	else
+		fill = now > b->last_ns[c] ? (now - b->last_ns[c]) * rate : 0;
+	b->last_ns[c] = now;
+	b->tokens[c] += fill;
+	if (b->tokens[c] > burst)
+		b->tokens[c] = burst;
+	if (b->tokens[c] < XDPBR_NSEC_PER_SEC)
+		return 0;
+	b->tokens[c] -= XDPBR_NSEC_PER_SEC;
+	return 1;
+}
+
+/* Whether storm control lets this flood go. */
+static __always_inline enum xdpbr_counter flood_admit(struct frame *f, enum xdpbr_storm_class fc)
+{
+	if (storm_allows(f->slot, fc, frame_now(f)))
+		return STEP_OK;
+	switch (fc) {
+	case XDPBR_STORM_BCAST:
+		return XDPBR_CNT_DROP_STORM_BCAST;
+	case XDPBR_STORM_MCAST:
+		return XDPBR_CNT_DROP_STORM_MCAST;
+	default:
+		return XDPBR_CNT_DROP_STORM_UNKNOWN;
+	}
+}
+
+/* Whether a flooded copy from port in may leave port out (ifindexes given):
+ * STEP_OK, or the egress port counts it as flood_filtered. */
+static __always_inline int copy_isolated(const struct xdpbr_port *in, __u32 in_ifindex,
+					 const struct xdpbr_port *out, __u32 out_ifindex)
+{
+	return in_ifindex != out_ifindex && both_isolated(in, out);
+}
+
+/* Whether some port of the bridge runs the skb path: then frames from XDP
+ * ports that must reach one are handed to the stack, where the TC program
+ * of the same port forwards them. */
+static __always_inline int skb_ports_present(void)
+{
+	__u32 zero = 0, *n = bpf_map_lookup_elem(&xdpbr_skbports, &zero);
+
+	return n && *n;
+}
+
+static __always_inline int port_is_skb(__u32 slot)
+{
+	struct xdpbr_port *p = port_at(slot);
+
+	return p && p->mode == XDPBR_MODE_TC;
+}
+
+#endif /* XDPBR_PIPELINE_H */
