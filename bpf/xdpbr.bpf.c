@@ -289,12 +289,14 @@ static __always_inline int tc_forward(struct __sk_buff *skb, struct frame *f,
 				      const struct egress *eg)
 {
 	enum xdpbr_counter c = check_pair(f, eg);
+	struct xdpbr_port *out;
 	__u32 out_ifindex;
 
 	if (c != STEP_OK)
 		return tc_end(f, c, TC_ACT_SHOT);
 	/* A port that has left the tx map (removed, link down) is unknown. */
-	out_ifindex = port_tx_ifindex(port_at(eg->slot), eg->slot);
+	out = port_at(eg->slot);
+	out_ifindex = port_tx_ifindex(out, eg->slot);
 	if (!out_ifindex)
 		return tc_flood(skb, f, XDPBR_STORM_UNKNOWN);
 	if (f->vlan_on) {
@@ -307,6 +309,10 @@ static __always_inline int tc_forward(struct __sk_buff *skb, struct frame *f,
 	}
 	count_tx(stats_of(eg->slot), wire_len(skb), f->segs);
 	outcome(f, XDPBR_CNT_FORWARDED);
+	/* Into a container's namespace: straight to the veth's peer, the way
+	 * Cilium does, skipping the egress queue and a second softirq. */
+	if (out && (out->flags & XDPBR_PORT_PEER_NS))
+		return bpf_redirect_peer(out_ifindex, 0);
 	return bpf_redirect(out_ifindex, 0);
 }
 

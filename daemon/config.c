@@ -272,6 +272,22 @@ static int set_mode(struct parser *p, const struct key *k, const char *value)
 	return fail(p, "mode: '%s' is not native, generic or auto", value);
 }
 
+static struct config_port *cur_port(struct parser *p);
+
+/* datapath = auto | xdp | tc, in [bridge] (the default) or [port X]. */
+static int set_datapath(struct parser *p, const struct key *k, const char *value)
+{
+	enum port_path path;
+
+	if (port_path_parse(value, &path))
+		return fail(p, "datapath: '%s' is not auto, xdp or tc", value);
+	if (p->sec == SEC_PORT)
+		cur_port(p)->path = path;
+	else
+		p->c->path = path;
+	return 0;
+}
+
 static int set_vlan_filtering(struct parser *p, const struct key *k, const char *value)
 {
 	if (get_bool(p, k, value, &p->c->vlan_filtering))
@@ -611,6 +627,7 @@ static const struct key bridge_keys[] = {
 	{ .name = "fdb_size", .set = set_fdb_size },
 	{ .name = "fdb_cache", .set = set_fdb_cache },
 	{ .name = "mode", .set = set_mode },
+	{ .name = "datapath", .set = set_datapath },
 	{ .name = "listen", .set = set_listen },
 	{ .name = "vlan_filtering", .set = set_vlan_filtering },
 	{ .name = "default_pvid", .set = set_default_pvid },
@@ -631,6 +648,7 @@ static const struct key port_keys[] = {
 	{ .name = "storm_bcast", .set = set_storm, .flag = XDPBR_STORM_BCAST },
 	{ .name = "storm_mcast", .set = set_storm, .flag = XDPBR_STORM_MCAST },
 	{ .name = "storm_unknown", .set = set_storm, .flag = XDPBR_STORM_UNKNOWN },
+	{ .name = "datapath", .set = set_datapath },
 };
 
 _Static_assert(ARRAY_SIZE(bridge_keys) <= MAX_KEYS, "key_line too small");

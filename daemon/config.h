@@ -69,6 +69,7 @@ struct config_port {
 	/* Storm control: frames per second received on the port that the
 	 * bridge may flood, by enum xdpbr_storm_class; 0 = no limit. */
 	uint32_t storm[XDPBR_STORM__MAX];
+	enum port_path path;		/* datapath: auto (the bridge's), xdp, tc */
 	int line;			/* line of its [port ...] header */
 };
 
@@ -85,6 +86,7 @@ struct config {
 	uint32_t fdb_cache;		/* per-CPU FDB cache entries; 0 = off */
 	bool mode_set;
 	enum attach_mode mode;
+	enum port_path path;		/* default datapath of ports: auto = by kind */
 	char listen[64];		/* stats endpoint; "" = CONFIG_LISTEN_DEFAULT */
 	bool vlan_filtering_set;
 	bool vlan_filtering;		/* 802.1Q VLAN-aware; off unless set */

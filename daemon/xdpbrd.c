@@ -79,6 +79,8 @@ static const char usage[] =
 	"  -n, --check            check the configuration and exit\n"
 	"  -m, --mode MODE        XDP mode: native, generic or auto (default auto:\n"
 	"                         native, generic only where the driver has none)\n"
+	"  -d, --datapath PATH    datapath of ports: xdp, tc or auto (default auto:\n"
+	"                         tc for veth and tap ports, xdp for the others)\n"
 	"  -k, --keep             leave the bridge forwarding when the daemon exits\n"
 	"  -s, --fdb-size N       FDB capacity in entries (default %u)\n"
 	"  -C, --fdb-cache N      entries of the datapath's per-CPU FDB cache: a\n"
@@ -100,6 +102,7 @@ static const struct option long_opts[] = {
 	{ "config", required_argument, NULL, 'c' },
 	{ "check", no_argument, NULL, 'n' },
 	{ "mode", required_argument, NULL, 'm' },
+	{ "datapath", required_argument, NULL, 'd' },
 	{ "keep", no_argument, NULL, 'k' },
 	{ "fdb-size", required_argument, NULL, 's' },
 	{ "fdb-cache", required_argument, NULL, 'C' },
@@ -248,6 +251,16 @@ static void init_port_from_cfg(const char *ifname, struct xdpbr_port *p, void *a
 	if (!cp)
 		return;
 	port_take_cfg(p, cp);
+}
+
+/* bridge.port_path: a port's configured datapath (auto: the bridge's). */
+static enum port_path port_path_from_cfg(const char *ifname, void *arg)
+{
+	struct daemon *d = arg;
+	const struct config_port *cp = d->cfg_path ? config_port_find(d->pending_cfg ?
+					d->pending_cfg : &d->cfg, ifname) : NULL;
+
+	return cp ? cp->path : PORT_PATH_AUTO;
 }
 
 /* Marks a port down (out of tx and flood sets, dynamic entries flushed) or
@@ -641,14 +654,14 @@ int main(int argc, char **argv)
 	enum log_level level = LOG_LVL_INFO;
 	struct sigaction sa = { .sa_handler = on_signal };
 	static struct daemon d;
-	bool check_only = false, mode_set = false, found;
+	bool check_only = false, mode_set = false, path_set = false, found;
 	const char *name = NULL;
 	char **ports = NULL, err[512];
 	int nports = 0, opt, ret;
 	sigset_t block;
 	uint64_t v;
 
-	while ((opt = getopt_long(argc, argv, "c:nm:ks:C:a:l:vh", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:nm:d:ks:C:a:l:vh", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			d.cfg_path = optarg;
@@ -669,6 +682,14 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			mode_set = true;
+			break;
+		case 'd':
+			if (port_path_parse(optarg, &o.path)) {
+				fprintf(stderr, "xdpbrd: invalid datapath '%s' (xdp, tc or auto)\n",
+					optarg);
+				return 2;
+			}
+			path_set = true;
 			break;
 		case 'k':
 			d.keep = true;
@@ -783,6 +804,8 @@ int main(int argc, char **argv)
 	/* The command line wins over the file. */
 	if (!mode_set && d.cfg.mode_set)
 		o.mode = d.cfg.mode;
+	if (!path_set)
+		o.path = d.cfg.path;
 	if (!o.fdb_size)
 		o.fdb_size = d.cfg.fdb_size;
 	if (!o.fdb_cache_set && d.cfg.fdb_cache_set) {
@@ -808,6 +831,7 @@ int main(int argc, char **argv)
 
 	ret = bridge_open(&d.br, name, &o);
 	d.br.port_init = init_port_from_cfg;
+	d.br.port_path = port_path_from_cfg;
 	d.br.port_init_arg = &d;
 	/* Check every port before attaching any: nothing half-attached. */
 	for (int i = 0; !ret && i < nports; i++)

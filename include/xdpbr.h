@@ -55,6 +55,7 @@
 #define XDPBR_MAP_XMIT_SEEN	"xdpbr_xmit_seen"	/* datapath-only */
 #define XDPBR_MAP_FDBGEN	"xdpbr_fdbgen"
 #define XDPBR_MAP_SKBPORTS	"xdpbr_skbports"
+#define XDPBR_MAP_SLOTIF	"xdpbr_slotif"
 #define XDPBR_PIN_LINK_XMIT	"link_devmap_xmit"
 #define XDPBR_PIN_LINK_REDIR	"link_redirect_err"
 #define XDPBR_PIN_PROG_RX	"prog_rx"
@@ -111,6 +112,10 @@ struct xdpbr_fdb_val {
 #define XDPBR_PORT_ISOLATED	(1U << 4)	/* no traffic to other isolated ports */
 #define XDPBR_PORT_HAIRPIN	(1U << 5)	/* may send a frame back out its ingress */
 #define XDPBR_PORT_DOWN		(1U << 16)	/* state, set by the daemon: link down */
+#define XDPBR_PORT_PEER_NS	(1U << 17)	/* state, set by the loader: a veth whose
+						 * peer is in another network namespace:
+						 * the skb path delivers to it with
+						 * bpf_redirect_peer */
 #define XDPBR_PORT_USER_FLAGS	(XDPBR_PORT_LEARNING | XDPBR_PORT_FLOOD | \
 				 XDPBR_PORT_MCAST_FLOOD | XDPBR_PORT_BCAST_FLOOD | \
 				 XDPBR_PORT_ISOLATED | XDPBR_PORT_HAIRPIN)

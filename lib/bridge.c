@@ -172,7 +172,7 @@ static bool prog_is_ours(struct bridge *br, uint32_t prog_id)
 
 	if (!prog_id)
 		return false;
-	if (prog_id == br->prog_rx_id)
+	if (prog_id == br->prog_rx_id || prog_id == br->prog_tc_id)
 		return true;
 	fd = bpf_prog_get_fd_by_id(prog_id);
 	if (fd < 0)
@@ -204,7 +204,7 @@ static int pin_prog(struct bridge *br, struct bpf_program *prog, const char *nam
 static void unpin_all(struct bridge *br)
 {
 	static const char *const names[] = {
-		XDPBR_PIN_PROG_RX, XDPBR_PIN_PROG_EGRESS,
+		XDPBR_PIN_PROG_RX, XDPBR_PIN_PROG_EGRESS, XDPBR_PIN_PROG_TC,
 		XDPBR_PIN_LINK_XMIT, XDPBR_PIN_LINK_REDIR,
 	};
 	char path[PATH_MAX];
@@ -274,6 +274,8 @@ void bridge_skel_maps(const struct xdpbr *skel, struct xdpbr_maps *m)
 		.ifslot = bpf_map__fd(skel->maps.xdpbr_ifslot),
 		.portcfg = bpf_map__fd(skel->maps.xdpbr_portcfg),
 		.fdbgen = bpf_map__fd(skel->maps.xdpbr_fdbgen),
+		.slotif = bpf_map__fd(skel->maps.xdpbr_slotif),
+		.skbports = bpf_map__fd(skel->maps.xdpbr_skbports),
 	};
 }
 
@@ -284,9 +286,10 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 	int err;
 
 	memset(br, 0, sizeof(*br));
-	br->prog_rx_fd = br->prog_egress_fd = -1;
+	br->prog_rx_fd = br->prog_egress_fd = br->prog_tc_fd = -1;
 	memset(&br->maps, 0xff, sizeof(br->maps));	/* every fd -1 */
 	br->mode = o->mode;
+	br->path = o->path;
 	snprintf(br->name, sizeof(br->name), "%s", name);
 	err = pin_path(br->dir, sizeof(br->dir), name, NULL);
 	if (err)
@@ -356,7 +359,9 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 	bridge_skel_maps(br->skel, &br->maps);
 	br->prog_rx_fd = bpf_program__fd(br->skel->progs.xdpbr_rx);
 	br->prog_egress_fd = bpf_program__fd(br->skel->progs.xdpbr_egress);
+	br->prog_tc_fd = bpf_program__fd(br->skel->progs.xdpbr_tc_rx);
 	br->prog_rx_id = prog_id_of(br->prog_rx_fd);
+	br->prog_tc_id = prog_id_of(br->prog_tc_fd);
 	{
 		struct bpf_map_info mi = {};
 		__u32 mlen = sizeof(mi);
@@ -368,6 +373,8 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 	err = pin_prog(br, br->skel->progs.xdpbr_rx, XDPBR_PIN_PROG_RX);
 	if (!err)
 		err = pin_prog(br, br->skel->progs.xdpbr_egress, XDPBR_PIN_PROG_EGRESS);
+	if (!err)
+		err = pin_prog(br, br->skel->progs.xdpbr_tc_rx, XDPBR_PIN_PROG_TC);
 	if (err)
 		return err;
 	attach_tracepoints(br);
@@ -454,6 +461,90 @@ static void port_maps_del(struct bridge *br, uint32_t ifindex)
 	ctl_port_remove(&br->maps, ifindex);
 }
 
+/* ------------------------------------------------------ the skb path (TC) */
+
+#define TC_HOOK(name, ifidx) \
+	LIBBPF_OPTS(bpf_tc_hook, name, .ifindex = (int)(ifidx), .attach_point = BPF_TC_INGRESS)
+#define TC_FILTER(name) \
+	LIBBPF_OPTS(bpf_tc_opts, name, .handle = XDPBR_TC_HANDLE, .priority = XDPBR_TC_PRIO)
+
+int tc_query(uint32_t ifindex, uint32_t *prog_id)
+{
+	TC_HOOK(hook, ifindex);
+	TC_FILTER(opts);
+	int err;
+
+	*prog_id = 0;
+	err = bpf_tc_query(&hook, &opts);
+	if (err == -ENOENT || err == -EINVAL)
+		return 0;		/* no clsact qdisc, or no filter of ours */
+	if (err)
+		return err;
+	*prog_id = opts.prog_id;
+	return 0;
+}
+
+/*
+ * Our filter on the port's clsact ingress (created if missing), swapped in
+ * atomically when one is there (BPF_TC_F_REPLACE): a restarted daemon
+ * replaces its predecessor's program without a gap, like XDP_FLAGS_REPLACE.
+ * Ports on the skb path run only this; XDP ports run it too, for the
+ * frames their XDP program hands to the stack in a bridge of both kinds.
+ */
+static int tc_attach(struct bridge *br, uint32_t ifindex, const char *ifname)
+{
+	TC_HOOK(hook, ifindex);
+	TC_FILTER(opts);
+	int err;
+
+	if (br->prog_tc_fd < 0)
+		return -ENOENT;
+	err = bpf_tc_hook_create(&hook);
+	if (err && err != -EEXIST) {
+		log_warn("Couldn't add a clsact qdisc to '%s': %s", ifname, strerror(-err));
+		return err;
+	}
+	opts.prog_fd = br->prog_tc_fd;
+	opts.flags = BPF_TC_F_REPLACE;
+	err = bpf_tc_attach(&hook, &opts);
+	if (err)
+		log_warn("Couldn't attach the TC program to '%s': %s", ifname, strerror(-err));
+	return err;
+}
+
+/* Removes our filter, if it is still ours; the clsact qdisc stays (other
+ * filters may use it). */
+static void tc_detach(struct bridge *br, uint32_t ifindex)
+{
+	TC_HOOK(hook, ifindex);
+	TC_FILTER(opts);
+	uint32_t id;
+	char name[IF_NAMESIZE] = "?";
+
+	if (tc_query(ifindex, &id) || !prog_is_ours(br, id))
+		return;
+	if (bpf_tc_detach(&hook, &opts))
+		log_warn("Couldn't detach the TC program from '%s'",
+			 if_indextoname(ifindex, name) ?: "?");
+}
+
+/* The path a new or adopted port takes: configured, else the bridge's
+ * default, else its kind's. */
+static enum port_path port_path_for(struct bridge *br, const char *ifname, uint32_t ifindex,
+				    char *kind, size_t len)
+{
+	enum port_path path = br->port_path ? br->port_path(ifname, br->port_init_arg)
+					    : PORT_PATH_AUTO;
+
+	if (port_kind(ifindex, kind, len))
+		snprintf(kind, len, "physical");
+	if (path == PORT_PATH_AUTO)
+		path = br->path;
+	if (path == PORT_PATH_AUTO)
+		path = port_path_of_kind(kind);
+	return path;
+}
+
 static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
 		      uint32_t cur_id, uint32_t cur_mode, uint32_t *mode)
 {
@@ -508,10 +599,63 @@ static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
 	return 0;
 }
 
+static void detach_one(struct bridge *br, uint32_t ifindex);
+static void xdp_detach(struct bridge *br, uint32_t ifindex);
+
+/* Records the mode the port really runs in and, for a veth on the skb path
+ * whose peer is in another namespace, that the TC program may hand frames
+ * straight to the peer (bpf_redirect_peer: no second trip through the
+ * backlog). */
+static void record_mode(struct bridge *br, uint32_t ifindex, uint32_t mode, const char *kind)
+{
+	struct link_info li;
+	struct xdpbr_port p;
+
+	if (ctl_port_get(&br->maps, ifindex, &p))
+		return;
+	p.mode = (uint16_t)mode;
+	p.flags &= ~XDPBR_PORT_PEER_NS;
+	if (mode == XDPBR_MODE_TC && !strcmp(kind, "veth") &&
+	    !link_get_info(ifindex, &li) && li.peer_nsid >= 0)
+		p.flags |= XDPBR_PORT_PEER_NS;
+	ctl_port_write(&br->maps, ifindex, &p);
+}
+
+/* A port on the skb path: maps first (with its mode, so XDP ports start
+ * handing it frames), then the TC filter; an XDP program of ours from an
+ * earlier run on the other path goes. */
+static int add_port_tc(struct bridge *br, const char *ifname, uint32_t ifindex,
+		       bool *adopted)
+{
+	uint32_t cur_tc = 0, cur_xdp = 0, cur_mode;
+	int err;
+
+	tc_query(ifindex, &cur_tc);
+	*adopted = prog_is_ours(br, cur_tc);
+	err = port_maps_add(br, ifname, ifindex, XDPBR_MODE_TC);
+	if (err) {
+		log_warn("Couldn't add '%s' to the bridge's maps: %s", ifname, strerror(-err));
+		if (!*adopted)
+			port_maps_del(br, ifindex);
+		return err;
+	}
+	err = tc_attach(br, ifindex, ifname);
+	if (err) {
+		if (!*adopted)
+			port_maps_del(br, ifindex);
+		return err;
+	}
+	if (!xdp_query(ifindex, &cur_xdp, &cur_mode) && prog_is_ours(br, cur_xdp))
+		xdp_detach(br, ifindex);
+	return 0;
+}
+
 int bridge_add_port(struct bridge *br, const char *ifname)
 {
 	struct bridge_port *bp;
 	uint32_t ifindex, cur_id, cur_mode, mode = XDPBR_MODE_NONE;
+	char kind[IF_NAMESIZE];
+	bool adopted = false;
 	int err;
 
 	if (br->nports >= XDPBR_MAX_PORTS - 1)
@@ -520,9 +664,18 @@ int bridge_add_port(struct bridge *br, const char *ifname)
 	if (err)
 		return err;
 	ifindex = if_nametoindex(ifname);
+	if (port_path_for(br, ifname, ifindex, kind, sizeof(kind)) == PORT_PATH_TC) {
+		err = add_port_tc(br, ifname, ifindex, &adopted);
+		if (err)
+			return err;
+		mode = XDPBR_MODE_TC;
+		goto added;
+	}
 	err = xdp_query(ifindex, &cur_id, &cur_mode);
 	if (err)
 		return err;
+	if (cur_mode == XDPBR_MODE_TC)
+		cur_mode = XDPBR_MODE_NONE;
 
 	/* Maps first: the first frame the program sees is already bridged. */
 	err = port_maps_add(br, ifname, ifindex, cur_id ? cur_mode : XDPBR_MODE_NONE);
@@ -533,30 +686,42 @@ int bridge_add_port(struct bridge *br, const char *ifname)
 		return err;
 	}
 	err = attach_one(br, ifindex, ifname, cur_id, cur_mode, &mode);
+	if (!err)
+		err = tc_attach(br, ifindex, ifname);	/* frames handed to the stack */
 	if (err) {
-		if (!cur_id)
+		if (!cur_id) {
+			xdp_detach(br, ifindex);
 			port_maps_del(br, ifindex);
+		}
 		return err;
 	}
-	/* Record the mode it really runs in. */
-	struct xdpbr_port p;
-	if (!ctl_port_get(&br->maps, ifindex, &p)) {
-		p.mode = (uint16_t)mode;
-		ctl_port_write(&br->maps, ifindex, &p);
-	}
+	adopted = cur_id != 0;
+added:
+	record_mode(br, ifindex, mode, kind);
 
 	bp = &br->ports[br->nports++];
 	bp->ifindex = ifindex;
 	bp->mode = mode;
-	bp->attached_now = !cur_id;
+	bp->attached_now = !adopted;
 	snprintf(bp->ifname, sizeof(bp->ifname), "%s", ifname);
-	log_info("port %s (ifindex %u): %s XDP%s", ifname, ifindex,
-		 port_mode_name(mode), cur_id ? ", adopted" : "");
+	if (mode == XDPBR_MODE_TC) {
+		log_info("port %s (ifindex %u, %s): skb path (TC)%s", ifname, ifindex,
+			 kind, adopted ? ", adopted" : "");
+		return 0;
+	}
+	log_info("port %s (ifindex %u, %s): %s XDP%s", ifname, ifindex, kind,
+		 port_mode_name(mode), adopted ? ", adopted" : "");
 	veth_peer_check(ifindex, ifname);
 	return 0;
 }
 
 static void detach_one(struct bridge *br, uint32_t ifindex)
+{
+	xdp_detach(br, ifindex);
+	tc_detach(br, ifindex);
+}
+
+static void xdp_detach(struct bridge *br, uint32_t ifindex)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, ao);
 	uint32_t id, mode;
@@ -628,7 +793,12 @@ int bridge_adopt_ports(struct bridge *br)
 
 		for (int j = 0; j < br->nports; j++)
 			known |= br->ports[j].ifindex == ifindex;
-		if (known || xdp_query(ifindex, &id, &mode) || !prog_is_ours(br, id))
+		if (known)
+			continue;
+		if (ports[i].port.mode == XDPBR_MODE_TC ? tc_query(ifindex, &id)
+							  : xdp_query(ifindex, &id, &mode))
+			continue;
+		if (!prog_is_ours(br, id))
 			continue;
 		if (!if_indextoname(ifindex, name))
 			continue;
@@ -648,7 +818,7 @@ int bridge_open_pinned(struct bridge *br, const char *name)
 	int err;
 
 	memset(br, 0, sizeof(*br));
-	br->prog_rx_fd = br->prog_egress_fd = -1;
+	br->prog_rx_fd = br->prog_egress_fd = br->prog_tc_fd = -1;
 	br->adopted = true;
 	snprintf(br->name, sizeof(br->name), "%s", name);
 	err = pin_path(br->dir, sizeof(br->dir), name, NULL);
@@ -660,6 +830,8 @@ int bridge_open_pinned(struct bridge *br, const char *name)
 		br->prog_rx_fd = bpf_obj_get(path);
 	if (!pin_path(path, sizeof(path), name, XDPBR_PIN_PROG_EGRESS))
 		br->prog_egress_fd = bpf_obj_get(path);
+	if (!pin_path(path, sizeof(path), name, XDPBR_PIN_PROG_TC))
+		br->prog_tc_fd = bpf_obj_get(path);	/* optional: older pins */
 	if (br->prog_rx_fd < 0 || br->prog_egress_fd < 0 ||
 	    bpf_obj_get_info_by_fd(br->maps.fdb, &mi, &mlen)) {
 		err = -errno;
@@ -667,6 +839,7 @@ int bridge_open_pinned(struct bridge *br, const char *name)
 		return err;
 	}
 	br->prog_rx_id = prog_id_of(br->prog_rx_fd);
+	br->prog_tc_id = prog_id_of(br->prog_tc_fd);
 	br->fdb_map_id = mi.id;
 	return 0;
 }
@@ -678,7 +851,9 @@ void bridge_close_pinned(struct bridge *br)
 		close(br->prog_rx_fd);
 	if (br->prog_egress_fd >= 0)
 		close(br->prog_egress_fd);
-	br->prog_rx_fd = br->prog_egress_fd = -1;
+	if (br->prog_tc_fd >= 0)
+		close(br->prog_tc_fd);
+	br->prog_rx_fd = br->prog_egress_fd = br->prog_tc_fd = -1;
 }
 
 int bridge_del_port(struct bridge *br, const char *ifname)
@@ -745,6 +920,8 @@ int bridge_pins_check(struct bridge *br)
 	err = pin_prog(br, br->skel->progs.xdpbr_rx, XDPBR_PIN_PROG_RX);
 	if (!err)
 		err = pin_prog(br, br->skel->progs.xdpbr_egress, XDPBR_PIN_PROG_EGRESS);
+	if (!err)
+		err = pin_prog(br, br->skel->progs.xdpbr_tc_rx, XDPBR_PIN_PROG_TC);
 	if (err)
 		return err;
 	attach_tracepoints(br);	/* their links lived by their pins */

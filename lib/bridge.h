@@ -9,11 +9,13 @@
 
 #include "xdpbr.h"
 #include "pins.h"
+#include "ports.h"
 
 enum attach_mode { ATTACH_AUTO, ATTACH_NATIVE, ATTACH_GENERIC };
 
 struct bridge_opts {
 	enum attach_mode mode;
+	enum port_path path;		/* default for ports: auto, xdp or tc */
 	uint32_t fdb_size;		/* 0: the object's default */
 	bool fdb_cache_set;
 	uint32_t fdb_cache;		/* per-CPU cache entries, 0 = off
@@ -38,7 +40,9 @@ struct bridge {
 	struct xdpbr_maps maps;
 	int prog_rx_fd;
 	int prog_egress_fd;
+	int prog_tc_fd;			/* the skb path (-1: none pinned) */
 	uint32_t prog_rx_id;
+	uint32_t prog_tc_id;
 	uint32_t fdb_map_id;		/* identifies this bridge's programs */
 	struct bpf_link *tp_links[2];	/* drop-counting tracepoints */
 	/* Optional: settles a new port's flags and limit before it is
@@ -46,6 +50,10 @@ struct bridge {
 	 * defaults of a port configured otherwise. */
 	void (*port_init)(const char *ifname, struct xdpbr_port *p, void *arg);
 	void *port_init_arg;
+	/* Optional: the datapath a port is configured for (PORT_PATH_AUTO:
+	 * the bridge's default, then the port's kind decides). */
+	enum port_path (*port_path)(const char *ifname, void *arg);
+	enum port_path path;		/* the bridge's default */
 	bool adopted;			/* pins existed: never remove them on failure */
 	enum attach_mode mode;
 	struct bridge_port ports[XDPBR_MAX_PORTS];
@@ -91,5 +99,9 @@ int bridge_pins_check(struct bridge *br);
 
 /* XDP program attached to ifindex and its mode (enum xdpbr_mode). */
 int xdp_query(uint32_t ifindex, uint32_t *prog_id, uint32_t *mode);
+
+/* The program of xdpbr's filter on ifindex's clsact ingress (handle and
+ * priority XDPBR_TC_*), or 0. 0 or -errno. */
+int tc_query(uint32_t ifindex, uint32_t *prog_id);
 
 #endif

@@ -114,6 +114,20 @@ int ctl_port_get(const struct xdpbr_maps *m, uint32_t ifindex, struct xdpbr_port
 	return 0;
 }
 
+/* Recounts the ports on the skb (TC) path into xdpbr_skbports: while there
+ * are none, the XDP program never hands a frame to the stack for them. */
+static int skbports_recount(const struct xdpbr_maps *m)
+{
+	struct xdpbr_port p;
+	__u32 zero = 0, n = 0;
+
+	for (__u32 slot = 1; slot < XDPBR_MAX_PORTS; slot++)
+		if (!bpf_map_lookup_elem(m->portcfg, &slot, &p) && p.slot &&
+		    p.mode == XDPBR_MODE_TC)
+			n++;
+	return bpf_map_update_elem(m->skbports, &zero, &n, 0) ? -errno : 0;
+}
+
 int ctl_port_write(const struct xdpbr_maps *m, uint32_t ifindex, const struct xdpbr_port *p)
 {
 	/* The port first, then the way to it: a frame never finds a slot
@@ -122,10 +136,14 @@ int ctl_port_write(const struct xdpbr_maps *m, uint32_t ifindex, const struct xd
 		return -EINVAL;
 	if (bpf_map_update_elem(m->portcfg, &p->slot, p, 0))
 		return -errno;
+	if (bpf_map_update_elem(m->slotif, &p->slot, &ifindex, 0))
+		return -errno;
 	if (ifindex < XDPBR_IFINDEX_FAST &&
 	    bpf_map_update_elem(m->ifslot, &ifindex, &p->slot, 0))
 		return -errno;
-	return bpf_map_update_elem(m->ports, &ifindex, p, 0) ? -errno : 0;
+	if (bpf_map_update_elem(m->ports, &ifindex, p, 0))
+		return -errno;
+	return skbports_recount(m);
 }
 
 /* The reverse of ctl_port_write: the way to the port first. */
@@ -136,10 +154,13 @@ static void port_erase(const struct xdpbr_maps *m, uint32_t ifindex, uint32_t sl
 
 	if (ifindex < XDPBR_IFINDEX_FAST)
 		bpf_map_update_elem(m->ifslot, &ifindex, &zero, 0);
-	if (slot < XDPBR_MAX_PORTS)
+	if (slot < XDPBR_MAX_PORTS) {
 		bpf_map_update_elem(m->portcfg, &slot, &none, 0);
+		bpf_map_update_elem(m->slotif, &slot, &zero, 0);
+	}
 	bpf_map_delete_elem(m->ports, &ifindex);
 }
+
 
 int ctl_fdb_add(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
 		uint32_t ifindex, bool is_static)
@@ -441,6 +462,7 @@ int ctl_port_remove(const struct xdpbr_maps *m, uint32_t ifindex)
 	if (err < 0)
 		return err;
 	port_erase(m, ifindex, p.slot);
+	skbports_recount(m);
 	if (p.slot < XDPBR_MAX_PORTS) {
 		/* the slot starts afresh for its next port */
 		struct xdpbr_storm no_limits = { 0 };

@@ -172,6 +172,22 @@ static int netns_open_by_nsid(int32_t nsid, char *name, size_t len)
 	return fd;
 }
 
+int port_kind(uint32_t ifindex, char *kind, size_t len)
+{
+	struct link_info li;
+	int err = link_get_info(ifindex, &li);
+
+	if (err)
+		return err;
+	if (!li.kind[0])
+		snprintf(kind, len, "physical");
+	else if (!strcmp(li.kind, "tun"))	/* tun and tap share a driver */
+		snprintf(kind, len, "tap");
+	else
+		snprintf(kind, len, "%s", li.kind);
+	return 0;
+}
+
 /* An ethtool flag (ETHTOOL_G*) of interface name, in the current
  * namespace: 1 on, 0 off, -errno. */
 static int ethtool_flag(const char *name, __u32 cmd)

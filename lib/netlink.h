@@ -29,6 +29,11 @@ struct link_info {
 /* RTM_GETLINK for ifindex in the current network namespace. */
 int link_get_info(uint32_t ifindex, struct link_info *li);
 
+/* The kind of port ifindex is: "veth", "tap", "physical" (a device with no
+ * link kind: a NIC's driver), or its link kind ("vxlan", "macvlan", ...).
+ * 0 or -errno. */
+int port_kind(uint32_t ifindex, char *kind, size_t len);
+
 /* Up for bridging: administratively up and with carrier. */
 #define LINK_UP(flags) (((flags) & IFF_UP) && ((flags) & IFF_LOWER_UP))
 

@@ -30,6 +30,8 @@ static const struct {
 	{ XDPBR_MAP_IFSLOT,	offsetof(struct xdpbr_maps, ifslot) },
 	{ XDPBR_MAP_PORTCFG,	offsetof(struct xdpbr_maps, portcfg) },
 	{ XDPBR_MAP_FDBGEN,	offsetof(struct xdpbr_maps, fdbgen) },
+	{ XDPBR_MAP_SLOTIF,	offsetof(struct xdpbr_maps, slotif) },
+	{ XDPBR_MAP_SKBPORTS,	offsetof(struct xdpbr_maps, skbports) },
 };
 
 /* Pinned too, but used by the datapath alone. */

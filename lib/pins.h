@@ -21,6 +21,8 @@ struct xdpbr_maps {
 	int ifslot;
 	int portcfg;
 	int fdbgen;
+	int slotif;
+	int skbports;
 };
 
 /* Opens the maps pinned under /sys/fs/bpf/xdpbr/<bridge>/. 0 or -errno;

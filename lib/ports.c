@@ -3,9 +3,11 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <bpf/bpf.h>
 
 #include "ports.h"
+#include "util.h"
 
 static int port_cmp(const void *a, const void *b)
 {
@@ -85,7 +87,42 @@ const char *port_mode_name(uint32_t mode)
 		return "native";
 	case XDPBR_MODE_GENERIC:
 		return "generic";
+	case XDPBR_MODE_TC:
+		return "tc";
 	default:
 		return "none";
 	}
+}
+
+static const char *const port_path_names[] = {
+	[PORT_PATH_AUTO] = "auto",
+	[PORT_PATH_XDP] = "xdp",
+	[PORT_PATH_TC] = "tc",
+};
+
+const char *port_path_name(enum port_path path)
+{
+	return (unsigned int)path < ARRAY_SIZE(port_path_names) ? port_path_names[path] : "?";
+}
+
+int port_path_parse(const char *s, enum port_path *path)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(port_path_names); i++)
+		if (!strcmp(s, port_path_names[i])) {
+			*path = (enum port_path)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+enum port_path port_path_of_kind(const char *kind)
+{
+	return !strcmp(kind, "veth") || !strcmp(kind, "tap") ? PORT_PATH_TC : PORT_PATH_XDP;
+}
+
+enum port_path port_path_of_mode(uint32_t mode)
+{
+	if (mode == XDPBR_MODE_TC)
+		return PORT_PATH_TC;
+	return mode == XDPBR_MODE_NONE ? PORT_PATH_AUTO : PORT_PATH_XDP;
 }
