@@ -57,7 +57,7 @@ BINS     := $(BUILD)/xdpbrd $(BUILD)/xdpbr
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 BPFTEST   := $(BUILD)/tests/test_datapath
-TOOLS     := $(BUILD)/tools/sendframe $(BUILD)/tools/fdbfill
+TOOLS     := $(BUILD)/tools/sendframe $(BUILD)/tools/fdbfill $(BUILD)/tools/tapwire
 
 PREFIX     ?= /usr/local
 SBINDIR    ?= $(PREFIX)/sbin
@@ -116,6 +116,10 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(BUILD)/tests/unit/mock_bpf
 
 $(BPFTEST): $(BUILD)/tests/bpf/test_datapath.o $(LIB)
 	$(CC) $(LDFLAGS) $^ $(LIB_LDLIBS) -o $@
+
+$(BUILD)/tools/tapwire: tools/tapwire.c | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@
 
 $(BUILD)/tools/sendframe: tools/sendframe.c | $(BUILD)
 	@mkdir -p $(dir $@)

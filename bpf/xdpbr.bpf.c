@@ -195,6 +195,36 @@ static __always_inline __u64 wire_len(const struct __sk_buff *skb)
 	return skb->len + (skb->vlan_present ? 4 : 0);
 }
 
+/*
+ * The wire frames a GSO packet stands for. The stack fills gso_segs for
+ * what it builds; a tap's (a VM's) super-frames come with gso_size only,
+ * so count them from the headers: Ethernet, IPv4 or IPv6, TCP or UDP.
+ */
+static __always_inline __u32 gso_frames(struct __sk_buff *skb)
+{
+	__u32 hdr = ETH_HLEN, payload;
+	__u8 b[2];
+
+	if (!skb->gso_size)
+		return 1;
+	if (skb->gso_segs)
+		return skb->gso_segs;
+	if (skb->protocol == bpf_htons(ETH_P_IP)) {
+		if (bpf_skb_load_bytes(skb, ETH_HLEN, b, 1))
+			return 1;
+		hdr += (b[0] & 0x0f) * 4;
+	} else {
+		hdr += 40;		/* IPv6, no extension headers in GSO */
+	}
+	if (skb->gso_size && bpf_skb_load_bytes(skb, hdr + 12, b, 1) == 0 &&
+	    skb->len > hdr + 20)
+		hdr += (b[0] >> 4) * 4;	/* TCP data offset; UDP: 8, close enough */
+	if (skb->len <= hdr)
+		return 1;
+	payload = skb->len - hdr;
+	return (payload + skb->gso_size - 1) / skb->gso_size;
+}
+
 static __always_inline int tc_end(struct frame *f, enum xdpbr_counter c, int action)
 {
 	outcome(f, c);
@@ -290,7 +320,7 @@ static __always_inline int tc_forward(struct __sk_buff *skb, struct frame *f,
 {
 	enum xdpbr_counter c = check_pair(f, eg);
 	struct xdpbr_port *out;
-	__u32 out_ifindex;
+	__u32 out_ifindex, mtu = 0;
 
 	if (c != STEP_OK)
 		return tc_end(f, c, TC_ACT_SHOT);
@@ -307,8 +337,15 @@ static __always_inline int tc_forward(struct __sk_buff *skb, struct frame *f,
 		if (tc_set_tag(skb, &f->vi, ve == VLAN_EG_UNTAGGED))
 			return tc_end(f, XDPBR_CNT_DROP_REDIRECT, TC_ACT_SHOT);
 	}
-	count_tx(stats_of(eg->slot), wire_len(skb), f->segs);
 	outcome(f, XDPBR_CNT_FORWARDED);
+	/* Larger than the egress port's MTU: the egress drops it, as a NIC
+	 * would (and the kernel bridge does), and counts it like the XDP
+	 * path's driver drops. GSO packets are checked per segment. */
+	if (bpf_check_mtu(skb, out_ifindex, &mtu, 0, 0)) {
+		count(stats_of(eg->slot), XDPBR_CNT_TX_DROPPED);
+		return TC_ACT_SHOT;
+	}
+	count_tx(stats_of(eg->slot), wire_len(skb), f->segs);
 	/* Into a container's namespace: straight to the veth's peer, the way
 	 * Cilium does, skipping the egress queue and a second softirq. */
 	if (out && (out->flags & XDPBR_PORT_PEER_NS))
@@ -349,8 +386,7 @@ int xdpbr_tc_rx(struct __sk_buff *skb)
 	struct egress eg;
 	enum xdpbr_counter c;
 
-	if (!frame_begin(&f, skb->ifindex, wire_len(skb),
-			 skb->gso_segs ? skb->gso_segs : 1, !handoff))
+	if (!frame_begin(&f, skb->ifindex, wire_len(skb), gso_frames(skb), !handoff))
 		return tc_end(&f, XDPBR_CNT_PASS_NOT_PORT, TC_ACT_OK);
 
 	/* parse, classify */

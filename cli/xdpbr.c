@@ -539,8 +539,9 @@ static int do_link_show(const struct cli_cmd *c, struct target *t)
 			for (size_t f = 0; f < json_object_array_length(fl); f++)
 				printf("%s%s", f ? "," : "",
 				       json_object_get_string(json_object_array_get_idx(fl, f)));
-			printf("> mtu %llu master %s state %s xdp %s",
-			       U("mtu"), S("master"), S("state"), S("xdp_mode"));
+			printf("> mtu %llu master %s state %s kind %s datapath %s xdp %s",
+			       U("mtu"), S("master"), S("state"), S("kind"), S("datapath"),
+			       S("xdp_mode"));
 			if (U("xdp_prog_id"))
 				printf(" id %llu", U("xdp_prog_id"));
 			printf(" learning %s flood %s mcast_flood %s bcast_flood %s"

@@ -540,6 +540,8 @@ static enum port_path port_path_for(struct bridge *br, const char *ifname, uint3
 		snprintf(kind, len, "physical");
 	if (path == PORT_PATH_AUTO)
 		path = br->path;
+	if (path == PORT_PATH_AUTO && br->mode != ATTACH_AUTO)
+		path = PORT_PATH_XDP;		/* an XDP mode asks for XDP */
 	if (path == PORT_PATH_AUTO)
 		path = port_path_of_kind(kind);
 	return path;

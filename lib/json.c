@@ -9,6 +9,7 @@
 
 #include "bridge.h"
 #include "json.h"
+#include "netlink.h"
 #include "portstats.h"
 #include "util.h"
 
@@ -77,7 +78,9 @@ struct json_object *json_port(const struct port_entry *p, const char *bridge)
 	struct json_object *flags = json_object_new_array();
 	char ifname[IF_NAMESIZE];
 	struct ifreq ifr = {};
-	uint32_t prog_id = 0, mode = XDPBR_MODE_NONE;
+	uint32_t prog_id = 0, mode = XDPBR_MODE_NONE, tc_id = 0;
+	char kind[IF_NAMESIZE];
+	const char *datapath;
 	unsigned int ifflags = 0;
 	int mtu = 0, fd;
 
@@ -99,6 +102,12 @@ struct json_object *json_port(const struct port_entry *p, const char *bridge)
 			json_object_array_add(flags, json_object_new_string(iff_names[i].name));
 	/* What the interface really runs, not what was recorded. */
 	xdp_query(p->ifindex, &prog_id, &mode);
+	if (port_kind(p->ifindex, kind, sizeof(kind)))
+		snprintf(kind, sizeof(kind), "?");
+	if (p->port.mode == XDPBR_MODE_TC)
+		datapath = !tc_query(p->ifindex, &tc_id) && tc_id ? "tc" : "none";
+	else
+		datapath = prog_id ? "xdp" : "none";
 
 	add_u64(o, "ifindex", p->ifindex);
 	add_str(o, "ifname", ifname);
@@ -108,6 +117,8 @@ struct json_object *json_port(const struct port_entry *p, const char *bridge)
 	/* Forwarding only when the link is up and the datapath uses the port. */
 	add_str(o, "state", (ifflags & IFF_UP) && (ifflags & IFF_RUNNING) &&
 		!(p->port.flags & XDPBR_PORT_DOWN) ? "forwarding" : "disabled");
+	add_str(o, "kind", kind);
+	add_str(o, "datapath", datapath);
 	add_str(o, "xdp_mode", port_mode_name(mode));
 	add_u64(o, "xdp_prog_id", prog_id);
 	add_u64(o, "slot", p->port.slot);

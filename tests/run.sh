@@ -5,7 +5,9 @@
 #
 #   unit         build/tests/test_<module>     cmocka, one per tests/unit/test_*.c
 #   datapath     build/tests/test_datapath     BPF_PROG_RUN fixtures
-#   integration  tests/integration/test_*.sh   netns + veth, real traffic
+#   integration  tests/integration/test_*.sh   netns + veth, real traffic,
+#                on the skb (TC) path of veth ports and again on the XDP
+#                path (integration-xdp/)
 #   sanitize     build-san/tests/...           the unit and datapath suites
 #                built with ASan and UBSan (SAN_BUILD; make check builds
 #                it; not run when BUILD is that build already)
@@ -162,10 +164,19 @@ if [ "$SAN_BUILD" != "$BUILD" ]; then
 	unset ASAN_OPTIONS UBSAN_OPTIONS
 fi
 
+# Every integration suite runs on both datapaths of veth ports: the skb
+# path they take by default (TC, "integration/") and the XDP path that
+# physical ports take ("integration-xdp/", XT_DATAPATH=xdp), unless its
+# header names one ("# datapaths: xdp" or "# datapaths: auto").
 for t in tests/integration/test_*.sh; do
 	[ -e "$t" ] || continue
-	run_suite "integration/$(basename "$t" .sh)" summary \
-		"$INTEGRATION_TIMEOUT" "$t"
+	dps=$(sed -n 's/^# datapaths: //p' "$t" | head -n 1)
+	for dp in ${dps:-auto xdp}; do
+		name=integration/$(basename "$t" .sh)
+		[ "$dp" = auto ] || name=integration-$dp/$(basename "$t" .sh)
+		run_suite "$name" summary "$INTEGRATION_TIMEOUT" \
+			env XT_DATAPATH="$dp" "$t"
+	done
 done
 
 if [ "$SKIPPED" -gt 0 ]; then

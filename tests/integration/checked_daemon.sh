@@ -51,7 +51,7 @@ write_conf()
 ports_with_xdp()
 {
 	[ "$("$XDPBR" -b "$BR" -j link show 2>/dev/null |
-		jq '[.[] | select(.xdp_mode != "none")] | length')" = "$1" ]
+		jq '[.[] | select(.datapath != "none")] | length')" = "$1" ]
 }
 
 # reloads_at_least N: the daemon logged "reloaded" N times or more.
@@ -108,7 +108,7 @@ P2=$(obs_pick_port) || abort "no second free loopback port"
 write_conf "127.0.0.1:$P1" 120 1000 "${PORT[1]}" "${PORT[2]}"
 
 : >"$DAEMON_LOG"
-"${CHECK_CMD[@]}" -c "$CONF" >"$XT_TMP/xdpbrd.stdout" 2>"$DAEMON_LOG" &
+"${CHECK_CMD[@]}" -d "$XT_DATAPATH" -c "$CONF" >"$XT_TMP/xdpbrd.stdout" 2>"$DAEMON_LOG" &
 DAEMON_PID=$!
 for ((k = 0; k < 600; k++)); do
 	ports_with_xdp 2 && break

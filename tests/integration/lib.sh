@@ -207,6 +207,23 @@ xt_require()
 	fi
 }
 
+# XT_DATAPATH: the datapath the tests' xdpbrd gives its ports (-d): auto
+# (veth ports take the skb path, TC) unless a test is about the XDP path
+# and sets xdp before sourcing this file.
+XT_DATAPATH=${XT_DATAPATH:-auto}
+
+# host_offloads NS: a host on an XDP port stands for a host behind a
+# physical NIC, whose frames arrive complete: GRO on its e0 (an XDP
+# redirect into a veth needs NAPI on the peer, see MACHINE-FACTS.md) and
+# checksums finished in software. Hosts on the skb path keep the defaults
+# every container has.
+host_offloads()
+{
+	[ "$XT_DATAPATH" = xdp ] || return 0
+	ip netns exec "$1" ethtool -K e0 gro on &&
+		ip netns exec "$1" ethtool -K e0 tx off
+}
+
 # topo_up N: hosts 1..N, each a netns whose e0 is the peer of a root-side
 # port. GRO is on for e0, or frames the bridge redirects into the port would
 # be dropped (see MACHINE-FACTS.md). It must be turned on while e0 is up:
@@ -240,10 +257,7 @@ topo_up()
 			ip -n "$ns" addr add "${IP4[i]}/24" dev e0 &&
 			ip -n "$ns" addr add "${IP6[i]}/64" dev e0 nodad &&
 			ip -n "$ns" link set dev e0 up &&
-			ip netns exec "$ns" ethtool -K e0 gro on &&
-			# TCP/UDP checksums finished in software: an XDP
-			# redirect does not finish them (README, veth ports)
-			ip netns exec "$ns" ethtool -K e0 tx off
+			host_offloads "$ns"
 		} >"$XT_TMP/topo.log" 2>&1 ||
 			abort "topo_up: configuring host $i" "$(cat "$XT_TMP/topo.log")"
 	done
@@ -267,19 +281,41 @@ hping()
 	fi
 }
 
-# port_xdp PORT: the XDP state of PORT as iproute2's JSON ("null" if none).
+# port_tc PORT: xdpbr's filter on PORT's clsact ingress (handle 0x7862) as
+# tc's JSON, "null" if none.
+port_tc()
+{
+	tc -j filter show dev "$1" ingress 2>/dev/null |
+		jq -c '[.[] | select(.options.handle == "0x7862")][0] // null'
+}
+
+# port_xdp PORT: the datapath program attached to PORT: its XDP state as
+# iproute2's JSON, or xdpbr's TC filter (port_tc); "null" if neither.
 port_xdp()
 {
-	ip -j link show dev "$1" | jq -c '.[0].xdp'
+	local x
+	x=$(ip -j link show dev "$1" | jq -c '.[0].xdp')
+	if [ "$x" = null ]; then
+		port_tc "$1"
+	else
+		echo "$x"
+	fi
 }
 
-# port_prog_id PORT: id of the XDP program on PORT, empty when none.
+# port_prog_id PORT: id of the datapath program on PORT (XDP, else the TC
+# filter's), empty when none.
 port_prog_id()
 {
-	ip -j link show dev "$1" | jq -r '.[0].xdp.prog.id // empty'
+	local id
+	id=$(ip -j link show dev "$1" | jq -r '.[0].xdp.prog.id // empty')
+	if [ -z "$id" ]; then
+		id=$(port_tc "$1" | jq -r '.options.prog.id // empty')
+	fi
+	echo "$id"
 }
 
-# no_xdp_anywhere: no port has an XDP program (prints what is left).
+# no_xdp_anywhere: no port has a datapath program, XDP or TC (prints what
+# is left).
 no_xdp_anywhere()
 {
 	local p x rc=0
@@ -289,22 +325,54 @@ no_xdp_anywhere()
 			echo "$p: $x"
 			rc=1
 		fi
-	done
-	return "$rc"
-}
-
-# xdp_everywhere: every port has an XDP program.
-xdp_everywhere()
-{
-	local p rc=0
-	for p in "${PORTS[@]}"; do
-		if [ -z "$(port_prog_id "$p")" ]; then
-			echo "$p: no XDP program"
+		x=$(port_tc "$p")
+		if [ "$x" != null ]; then
+			echo "$p: TC filter left: $x"
 			rc=1
 		fi
 	done
 	return "$rc"
 }
+
+# xdp_everywhere: every port has its datapath program (XDP, or TC on the
+# skb path).
+xdp_everywhere()
+{
+	local p rc=0
+	for p in "${PORTS[@]}"; do
+		if [ -z "$(port_prog_id "$p")" ]; then
+			echo "$p: no datapath program"
+			rc=1
+		fi
+	done
+	return "$rc"
+}
+
+# port_prog_name PORT: name of the datapath program on PORT.
+port_prog_name()
+{
+	local n
+	n=$(ip -j link show dev "$1" | jq -r '.[0].xdp.prog.name // empty')
+	[ -n "$n" ] || n=$(port_tc "$1" | jq -r '.options.prog.name // empty')
+	echo "$n"
+}
+
+# DP_PIN DP_PROG: the pinned program and its name that ports run on
+# XT_DATAPATH's path.
+if [ "$XT_DATAPATH" = xdp ]; then
+	DP_PIN=prog_rx DP_PROG=xdpbr_rx
+else
+	DP_PIN=prog_tc DP_PROG=xdpbr_tc_rx
+fi
+
+# DP_KEY DP_VAL: the `link show -j` field and value that say a port runs
+# the datapath of XT_DATAPATH: xdp_mode "native" on the XDP path,
+# datapath "tc" on veth ports otherwise. For jq: --argjson.
+if [ "$XT_DATAPATH" = xdp ]; then
+	DP_KEY=xdp_mode DP_VAL='"native"'
+else
+	DP_KEY=datapath DP_VAL='"tc"'
+fi
 
 # port_counter PORT NAME: counter NAME of PORT from `xdpbr -j stats`.
 port_counter()
@@ -363,7 +431,7 @@ daemon_start()
 	local i n
 
 	: >"$DAEMON_LOG"
-	"$XDPBRD" "$@" "$BR" "${PORTS[@]}" >>"$DAEMON_LOG" 2>&1 &
+	"$XDPBRD" -d "$XT_DATAPATH" "$@" "$BR" "${PORTS[@]}" >>"$DAEMON_LOG" 2>&1 &
 	DAEMON_PID=$!
 	DAEMON_RC=
 	for ((i = 0; i < 100; i++)); do
@@ -376,7 +444,7 @@ $(cat "$DAEMON_LOG")"
 			return 1
 		fi
 		n=$("$XDPBR" -b "$BR" -j link show 2>/dev/null |
-			jq '[.[] | select(.xdp_mode != "none")] | length' 2>/dev/null)
+			jq '[.[] | select(.datapath != "none")] | length' 2>/dev/null)
 		if [ "${n:-}" = "${#PORTS[@]}" ]; then
 			return 0
 		fi
@@ -855,7 +923,7 @@ pfx_daemon_start()
 	shift
 
 	: >"$DAEMON_LOG"
-	"$XDPBRD" "$@" >"$XT_TMP/xdpbrd.stdout" 2>>"$DAEMON_LOG" &
+	"$XDPBRD" -d "$XT_DATAPATH" "$@" >"$XT_TMP/xdpbrd.stdout" 2>>"$DAEMON_LOG" &
 	DAEMON_PID=$!
 	DAEMON_RC=
 	for ((i = 0; i < 100; i++)); do
@@ -868,7 +936,7 @@ $(cat "$DAEMON_LOG")"
 			return 1
 		fi
 		n=$("$XDPBR" -b "$BR" -j link show 2>/dev/null |
-			jq '[.[] | select(.xdp_mode != "none")] | length' 2>/dev/null)
+			jq '[.[] | select(.datapath != "none")] | length' 2>/dev/null)
 		[ "${n:-}" = "$want" ] && return 0
 		sleep 0.1
 	done
@@ -893,7 +961,7 @@ pfx_host_relink()
 		ip -n "${NS[i]}" addr add "${IP4[i]}/24" dev e0 &&
 		ip -n "${NS[i]}" addr add "${IP6[i]}/64" dev e0 nodad &&
 		ip -n "${NS[i]}" link set dev e0 up &&
-		ip netns exec "${NS[i]}" ethtool -K e0 gro on
+		host_offloads "${NS[i]}"
 	} >"$XT_TMP/relink.log" 2>&1 && return 0
 	XT_WHY=$(cat "$XT_TMP/relink.log")
 	return 1

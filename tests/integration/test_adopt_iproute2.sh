@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: xdp
 # Handing a bridge attached with iproute2 over to xdpbrd, as README.md
 # ("Attaching with iproute2") describes: the first port gets the object with
 # `ip link ... xdp obj`, the others its program through a bpftool pin, the
@@ -12,6 +13,7 @@
 # shellcheck disable=SC2016 # jq variables in single-quoted filters
 # shellcheck disable=SC2317 # functions that run through check / xt_poll
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
+XT_DATAPATH=xdp
 . "$(dirname "$0")/lib.sh"
 
 IP_PIN_DIR=/sys/fs/bpf/tc/globals

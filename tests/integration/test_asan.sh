@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # The daemon's start, reloads and stop built with AddressSanitizer and
 # UndefinedBehaviorSanitizer (build-san/xdpbrd, which make check builds):
 # no report, no leak (the scenario is tests/integration/checked_daemon.sh).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # The benchmark (tools/bench.sh, build/tools/pktgen) in its smoke mode: it
 # must produce well-formed tables and JSON and clean up after itself, also
 # when it is stopped half-way. Rates are not checked: they depend on the

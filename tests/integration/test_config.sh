@@ -156,10 +156,10 @@ hexec 4 "$SENDFRAME" -c 20000 -i 100 e0 "$(eth_frame ff:ff:ff:ff:ff:ff "$H4SRC")
 H4SEND=$!
 XT_PIDS+=("$H4SEND")
 check "SIGHUP (ports changed)" kill -HUP "$DAEMON_PID"
-if pfx_poll 2 pfx_link_is "${PORT[4]}" xdp_mode '"native"'; then
-	pass "reload: ${PORT[4]} added, native XDP (within 2 s)"
+if pfx_poll 2 pfx_link_is "${PORT[4]}" "$DP_KEY" "$DP_VAL"; then
+	pass "reload: ${PORT[4]} added, its datapath attached (within 2 s)"
 else
-	fail "reload: ${PORT[4]} added, native XDP (within 2 s)" "$(pfx_link_json 2>&1)" \
+	fail "reload: ${PORT[4]} added, its datapath attached (within 2 s)" "$(pfx_link_json 2>&1)" \
 		"$(cat "$DAEMON_LOG")"
 fi
 check "reload: ${PORT[4]} has learning off" flag_is "${PORT[4]}" learning false
@@ -234,10 +234,10 @@ else
 fi
 pfx_check_daemon "${PORT[4]} deleted: the daemon keeps running"
 check "recreate ${PORT[4]} (veth to h4)" pfx_host_relink 4
-if pfx_poll 5 pfx_link_is "${PORT[4]}" xdp_mode '"native"'; then
-	pass "${PORT[4]} recreated: it joins again, native XDP"
+if pfx_poll 5 pfx_link_is "${PORT[4]}" "$DP_KEY" "$DP_VAL"; then
+	pass "${PORT[4]} recreated: it joins again, its datapath attached"
 else
-	fail "${PORT[4]} recreated: it joins again, native XDP (within 5 s)" \
+	fail "${PORT[4]} recreated: it joins again, its datapath attached (within 5 s)" \
 		"$(pfx_link_json 2>&1)" "$(cat "$DAEMON_LOG")"
 fi
 check "${PORT[4]} recreated: learning off, from the file" flag_is "${PORT[4]}" learning false

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # The fuzz harnesses of tests/fuzz/ (datapath, config, cli, http; built by
 # make check as build/fuzz/fuzz_*) each run for FUZZ_SMOKE_SECONDS (default
 # 5) from their seed corpora, through tests/fuzz/run.sh: each must start,

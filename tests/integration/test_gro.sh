@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
+# datapaths: xdp
 # The veth trap: frames XDP-redirected into a veth port are dropped, silently,
 # unless the peer runs NAPI (GRO on, or an XDP program of its own). xdpbrd
 # must warn about such a port, naming it and the fix, and only about it.
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
+XT_DATAPATH=xdp
 . "$(dirname "$0")/lib.sh"
 
 # gro_lines: the lines of the daemon's log about GRO.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: xdp
 # The datapath object also loads without xdpbrd:
 #   ip link set dev P xdp obj build/xdpbr.bpf.o sec xdp
 # iproute2 (6.1, built with libbpf) pins the LIBBPF_PIN_BY_NAME maps under
@@ -10,6 +11,7 @@
 # "Limit" in README).
 # shellcheck disable=SC2016 # jq variables in single-quoted filters
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
+XT_DATAPATH=xdp
 . "$(dirname "$0")/lib.sh"
 
 IP_PIN_DIR=/sys/fs/bpf/tc/globals
@@ -52,9 +54,10 @@ for m in $maps; do
 	fi
 	id=$(bpftool -j map show pinned "$pin" 2>&1 | jq '.id')
 	case $m in
-	xdpbr_bridge | xdpbr_xmit_seen)
-		# user-space totals, and the xmit tracepoint's bookkeeping:
-		# pinned with the bridge, not read by xdpbr_rx
+	xdpbr_bridge | xdpbr_xmit_seen | xdpbr_slotif)
+		# user-space totals, the xmit tracepoint's bookkeeping and
+		# the skb path's slot -> ifindex: pinned with the bridge, not
+		# read by xdpbr_rx
 		check_jq "map $m pinned at $pin" "${id:-null}" 'type == "number"'
 		;;
 	*)

@@ -14,7 +14,7 @@ sleep 1
 check "ping h1 -> h3 while running" hping 1 3
 check "pin directory $PIN_DIR exists" test -d "$PIN_DIR"
 check_eq "pin directory mode is 0700" 700 "$(stat -c %a "$PIN_DIR" 2>&1)"
-check "XDP is attached to every port" xdp_everywhere
+check "the datapath is attached to every port" xdp_everywhere
 log=$DAEMON_LOG
 if daemon_stop TERM; then
 	check_eq "SIGTERM: xdpbrd exits 0" 0 "$DAEMON_RC" "$(cat "$log")"
@@ -36,7 +36,7 @@ else
 fi
 check "--keep: ping h1 -> h2 after the daemon exited" hping 1 2
 check "--keep: ping h3 -> h2 after the daemon exited (IPv6)" hping 3 2 -6
-check "--keep: XDP still on every port" xdp_everywhere
+check "--keep: the datapath still on every port" xdp_everywhere
 check "--keep: pins remain in $PIN_DIR" test -e "$PIN_DIR/xdpbr_fdb"
 check "--keep: xdpbr still reads the bridge" "$XDPBR" -b "$BR" fdb show
 
@@ -44,6 +44,7 @@ check "--keep: xdpbr still reads the bridge" "$XDPBR" -b "$BR" fdb show
 for p in "${PORTS[@]}"; do
 	ip link set dev "$p" xdp off
 	ip link set dev "$p" xdpgeneric off
+	tc filter del dev "$p" ingress pref 30818 handle 0x7862 bpf 2>/dev/null
 done
 rm -rf "$PIN_DIR"
 check "--keep: detached by hand" no_xdp_anywhere

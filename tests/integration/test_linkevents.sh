@@ -134,10 +134,10 @@ check "deleted: ping h2 -> h1" hping 2 1
 
 # --- created again under the same name: it joins again
 check "recreate ${PORT[3]} (veth to h3)" pfx_host_relink 3
-if pfx_poll 5 pfx_link_is "${PORT[3]}" xdp_mode '"native"'; then
-	pass "recreated: link show lists ${PORT[3]} again, native XDP"
+if pfx_poll 5 pfx_link_is "${PORT[3]}" "$DP_KEY" "$DP_VAL"; then
+	pass "recreated: link show lists ${PORT[3]} again, its datapath attached"
 else
-	fail "recreated: link show lists ${PORT[3]} again, native XDP (within 5 s)" \
+	fail "recreated: link show lists ${PORT[3]} again, its datapath attached (within 5 s)" \
 		"$(pfx_link_json 2>&1)" "xdpbrd log:" "$(cat "$DAEMON_LOG")"
 fi
 check_eq "recreated: ${PORT[3]} runs the bridge's XDP program" \

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Ports added to and removed from a running bridge with `xdpbr link add` and
 # `xdpbr link del`, first with the daemon running, then after it was killed
-# (-9): the CLI works from the pins alone. A port joins at once (XDP
-# attached, listed, its host reachable) and leaves cleanly (no XDP, not
+# (-9): the CLI works from the pins alone. A port joins at once (its
+# datapath attached, listed, its host reachable) and leaves cleanly (no XDP, not
 # listed, no FDB entry, its host cut off), while traffic between the other
 # ports goes on without a single loss. Errors (a device that doesn't exist,
 # a device that is not a port) fail with a message.
@@ -10,18 +10,22 @@
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 . "$(dirname "$0")/lib.sh"
 
-# joined PHASE [MODE]: P4 is a working port (XDP in MODE, default native).
+# joined PHASE [MODE]: P4 is a working port: on the tests' datapath, or in
+# XDP mode MODE when one is given (an XDP mode asks for the XDP path).
 joined()
 {
-	local phase=$1 mode=${2:-native} json
+	local phase=$1 mode=${2:-} json key=$DP_KEY val=$DP_VAL pin=$DP_PIN
+	if [ -n "$mode" ]; then
+		key=xdp_mode val="\"$mode\"" pin=prog_rx
+	fi
 	json=$(pfx_link_json 2>&1)
-	check_jq "$phase: link show lists $P4, master $BR, xdp_mode $mode, forwarding" \
+	check_jq "$phase: link show lists $P4, master $BR, $key $val, forwarding" \
 		"$json" 'any(.[]; .ifname == $p and .master == $br and
-		 .xdp_mode == $mode and .xdp_prog_id > 0 and .state == "forwarding")' \
-		--arg p "$P4" --arg br "$BR" --arg mode "$mode"
-	check_eq "$phase: $P4 runs the bridge's XDP program (the one on ${PORT[1]})" \
-		"$(port_prog_id "${PORT[1]}")" "$(port_prog_id "$P4")" \
-		"ip link: $(port_xdp "$P4")"
+		 .[$key] == $val and .state == "forwarding")' \
+		--arg p "$P4" --arg br "$BR" --arg key "$key" --argjson val "$val"
+	check_eq "$phase: $P4 runs the bridge's program (pinned as $pin)" \
+		"$(bpftool -j prog show pinned "$PIN_DIR/$pin" 2>&1 | jq -r '.id')" \
+		"$(port_prog_id "$P4")" "$P4: $(port_xdp "$P4")"
 	check_jq "$phase: link show dev $P4: defaults (learning, flood, mcast_flood, bcast_flood on)" \
 		"$(pfx_link_json "$P4" 2>&1)" 'length == 1 and .[0].learning and
 		 .[0].flood and .[0].mcast_flood and .[0].bcast_flood and

@@ -29,17 +29,17 @@ rx_all()
 	done
 }
 
-# ports_run_pinned_prog: every port runs xdpbr_rx, the program pinned in
-# $PIN_DIR/prog_rx (prints what differs).
+# ports_run_pinned_prog: every port runs the datapath program pinned in
+# $PIN_DIR ($DP_PROG as $DP_PIN; prints what differs).
 ports_run_pinned_prog()
 {
 	local p id pinned name rc=0
-	pinned=$(bpftool -j prog show pinned "$PIN_DIR/$PIN_PROG_RX" 2>&1 | jq -r '.id')
+	pinned=$(bpftool -j prog show pinned "$PIN_DIR/$DP_PIN" 2>&1 | jq -r '.id')
 	for p in "${PORTS[@]}"; do
 		id=$(port_prog_id "$p")
-		name=$(ip -j link show dev "$p" | jq -r '.[0].xdp.prog.name // empty')
-		if [ "$id" != "$pinned" ] || [ "$name" != xdpbr_rx ]; then
-			echo "$p: program ${id:-none} ($name), pinned prog_rx: $pinned"
+		name=$(port_prog_name "$p")
+		if [ "$id" != "$pinned" ] || [ "$name" != "$DP_PROG" ]; then
+			echo "$p: program ${id:-none} ($name), pinned $DP_PIN: $pinned"
 			rc=1
 		fi
 	done
@@ -76,7 +76,7 @@ restart()
 	daemon_stop "$sig"
 	check_eq "$label: xdpbrd stopped by SIG$sig, exit status $want_rc" "$want_rc" \
 		"$DAEMON_RC" "$(cat "$DAEMON_LOG")"
-	check "$label: XDP still on every port with no daemon" xdp_everywhere
+	check "$label: the datapath still on every port with no daemon" xdp_everywhere
 	check "$label: pins still in $PIN_DIR" test -e "$PIN_DIR/xdpbr_fdb"
 	daemon_start "$@" || abort "$label: xdpbrd $* restart" "$XT_WHY"
 	if log_poll "$DAEMON_LOG" 'adopt' 10; then
@@ -123,7 +123,7 @@ restart()
 		fail "$label: rx_packets on ${PORTS[0]} counts the $COUNT requests" "$a -> $b"
 	fi
 	ids1=$(for p in "${PORTS[@]}"; do port_prog_id "$p"; done | tr '\n' ' ')
-	check "$label: every port runs the pinned prog_rx (ids $ids0-> $ids1)" \
+	check "$label: every port runs the pinned $DP_PIN (ids $ids0-> $ids1)" \
 		ports_run_pinned_prog
 	check_eq "$label: bridge show ageing_time kept" 120 "$(bridge_field ageing_time 2>&1)"
 	check_eq "$label: bridge show fdb_max_learned kept" 100 \

@@ -22,7 +22,7 @@ static const char *const names[] = {
 	XDPBR_MAP_TX, XDPBR_MAP_FLOOD_BC, XDPBR_MAP_FLOOD_MC, XDPBR_MAP_FLOOD_UU,
 	XDPBR_MAP_LEARNED, XDPBR_MAP_EVENTS, XDPBR_MAP_EVBUDGET, XDPBR_MAP_BRIDGE,
 	XDPBR_MAP_VLANS, XDPBR_MAP_STORM, XDPBR_MAP_IFSLOT, XDPBR_MAP_PORTCFG,
-	XDPBR_MAP_FDBGEN,
+	XDPBR_MAP_FDBGEN, XDPBR_MAP_SLOTIF, XDPBR_MAP_SKBPORTS,
 };
 #define NMAPS (sizeof(names) / sizeof(names[0]))
 _Static_assert(NMAPS * sizeof(int) == sizeof(struct xdpbr_maps), "one name per map");
