@@ -174,10 +174,11 @@ for t in tests/integration/test_*.sh; do
 	for dp in ${dps:-auto xdp}; do
 		name=integration/$(basename "$t" .sh)
 		[ "$dp" = auto ] || name=integration-$dp/$(basename "$t" .sh)
-		run_suite "$name" summary "$INTEGRATION_TIMEOUT" \
-			env XT_DATAPATH="$dp" "$t"
+		export XT_DATAPATH=$dp
+		run_suite "$name" summary "$INTEGRATION_TIMEOUT" "$t"
 	done
 done
+unset XT_DATAPATH
 
 if [ "$SKIPPED" -gt 0 ]; then
 	echo "$SKIPPED suite(s) skipped (not counted; CI=true counts a skip as a failure)"

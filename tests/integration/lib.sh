@@ -224,7 +224,7 @@ host_offloads()
 		ip netns exec "$1" ethtool -K e0 tx off
 }
 
-# topo_up N: hosts 1..N, each a netns whose e0 is the peer of a root-side
+# topo_up N [FIRST]: hosts FIRST (default 1)..N, each a netns whose e0 is the peer of a root-side
 # port. GRO is on for e0, or frames the bridge redirects into the port would
 # be dropped (see MACHINE-FACTS.md). It must be turned on while e0 is up:
 # turned on while e0 is down, ethtool shows it on but the kernel (6.18) does
@@ -235,7 +235,7 @@ topo_up()
 {
 	local n=$1 i ns port mac
 
-	for ((i = 1; i <= n; i++)); do
+	for ((i = ${2:-1}; i <= n; i++)); do
 		ns=xt$ID-h$i
 		port=xt${ID}p$i
 		mac=$(printf '02:00:00:%02x:%02x:%02x' $((ID >> 8)) $((ID & 255)) "$i")
@@ -1525,11 +1525,13 @@ flt_iperf_wait()
 # frame as it is, the skb's checksum state is lost on the way, and the
 # receiving host drops the segment as corrupt (tcpdump -vv in the receiver:
 # "cksum 0x... (incorrect -> 0x...)"). Real NICs finish the checksum in
-# hardware before the wire, so this only concerns veth hosts. ICMP and ARP
-# are not affected (no offloaded checksum).
+# hardware before the wire, so this only concerns veth hosts on the XDP
+# path; on the skb path (TC) the skb keeps its checksum state and nothing
+# is turned off. ICMP and ARP are not affected (no offloaded checksum).
 flt_hosts_csum_off()
 {
 	local i
+	[ "$XT_DATAPATH" = xdp ] || return 0	# the skb path keeps the state
 	for ((i = 1; i <= NHOSTS; i++)); do
 		hexec "$i" ethtool -K e0 tx off >/dev/null 2>&1 || return 1
 	done
