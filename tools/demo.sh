@@ -150,16 +150,9 @@ for ((i = 1; i <= N; i++)); do
 	ip -n "$ns" link set dev lo up
 	ip -n "$ns" link set dev e0 address "02:00:00:00:de:0$i"
 	ip -n "$ns" addr add "198.18.0.$i/24" dev e0
+	# The hosts keep the offloads every container has: veth ports take
+	# the skb path (TC), which carries GSO and checksum state along.
 	ip -n "$ns" link set dev e0 up
-	# veth delivers XDP-redirected frames only to a peer running NAPI: GRO
-	# on (set while e0 is up, or the kernel does not take it into
-	# account) or an XDP program of its own.
-	ip netns exec "$ns" ethtool -K e0 gro on >/dev/null ||
-		die "couldn't turn GRO on for e0 in $ns"
-	# Checksums in software: an XDP redirect leaves a TCP/UDP checksum the
-	# sender offloaded unfinished, and the receiver would drop the frame.
-	ip netns exec "$ns" ethtool -K e0 tx off >/dev/null ||
-		die "couldn't turn checksum offload off for e0 in $ns"
 	printf '  %-8s e0 02:00:00:00:de:0%d 198.18.0.%d/24  <->  %s\n' \
 		"$ns" "$i" "$i" "$port"
 done

@@ -1478,6 +1478,31 @@ static void test_listen_parse(void **state)
 	assert_int_equal(config_listen_parse(NULL, &sa, &len), -EINVAL);
 }
 
+/* datapath: the bridge's default and a port's own; anything else is an
+ * error at its line. */
+static void test_datapath(void **state)
+{
+	struct config c;
+
+	parse_ok("[bridge]\nname = br0\n[port eth1]\n", &c);
+	assert_int_equal(c.path, PORT_PATH_AUTO);
+	assert_int_equal(c.ports[0].path, PORT_PATH_AUTO);
+	config_free(&c);
+
+	parse_ok("[bridge]\nname = br0\ndatapath = tc\n[port eth1]\ndatapath = xdp\n"
+		 "[port eth2]\n", &c);
+	assert_int_equal(c.path, PORT_PATH_TC);
+	assert_int_equal(c.ports[0].path, PORT_PATH_XDP);
+	assert_int_equal(c.ports[1].path, PORT_PATH_AUTO);
+	config_free(&c);
+
+	assert_int_equal(parse("[bridge]\nname = br0\n[port eth1]\ndatapath = dpdk\n", &c),
+			 -EINVAL);
+	assert_non_null(strstr(err, NAME ":4:"));
+	assert_non_null(strstr(err, "auto, xdp or tc"));
+	assert_zeroed(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1517,6 +1542,7 @@ int main(void)
 		cmocka_unit_test(test_port_equal_vlans),
 		cmocka_unit_test(test_port_equal_storm),
 		cmocka_unit_test(test_listen_parse),
+		cmocka_unit_test(test_datapath),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
