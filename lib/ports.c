@@ -100,11 +100,6 @@ static const char *const port_path_names[] = {
 	[PORT_PATH_TC] = "tc",
 };
 
-const char *port_path_name(enum port_path path)
-{
-	return (unsigned int)path < ARRAY_SIZE(port_path_names) ? port_path_names[path] : "?";
-}
-
 int port_path_parse(const char *s, enum port_path *path)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(port_path_names); i++)
@@ -120,9 +115,9 @@ enum port_path port_path_of_kind(const char *kind)
 	return !strcmp(kind, "veth") || !strcmp(kind, "tap") ? PORT_PATH_TC : PORT_PATH_XDP;
 }
 
-enum port_path port_path_of_mode(uint32_t mode)
+const char *port_datapath_name(uint32_t mode)
 {
 	if (mode == XDPBR_MODE_TC)
-		return PORT_PATH_TC;
-	return mode == XDPBR_MODE_NONE ? PORT_PATH_AUTO : PORT_PATH_XDP;
+		return "tc";
+	return mode == XDPBR_MODE_NONE ? "none" : "xdp";
 }

@@ -31,12 +31,13 @@ const char *port_mode_name(uint32_t mode);
  */
 enum port_path { PORT_PATH_AUTO, PORT_PATH_XDP, PORT_PATH_TC };
 
-const char *port_path_name(enum port_path path);
 /* "auto", "xdp" or "tc". 0 or -EINVAL. */
 int port_path_parse(const char *s, enum port_path *path);
 /* What auto means for a port of this kind (netlink.h port_kind()). */
 enum port_path port_path_of_kind(const char *kind);
-/* The path a port runs, from its recorded mode (enum xdpbr_mode). */
-enum port_path port_path_of_mode(uint32_t mode);
+/* The datapath a recorded mode (enum xdpbr_mode) means: "xdp", "tc" or
+ * "none". */
+const char *port_datapath_name(uint32_t mode);
+
 
 #endif

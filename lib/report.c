@@ -272,13 +272,15 @@ int report_metrics(const struct report *r, FILE *out)
 				(unsigned long long)r->stats[i].c[c]);
 		}
 
-	fputs("# HELP xdpbr_port_info Port attachment: XDP mode and state (always 1).\n"
+	fputs("# HELP xdpbr_port_info Port attachment: datapath (xdp, tc) and state (always 1).\n"
 	      "# TYPE xdpbr_port_info gauge\n", out);
 	for (size_t i = 0; i < r->nports; i++) {
 		fputs("xdpbr_port_info", out);
 		prom_port_labels(out, r, i);
-		fprintf(out, ",slot=\"%u\",state=\"%s\"} 1\n", r->ports[i].port.slot,
-			r->ports[i].port.flags & XDPBR_PORT_DOWN ? "disabled" : "forwarding");
+		fprintf(out, ",slot=\"%u\",state=\"%s\",datapath=\"%s\"} 1\n",
+			r->ports[i].port.slot,
+			r->ports[i].port.flags & XDPBR_PORT_DOWN ? "disabled" : "forwarding",
+			port_datapath_name(r->ports[i].port.mode));
 	}
 
 #define BRIDGE_METRIC(name, type, help, value)					\

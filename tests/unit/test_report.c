@@ -747,7 +747,7 @@ static void test_metrics_collected(void **state)
 		    N_STATIC);
 	assert_true(find_sample(&expo, "xdpbr_ageing_time_seconds", "bridge=lab0")->value ==
 		    AGEING_S);
-	snprintf(labels, sizeof(labels), "bridge=lab0,port=if%u,slot=9,state=disabled",
+	snprintf(labels, sizeof(labels), "bridge=lab0,port=if%u,slot=9,state=disabled,datapath=none",
 		 NO_IFINDEX(3));
 	assert_true(find_sample(&expo, "xdpbr_port_info", labels)->value == 1);
 	promtool_check(text);
