@@ -167,6 +167,10 @@ struct xdpbr_config {
 };
 #define XDPBR_CFG_VLAN_FILTERING	(1U << 0)	/* 802.1Q VLAN-aware bridging */
 #define XDPBR_CFG_PVID_SET		(1U << 1)	/* default_pvid was set (0 = none) */
+/* The bridge's default datapath for new ports, recorded by the daemon so
+ * that ports added later (xdpbr link add) follow it; neither: by kind. */
+#define XDPBR_CFG_DP_XDP		(1U << 2)
+#define XDPBR_CFG_DP_TC			(1U << 3)
 #define XDPBR_AGEING_NEVER	(~0ULL)
 
 /*

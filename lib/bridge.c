@@ -379,11 +379,17 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 		return err;
 	attach_tracepoints(br);
 
-	if (o->ageing_ns) {
+	{
 		struct xdpbr_config cfg;
 
 		ctl_config_get(&br->maps, &cfg);	/* zeroed if unreadable */
-		cfg.ageing_ns = o->ageing_ns;
+		if (o->ageing_ns)
+			cfg.ageing_ns = o->ageing_ns;
+		cfg.flags &= ~(XDPBR_CFG_DP_XDP | XDPBR_CFG_DP_TC);
+		if (o->path == PORT_PATH_XDP)
+			cfg.flags |= XDPBR_CFG_DP_XDP;
+		else if (o->path == PORT_PATH_TC)
+			cfg.flags |= XDPBR_CFG_DP_TC;
 		err = ctl_config_set(&br->maps, &cfg);
 		if (err)
 			return err;
@@ -843,6 +849,14 @@ int bridge_open_pinned(struct bridge *br, const char *name)
 	br->prog_rx_id = prog_id_of(br->prog_rx_fd);
 	br->prog_tc_id = prog_id_of(br->prog_tc_fd);
 	br->fdb_map_id = mi.id;
+	/* New ports follow the datapath the daemon was told to use. */
+	{
+		struct xdpbr_config cfg;
+
+		if (!ctl_config_get(&br->maps, &cfg))
+			br->path = cfg.flags & XDPBR_CFG_DP_XDP ? PORT_PATH_XDP :
+				   cfg.flags & XDPBR_CFG_DP_TC ? PORT_PATH_TC : PORT_PATH_AUTO;
+	}
 	return 0;
 }
 
