@@ -38,6 +38,7 @@
 
 #include "config.h"
 #include "util.h"
+#include "xdpbr_rules.h"
 
 enum section { SEC_NONE, SEC_BRIDGE, SEC_PORT };
 
@@ -447,18 +448,8 @@ static int add_static(struct parser *p, const struct key *k, const char *value)
 
 /* --- VLAN lists --- */
 
-static bool vlan_test(const uint64_t *map, unsigned int vid)
-{
-	return map[vid / 64] >> (vid % 64) & 1;
-}
-
-static void vlan_set(uint64_t *map, unsigned int vid)
-{
-	map[vid / 64] |= 1ULL << (vid % 64);
-}
-
 /* The lowest VLAN in both maps, or 0 (never a member) when none is. */
-static unsigned int vlan_common(const uint64_t *a, const uint64_t *b)
+static unsigned int vlan_common(const __u64 *a, const __u64 *b)
 {
 	for (unsigned int w = 0; w < CONFIG_VLAN_WORDS; w++)
 		if (a[w] & b[w])
@@ -488,7 +479,7 @@ static int vid_parse(const char *s, size_t n, unsigned int *out)
 
 /* One list item, "VID" or "FIRST-LAST" (n characters at item), into map. */
 static int vlan_item(struct parser *p, const struct key *k, const char *item, size_t n,
-		     uint64_t *map)
+		     __u64 *map)
 {
 	const char *dash = memchr(item, '-', n);
 	size_t n1 = dash ? (size_t)(dash - item) : n;
@@ -510,9 +501,9 @@ static int vlan_item(struct parser *p, const struct key *k, const char *item, si
 		return fail(p, "%s: range %.*s is reversed (FIRST-LAST, FIRST <= LAST)",
 			    k->name, (int)n, item);
 	for (unsigned int vid = from; vid <= to; vid++) {
-		if (vlan_test(map, vid))
+		if (xdpbr_vlan_test(map, (__u16)vid))
 			return fail(p, "%s: VLAN %u is listed twice", k->name, vid);
-		vlan_set(map, vid);
+		xdpbr_vlan_set(map, (__u16)vid, 1);
 	}
 	return 0;
 }
@@ -524,7 +515,7 @@ static int vlan_item(struct parser *p, const struct key *k, const char *item, si
  * whitespace ("vlans = 10 tagged").
  */
 static int vlan_list(struct parser *p, const struct key *k, const char *value,
-		     const char *suffix, uint64_t *map)
+		     const char *suffix, __u64 *map)
 {
 	const char *s = value, *item;
 	size_t n;
@@ -560,10 +551,10 @@ static int vlan_list(struct parser *p, const struct key *k, const char *value,
 /* "vlans" or "untagged": the list into map, where other (the other key's
  * map, other_name) must not have any of its VLANs. */
 static int set_members(struct parser *p, const struct key *k, const char *value,
-		       const char *suffix, uint64_t *map, const uint64_t *other,
+		       const char *suffix, __u64 *map, const __u64 *other,
 		       const char *other_name)
 {
-	uint64_t list[CONFIG_VLAN_WORDS] = { 0 };
+	__u64 list[CONFIG_VLAN_WORDS] = { 0 };
 	unsigned int vid;
 
 	if (vlan_list(p, k, value, suffix, list))
@@ -674,8 +665,8 @@ static int section_end(struct parser *p)
 	if (p->err || p->sec != SEC_PORT)
 		return p->err;
 	port = cur_port(p);
-	if (port->pvid && !vlan_test(port->vlans, port->pvid) &&
-	    !vlan_test(port->untagged, port->pvid))
+	if (port->pvid && !xdpbr_vlan_test(port->vlans, port->pvid) &&
+	    !xdpbr_vlan_test(port->untagged, port->pvid))
 		return fail_at(p, -EINVAL, key_line(p, "pvid"),
 			       "pvid: VLAN %u is not a member of %s (add it to its 'vlans' "
 			       "or 'untagged')", port->pvid, p->where);

@@ -64,8 +64,8 @@ struct config_port {
 	bool pvid_set;
 	uint16_t pvid;			/* 0..CONFIG_VLAN_MAX, 0 unless pvid_set */
 	bool vlans_set;
-	uint64_t vlans[CONFIG_VLAN_WORDS];
-	uint64_t untagged[CONFIG_VLAN_WORDS];
+	__u64 vlans[CONFIG_VLAN_WORDS];	/* the datapath's bitmap type */
+	__u64 untagged[CONFIG_VLAN_WORDS];
 	/* Storm control: frames per second received on the port that the
 	 * bridge may flood, by enum xdpbr_storm_class; 0 = no limit. */
 	uint32_t storm[XDPBR_STORM__MAX];

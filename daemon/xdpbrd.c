@@ -31,6 +31,7 @@
 #include "netlink.h"
 #include "privs.h"
 #include "util.h"
+#include "xdpbr_rules.h"
 
 /* One ageing step per tick looks at no more than this many entries: a
  * million-entry table is swept over a few seconds without a stall. */
@@ -167,10 +168,10 @@ static int apply_port_vlans(struct daemon *d, const struct config *c,
 		v.untagged[w] = cp->untagged[w];
 	}
 	if (!cp->vlans_set && pvid) {
-		v.member[pvid >> 6] |= 1ULL << (pvid & 63);
-		v.untagged[pvid >> 6] |= 1ULL << (pvid & 63);
+		xdpbr_vlan_set(v.member, pvid, 1);
+		xdpbr_vlan_set(v.untagged, pvid, 1);
 	}
-	if (pvid && !((v.member[pvid >> 6] >> (pvid & 63)) & 1))
+	if (pvid && !xdpbr_vlan_test(v.member, pvid))
 		pvid = 0;	/* the default PVID is not among the port's VLANs */
 	return ctl_vlan_set_port(&d->br.maps, ifindex, &v, pvid);
 }

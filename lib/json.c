@@ -11,6 +11,7 @@
 #include "json.h"
 #include "portstats.h"
 #include "util.h"
+#include "xdpbr_rules.h"
 
 #ifndef IFF_LOWER_UP
 #define IFF_LOWER_UP 0x10000	/* <linux/if.h>, which clashes with <net/if.h> */
@@ -135,11 +136,6 @@ struct json_object *json_port_stats(const struct port_entry *p,
 	return o;
 }
 
-static bool bit(const __u64 *bits, unsigned int vid)
-{
-	return (bits[vid >> 6] >> (vid & 63)) & 1;
-}
-
 struct json_object *json_vlan_port(const char *ifname, const struct xdpbr_vlan_port *v,
 				   uint16_t pvid)
 {
@@ -152,13 +148,14 @@ struct json_object *json_vlan_port(const char *ifname, const struct xdpbr_vlan_p
 		unsigned int end = vid;
 		bool untagged;
 
-		if (!bit(v->member, vid))
+		if (!xdpbr_vlan_test(v->member, vid))
 			continue;
-		untagged = bit(v->untagged, vid);
+		untagged = xdpbr_vlan_test(v->untagged, vid);
 		/* A range: consecutive members with the same flags, no PVID. */
 		if (vid != pvid)
 			while (end < XDPBR_VLAN_MAX && end + 1 != pvid &&
-			       bit(v->member, end + 1) && bit(v->untagged, end + 1) == untagged)
+			       xdpbr_vlan_test(v->member, end + 1) &&
+			       xdpbr_vlan_test(v->untagged, end + 1) == untagged)
 				end++;
 		e = json_object_new_object();
 		flags = json_object_new_array();

@@ -60,7 +60,7 @@ static bool ifname_ok(const char *s)
 	return true;
 }
 
-static bool bit(const uint64_t *map, unsigned int vid)
+static bool bit(const __u64 *map, unsigned int vid)
 {
 	return map[vid / 64] >> (vid % 64) & 1;
 }

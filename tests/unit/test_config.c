@@ -65,9 +65,9 @@ static void write_temp(char *path, size_t pathlen, const char *text, size_t len)
  * Whether a VLAN bitmap holds exactly the VLANs of want, "A" or "A-B" items
  * separated by commas, in ascending order ("" = none). Printed when not.
  */
-static bool vlans_are(const uint64_t *map, const char *want)
+static bool vlans_are(const __u64 *map, const char *want)
 {
-	uint64_t expect[CONFIG_VLAN_WORDS] = { 0 };
+	__u64 expect[CONFIG_VLAN_WORDS] = { 0 };
 	const char *s = want;
 	unsigned int from, to;
 	int n;

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * xdpbr_rules.h - the rules both sides of the BPF / user-space boundary
+ * apply, written once: compiled into the datapath (bpf/) and into the
+ * library, the daemon, the CLI and the tests, on the types of xdpbr.h.
+ */
+#ifndef XDPBR_RULES_H
+#define XDPBR_RULES_H
+
+#include "xdpbr.h"
+
+#ifdef __BPF__
+#define XDPBR_RULE static __attribute__((always_inline)) inline
+#else
+#define XDPBR_RULE static inline
+#endif
+
+/* VLAN bitmaps (struct xdpbr_vlan_port member[], untagged[]): bit vid. The
+ * word index is masked, so any vid stays inside the array. */
+XDPBR_RULE int xdpbr_vlan_test(const __u64 *bits, __u16 vid)
+{
+	return (bits[(vid >> 6) & (XDPBR_VLAN_WORDS - 1)] >> (vid & 63)) & 1;
+}
+
+XDPBR_RULE void xdpbr_vlan_set(__u64 *bits, __u16 vid, int on)
+{
+	__u64 *w = &bits[(vid >> 6) & (XDPBR_VLAN_WORDS - 1)];
+	__u64 bit = 1ULL << (vid & 63);
+
+	if (on)
+		*w |= bit;
+	else
+		*w &= ~bit;
+}
+
+/* Ageing time of dynamic FDB entries: xdpbr_config.ageing_ns, where 0 (or
+ * no config entry) means the default and XDPBR_AGEING_NEVER never. */
+#define XDPBR_DEFAULT_AGEING_NS	(XDPBR_DEFAULT_AGEING_S * XDPBR_NSEC_PER_SEC)
+
+XDPBR_RULE __u64 xdpbr_ageing_ns(const struct xdpbr_config *cfg)
+{
+	if (!cfg || !cfg->ageing_ns)
+		return XDPBR_DEFAULT_AGEING_NS;
+	return cfg->ageing_ns;
+}
+
+/* An entry older than the ageing time is unknown to the datapath, whether or
+ * not the daemon has deleted it yet; static entries never age. */
+XDPBR_RULE int xdpbr_fdb_stale(const struct xdpbr_fdb_val *v, __u64 now, __u64 ageing_ns)
+{
+	if (v->flags & XDPBR_FDB_STATIC || ageing_ns == XDPBR_AGEING_NEVER)
+		return 0;
+	return now > v->last_seen && now - v->last_seen > ageing_ns;
+}
+
+/* Learning limits (fdb_max_learned, max_learned): n entries already learned
+ * leave no room for another; a limit of 0 is no limit. */
+XDPBR_RULE int xdpbr_limit_reached(__u64 n, __u32 limit)
+{
+	return limit && n >= limit;
+}
+
+/* FDB generation steps (xdpbr_fdbgen): the datapath adds this one when it
+ * moves a MAC, user space XDPBR_FDBGEN_USER_STEP (xdpbr.h). */
+#define XDPBR_FDBGEN_DP_STEP	1ULL
+
+#endif /* XDPBR_RULES_H */
