@@ -85,8 +85,9 @@ struct xdpbr_fdb_val {
  * datapath's per-CPU lookup cache (bpf/fdbcache.h) trusts an entry only
  * while the generation is the one it was filled at. Adding a new key needs
  * no change: nothing can be cached for a key that was not there. The
- * datapath adds 1 (atomically) when it moves a MAC; user space adds
- * XDPBR_FDBGEN_USER_STEP after it writes or deletes (fdbgen_bump()).
+ * datapath adds XDPBR_FDBGEN_DP_STEP (1, atomically; xdpbr_rules.h) when it
+ * moves a MAC; user space adds XDPBR_FDBGEN_USER_STEP after it writes or
+ * deletes (fdbgen_bump_user(), lib/pins.c).
  */
 #define XDPBR_FDBGEN_USER_STEP	(1ULL << 32)
 

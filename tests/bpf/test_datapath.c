@@ -2005,7 +2005,7 @@ static int fdbgen_next(void)
 {
 	struct xdpbr_maps m = skel_maps();
 
-	return fdbgen_bump(&m);
+	return fdbgen_bump_user(&m);
 }
 
 /* Inserts the FDB entries of a case's setup (up to MAX_SETUP, ended by
@@ -2828,7 +2828,7 @@ enum seq_op {
 	S_FLUSH,		/* ctl_fdb_flush(everything) */
 	S_STATIC,		/* ctl_fdb_add(mac, port, static) */
 	S_RAW_DEL,		/* bpf_map_delete_elem(mac), behind the cache's back */
-	S_BUMP,			/* fdbgen_bump() alone */
+	S_BUMP,			/* fdbgen_bump_user() alone */
 	S_SLEEP_MS,
 	S_AGEING,		/* ctl_config_set() with ageing_ns */
 };
@@ -3041,7 +3041,7 @@ static void run_seq(const struct seq_case *sc, struct result *r)
 			err = bpf_map__delete_elem(skel->maps.xdpbr_fdb, &k, sizeof(k), 0);
 			break;
 		case S_BUMP:
-			err = fdbgen_bump(&m);
+			err = fdbgen_bump_user(&m);
 			break;
 		case S_SLEEP_MS:
 			err = usleep(st->ms * 1000) ? -errno : 0;

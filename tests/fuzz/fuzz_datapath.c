@@ -371,7 +371,7 @@ static void fdb_stamp(void)
 
 		must(bpf_map_update_elem(fd_fdb, &k, &v, BPF_ANY), "writing the FDB");
 	}
-	must(fdbgen_bump(&maps), "moving the FDB generation on");
+	must(fdbgen_bump_user(&maps), "moving the FDB generation on");
 }
 
 static void port_write(struct fz_port *p, __u32 flags, __u32 max_learned)
@@ -1174,7 +1174,7 @@ static void restore(const struct result *r)
 		} else {
 			must(bpf_map_delete_elem(fd_fdb, k), "restoring the FDB");
 		}
-		must(fdbgen_bump(&maps), "moving the FDB generation on");
+		must(fdbgen_bump_user(&maps), "moving the FDB generation on");
 	}
 	for (__u32 s = 0; s < NSLOTS; s++)
 		if (r->learned[s] != learned0[s])
