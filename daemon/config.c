@@ -37,6 +37,7 @@
 #include <strings.h>
 
 #include "config.h"
+#include "ports.h"
 #include "util.h"
 #include "xdpbr_rules.h"
 
@@ -254,23 +255,10 @@ static int set_fdb_cache(struct parser *p, const struct key *k, const char *valu
 
 static int set_mode(struct parser *p, const struct key *k, const char *value)
 {
-	static const struct {
-		const char *name;
-		enum attach_mode mode;
-	} modes[] = {
-		{ "auto", ATTACH_AUTO },
-		{ "native", ATTACH_NATIVE },
-		{ "generic", ATTACH_GENERIC },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
-		if (!strcmp(value, modes[i].name)) {
-			p->c->mode = modes[i].mode;
-			p->c->mode_set = true;
-			return 0;
-		}
-	}
-	return fail(p, "mode: '%s' is not native, generic or auto", value);
+	if (port_mode_parse(value, &p->c->mode))
+		return fail(p, "mode: '%s' is not native, generic or auto", value);
+	p->c->mode_set = true;
+	return 0;
 }
 
 static int set_vlan_filtering(struct parser *p, const struct key *k, const char *value)
@@ -608,12 +596,9 @@ static const struct key bridge_keys[] = {
 };
 
 static const struct key port_keys[] = {
-	{ .name = "learning", .set = set_flag, .flag = XDPBR_PORT_LEARNING },
-	{ .name = "flood", .set = set_flag, .flag = XDPBR_PORT_FLOOD },
-	{ .name = "mcast_flood", .set = set_flag, .flag = XDPBR_PORT_MCAST_FLOOD },
-	{ .name = "bcast_flood", .set = set_flag, .flag = XDPBR_PORT_BCAST_FLOOD },
-	{ .name = "isolated", .set = set_flag, .flag = XDPBR_PORT_ISOLATED },
-	{ .name = "hairpin", .set = set_flag, .flag = XDPBR_PORT_HAIRPIN },
+#define FLAG_KEY(e, bit, key) { .name = key, .set = set_flag, .flag = XDPBR_PORT_##e },
+	XDPBR_PORT_FLAGS(FLAG_KEY)
+#undef FLAG_KEY
 	{ .name = "max_learned", .set = set_max_learned },
 	{ .name = "static", .set = add_static, .repeat = true },
 	{ .name = "pvid", .set = set_pvid },

@@ -26,7 +26,6 @@
 #include <sys/socket.h>
 
 #include "xdpbr.h"
-#include "bridge.h"		/* enum attach_mode */
 
 #define CONFIG_AGEING_MAX	1000000		/* seconds */
 #define CONFIG_FDB_SIZE_MIN	16
@@ -84,7 +83,7 @@ struct config {
 	bool fdb_cache_set;
 	uint32_t fdb_cache;		/* per-CPU FDB cache entries; 0 = off */
 	bool mode_set;
-	enum attach_mode mode;
+	enum xdpbr_mode mode;		/* XDPBR_MODE_NONE: auto */
 	char listen[64];		/* stats endpoint; "" = CONFIG_LISTEN_DEFAULT */
 	bool vlan_filtering_set;
 	bool vlan_filtering;		/* 802.1Q VLAN-aware; off unless set */

@@ -29,6 +29,7 @@
 #include "json.h"
 #include "log.h"
 #include "netlink.h"
+#include "ports.h"
 #include "privs.h"
 #include "util.h"
 #include "xdpbr_rules.h"
@@ -109,13 +110,6 @@ static const struct option long_opts[] = {
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
-};
-
-static const struct {
-	const char *name;
-	enum attach_mode mode;
-} modes[] = {
-	{ "auto", ATTACH_AUTO }, { "native", ATTACH_NATIVE }, { "generic", ATTACH_GENERIC },
 };
 
 static bool is_cli_port(const struct daemon *d, const char *name)
@@ -638,11 +632,11 @@ static int add_unique(char ***v, int *n, const char *s)
 
 int main(int argc, char **argv)
 {
-	struct bridge_opts o = { .mode = ATTACH_AUTO };
+	struct bridge_opts o = { .mode = XDPBR_MODE_NONE };
 	enum log_level level = LOG_LVL_INFO;
 	struct sigaction sa = { .sa_handler = on_signal };
 	static struct daemon d;
-	bool check_only = false, mode_set = false, found;
+	bool check_only = false, mode_set = false;
 	const char *name = NULL;
 	char **ports = NULL, err[512];
 	int nports = 0, opt, ret;
@@ -658,13 +652,7 @@ int main(int argc, char **argv)
 			check_only = true;
 			break;
 		case 'm':
-			found = false;
-			for (size_t i = 0; i < ARRAY_SIZE(modes); i++)
-				if (!strcmp(optarg, modes[i].name)) {
-					o.mode = modes[i].mode;
-					found = true;
-				}
-			if (!found) {
+			if (port_mode_parse(optarg, &o.mode)) {
 				fprintf(stderr, "xdpbrd: invalid mode '%s' (native, generic or auto)\n",
 					optarg);
 				return 2;

@@ -482,14 +482,14 @@ static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
 		return err;
 	}
 
-	if (br->mode != ATTACH_GENERIC) {
+	if (br->mode != XDPBR_MODE_GENERIC) {
 		err = bpf_xdp_attach((int)ifindex, br->prog_rx_fd,
 				     flags | XDP_FLAGS_DRV_MODE, NULL);
 		if (!err) {
 			*mode = XDPBR_MODE_NATIVE;
 			return 0;
 		}
-		if (br->mode == ATTACH_NATIVE || err != -EOPNOTSUPP) {
+		if (br->mode == XDPBR_MODE_NATIVE || err != -EOPNOTSUPP) {
 			log_warn("Couldn't attach XDP program to '%s' in native mode: %s%s",
 				 ifname, strerror(-err),
 				 err == -EOPNOTSUPP ? " (driver has no native XDP; try --mode generic)" : "");

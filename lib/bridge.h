@@ -10,10 +10,16 @@
 #include "xdpbr.h"
 #include "pins.h"
 
-enum attach_mode { ATTACH_AUTO, ATTACH_NATIVE, ATTACH_GENERIC };
+/* Old names of the requested attach mode, for cli/ until it uses enum
+ * xdpbr_mode itself (issue 11): remove them then. ATTACH_AUTO is
+ * XDPBR_MODE_NONE, no mode asked for. */
+#define attach_mode	xdpbr_mode
+#define ATTACH_AUTO	XDPBR_MODE_NONE
+#define ATTACH_NATIVE	XDPBR_MODE_NATIVE
+#define ATTACH_GENERIC	XDPBR_MODE_GENERIC
 
 struct bridge_opts {
-	enum attach_mode mode;
+	enum xdpbr_mode mode;		/* requested; XDPBR_MODE_NONE: auto */
 	uint32_t fdb_size;		/* 0: the object's default */
 	bool fdb_cache_set;
 	uint32_t fdb_cache;		/* per-CPU cache entries, 0 = off
@@ -47,7 +53,7 @@ struct bridge {
 	void (*port_init)(const char *ifname, struct xdpbr_port *p, void *arg);
 	void *port_init_arg;
 	bool adopted;			/* pins existed: never remove them on failure */
-	enum attach_mode mode;
+	enum xdpbr_mode mode;		/* requested; XDPBR_MODE_NONE: auto */
 	struct bridge_port ports[XDPBR_MAX_PORTS];
 	int nports;
 };

@@ -112,12 +112,9 @@ struct json_object *json_port(const struct port_entry *p, const char *bridge)
 	add_str(o, "xdp_mode", port_mode_name(mode));
 	add_u64(o, "xdp_prog_id", prog_id);
 	add_u64(o, "slot", p->port.slot);
-	add_bool(o, "learning", p->port.flags & XDPBR_PORT_LEARNING);
-	add_bool(o, "flood", p->port.flags & XDPBR_PORT_FLOOD);
-	add_bool(o, "mcast_flood", p->port.flags & XDPBR_PORT_MCAST_FLOOD);
-	add_bool(o, "bcast_flood", p->port.flags & XDPBR_PORT_BCAST_FLOOD);
-	add_bool(o, "isolated", p->port.flags & XDPBR_PORT_ISOLATED);
-	add_bool(o, "hairpin", p->port.flags & XDPBR_PORT_HAIRPIN);
+#define ADD_FLAG(e, bit, name) add_bool(o, name, p->port.flags & XDPBR_PORT_##e);
+	XDPBR_PORT_FLAGS(ADD_FLAG)
+#undef ADD_FLAG
 	add_u64(o, "max_learned", p->port.max_learned);
 	add_u64(o, "pvid", p->port.pvid);
 	return o;

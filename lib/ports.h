@@ -21,6 +21,12 @@ int ports_free_slot(const struct port_entry *ports, size_t n);
 const struct port_entry *ports_find(const struct port_entry *ports, size_t n,
 				    uint32_t ifindex);
 
+/* The name of an attach mode (XDPBR_MODES): "none" for any unknown one. */
 const char *port_mode_name(uint32_t mode);
+
+/* A requested attach mode by name: XDPBR_MODE_AUTO_NAME ("auto") for
+ * XDPBR_MODE_NONE (native where the driver has it, else generic), or the
+ * name of a mode the loader attaches ("native", "generic"). 0 or -EINVAL. */
+int port_mode_parse(const char *name, enum xdpbr_mode *mode);
 
 #endif

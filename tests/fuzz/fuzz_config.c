@@ -147,9 +147,9 @@ static void check_config(const struct config *c)
 	CHECK(c->fdb_max_learned <= CONFIG_LEARNED_MAX, "fdb_max_learned %u", c->fdb_max_learned);
 	CHECK(!c->fdb_size || (c->fdb_size >= CONFIG_FDB_SIZE_MIN &&
 			       c->fdb_size <= CONFIG_FDB_SIZE_MAX), "fdb_size %u", c->fdb_size);
-	CHECK(c->mode == ATTACH_AUTO || c->mode == ATTACH_NATIVE || c->mode == ATTACH_GENERIC,
+	CHECK(c->mode == XDPBR_MODE_NONE || c->mode == XDPBR_MODE_NATIVE || c->mode == XDPBR_MODE_GENERIC,
 	      "mode %d", (int)c->mode);
-	CHECK(c->mode_set || c->mode == ATTACH_AUTO, "mode %d not set", (int)c->mode);
+	CHECK(c->mode_set || c->mode == XDPBR_MODE_NONE, "mode %d not set", (int)c->mode);
 	CHECK(memchr(c->listen, 0, sizeof(c->listen)), "listen not terminated");
 	CHECK(!c->listen[0] || !config_listen_parse(c->listen, &sa, &salen),
 	      "listen '%s' does not parse", c->listen);

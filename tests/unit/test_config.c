@@ -133,7 +133,7 @@ static void check_example(const struct config *c)
 	assert_int_equal(c->fdb_max_learned, 1000);
 	assert_int_equal(c->fdb_size, 131072);
 	assert_true(c->mode_set);
-	assert_int_equal(c->mode, ATTACH_NATIVE);
+	assert_int_equal(c->mode, XDPBR_MODE_NATIVE);
 	assert_string_equal(c->listen, "[::1]:9200");
 	assert_int_equal(c->nports, 2);
 
@@ -181,7 +181,7 @@ static void test_defaults(void **state)
 	assert_int_equal(c.fdb_max_learned, 0);
 	assert_int_equal(c.fdb_size, 0);
 	assert_false(c.mode_set);
-	assert_int_equal(c.mode, ATTACH_AUTO);
+	assert_int_equal(c.mode, XDPBR_MODE_NONE);
 	assert_string_equal(c.listen, "");
 	/* a port section without keys is still a port, with default flags */
 	assert_int_equal(c.nports, 1);
@@ -285,9 +285,9 @@ static void test_modes(void **state)
 {
 	static const struct {
 		const char *word;
-		enum attach_mode mode;
+		enum xdpbr_mode mode;
 	} modes[] = {
-		{ "native", ATTACH_NATIVE }, { "generic", ATTACH_GENERIC }, { "auto", ATTACH_AUTO },
+		{ "native", XDPBR_MODE_NATIVE }, { "generic", XDPBR_MODE_GENERIC }, { "auto", XDPBR_MODE_NONE },
 	};
 	char text[64];
 	struct config c;
@@ -567,6 +567,10 @@ static void test_errors_values(void **state)
 		  "letters, digits, '_', '.', '-')" },
 		{ "[bridge]\nmode = xdp\n", NAME ":2: mode: 'xdp' is not native, generic or auto" },
 		{ "[bridge]\nmode = Native\n", NAME ":2: mode: 'Native' is not native, generic or auto" },
+		/* output names that are no request: none is auto's outcome, tc
+		 * not attachable by the loader yet */
+		{ "[bridge]\nmode = none\n", NAME ":2: mode: 'none' is not native, generic or auto" },
+		{ "[bridge]\nmode = tc\n", NAME ":2: mode: 'tc' is not native, generic or auto" },
 		/* listen */
 		{ "[bridge]\nlisten = 127.0.0.1\n",
 		  NAME ":2: listen: '127.0.0.1': no ':PORT' (expected ADDR:PORT, [IPv6]:PORT or none, "
