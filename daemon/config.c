@@ -207,7 +207,7 @@ static int set_name(struct parser *p, const struct key *k, const char *value)
 
 static int set_ageing(struct parser *p, const struct key *k, const char *value)
 {
-	if (get_u64(p, k, value, 0, CONFIG_AGEING_MAX, &p->c->ageing_s))
+	if (get_u64(p, k, value, 0, XDPBR_AGEING_MAX_S, &p->c->ageing_s))
 		return p->err;
 	p->c->ageing_set = true;
 	return 0;
@@ -217,7 +217,7 @@ static int set_fdb_max_learned(struct parser *p, const struct key *k, const char
 {
 	uint64_t v;
 
-	if (get_u64(p, k, value, 0, CONFIG_LEARNED_MAX, &v))
+	if (get_u64(p, k, value, 0, XDPBR_LEARNED_MAX, &v))
 		return p->err;
 	p->c->fdb_max_learned = (uint32_t)v;
 	return 0;
@@ -227,7 +227,7 @@ static int set_fdb_size(struct parser *p, const struct key *k, const char *value
 {
 	uint64_t v;
 
-	if (get_u64(p, k, value, CONFIG_FDB_SIZE_MIN, CONFIG_FDB_SIZE_MAX, &v))
+	if (get_u64(p, k, value, XDPBR_FDB_SIZE_MIN, XDPBR_FDB_SIZE_MAX, &v))
 		return p->err;
 	p->c->fdb_size = (uint32_t)v;
 	return 0;
@@ -273,7 +273,7 @@ static int set_default_pvid(struct parser *p, const struct key *k, const char *v
 {
 	uint64_t v;
 
-	if (get_u64(p, k, value, 0, CONFIG_VLAN_MAX, &v))
+	if (get_u64(p, k, value, 0, XDPBR_VLAN_MAX, &v))
 		return p->err;
 	p->c->default_pvid = (uint16_t)v;
 	p->c->default_pvid_set = true;
@@ -324,7 +324,7 @@ static int set_max_learned(struct parser *p, const struct key *k, const char *va
 {
 	uint64_t v;
 
-	if (get_u64(p, k, value, 0, CONFIG_LEARNED_MAX, &v))
+	if (get_u64(p, k, value, 0, XDPBR_LEARNED_MAX, &v))
 		return p->err;
 	cur_port(p)->max_learned = (uint32_t)v;
 	return 0;
@@ -334,7 +334,7 @@ static int set_storm(struct parser *p, const struct key *k, const char *value)
 {
 	uint64_t v;
 
-	if (get_u64(p, k, value, 0, CONFIG_STORM_MAX_PPS, &v))
+	if (get_u64(p, k, value, 0, XDPBR_STORM_MAX_PPS, &v))
 		return p->err;
 	cur_port(p)->storm[k->flag] = (uint32_t)v;
 	return 0;
@@ -376,12 +376,12 @@ static int static_parse(struct parser *p, const char *value, char *tokens,
 		return fail(p, "static: %s is a multicast address (static entries "
 			    "must be unicast)", label);
 	if (vlan) {
-		err = parse_u64(vlan, CONFIG_VLAN_MAX, &v);
+		err = parse_u64(vlan, XDPBR_VLAN_MAX, &v);
 		if (err == -EINVAL)
 			return fail(p, "static: vlan '%s' is not a number", vlan);
 		if (err)
 			return fail(p, "static: vlan %s is out of range (0..%d)", vlan,
-				    CONFIG_VLAN_MAX);
+				    XDPBR_VLAN_MAX);
 	}
 	st->vlan = (uint16_t)v;
 	st->line = p->lineno;
@@ -439,14 +439,14 @@ static int add_static(struct parser *p, const struct key *k, const char *value)
 /* The lowest VLAN in both maps, or 0 (never a member) when none is. */
 static unsigned int vlan_common(const __u64 *a, const __u64 *b)
 {
-	for (unsigned int w = 0; w < CONFIG_VLAN_WORDS; w++)
+	for (unsigned int w = 0; w < XDPBR_VLAN_WORDS; w++)
 		if (a[w] & b[w])
 			return w * 64 + (unsigned int)__builtin_ctzll(a[w] & b[w]);
 	return 0;
 }
 
 /* The n characters at s as a VID: 0, -EINVAL (not only digits) or -ERANGE
- * (outside 1..CONFIG_VLAN_MAX). */
+ * (outside 1..XDPBR_VLAN_MAX). */
 static int vid_parse(const char *s, size_t n, unsigned int *out)
 {
 	unsigned int v = 0;
@@ -456,10 +456,10 @@ static int vid_parse(const char *s, size_t n, unsigned int *out)
 	for (size_t i = 0; i < n; i++) {
 		if (!isdigit((unsigned char)s[i]))
 			return -EINVAL;
-		if (v <= CONFIG_VLAN_MAX)	/* past it, only "too big" matters */
+		if (v <= XDPBR_VLAN_MAX)	/* past it, only "too big" matters */
 			v = v * 10 + (unsigned int)(s[i] - '0');
 	}
-	if (v < 1 || v > CONFIG_VLAN_MAX)
+	if (v < 1 || v > XDPBR_VLAN_MAX)
 		return -ERANGE;
 	*out = v;
 	return 0;
@@ -481,10 +481,10 @@ static int vlan_item(struct parser *p, const struct key *k, const char *item, si
 			    k->name, (int)n, item);
 	if (e1)
 		return fail(p, "%s: %.*s is out of range (1..%d)", k->name, (int)n1, item,
-			    CONFIG_VLAN_MAX);
+			    XDPBR_VLAN_MAX);
 	if (e2)
 		return fail(p, "%s: %.*s is out of range (1..%d)", k->name, (int)n2, last,
-			    CONFIG_VLAN_MAX);
+			    XDPBR_VLAN_MAX);
 	if (from > to)
 		return fail(p, "%s: range %.*s is reversed (FIRST-LAST, FIRST <= LAST)",
 			    k->name, (int)n, item);
@@ -498,7 +498,7 @@ static int vlan_item(struct parser *p, const struct key *k, const char *item, si
 
 /*
  * "10,20-30, 40" into map (zeroed by the caller): VIDs and ascending ranges
- * in 1..CONFIG_VLAN_MAX, separated by commas, whitespace allowed around
+ * in 1..XDPBR_VLAN_MAX, separated by commas, whitespace allowed around
  * them. suffix, if not NULL, is a word the list may end with, after
  * whitespace ("vlans = 10 tagged").
  */
@@ -542,7 +542,7 @@ static int set_members(struct parser *p, const struct key *k, const char *value,
 		       const char *suffix, __u64 *map, const __u64 *other,
 		       const char *other_name)
 {
-	__u64 list[CONFIG_VLAN_WORDS] = { 0 };
+	__u64 list[XDPBR_VLAN_WORDS] = { 0 };
 	unsigned int vid;
 
 	if (vlan_list(p, k, value, suffix, list))
@@ -576,7 +576,7 @@ static int set_pvid(struct parser *p, const struct key *k, const char *value)
 	struct config_port *port = cur_port(p);
 	uint64_t v;
 
-	if (get_u64(p, k, value, 0, CONFIG_VLAN_MAX, &v))
+	if (get_u64(p, k, value, 0, XDPBR_VLAN_MAX, &v))
 		return p->err;
 	port->pvid = (uint16_t)v;
 	port->pvid_set = true;
@@ -736,8 +736,8 @@ static int port_begin(struct parser *p, const char *name, size_t n)
 	if (dup)
 		return fail(p, "duplicate [port %s] section (first on line %d)",
 			    ifname, dup->line);
-	if (p->c->nports >= CONFIG_MAX_PORTS)
-		return fail(p, "too many ports (at most %d)", CONFIG_MAX_PORTS);
+	if (p->c->nports >= XDPBR_PORTS_PER_BRIDGE)
+		return fail(p, "too many ports (at most %d)", XDPBR_PORTS_PER_BRIDGE);
 	ports = realloc(p->c->ports, (p->c->nports + 1) * sizeof(*ports));
 	if (!ports)
 		return fail_at(p, -ENOMEM, p->lineno, "out of memory");

@@ -27,21 +27,13 @@
 
 #include "xdpbr.h"
 
-#define CONFIG_AGEING_MAX	1000000		/* seconds */
-#define CONFIG_FDB_SIZE_MIN	16
-#define CONFIG_FDB_SIZE_MAX	(1U << 26)	/* 67108864 entries */
-#define CONFIG_LEARNED_MAX	CONFIG_FDB_SIZE_MAX /* fdb_max_learned, max_learned */
-#define CONFIG_VLAN_MAX		4094
-#define CONFIG_VLAN_WORDS	64		/* 4096 bits: a VLAN bitmap */
-#define CONFIG_DEFAULT_PVID	1		/* default_pvid when not set */
-#define CONFIG_MAX_PORTS	(XDPBR_MAX_PORTS - 1)	/* slot 0 is reserved */
-#define CONFIG_STORM_MAX_PPS	100000000	/* storm_* limits, frames per second */
+/* The limits of the values are include/xdpbr.h's (XDPBR_*_MAX, ...). */
 #define CONFIG_LISTEN_DEFAULT	"127.0.0.1:9100"
 
 /* One "static = MAC [vlan ID]" line of a port. */
 struct config_static {
 	uint8_t mac[6];			/* unicast, non-zero */
-	uint16_t vlan;			/* 0..CONFIG_VLAN_MAX */
+	uint16_t vlan;			/* 0..XDPBR_VLAN_MAX */
 	int line;			/* where it was given */
 };
 
@@ -61,18 +53,15 @@ struct config_port {
 	 * PVID, as a kernel bridge port does (PVID and untagged member).
 	 */
 	bool pvid_set;
-	uint16_t pvid;			/* 0..CONFIG_VLAN_MAX, 0 unless pvid_set */
+	uint16_t pvid;			/* 0..XDPBR_VLAN_MAX, 0 unless pvid_set */
 	bool vlans_set;
-	__u64 vlans[CONFIG_VLAN_WORDS];	/* the datapath's bitmap type */
-	__u64 untagged[CONFIG_VLAN_WORDS];
+	__u64 vlans[XDPBR_VLAN_WORDS];	/* the datapath's bitmap type */
+	__u64 untagged[XDPBR_VLAN_WORDS];
 	/* Storm control: frames per second received on the port that the
 	 * bridge may flood, by enum xdpbr_storm_class; 0 = no limit. */
 	uint32_t storm[XDPBR_STORM__MAX];
 	int line;			/* line of its [port ...] header */
 };
-
-_Static_assert(CONFIG_VLAN_MAX == XDPBR_VLAN_MAX, "VLAN range != datapath's");
-_Static_assert(CONFIG_VLAN_WORDS == XDPBR_VLAN_WORDS, "VLAN bitmap != datapath's");
 
 struct config {
 	char name[16];			/* bridge name; "" if not set */
@@ -88,8 +77,8 @@ struct config {
 	bool vlan_filtering_set;
 	bool vlan_filtering;		/* 802.1Q VLAN-aware; off unless set */
 	bool default_pvid_set;
-	uint16_t default_pvid;		/* 0..CONFIG_VLAN_MAX, 0 = none; when
-					 * !default_pvid_set: CONFIG_DEFAULT_PVID */
+	uint16_t default_pvid;		/* 0..XDPBR_VLAN_MAX, 0 = none; when
+					 * !default_pvid_set: XDPBR_DEFAULT_PVID */
 	struct config_port *ports;	/* in file order */
 	size_t nports;
 };

@@ -181,9 +181,9 @@ static enum MHD_Result get_fdb(struct http *h, struct MHD_Connection *c,
 					   "port '%.32s' is not a port of bridge %s", q->port,
 					   h->bridge);
 	}
-	if (q->vlan && parse_u64(q->vlan, 4094, &vid))
+	if (q->vlan && parse_u64(q->vlan, XDPBR_VLAN_MAX, &vid))
 		return reply_error(c, MHD_HTTP_BAD_REQUEST,
-				   "vlan '%.16s' is not a VLAN id (0-4094)", q->vlan);
+				   "vlan '%.16s' is not a VLAN id (0-%d)", q->vlan, XDPBR_VLAN_MAX);
 	err = fdb_dump(h->maps->fdb, &e, &n);
 	if (err)
 		return reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,

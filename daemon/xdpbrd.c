@@ -127,7 +127,7 @@ static uint64_t ageing_ns_of(uint64_t s)
 
 static uint16_t default_pvid_of(const struct config *c)
 {
-	return c->default_pvid_set ? c->default_pvid : CONFIG_DEFAULT_PVID;
+	return c->default_pvid_set ? c->default_pvid : XDPBR_DEFAULT_PVID;
 }
 
 /* Bridge-wide settings of the config file, applied live. */
@@ -663,9 +663,9 @@ int main(int argc, char **argv)
 			d.keep = true;
 			break;
 		case 's':
-			if (parse_u64(optarg, 1U << 26, &v) || v < 16) {
-				fprintf(stderr, "xdpbrd: invalid FDB size '%s' (16 to %u)\n",
-					optarg, 1U << 26);
+			if (parse_u64(optarg, XDPBR_FDB_SIZE_MAX, &v) || v < XDPBR_FDB_SIZE_MIN) {
+				fprintf(stderr, "xdpbrd: invalid FDB size '%s' (%u to %u)\n",
+					optarg, XDPBR_FDB_SIZE_MIN, XDPBR_FDB_SIZE_MAX);
 				return 2;
 			}
 			o.fdb_size = (uint32_t)v;
@@ -682,9 +682,9 @@ int main(int argc, char **argv)
 			o.fdb_cache_set = true;
 			break;
 		case 'a':
-			if (parse_u64(optarg, 1000000, &v)) {
-				fprintf(stderr, "xdpbrd: invalid ageing time '%s' (0 to 1000000 s)\n",
-					optarg);
+			if (parse_u64(optarg, XDPBR_AGEING_MAX_S, &v)) {
+				fprintf(stderr, "xdpbrd: invalid ageing time '%s' (0 to %u s)\n",
+					optarg, XDPBR_AGEING_MAX_S);
 				return 2;
 			}
 			o.ageing_ns = ageing_ns_of(v);
@@ -765,8 +765,8 @@ int main(int argc, char **argv)
 			"[port NAME] sections of the configuration\n");
 		return 2;
 	}
-	if (nports > XDPBR_MAX_PORTS - 1) {
-		fprintf(stderr, "xdpbrd: too many ports (at most %d)\n", XDPBR_MAX_PORTS - 1);
+	if (nports > XDPBR_PORTS_PER_BRIDGE) {
+		fprintf(stderr, "xdpbrd: too many ports (at most %d)\n", XDPBR_PORTS_PER_BRIDGE);
 		return 2;
 	}
 	/* The command line wins over the file. */

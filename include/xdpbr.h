@@ -25,6 +25,15 @@
 #define XDPBR_FDB_SIZE 65536		/* default FDB capacity (daemon may resize) */
 #endif
 
+/* Limits of what user space accepts (config file, xdpbrd's options, the
+ * CLI, HTTP queries): one number each. */
+#define XDPBR_PORTS_PER_BRIDGE	(XDPBR_MAX_PORTS - 1)	/* slot 0 is reserved */
+#define XDPBR_FDB_SIZE_MIN	16
+#define XDPBR_FDB_SIZE_MAX	(1U << 26)	/* 67108864 entries */
+#define XDPBR_LEARNED_MAX	XDPBR_FDB_SIZE_MAX	/* fdb_max_learned, max_learned */
+#define XDPBR_AGEING_MAX_S	1000000		/* ageing time, seconds */
+#define XDPBR_STORM_MAX_PPS	100000000	/* storm control, frames per second */
+
 #define XDPBR_PIN_ROOT		"/sys/fs/bpf/xdpbr"
 #define XDPBR_NSEC_PER_SEC	1000000000ULL
 /* A MAC seen again on its own port refreshes last_seen at most this often:

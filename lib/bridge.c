@@ -431,7 +431,7 @@ static int port_maps_add(struct bridge *br, const char *ifname, uint32_t ifindex
 		slot = ports_free_slot(ports, n);
 		if (slot < 0) {
 			free(ports);
-			log_warn("bridge %s is full (%d ports)", br->name, XDPBR_MAX_PORTS - 1);
+			log_warn("bridge %s is full (%d ports)", br->name, XDPBR_PORTS_PER_BRIDGE);
 			return slot;
 		}
 		p.slot = (uint32_t)slot;
@@ -514,7 +514,7 @@ int bridge_add_port(struct bridge *br, const char *ifname)
 	uint32_t ifindex, cur_id, cur_mode, mode = XDPBR_MODE_NONE;
 	int err;
 
-	if (br->nports >= XDPBR_MAX_PORTS - 1)
+	if (br->nports >= XDPBR_PORTS_PER_BRIDGE)
 		return -ENOSPC;
 	err = bridge_check_port(br, ifname);
 	if (err)

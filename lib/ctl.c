@@ -155,7 +155,7 @@ int ctl_fdb_add(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
 	bool had;
 	int err;
 
-	if (!mac_usable(mac) || vlan > 4094)
+	if (!mac_usable(mac) || vlan > XDPBR_VLAN_MAX)
 		return -EINVAL;
 	err = ctl_port_get(m, ifindex, &p);
 	if (err)
@@ -181,7 +181,7 @@ int ctl_fdb_del(const struct xdpbr_maps *m, const uint8_t mac[6],
 	int n = 0, err = 0;
 
 	memcpy(e.key.mac, mac, 6);
-	for (int vlan = 0; vlan <= 4094; vlan++) {
+	for (int vlan = 0; vlan <= XDPBR_VLAN_MAX; vlan++) {
 		if (f->vlan >= 0 && vlan != f->vlan)
 			continue;
 		e.key.vlan = (uint16_t)vlan;
@@ -229,7 +229,7 @@ static int fdb_flush_in(const struct xdpbr_maps *m, const struct fdb_filter *f,
 
 int ctl_fdb_flush(const struct xdpbr_maps *m, const struct fdb_filter *f)
 {
-	return fdb_flush_in(m, f, 0, 4095);
+	return fdb_flush_in(m, f, 0, UINT16_MAX);	/* every VLAN */
 }
 
 int ctl_config_get(const struct xdpbr_maps *m, struct xdpbr_config *c)

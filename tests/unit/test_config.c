@@ -67,7 +67,7 @@ static void write_temp(char *path, size_t pathlen, const char *text, size_t len)
  */
 static bool vlans_are(const __u64 *map, const char *want)
 {
-	__u64 expect[CONFIG_VLAN_WORDS] = { 0 };
+	__u64 expect[XDPBR_VLAN_WORDS] = { 0 };
 	const char *s = want;
 	unsigned int from, to;
 	int n;
@@ -89,7 +89,7 @@ static bool vlans_are(const __u64 *map, const char *want)
 	if (!memcmp(map, expect, sizeof(expect)))
 		return true;
 	fprintf(stderr, "VLANs: got");
-	for (unsigned int v = 0; v < CONFIG_VLAN_WORDS * 64; v++)
+	for (unsigned int v = 0; v < XDPBR_VLAN_WORDS * 64; v++)
 		if (map[v / 64] >> (v % 64) & 1)
 			fprintf(stderr, " %u", v);
 	fprintf(stderr, ", want %s\n", want);
@@ -657,13 +657,13 @@ static void test_storm(void **state)
 		uint32_t pps;
 	} values[] = {
 		{ "0", 0 }, { "1", 1 }, { "100", 100 }, { "0100", 100 },
-		{ "100000000", CONFIG_STORM_MAX_PPS },
+		{ "100000000", XDPBR_STORM_MAX_PPS },
 		{ "5000   ; a comment", 5000 },
 	};
 	char text[128];
 	struct config c;
 
-	assert_int_equal(CONFIG_STORM_MAX_PPS, 100000000);
+	assert_int_equal(XDPBR_STORM_MAX_PPS, 100000000);
 	for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
 		for (size_t v = 0; v < ARRAY_SIZE(values); v++) {
 			snprintf(text, sizeof(text), "[port eth1]\n%s = %s\n", keys[k].key,
@@ -1120,19 +1120,19 @@ static void test_too_many_ports(void **state)
 	struct config c;
 	int i;
 
-	for (i = 1; i <= CONFIG_MAX_PORTS; i++) {
+	for (i = 1; i <= XDPBR_PORTS_PER_BRIDGE; i++) {
 		snprintf(line, sizeof(line), "[port p%d]\n", i);
 		strcat(text, line);
 	}
 	parse_ok(text, &c);
-	assert_int_equal(c.nports, CONFIG_MAX_PORTS);
-	assert_string_equal(c.ports[CONFIG_MAX_PORTS - 1].name, "p63");
+	assert_int_equal(c.nports, XDPBR_PORTS_PER_BRIDGE);
+	assert_string_equal(c.ports[XDPBR_PORTS_PER_BRIDGE - 1].name, "p63");
 	config_free(&c);
 
 	strcat(text, "[port one-too-many]\n");
 	assert_int_equal(parse(text, &c), -EINVAL);
 	snprintf(want, sizeof(want), NAME ":%d: too many ports (at most %d)",
-		 CONFIG_MAX_PORTS + 1, CONFIG_MAX_PORTS);
+		 XDPBR_PORTS_PER_BRIDGE + 1, XDPBR_PORTS_PER_BRIDGE);
 	assert_string_equal(err, want);
 	assert_zeroed(&c);
 }
@@ -1278,7 +1278,7 @@ static void test_shipped_example(void **state)
 	assert_true(c.vlan_filtering_set);
 	assert_false(c.vlan_filtering);
 	assert_true(c.default_pvid_set);
-	assert_int_equal(c.default_pvid, CONFIG_DEFAULT_PVID);
+	assert_int_equal(c.default_pvid, XDPBR_DEFAULT_PVID);
 	/* storm control: the uplink shows the keys with no limit, the host
 	 * port eth2 has limits on broadcast and multicast */
 	p = config_port_find(&c, "eth1");
