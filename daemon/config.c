@@ -189,8 +189,18 @@ static const char *listen_check(const char *s, struct sockaddr_storage *sa,
 	return NULL;
 }
 
+bool config_listen_none(const char *s)
+{
+	return s && !strcmp(s, CONFIG_LISTEN_NONE);
+}
+
 int config_listen_parse(const char *s, struct sockaddr_storage *sa, socklen_t *salen)
 {
+	if (config_listen_none(s)) {
+		memset(sa, 0, sizeof(*sa));	/* AF_UNSPEC */
+		*salen = 0;
+		return 0;
+	}
 	return s && !listen_check(s, sa, salen) ? 0 : -EINVAL;
 }
 
@@ -288,7 +298,7 @@ static int set_listen(struct parser *p, const struct key *k, const char *value)
 
 	if (strlen(value) >= sizeof(p->c->listen))
 		why = "too long";
-	else if (!strcmp(value, "none"))	/* no endpoint, as -l none */
+	else if (config_listen_none(value))	/* no endpoint, as -l none */
 		why = NULL;
 	else
 		why = listen_check(value, &sa, &salen);

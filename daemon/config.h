@@ -29,6 +29,7 @@
 
 /* The limits of the values are include/xdpbr.h's (XDPBR_*_MAX, ...). */
 #define CONFIG_LISTEN_DEFAULT	"127.0.0.1:9100"
+#define CONFIG_LISTEN_NONE	"none"		/* listen value: no endpoint */
 
 /* One "static = MAC [vlan ID]" line of a port. */
 struct config_static {
@@ -108,9 +109,14 @@ const struct config_port *config_port_find(const struct config *c, const char *n
  * such ports need reapplying too. */
 bool config_port_equal(const struct config_port *a, const struct config_port *b);
 
-/* "ADDR:PORT" (IPv4) or "[ADDR]:PORT" (IPv6), numeric only, port 1..65535,
- * into a socket address. 0 or -EINVAL. */
+/* A listen value (the file's listen =, xdpbrd -l): "ADDR:PORT" (IPv4) or
+ * "[ADDR]:PORT" (IPv6), numeric only, port 1..65535, into a socket address;
+ * or CONFIG_LISTEN_NONE, no endpoint: sa's family is then AF_UNSPEC and
+ * *salen 0. 0 or -EINVAL. */
 int config_listen_parse(const char *s, struct sockaddr_storage *sa, socklen_t *salen);
+
+/* Whether a listen value turns the endpoint off (CONFIG_LISTEN_NONE). */
+bool config_listen_none(const char *s);
 
 /* A size of the datapath's per-CPU FDB cache: 0 (off) or a power of two
  * from 4 (2 sets: fdbc_bits 0 means off) to XDPBR_FDB_CACHE_MAX entries. */

@@ -257,8 +257,8 @@ int http_start(struct http *h, const struct xdpbr_maps *m, const char *bridge,
 	snprintf(h->bridge, sizeof(h->bridge), "%s", bridge);
 	snprintf(h->listen, sizeof(h->listen), "%s", listen);
 	pthread_mutex_init(&h->lock, NULL);
-	if (config_listen_parse(listen, &sa, &salen))
-		return -EINVAL;
+	if (config_listen_parse(listen, &sa, &salen) || sa.ss_family == AF_UNSPEC)
+		return -EINVAL;		/* no address, or none: nothing to serve */
 	if (sa.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	h->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handle, h,

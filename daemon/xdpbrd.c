@@ -362,10 +362,10 @@ static void do_reload(struct daemon *d)
 		const char *listen = listen_of(d, &nc);
 
 		http_stop(&d->http);
-		if (strcmp(listen, "none") &&
+		if (!config_listen_none(listen) &&
 		    http_start(&d->http, &d->br.maps, d->br.name, listen, d->start_ns))
 			log_warn("Couldn't serve statistics on %s", listen);
-		else if (strcmp(listen, "none"))
+		else if (!config_listen_none(listen))
 			log_info("statistics now on http://%s/", listen);
 	}
 
@@ -579,7 +579,7 @@ static bool listen_port_low(const char *listen)
 {
 	const char *colon = strrchr(listen, ':');
 
-	return strcmp(listen, "none") && colon && atoi(colon + 1) < 1024;
+	return !config_listen_none(listen) && colon && atoi(colon + 1) < 1024;
 }
 
 /* The HTTP endpoint, the event stream and the ring buffer reader. None is
@@ -589,7 +589,7 @@ static void start_services(struct daemon *d)
 	const char *listen = listen_of(d, &d->cfg);
 	int err;
 
-	if (strcmp(listen, "none")) {
+	if (!config_listen_none(listen)) {
 		err = http_start(&d->http, &d->br.maps, d->br.name, listen, d->start_ns);
 		if (err)
 			log_warn("Couldn't serve statistics on %s: %s (choose another address "
@@ -640,7 +640,9 @@ int main(int argc, char **argv)
 	const char *name = NULL;
 	char **ports = NULL, err[512];
 	int nports = 0, opt, ret;
+	struct sockaddr_storage ss;
 	sigset_t block;
+	socklen_t sl;
 	uint64_t v;
 
 	while ((opt = getopt_long(argc, argv, "c:nm:ks:C:a:l:vh", long_opts, NULL)) != -1) {
@@ -690,15 +692,10 @@ int main(int argc, char **argv)
 			o.ageing_ns = ageing_ns_of(v);
 			break;
 		case 'l':
-			if (strcmp(optarg, "none")) {
-				struct sockaddr_storage ss;
-				socklen_t sl;
-
-				if (config_listen_parse(optarg, &ss, &sl)) {
-					fprintf(stderr, "xdpbrd: invalid listen address '%s' "
-						"(ADDR:PORT, [ADDR]:PORT or none)\n", optarg);
-					return 2;
-				}
+			if (config_listen_parse(optarg, &ss, &sl)) {
+				fprintf(stderr, "xdpbrd: invalid listen address '%s' "
+					"(ADDR:PORT, [ADDR]:PORT or none)\n", optarg);
+				return 2;
 			}
 			d.listen = optarg;
 			break;
