@@ -312,10 +312,18 @@ port_counter()
 	"$XDPBR" -b "$BR" -j stats dev "$1" | jq -r --arg n "$2" '.[0][$n]'
 }
 
+# counter_table: the rows of include/xdpbr.h's XDPBR_COUNTERS(X) table, and
+# not those of its other X-macro tables (XDPBR_MODES has rows of the same
+# shape): from the #define to its first line without a continuation.
+counter_table()
+{
+	sed -n '/^#define XDPBR_COUNTERS(X)/,/[^\\]$/p' "$XDPBR_H"
+}
+
 # counter_names: the counter names of include/xdpbr.h, one per line.
 counter_names()
 {
-	sed -n 's/^[[:space:]]*X([A-Z0-9_]*,[[:space:]]*"\([a-z0-9_]*\)").*/\1/p' "$XDPBR_H"
+	counter_table | sed -n 's/^[[:space:]]*X([A-Z0-9_]*,[[:space:]]*"\([a-z0-9_]*\)").*/\1/p'
 }
 
 # ---------------------------------------------------------------- processes
@@ -1076,8 +1084,8 @@ $(cat "$DAEMON_LOG")"
 # counter_names, also those with digits (drop_8021ad).
 obs_counter_names()
 {
-	sed -n 's/^[[:space:]]*X([A-Z0-9_]*,[[:space:]]*"\([a-z0-9_]*\)").*/\1/p' \
-		"$XDPBR_H" | jq -R . | jq -sc .
+	counter_table | sed -n 's/^[[:space:]]*X([A-Z0-9_]*,[[:space:]]*"\([a-z0-9_]*\)").*/\1/p' |
+		jq -R . | jq -sc .
 }
 
 # obs_outcome_names: the outcome counters of xdpbr.h as a JSON array: those
@@ -1088,8 +1096,8 @@ obs_outcome_names()
 	local first last
 	first=$(awk '$2 == "XDPBR_CNT_OUTCOME_FIRST" { print $3 }' "$XDPBR_H")
 	last=$(awk '$2 == "XDPBR_CNT_OUTCOME_LAST" { print $3 }' "$XDPBR_H")
-	sed -n 's/^[[:space:]]*X(\([A-Z0-9_]*\),[[:space:]]*"\([a-z0-9_]*\)").*/XDPBR_CNT_\1 \2/p' \
-		"$XDPBR_H" |
+	counter_table |
+		sed -n 's/^[[:space:]]*X(\([A-Z0-9_]*\),[[:space:]]*"\([a-z0-9_]*\)").*/XDPBR_CNT_\1 \2/p' |
 		awk -v first="$first" -v last="$last" '
 			$1 == first { on = 1 }
 			on { print $2 }
