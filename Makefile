@@ -38,6 +38,7 @@ BINS     := $(BUILD)/xdpbrd $(BUILD)/xdpbr
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 BPFTEST   := $(BUILD)/tests/test_datapath
+BPFTEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(wildcard tests/bpf/*.c))
 TOOLS     := $(BUILD)/tools/sendframe $(BUILD)/tools/fdbfill
 
 PREFIX     ?= /usr/local
@@ -80,10 +81,11 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(BUILD)/tests/unit/mock_bpf
 	$(CC) $(LDFLAGS) $^ $(UNIT_WRAP) $(LDLIBS) -lcmocka -o $@
 
 # Keep the test objects: they are intermediate files to make.
-.SECONDARY: $(UNIT_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/tests/unit/mock_bpf.o $(BUILD)/tests/bpf/test_datapath.o \
+.SECONDARY: $(UNIT_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/tests/unit/mock_bpf.o $(BPFTEST_OBJS) \
 	    $(BUILD)/tools/fdbfill.o
 
-$(BPFTEST): $(BUILD)/tests/bpf/test_datapath.o $(LIB)
+# The BPF_PROG_RUN fixtures: every tests/bpf/*.c (harness, tables, main).
+$(BPFTEST): $(BPFTEST_OBJS) $(LIB)
 	$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(BUILD)/tools/sendframe: tools/sendframe.c | $(BUILD)
