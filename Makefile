@@ -212,12 +212,18 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJS)
 
 $(FUZZ_DIR)/fuzz_%.o: tests/fuzz/fuzz_%.c $(SKEL) | $(BUILD)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz $(FUZZ_CFLAGS) -c $< -o $@
+	$(FUZZ_CC) $(CPPFLAGS) -Itests/fuzz -Itests/bpf $(FUZZ_CFLAGS) -c $< -o $@
+
+# fuzz_datapath runs the datapath through the BPF_PROG_RUN test's harness.
+$(FUZZ_DIR)/tests/bpf/harness.o: tests/bpf/harness.c $(SKEL) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
+$(FUZZ_DIR)/fuzz_datapath: $(FUZZ_DIR)/tests/bpf/harness.o
 
 $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/fuzz_%.o $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $^ $(LDLIBS) -o $@
 
-.SECONDARY: $(FUZZ_ALL:%=$(FUZZ_DIR)/fuzz_%.o)
+.SECONDARY: $(FUZZ_ALL:%=$(FUZZ_DIR)/fuzz_%.o) $(FUZZ_DIR)/tests/bpf/harness.o
 
 check: $(FUZZ_ALL:%=$(FUZZ_DIR)/fuzz_%)
 
