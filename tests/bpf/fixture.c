@@ -112,8 +112,12 @@ static int fdb_setup(const struct fdb_setup *fs)
 	return err;
 }
 
+/* The port table and its per-packet mirror, written by the daemon's own
+ * ctl_port_write(): however the datapath comes to find its ports, the test
+ * sets them up the way xdpbrd does. */
 static int port_set(enum port_id p, __u32 flags, __u32 max_learned, __u16 pvid)
 {
+	struct xdpbr_maps m = skel_maps();
 	struct xdpbr_port v = {
 		.slot = ports[p].slot,
 		.flags = flags,
@@ -122,18 +126,7 @@ static int port_set(enum port_id p, __u32 flags, __u32 max_learned, __u16 pvid)
 		.max_learned = max_learned,
 	};
 
-	int err;
-
-	/* the port table and its per-packet mirror, as ctl_port_write() does */
-	err = bpf_map__update_elem(dp_skel->maps.xdpbr_portcfg, &ports[p].slot,
-				   sizeof(__u32), &v, sizeof(v), 0);
-	if (!err && ports[p].ifindex < XDPBR_IFINDEX_FAST)
-		err = bpf_map__update_elem(dp_skel->maps.xdpbr_ifslot, &ports[p].ifindex,
-					   sizeof(__u32), &ports[p].slot, sizeof(__u32), 0);
-	if (err)
-		return err;
-	return bpf_map__update_elem(dp_skel->maps.xdpbr_ports, &ports[p].ifindex,
-				    sizeof(__u32), &v, sizeof(v), 0);
+	return ctl_port_write(&m, ports[p].ifindex, &v);
 }
 
 static int tx_set(enum port_id p)
