@@ -57,6 +57,7 @@ BINS     := $(BUILD)/xdpbrd $(BUILD)/xdpbr
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 BPFTEST   := $(BUILD)/tests/test_datapath
+BPFTEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(wildcard tests/bpf/*.c))
 TOOLS     := $(BUILD)/tools/sendframe $(BUILD)/tools/fdbfill $(BUILD)/tools/tapwire
 
 PREFIX     ?= /usr/local
@@ -111,10 +112,11 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(BUILD)/tests/unit/mock_bpf
 	$(CC) $(LDFLAGS) $^ $(UNIT_WRAP) $(DAEMON_LDLIBS) $(shell $(PKG_CONFIG) --libs cmocka) -o $@
 
 # Keep the test objects: they are intermediate files to make.
-.SECONDARY: $(UNIT_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/tests/unit/mock_bpf.o $(BUILD)/tests/bpf/test_datapath.o \
+.SECONDARY: $(UNIT_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/tests/unit/mock_bpf.o $(BPFTEST_OBJS) \
 	    $(BUILD)/tools/fdbfill.o
 
-$(BPFTEST): $(BUILD)/tests/bpf/test_datapath.o $(LIB)
+# The BPF_PROG_RUN fixtures: every tests/bpf/*.c (harness, tables, main).
+$(BPFTEST): $(BPFTEST_OBJS) $(LIB)
 	$(CC) $(LDFLAGS) $^ $(LIB_LDLIBS) -o $@
 
 $(BUILD)/tools/tapwire: tools/tapwire.c | $(BUILD)
@@ -247,12 +249,18 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJS)
 
 $(FUZZ_DIR)/fuzz_%.o: tests/fuzz/fuzz_%.c $(SKEL) | $(BUILD)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CPPFLAGS) $(TEST_CPPFLAGS) -Itests/fuzz $(FUZZ_CFLAGS) -c $< -o $@
+	$(FUZZ_CC) $(CPPFLAGS) $(TEST_CPPFLAGS) -Itests/fuzz -Itests/bpf $(FUZZ_CFLAGS) -c $< -o $@
+
+# fuzz_datapath runs the datapath through the BPF_PROG_RUN test's harness.
+$(FUZZ_DIR)/tests/bpf/harness.o: tests/bpf/harness.c $(SKEL) | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(TEST_CPPFLAGS) $(FUZZ_CFLAGS) -c $< -o $@
+$(FUZZ_DIR)/fuzz_datapath: $(FUZZ_DIR)/tests/bpf/harness.o
 
 $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/fuzz_%.o $(FUZZ_LIB)
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $^ $(DAEMON_LDLIBS) -o $@
 
-.SECONDARY: $(FUZZ_ALL:%=$(FUZZ_DIR)/fuzz_%.o)
+.SECONDARY: $(FUZZ_ALL:%=$(FUZZ_DIR)/fuzz_%.o) $(FUZZ_DIR)/tests/bpf/harness.o
 
 check: $(FUZZ_ALL:%=$(FUZZ_DIR)/fuzz_%)
 

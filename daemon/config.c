@@ -37,7 +37,9 @@
 #include <strings.h>
 
 #include "config.h"
+#include "ports.h"
 #include "util.h"
+#include "xdpbr_rules.h"
 
 enum section { SEC_NONE, SEC_BRIDGE, SEC_PORT };
 
@@ -187,8 +189,18 @@ static const char *listen_check(const char *s, struct sockaddr_storage *sa,
 	return NULL;
 }
 
+bool config_listen_none(const char *s)
+{
+	return s && !strcmp(s, CONFIG_LISTEN_NONE);
+}
+
 int config_listen_parse(const char *s, struct sockaddr_storage *sa, socklen_t *salen)
 {
+	if (config_listen_none(s)) {
+		memset(sa, 0, sizeof(*sa));	/* AF_UNSPEC */
+		*salen = 0;
+		return 0;
+	}
 	return s && !listen_check(s, sa, salen) ? 0 : -EINVAL;
 }
 
@@ -205,7 +217,7 @@ static int set_name(struct parser *p, const struct key *k, const char *value)
 
 static int set_ageing(struct parser *p, const struct key *k, const char *value)
 {
-	if (get_u64(p, k, value, 0, CONFIG_AGEING_MAX, &p->c->ageing_s))
+	if (get_u64(p, k, value, 0, XDPBR_AGEING_MAX_S, &p->c->ageing_s))
 		return p->err;
 	p->c->ageing_set = true;
 	return 0;
@@ -215,7 +227,7 @@ static int set_fdb_max_learned(struct parser *p, const struct key *k, const char
 {
 	uint64_t v;
 
-	if (get_u64(p, k, value, 0, CONFIG_LEARNED_MAX, &v))
+	if (get_u64(p, k, value, 0, XDPBR_LEARNED_MAX, &v))
 		return p->err;
 	p->c->fdb_max_learned = (uint32_t)v;
 	return 0;
@@ -225,7 +237,7 @@ static int set_fdb_size(struct parser *p, const struct key *k, const char *value
 {
 	uint64_t v;
 
-	if (get_u64(p, k, value, CONFIG_FDB_SIZE_MIN, CONFIG_FDB_SIZE_MAX, &v))
+	if (get_u64(p, k, value, XDPBR_FDB_SIZE_MIN, XDPBR_FDB_SIZE_MAX, &v))
 		return p->err;
 	p->c->fdb_size = (uint32_t)v;
 	return 0;
@@ -253,23 +265,10 @@ static int set_fdb_cache(struct parser *p, const struct key *k, const char *valu
 
 static int set_mode(struct parser *p, const struct key *k, const char *value)
 {
-	static const struct {
-		const char *name;
-		enum attach_mode mode;
-	} modes[] = {
-		{ "auto", ATTACH_AUTO },
-		{ "native", ATTACH_NATIVE },
-		{ "generic", ATTACH_GENERIC },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
-		if (!strcmp(value, modes[i].name)) {
-			p->c->mode = modes[i].mode;
-			p->c->mode_set = true;
-			return 0;
-		}
-	}
-	return fail(p, "mode: '%s' is not native, generic or auto", value);
+	if (port_mode_parse(value, &p->c->mode))
+		return fail(p, "mode: '%s' is not native, generic or auto", value);
+	p->c->mode_set = true;
+	return 0;
 }
 
 static struct config_port *cur_port(struct parser *p);
@@ -300,7 +299,7 @@ static int set_default_pvid(struct parser *p, const struct key *k, const char *v
 {
 	uint64_t v;
 
-	if (get_u64(p, k, value, 0, CONFIG_VLAN_MAX, &v))
+	if (get_u64(p, k, value, 0, XDPBR_VLAN_MAX, &v))
 		return p->err;
 	p->c->default_pvid = (uint16_t)v;
 	p->c->default_pvid_set = true;
@@ -315,7 +314,7 @@ static int set_listen(struct parser *p, const struct key *k, const char *value)
 
 	if (strlen(value) >= sizeof(p->c->listen))
 		why = "too long";
-	else if (!strcmp(value, "none"))	/* no endpoint, as -l none */
+	else if (config_listen_none(value))	/* no endpoint, as -l none */
 		why = NULL;
 	else
 		why = listen_check(value, &sa, &salen);
@@ -351,7 +350,7 @@ static int set_max_learned(struct parser *p, const struct key *k, const char *va
 {
 	uint64_t v;
 
-	if (get_u64(p, k, value, 0, CONFIG_LEARNED_MAX, &v))
+	if (get_u64(p, k, value, 0, XDPBR_LEARNED_MAX, &v))
 		return p->err;
 	cur_port(p)->max_learned = (uint32_t)v;
 	return 0;
@@ -361,7 +360,7 @@ static int set_storm(struct parser *p, const struct key *k, const char *value)
 {
 	uint64_t v;
 
-	if (get_u64(p, k, value, 0, CONFIG_STORM_MAX_PPS, &v))
+	if (get_u64(p, k, value, 0, XDPBR_STORM_MAX_PPS, &v))
 		return p->err;
 	cur_port(p)->storm[k->flag] = (uint32_t)v;
 	return 0;
@@ -403,12 +402,12 @@ static int static_parse(struct parser *p, const char *value, char *tokens,
 		return fail(p, "static: %s is a multicast address (static entries "
 			    "must be unicast)", label);
 	if (vlan) {
-		err = parse_u64(vlan, CONFIG_VLAN_MAX, &v);
+		err = parse_u64(vlan, XDPBR_VLAN_MAX, &v);
 		if (err == -EINVAL)
 			return fail(p, "static: vlan '%s' is not a number", vlan);
 		if (err)
 			return fail(p, "static: vlan %s is out of range (0..%d)", vlan,
-				    CONFIG_VLAN_MAX);
+				    XDPBR_VLAN_MAX);
 	}
 	st->vlan = (uint16_t)v;
 	st->line = p->lineno;
@@ -463,27 +462,17 @@ static int add_static(struct parser *p, const struct key *k, const char *value)
 
 /* --- VLAN lists --- */
 
-static bool vlan_test(const uint64_t *map, unsigned int vid)
-{
-	return map[vid / 64] >> (vid % 64) & 1;
-}
-
-static void vlan_set(uint64_t *map, unsigned int vid)
-{
-	map[vid / 64] |= 1ULL << (vid % 64);
-}
-
 /* The lowest VLAN in both maps, or 0 (never a member) when none is. */
-static unsigned int vlan_common(const uint64_t *a, const uint64_t *b)
+static unsigned int vlan_common(const __u64 *a, const __u64 *b)
 {
-	for (unsigned int w = 0; w < CONFIG_VLAN_WORDS; w++)
+	for (unsigned int w = 0; w < XDPBR_VLAN_WORDS; w++)
 		if (a[w] & b[w])
 			return w * 64 + (unsigned int)__builtin_ctzll(a[w] & b[w]);
 	return 0;
 }
 
 /* The n characters at s as a VID: 0, -EINVAL (not only digits) or -ERANGE
- * (outside 1..CONFIG_VLAN_MAX). */
+ * (outside 1..XDPBR_VLAN_MAX). */
 static int vid_parse(const char *s, size_t n, unsigned int *out)
 {
 	unsigned int v = 0;
@@ -493,10 +482,10 @@ static int vid_parse(const char *s, size_t n, unsigned int *out)
 	for (size_t i = 0; i < n; i++) {
 		if (!isdigit((unsigned char)s[i]))
 			return -EINVAL;
-		if (v <= CONFIG_VLAN_MAX)	/* past it, only "too big" matters */
+		if (v <= XDPBR_VLAN_MAX)	/* past it, only "too big" matters */
 			v = v * 10 + (unsigned int)(s[i] - '0');
 	}
-	if (v < 1 || v > CONFIG_VLAN_MAX)
+	if (v < 1 || v > XDPBR_VLAN_MAX)
 		return -ERANGE;
 	*out = v;
 	return 0;
@@ -504,7 +493,7 @@ static int vid_parse(const char *s, size_t n, unsigned int *out)
 
 /* One list item, "VID" or "FIRST-LAST" (n characters at item), into map. */
 static int vlan_item(struct parser *p, const struct key *k, const char *item, size_t n,
-		     uint64_t *map)
+		     __u64 *map)
 {
 	const char *dash = memchr(item, '-', n);
 	size_t n1 = dash ? (size_t)(dash - item) : n;
@@ -518,29 +507,29 @@ static int vlan_item(struct parser *p, const struct key *k, const char *item, si
 			    k->name, (int)n, item);
 	if (e1)
 		return fail(p, "%s: %.*s is out of range (1..%d)", k->name, (int)n1, item,
-			    CONFIG_VLAN_MAX);
+			    XDPBR_VLAN_MAX);
 	if (e2)
 		return fail(p, "%s: %.*s is out of range (1..%d)", k->name, (int)n2, last,
-			    CONFIG_VLAN_MAX);
+			    XDPBR_VLAN_MAX);
 	if (from > to)
 		return fail(p, "%s: range %.*s is reversed (FIRST-LAST, FIRST <= LAST)",
 			    k->name, (int)n, item);
 	for (unsigned int vid = from; vid <= to; vid++) {
-		if (vlan_test(map, vid))
+		if (xdpbr_vlan_test(map, (__u16)vid))
 			return fail(p, "%s: VLAN %u is listed twice", k->name, vid);
-		vlan_set(map, vid);
+		xdpbr_vlan_set(map, (__u16)vid, 1);
 	}
 	return 0;
 }
 
 /*
  * "10,20-30, 40" into map (zeroed by the caller): VIDs and ascending ranges
- * in 1..CONFIG_VLAN_MAX, separated by commas, whitespace allowed around
+ * in 1..XDPBR_VLAN_MAX, separated by commas, whitespace allowed around
  * them. suffix, if not NULL, is a word the list may end with, after
  * whitespace ("vlans = 10 tagged").
  */
 static int vlan_list(struct parser *p, const struct key *k, const char *value,
-		     const char *suffix, uint64_t *map)
+		     const char *suffix, __u64 *map)
 {
 	const char *s = value, *item;
 	size_t n;
@@ -576,10 +565,10 @@ static int vlan_list(struct parser *p, const struct key *k, const char *value,
 /* "vlans" or "untagged": the list into map, where other (the other key's
  * map, other_name) must not have any of its VLANs. */
 static int set_members(struct parser *p, const struct key *k, const char *value,
-		       const char *suffix, uint64_t *map, const uint64_t *other,
+		       const char *suffix, __u64 *map, const __u64 *other,
 		       const char *other_name)
 {
-	uint64_t list[CONFIG_VLAN_WORDS] = { 0 };
+	__u64 list[XDPBR_VLAN_WORDS] = { 0 };
 	unsigned int vid;
 
 	if (vlan_list(p, k, value, suffix, list))
@@ -613,7 +602,7 @@ static int set_pvid(struct parser *p, const struct key *k, const char *value)
 	struct config_port *port = cur_port(p);
 	uint64_t v;
 
-	if (get_u64(p, k, value, 0, CONFIG_VLAN_MAX, &v))
+	if (get_u64(p, k, value, 0, XDPBR_VLAN_MAX, &v))
 		return p->err;
 	port->pvid = (uint16_t)v;
 	port->pvid_set = true;
@@ -634,12 +623,9 @@ static const struct key bridge_keys[] = {
 };
 
 static const struct key port_keys[] = {
-	{ .name = "learning", .set = set_flag, .flag = XDPBR_PORT_LEARNING },
-	{ .name = "flood", .set = set_flag, .flag = XDPBR_PORT_FLOOD },
-	{ .name = "mcast_flood", .set = set_flag, .flag = XDPBR_PORT_MCAST_FLOOD },
-	{ .name = "bcast_flood", .set = set_flag, .flag = XDPBR_PORT_BCAST_FLOOD },
-	{ .name = "isolated", .set = set_flag, .flag = XDPBR_PORT_ISOLATED },
-	{ .name = "hairpin", .set = set_flag, .flag = XDPBR_PORT_HAIRPIN },
+#define FLAG_KEY(e, bit, key) { .name = key, .set = set_flag, .flag = XDPBR_PORT_##e },
+	XDPBR_PORT_FLAGS(FLAG_KEY)
+#undef FLAG_KEY
 	{ .name = "max_learned", .set = set_max_learned },
 	{ .name = "static", .set = add_static, .repeat = true },
 	{ .name = "pvid", .set = set_pvid },
@@ -692,8 +678,8 @@ static int section_end(struct parser *p)
 	if (p->err || p->sec != SEC_PORT)
 		return p->err;
 	port = cur_port(p);
-	if (port->pvid && !vlan_test(port->vlans, port->pvid) &&
-	    !vlan_test(port->untagged, port->pvid))
+	if (port->pvid && !xdpbr_vlan_test(port->vlans, port->pvid) &&
+	    !xdpbr_vlan_test(port->untagged, port->pvid))
 		return fail_at(p, -EINVAL, key_line(p, "pvid"),
 			       "pvid: VLAN %u is not a member of %s (add it to its 'vlans' "
 			       "or 'untagged')", port->pvid, p->where);
@@ -778,8 +764,8 @@ static int port_begin(struct parser *p, const char *name, size_t n)
 	if (dup)
 		return fail(p, "duplicate [port %s] section (first on line %d)",
 			    ifname, dup->line);
-	if (p->c->nports >= CONFIG_MAX_PORTS)
-		return fail(p, "too many ports (at most %d)", CONFIG_MAX_PORTS);
+	if (p->c->nports >= XDPBR_PORTS_PER_BRIDGE)
+		return fail(p, "too many ports (at most %d)", XDPBR_PORTS_PER_BRIDGE);
 	ports = realloc(p->c->ports, (p->c->nports + 1) * sizeof(*ports));
 	if (!ports)
 		return fail_at(p, -ENOMEM, p->lineno, "out of memory");

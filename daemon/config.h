@@ -26,23 +26,16 @@
 #include <sys/socket.h>
 
 #include "xdpbr.h"
-#include "bridge.h"		/* enum attach_mode */
+#include "ports.h"		/* enum port_path */
 
-#define CONFIG_AGEING_MAX	1000000		/* seconds */
-#define CONFIG_FDB_SIZE_MIN	16
-#define CONFIG_FDB_SIZE_MAX	(1U << 26)	/* 67108864 entries */
-#define CONFIG_LEARNED_MAX	CONFIG_FDB_SIZE_MAX /* fdb_max_learned, max_learned */
-#define CONFIG_VLAN_MAX		4094
-#define CONFIG_VLAN_WORDS	64		/* 4096 bits: a VLAN bitmap */
-#define CONFIG_DEFAULT_PVID	1		/* default_pvid when not set */
-#define CONFIG_MAX_PORTS	(XDPBR_MAX_PORTS - 1)	/* slot 0 is reserved */
-#define CONFIG_STORM_MAX_PPS	100000000	/* storm_* limits, frames per second */
+/* The limits of the values are include/xdpbr.h's (XDPBR_*_MAX, ...). */
 #define CONFIG_LISTEN_DEFAULT	"127.0.0.1:9100"
+#define CONFIG_LISTEN_NONE	"none"		/* listen value: no endpoint */
 
 /* One "static = MAC [vlan ID]" line of a port. */
 struct config_static {
 	uint8_t mac[6];			/* unicast, non-zero */
-	uint16_t vlan;			/* 0..CONFIG_VLAN_MAX */
+	uint16_t vlan;			/* 0..XDPBR_VLAN_MAX */
 	int line;			/* where it was given */
 };
 
@@ -62,19 +55,16 @@ struct config_port {
 	 * PVID, as a kernel bridge port does (PVID and untagged member).
 	 */
 	bool pvid_set;
-	uint16_t pvid;			/* 0..CONFIG_VLAN_MAX, 0 unless pvid_set */
+	uint16_t pvid;			/* 0..XDPBR_VLAN_MAX, 0 unless pvid_set */
 	bool vlans_set;
-	uint64_t vlans[CONFIG_VLAN_WORDS];
-	uint64_t untagged[CONFIG_VLAN_WORDS];
+	__u64 vlans[XDPBR_VLAN_WORDS];	/* the datapath's bitmap type */
+	__u64 untagged[XDPBR_VLAN_WORDS];
 	/* Storm control: frames per second received on the port that the
 	 * bridge may flood, by enum xdpbr_storm_class; 0 = no limit. */
 	uint32_t storm[XDPBR_STORM__MAX];
 	enum port_path path;		/* datapath: auto (the bridge's), xdp, tc */
 	int line;			/* line of its [port ...] header */
 };
-
-_Static_assert(CONFIG_VLAN_MAX == XDPBR_VLAN_MAX, "VLAN range != datapath's");
-_Static_assert(CONFIG_VLAN_WORDS == XDPBR_VLAN_WORDS, "VLAN bitmap != datapath's");
 
 struct config {
 	char name[16];			/* bridge name; "" if not set */
@@ -85,14 +75,14 @@ struct config {
 	bool fdb_cache_set;
 	uint32_t fdb_cache;		/* per-CPU FDB cache entries; 0 = off */
 	bool mode_set;
-	enum attach_mode mode;
+	enum xdpbr_mode mode;		/* XDPBR_MODE_NONE: auto */
 	enum port_path path;		/* default datapath of ports: auto = by kind */
 	char listen[64];		/* stats endpoint; "" = CONFIG_LISTEN_DEFAULT */
 	bool vlan_filtering_set;
 	bool vlan_filtering;		/* 802.1Q VLAN-aware; off unless set */
 	bool default_pvid_set;
-	uint16_t default_pvid;		/* 0..CONFIG_VLAN_MAX, 0 = none; when
-					 * !default_pvid_set: CONFIG_DEFAULT_PVID */
+	uint16_t default_pvid;		/* 0..XDPBR_VLAN_MAX, 0 = none; when
+					 * !default_pvid_set: XDPBR_DEFAULT_PVID */
 	struct config_port *ports;	/* in file order */
 	size_t nports;
 };
@@ -122,9 +112,14 @@ const struct config_port *config_port_find(const struct config *c, const char *n
  * such ports need reapplying too. */
 bool config_port_equal(const struct config_port *a, const struct config_port *b);
 
-/* "ADDR:PORT" (IPv4) or "[ADDR]:PORT" (IPv6), numeric only, port 1..65535,
- * into a socket address. 0 or -EINVAL. */
+/* A listen value (the file's listen =, xdpbrd -l): "ADDR:PORT" (IPv4) or
+ * "[ADDR]:PORT" (IPv6), numeric only, port 1..65535, into a socket address;
+ * or CONFIG_LISTEN_NONE, no endpoint: sa's family is then AF_UNSPEC and
+ * *salen 0. 0 or -EINVAL. */
 int config_listen_parse(const char *s, struct sockaddr_storage *sa, socklen_t *salen);
+
+/* Whether a listen value turns the endpoint off (CONFIG_LISTEN_NONE). */
+bool config_listen_none(const char *s);
 
 /* A size of the datapath's per-CPU FDB cache: 0 (off) or a power of two
  * from 4 (2 sets: fdbc_bits 0 means off) to XDPBR_FDB_CACHE_MAX entries. */

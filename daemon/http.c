@@ -181,9 +181,9 @@ static enum MHD_Result get_fdb(struct http *h, struct MHD_Connection *c,
 					   "port '%.32s' is not a port of bridge %s", q->port,
 					   h->bridge);
 	}
-	if (q->vlan && parse_u64(q->vlan, 4094, &vid))
+	if (q->vlan && parse_u64(q->vlan, XDPBR_VLAN_MAX, &vid))
 		return reply_error(c, MHD_HTTP_BAD_REQUEST,
-				   "vlan '%.16s' is not a VLAN id (0-4094)", q->vlan);
+				   "vlan '%.16s' is not a VLAN id (0-%d)", q->vlan, XDPBR_VLAN_MAX);
 	err = fdb_dump(h->maps->fdb, &e, &n);
 	if (err)
 		return reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
@@ -257,8 +257,8 @@ int http_start(struct http *h, const struct xdpbr_maps *m, const char *bridge,
 	snprintf(h->bridge, sizeof(h->bridge), "%s", bridge);
 	snprintf(h->listen, sizeof(h->listen), "%s", listen);
 	pthread_mutex_init(&h->lock, NULL);
-	if (config_listen_parse(listen, &sa, &salen))
-		return -EINVAL;
+	if (config_listen_parse(listen, &sa, &salen) || sa.ss_family == AF_UNSPEC)
+		return -EINVAL;		/* no address, or none: nothing to serve */
 	if (sa.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	h->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handle, h,

@@ -29,8 +29,10 @@
 #include "json.h"
 #include "log.h"
 #include "netlink.h"
+#include "ports.h"
 #include "privs.h"
 #include "util.h"
+#include "xdpbr_rules.h"
 
 /* One ageing step per tick looks at no more than this many entries: a
  * million-entry table is swept over a few seconds without a stall. */
@@ -113,13 +115,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static const struct {
-	const char *name;
-	enum attach_mode mode;
-} modes[] = {
-	{ "auto", ATTACH_AUTO }, { "native", ATTACH_NATIVE }, { "generic", ATTACH_GENERIC },
-};
-
 static bool is_cli_port(const struct daemon *d, const char *name)
 {
 	for (int i = 0; i < d->ncli_ports; i++)
@@ -135,7 +130,7 @@ static uint64_t ageing_ns_of(uint64_t s)
 
 static uint16_t default_pvid_of(const struct config *c)
 {
-	return c->default_pvid_set ? c->default_pvid : CONFIG_DEFAULT_PVID;
+	return c->default_pvid_set ? c->default_pvid : XDPBR_DEFAULT_PVID;
 }
 
 /* Bridge-wide settings of the config file, applied live. */
@@ -170,10 +165,10 @@ static int apply_port_vlans(struct daemon *d, const struct config *c,
 		v.untagged[w] = cp->untagged[w];
 	}
 	if (!cp->vlans_set && pvid) {
-		v.member[pvid >> 6] |= 1ULL << (pvid & 63);
-		v.untagged[pvid >> 6] |= 1ULL << (pvid & 63);
+		xdpbr_vlan_set(v.member, pvid, 1);
+		xdpbr_vlan_set(v.untagged, pvid, 1);
 	}
-	if (pvid && !((v.member[pvid >> 6] >> (pvid & 63)) & 1))
+	if (pvid && !xdpbr_vlan_test(v.member, pvid))
 		pvid = 0;	/* the default PVID is not among the port's VLANs */
 	return ctl_vlan_set_port(&d->br.maps, ifindex, &v, pvid);
 }
@@ -380,10 +375,10 @@ static void do_reload(struct daemon *d)
 		const char *listen = listen_of(d, &nc);
 
 		http_stop(&d->http);
-		if (strcmp(listen, "none") &&
+		if (!config_listen_none(listen) &&
 		    http_start(&d->http, &d->br.maps, d->br.name, listen, d->start_ns))
 			log_warn("Couldn't serve statistics on %s", listen);
-		else if (strcmp(listen, "none"))
+		else if (!config_listen_none(listen))
 			log_info("statistics now on http://%s/", listen);
 	}
 
@@ -597,7 +592,7 @@ static bool listen_port_low(const char *listen)
 {
 	const char *colon = strrchr(listen, ':');
 
-	return strcmp(listen, "none") && colon && atoi(colon + 1) < 1024;
+	return !config_listen_none(listen) && colon && atoi(colon + 1) < 1024;
 }
 
 /* The HTTP endpoint, the event stream and the ring buffer reader. None is
@@ -607,7 +602,7 @@ static void start_services(struct daemon *d)
 	const char *listen = listen_of(d, &d->cfg);
 	int err;
 
-	if (strcmp(listen, "none")) {
+	if (!config_listen_none(listen)) {
 		err = http_start(&d->http, &d->br.maps, d->br.name, listen, d->start_ns);
 		if (err)
 			log_warn("Couldn't serve statistics on %s: %s (choose another address "
@@ -648,247 +643,349 @@ static int add_unique(char ***v, int *n, const char *s)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* The command line; merge() completes it from the configuration file. */
+struct cmdline {
+	struct bridge_opts o;		/* what bridge_open is given */
+	bool mode_set;			/* -m: wins over the file's mode */
+	bool path_set;			/* -d: wins over the file's datapath */
+	bool check_only;		/* -n */
+	bool help;			/* -h */
+	enum log_level level;
+	char **args;			/* BRIDGE [PORT...] */
+	int nargs;
+	const char *name;		/* the bridge: first argument or the file's */
+	char **ports;			/* the file's ports, then the command line's */
+	int nports;
+};
+
+/* One option into cl (or d); 0 or -EINVAL, having said why. */
+static int parse_option(struct daemon *d, struct cmdline *cl, int opt, const char *arg)
 {
-	struct bridge_opts o = { .mode = ATTACH_AUTO };
-	enum log_level level = LOG_LVL_INFO;
-	struct sigaction sa = { .sa_handler = on_signal };
-	static struct daemon d;
-	bool check_only = false, mode_set = false, path_set = false, found;
-	const char *name = NULL;
-	char **ports = NULL, err[512];
-	int nports = 0, opt, ret;
-	sigset_t block;
+	struct sockaddr_storage ss;
+	socklen_t sl;
 	uint64_t v;
 
-	while ((opt = getopt_long(argc, argv, "c:nm:d:ks:C:a:l:vh", long_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'c':
-			d.cfg_path = optarg;
-			break;
-		case 'n':
-			check_only = true;
-			break;
-		case 'm':
-			found = false;
-			for (size_t i = 0; i < ARRAY_SIZE(modes); i++)
-				if (!strcmp(optarg, modes[i].name)) {
-					o.mode = modes[i].mode;
-					found = true;
-				}
-			if (!found) {
-				fprintf(stderr, "xdpbrd: invalid mode '%s' (native, generic or auto)\n",
-					optarg);
-				return 2;
-			}
-			mode_set = true;
-			break;
-		case 'd':
-			if (port_path_parse(optarg, &o.path)) {
-				fprintf(stderr, "xdpbrd: invalid datapath '%s' (xdp, tc or auto)\n",
-					optarg);
-				return 2;
-			}
-			path_set = true;
-			break;
-		case 'k':
-			d.keep = true;
-			break;
-		case 's':
-			if (parse_u64(optarg, 1U << 26, &v) || v < 16) {
-				fprintf(stderr, "xdpbrd: invalid FDB size '%s' (16 to %u)\n",
-					optarg, 1U << 26);
-				return 2;
-			}
-			o.fdb_size = (uint32_t)v;
-			break;
-		case 'C':
-			if (parse_u64(optarg, XDPBR_FDB_CACHE_MAX, &v) ||
-			    !config_fdb_cache_valid(v)) {
-				fprintf(stderr, "xdpbrd: invalid FDB cache size '%s' "
-					"(0 = off, or a power of two from 4 to %u)\n",
-					optarg, XDPBR_FDB_CACHE_MAX);
-				return 2;
-			}
-			o.fdb_cache = (uint32_t)v;
-			o.fdb_cache_set = true;
-			break;
-		case 'a':
-			if (parse_u64(optarg, 1000000, &v)) {
-				fprintf(stderr, "xdpbrd: invalid ageing time '%s' (0 to 1000000 s)\n",
-					optarg);
-				return 2;
-			}
-			o.ageing_ns = ageing_ns_of(v);
-			break;
-		case 'l':
-			if (strcmp(optarg, "none")) {
-				struct sockaddr_storage ss;
-				socklen_t sl;
-
-				if (config_listen_parse(optarg, &ss, &sl)) {
-					fprintf(stderr, "xdpbrd: invalid listen address '%s' "
-						"(ADDR:PORT, [ADDR]:PORT or none)\n", optarg);
-					return 2;
-				}
-			}
-			d.listen = optarg;
-			break;
-		case 'v':
-			level = LOG_LVL_DEBUG;
-			break;
-		case 'h':
-			print_usage(stdout);
-			return 0;
-		default:
-			print_usage(stderr);
-			return 2;
-		}
-	}
-
-	if (d.cfg_path && config_parse_file(d.cfg_path, &d.cfg, err, sizeof(err))) {
-		fprintf(stderr, "xdpbrd: %s\n", err);
-		return 1;
-	}
-	if (check_only) {
-		if (!d.cfg_path) {
-			fprintf(stderr, "xdpbrd: -n needs a configuration file (-c FILE)\n");
-			return 2;
-		}
-		printf("%s: configuration OK\n", d.cfg_path);
+	switch (opt) {
+	case 'c':
+		d->cfg_path = arg;
 		return 0;
-	}
-
-	if (optind < argc)
-		name = argv[optind++];
-	if (d.cfg_path && d.cfg.name[0]) {
-		if (name && strcmp(name, d.cfg.name)) {
-			fprintf(stderr, "xdpbrd: bridge '%s' on the command line, '%s' in %s\n",
-				name, d.cfg.name, d.cfg_path);
-			return 2;
+	case 'n':
+		cl->check_only = true;
+		return 0;
+	case 'm':
+		if (port_mode_parse(arg, &cl->o.mode)) {
+			fprintf(stderr, "xdpbrd: invalid mode '%s' (native, generic or auto)\n", arg);
+			return -EINVAL;
 		}
-		name = d.cfg.name;
-	}
-	if (!name) {
+		cl->mode_set = true;
+		return 0;
+	case 'd':
+		if (port_path_parse(arg, &cl->o.path)) {
+			fprintf(stderr, "xdpbrd: invalid datapath '%s' (xdp, tc or auto)\n", arg);
+			return -EINVAL;
+		}
+		cl->path_set = true;
+		return 0;
+	case 'k':
+		d->keep = true;
+		return 0;
+	case 's':
+		if (parse_u64(arg, XDPBR_FDB_SIZE_MAX, &v) || v < XDPBR_FDB_SIZE_MIN) {
+			fprintf(stderr, "xdpbrd: invalid FDB size '%s' (%u to %u)\n",
+				arg, XDPBR_FDB_SIZE_MIN, XDPBR_FDB_SIZE_MAX);
+			return -EINVAL;
+		}
+		cl->o.fdb_size = (uint32_t)v;
+		return 0;
+	case 'C':
+		if (parse_u64(arg, XDPBR_FDB_CACHE_MAX, &v) || !config_fdb_cache_valid(v)) {
+			fprintf(stderr, "xdpbrd: invalid FDB cache size '%s' "
+				"(0 = off, or a power of two from 4 to %u)\n",
+				arg, XDPBR_FDB_CACHE_MAX);
+			return -EINVAL;
+		}
+		cl->o.fdb_cache = (uint32_t)v;
+		cl->o.fdb_cache_set = true;
+		return 0;
+	case 'a':
+		if (parse_u64(arg, XDPBR_AGEING_MAX_S, &v)) {
+			fprintf(stderr, "xdpbrd: invalid ageing time '%s' (0 to %u s)\n",
+				arg, XDPBR_AGEING_MAX_S);
+			return -EINVAL;
+		}
+		cl->o.ageing_ns = ageing_ns_of(v);
+		return 0;
+	case 'l':
+		if (config_listen_parse(arg, &ss, &sl)) {
+			fprintf(stderr, "xdpbrd: invalid listen address '%s' "
+				"(ADDR:PORT, [ADDR]:PORT or none)\n", arg);
+			return -EINVAL;
+		}
+		d->listen = arg;
+		return 0;
+	case 'v':
+		cl->level = LOG_LVL_DEBUG;
+		return 0;
+	case 'h':
+		cl->help = true;
+		return 0;
+	default:
 		print_usage(stderr);
-		return 2;
+		return -EINVAL;
 	}
-	if (bridge_name_valid(name)) {
+}
+
+/* Options up to -h or the first error; the arguments after them. */
+static int parse_options(struct daemon *d, struct cmdline *cl, int argc, char **argv)
+{
+	int opt, err;
+
+	while ((opt = getopt_long(argc, argv, "c:nm:d:ks:C:a:l:vh", long_opts, NULL)) != -1) {
+		err = parse_option(d, cl, opt, optarg);
+		if (err || cl->help)
+			return err;
+	}
+	cl->args = argv + optind;
+	cl->nargs = argc - optind;
+	return 0;
+}
+
+static int load_config(struct daemon *d)
+{
+	char err[512];
+	int ret = config_parse_file(d->cfg_path, &d->cfg, err, sizeof(err));
+
+	if (ret)
+		fprintf(stderr, "xdpbrd: %s\n", err);
+	return ret;
+}
+
+/* -n: the file parsed; say so. */
+static int check_config(const struct daemon *d)
+{
+	if (!d->cfg_path) {
+		fprintf(stderr, "xdpbrd: -n needs a configuration file (-c FILE)\n");
+		return -EINVAL;
+	}
+	printf("%s: configuration OK\n", d->cfg_path);
+	return 0;
+}
+
+/* The bridge's name: the first argument, or the file's, which must agree. */
+static int merge_name(const struct daemon *d, struct cmdline *cl)
+{
+	if (cl->nargs > 0) {
+		cl->name = cl->args[0];
+		cl->args++;
+		cl->nargs--;
+	}
+	if (d->cfg_path && d->cfg.name[0]) {
+		if (cl->name && strcmp(cl->name, d->cfg.name)) {
+			fprintf(stderr, "xdpbrd: bridge '%s' on the command line, '%s' in %s\n",
+				cl->name, d->cfg.name, d->cfg_path);
+			return -EINVAL;
+		}
+		cl->name = d->cfg.name;
+	}
+	if (!cl->name) {
+		print_usage(stderr);
+		return -EINVAL;
+	}
+	if (bridge_name_valid(cl->name)) {
 		fprintf(stderr, "xdpbrd: invalid bridge name '%s' (1-15 characters of "
-			"letters, digits, '_', '.', '-')\n", name);
-		return 2;
+			"letters, digits, '_', '.', '-')\n", cl->name);
+		return -EINVAL;
 	}
-	for (int i = optind; i < argc; i++)
-		for (int j = optind; j < i; j++)
-			if (!strcmp(argv[i], argv[j])) {
-				fprintf(stderr, "xdpbrd: port '%s' is given twice\n", argv[i]);
-				return 2;
+	return 0;
+}
+
+/* The ports of the file, then those of the command line it does not have. */
+static int merge_ports(struct daemon *d, struct cmdline *cl)
+{
+	for (int i = 0; i < cl->nargs; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(cl->args[i], cl->args[j])) {
+				fprintf(stderr, "xdpbrd: port '%s' is given twice\n", cl->args[i]);
+				return -EINVAL;
 			}
-	d.cli_ports = argv + optind;
-	d.ncli_ports = argc - optind;
-	for (size_t i = 0; i < d.cfg.nports; i++)
-		if (add_unique(&ports, &nports, d.cfg.ports[i].name))
-			return 1;
-	for (int i = 0; i < d.ncli_ports; i++)
-		if (add_unique(&ports, &nports, d.cli_ports[i]))
-			return 1;
-	if (nports < 1) {
+	d->cli_ports = cl->args;
+	d->ncli_ports = cl->nargs;
+	for (size_t i = 0; i < d->cfg.nports; i++)
+		if (add_unique(&cl->ports, &cl->nports, d->cfg.ports[i].name))
+			return -ENOMEM;
+	for (int i = 0; i < d->ncli_ports; i++)
+		if (add_unique(&cl->ports, &cl->nports, d->cli_ports[i]))
+			return -ENOMEM;
+	if (cl->nports < 1) {
 		fprintf(stderr, "xdpbrd: no ports: name them on the command line or in "
 			"[port NAME] sections of the configuration\n");
-		return 2;
+		return -EINVAL;
 	}
-	if (nports > XDPBR_MAX_PORTS - 1) {
-		fprintf(stderr, "xdpbrd: too many ports (at most %d)\n", XDPBR_MAX_PORTS - 1);
-		return 2;
+	if (cl->nports > XDPBR_PORTS_PER_BRIDGE) {
+		fprintf(stderr, "xdpbrd: too many ports (at most %d)\n", XDPBR_PORTS_PER_BRIDGE);
+		return -EINVAL;
 	}
-	/* The command line wins over the file. */
-	if (!mode_set && d.cfg.mode_set)
-		o.mode = d.cfg.mode;
-	if (!path_set)
-		o.path = d.cfg.path;
-	if (!o.fdb_size)
-		o.fdb_size = d.cfg.fdb_size;
-	if (!o.fdb_cache_set && d.cfg.fdb_cache_set) {
-		o.fdb_cache = d.cfg.fdb_cache;
-		o.fdb_cache_set = true;
-	}
-	if (!o.ageing_ns && d.cfg.ageing_set)
-		o.ageing_ns = ageing_ns_of(d.cfg.ageing_s);
+	return 0;
+}
 
-	log_init("xdpbrd", level, false);
-	log_libbpf();
-	if (geteuid() != 0) {
-		log_warn("must be run as root: loading XDP programs needs CAP_BPF, "
-			 "CAP_NET_ADMIN and CAP_SYS_ADMIN");
-		return 1;
+/* The file's settings where the command line gave none: it wins. 0, or
+ * -EINVAL (a usage error, said) or -ENOMEM. */
+static int merge(struct daemon *d, struct cmdline *cl)
+{
+	const struct config *c = &d->cfg;
+	int err = merge_name(d, cl);
+
+	if (!err)
+		err = merge_ports(d, cl);
+	if (err)
+		return err;
+	if (!cl->mode_set && c->mode_set)
+		cl->o.mode = c->mode;
+	if (!cl->path_set)
+		cl->o.path = c->path;
+	if (!cl->o.fdb_size)
+		cl->o.fdb_size = c->fdb_size;
+	if (!cl->o.fdb_cache_set && c->fdb_cache_set) {
+		cl->o.fdb_cache = c->fdb_cache;
+		cl->o.fdb_cache_set = true;
 	}
-	/* Handlers only set flags; the signals are delivered inside ppoll(). */
+	if (!cl->o.ageing_ns && c->ageing_set)
+		cl->o.ageing_ns = ageing_ns_of(c->ageing_s);
+	return 0;
+}
+
+/* Handlers only set flags; the signals are delivered inside ppoll(). */
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
 
-	ret = bridge_open(&d.br, name, &o);
-	d.br.port_init = init_port_from_cfg;
-	d.br.port_path = port_path_from_cfg;
-	d.br.port_init_arg = &d;
-	/* Check every port before attaching any: nothing half-attached. */
-	for (int i = 0; !ret && i < nports; i++)
-		ret = bridge_check_port(&d.br, ports[i]);
-	for (int i = 0; !ret && i < nports; i++)
-		ret = quit ? -EINTR : bridge_add_port(&d.br, ports[i]);
-	if (!ret)
-		ret = quit ? -EINTR : bridge_adopt_ports(&d.br);
-	if (!ret && d.cfg_path) {
-		ret = apply_bridge_cfg(&d, &d.cfg);
-		for (size_t i = 0; !ret && i < d.cfg.nports; i++)
-			ret = apply_port_cfg(&d, NULL, &d.cfg.ports[i], &d.cfg);
-	}
-	if (!ret) {
-		d.nl = linkwatch_open();
-		if (!d.nl) {
-			ret = -errno;
-			log_warn("Couldn't watch link events over netlink: %s", strerror(-ret));
-		}
-	}
-	if (ret) {
-		bridge_close(&d.br, false, true);
-		log_warn("bridge %s not started", name);
-		config_free(&d.cfg);
-		free(ports);
-		return 1;
-	}
-	free(ports);
-	d.start_ns = mono_ns();
-	ctl_set_delete_hook(on_deleted, &d);
-	d.sweep.on_aged = on_aged;
-	d.sweep.arg = &d;
-	resync_links(&d);
-	start_services(&d);
+/* From here on they wait for ppoll() (run): no wake-up is lost. */
+static void block_signals(void)
+{
+	sigset_t block;
 
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
 	sigprocmask(SIG_BLOCK, &block, NULL);
+}
 
-	privs_drop(listen_port_low(listen_of(&d, &d.cfg)));
-	log_info("bridge %s: forwarding on %d ports (%s, state in %s)", name, d.br.nports,
-		 d.br.adopted ? "adopted the pinned bridge" : "new bridge", d.br.dir);
-	sd_notifyf(0, "READY=1\nSTATUS=forwarding on %d ports", d.br.nports);
+/* Loads or adopts the bridge, attaches its ports, applies the file, and
+ * watches the links. 0 or -errno (said why); the caller undoes it. */
+static int open_bridge(struct daemon *d, const struct cmdline *cl)
+{
+	int err = bridge_open(&d->br, cl->name, &cl->o);
 
-	ret = run(&d);
+	d->br.port_init = init_port_from_cfg;
+	d->br.port_path = port_path_from_cfg;
+	d->br.port_init_arg = d;
+	/* Check every port before attaching any: nothing half-attached. */
+	for (int i = 0; !err && i < cl->nports; i++)
+		err = bridge_check_port(&d->br, cl->ports[i]);
+	for (int i = 0; !err && i < cl->nports; i++)
+		err = quit ? -EINTR : bridge_add_port(&d->br, cl->ports[i]);
+	if (!err)
+		err = quit ? -EINTR : bridge_adopt_ports(&d->br);
+	if (!err && d->cfg_path) {
+		err = apply_bridge_cfg(d, &d->cfg);
+		for (size_t i = 0; !err && i < d->cfg.nports; i++)
+			err = apply_port_cfg(d, NULL, &d->cfg.ports[i], &d->cfg);
+	}
+	if (!err) {
+		d->nl = linkwatch_open();
+		if (!d->nl) {
+			err = -errno;
+			log_warn("Couldn't watch link events over netlink: %s", strerror(-err));
+		}
+	}
+	return err;
+}
+
+/* The bridge forwarding, the services up, privileges dropped. 0 or -errno;
+ * nothing is left behind on failure. */
+static int start(struct daemon *d, const struct cmdline *cl)
+{
+	int err;
+
+	log_init("xdpbrd", cl->level, false);
+	log_libbpf();
+	if (geteuid() != 0) {
+		log_warn("must be run as root: loading XDP programs needs CAP_BPF, "
+			 "CAP_NET_ADMIN and CAP_SYS_ADMIN");
+		return -EPERM;
+	}
+	catch_signals();
+	err = open_bridge(d, cl);
+	if (err) {
+		bridge_close(&d->br, false, true);
+		log_warn("bridge %s not started", cl->name);
+		config_free(&d->cfg);
+		return err;
+	}
+	d->start_ns = mono_ns();
+	ctl_set_delete_hook(on_deleted, d);
+	d->sweep.on_aged = on_aged;
+	d->sweep.arg = d;
+	resync_links(d);
+	start_services(d);
+	block_signals();
+	privs_drop(listen_port_low(listen_of(d, &d->cfg)));
+	log_info("bridge %s: forwarding on %d ports (%s, state in %s)", cl->name, d->br.nports,
+		 d->br.adopted ? "adopted the pinned bridge" : "new bridge", d->br.dir);
+	sd_notifyf(0, "READY=1\nSTATUS=forwarding on %d ports", d->br.nports);
+	return 0;
+}
+
+/* After the loop: why it ended, then the bridge left forwarding (--keep)
+ * or taken down. */
+static void stop(struct daemon *d, int ret)
+{
+	const char *what = d->keep ? "leaving the bridge forwarding" : "detaching";
+
 	sd_notify(0, "STOPPING=1");
 	if (quit)
-		log_info("caught signal %d, %s", (int)quit,
-			 d.keep ? "leaving the bridge forwarding" : "detaching");
+		log_info("caught signal %d, %s", (int)quit, what);
 	else
-		log_warn("main loop failed: %s; %s", strerror(-ret),
-			 d.keep ? "leaving the bridge forwarding" : "detaching");
-	stop_services(&d);
-	bridge_close(&d.br, d.keep, false);
-	linkwatch_close(d.nl);
-	config_free(&d.cfg);
+		log_warn("main loop failed: %s; %s", strerror(-ret), what);
+	stop_services(d);
+	bridge_close(&d->br, d->keep, false);
+	linkwatch_close(d->nl);
+	config_free(&d->cfg);
+}
+
+/* Exit status: 0, 1 for a failure, 2 for a usage error. */
+int main(int argc, char **argv)
+{
+	static struct daemon d;
+	struct cmdline cl = { .o.mode = XDPBR_MODE_NONE, .level = LOG_LVL_INFO };
+	int ret;
+
+	if (parse_options(&d, &cl, argc, argv))
+		return 2;
+	if (cl.help) {
+		print_usage(stdout);
+		return 0;
+	}
+	if (d.cfg_path && load_config(&d))
+		return 1;
+	if (cl.check_only)
+		return check_config(&d) ? 2 : 0;
+	ret = merge(&d, &cl);
+	if (ret)
+		return ret == -EINVAL ? 2 : 1;
+	ret = start(&d, &cl);
+	free(cl.ports);
+	if (ret)
+		return 1;
+	ret = run(&d);
+	stop(&d, ret);
 	return ret ? 1 : 0;
 }

@@ -25,6 +25,15 @@
 #define XDPBR_FDB_SIZE 65536		/* default FDB capacity (daemon may resize) */
 #endif
 
+/* Limits of what user space accepts (config file, xdpbrd's options, the
+ * CLI, HTTP queries): one number each. */
+#define XDPBR_PORTS_PER_BRIDGE	(XDPBR_MAX_PORTS - 1)	/* slot 0 is reserved */
+#define XDPBR_FDB_SIZE_MIN	16
+#define XDPBR_FDB_SIZE_MAX	(1U << 26)	/* 67108864 entries */
+#define XDPBR_LEARNED_MAX	XDPBR_FDB_SIZE_MAX	/* fdb_max_learned, max_learned */
+#define XDPBR_AGEING_MAX_S	1000000		/* ageing time, seconds */
+#define XDPBR_STORM_MAX_PPS	100000000	/* storm control, frames per second */
+
 #define XDPBR_PIN_ROOT		"/sys/fs/bpf/xdpbr"
 #define XDPBR_NSEC_PER_SEC	1000000000ULL
 /* A MAC seen again on its own port refreshes last_seen at most this often:
@@ -94,8 +103,9 @@ struct xdpbr_fdb_val {
  * datapath's per-CPU lookup cache (bpf/fdbcache.h) trusts an entry only
  * while the generation is the one it was filled at. Adding a new key needs
  * no change: nothing can be cached for a key that was not there. The
- * datapath adds 1 (atomically) when it moves a MAC; user space adds
- * XDPBR_FDBGEN_USER_STEP after it writes or deletes (fdbgen_bump()).
+ * datapath adds XDPBR_FDBGEN_DP_STEP (1, atomically; xdpbr_rules.h) when it
+ * moves a MAC; user space adds XDPBR_FDBGEN_USER_STEP after it writes or
+ * deletes (fdbgen_bump_user(), lib/pins.c).
  */
 #define XDPBR_FDBGEN_USER_STEP	(1ULL << 32)
 
@@ -104,23 +114,35 @@ struct xdpbr_fdb_val {
 #define XDPBR_FDB_CACHE_DEFAULT	16384
 #define XDPBR_FDB_CACHE_MAX	(1U << 20)
 
-/* Port flags (xdpbr_port.flags) */
-#define XDPBR_PORT_LEARNING	(1U << 0)
-#define XDPBR_PORT_FLOOD	(1U << 1)	/* unknown unicast */
-#define XDPBR_PORT_MCAST_FLOOD	(1U << 2)
-#define XDPBR_PORT_BCAST_FLOOD	(1U << 3)
-#define XDPBR_PORT_ISOLATED	(1U << 4)	/* no traffic to other isolated ports */
-#define XDPBR_PORT_HAIRPIN	(1U << 5)	/* may send a frame back out its ingress */
+/*
+ * Port flags a user sets (xdpbr_port.flags). One table, as XDPBR_COUNTERS:
+ * XDPBR_PORT_FLAGS(X) expands X(suffix, bit, "name") and gives the constant
+ * XDPBR_PORT_<suffix> = 1U << bit. The name is the config key ([port X]
+ * learning = on), the CLI keyword (link set dev X learning on) and the JSON
+ * key of a port (xdpbr -j link show, GET /stats), in this order.
+ */
+#define XDPBR_PORT_FLAGS(X)						\
+	X(LEARNING,	0,	"learning")				\
+	X(FLOOD,	1,	"flood")	/* unknown unicast */	\
+	X(MCAST_FLOOD,	2,	"mcast_flood")				\
+	X(BCAST_FLOOD,	3,	"bcast_flood")				\
+	X(ISOLATED,	4,	"isolated")	/* no traffic to other isolated ports */ \
+	X(HAIRPIN,	5,	"hairpin")	/* may send a frame back out its ingress */
+
+#define XDPBR_PORT_FLAG_ENTRY(e, bit, name) XDPBR_PORT_##e = 1U << (bit),
+enum xdpbr_port_flag {
+	XDPBR_PORT_FLAGS(XDPBR_PORT_FLAG_ENTRY)
+};
+#undef XDPBR_PORT_FLAG_ENTRY
+#define XDPBR_PORT_FLAG_OR(e, bit, name) | XDPBR_PORT_##e
+#define XDPBR_PORT_USER_FLAGS	(0U XDPBR_PORT_FLAGS(XDPBR_PORT_FLAG_OR))
+#define XDPBR_PORT_DEFAULT_FLAGS (XDPBR_PORT_LEARNING | XDPBR_PORT_FLOOD | \
+				  XDPBR_PORT_MCAST_FLOOD | XDPBR_PORT_BCAST_FLOOD)
 #define XDPBR_PORT_DOWN		(1U << 16)	/* state, set by the daemon: link down */
 #define XDPBR_PORT_PEER_NS	(1U << 17)	/* state, set by the loader: a veth whose
 						 * peer is in another network namespace:
 						 * the skb path delivers to it with
 						 * bpf_redirect_peer */
-#define XDPBR_PORT_USER_FLAGS	(XDPBR_PORT_LEARNING | XDPBR_PORT_FLOOD | \
-				 XDPBR_PORT_MCAST_FLOOD | XDPBR_PORT_BCAST_FLOOD | \
-				 XDPBR_PORT_ISOLATED | XDPBR_PORT_HAIRPIN)
-#define XDPBR_PORT_DEFAULT_FLAGS (XDPBR_PORT_LEARNING | XDPBR_PORT_FLOOD | \
-				  XDPBR_PORT_MCAST_FLOOD | XDPBR_PORT_BCAST_FLOOD)
 
 /*
  * How a port's frames enter the datapath, recorded by the loader
@@ -135,6 +157,22 @@ enum xdpbr_mode {
 	XDPBR_MODE_GENERIC,
 	XDPBR_MODE_TC,
 };
+
+/*
+ * Names of the attach modes: XDPBR_MODES(X) expands X(suffix, "name") for
+ * XDPBR_MODE_<suffix>, every value of enum xdpbr_mode. The name is what
+ * outputs print (a port's "xdp_mode" in JSON) and what a request names (the
+ * config file's mode =, xdpbrd -m, xdpbr link add ... mode), except that a
+ * request for no mode in particular (native where the driver has it, else
+ * generic: XDPBR_MODE_NONE) is spelled XDPBR_MODE_AUTO_NAME. TC is the skb
+ * path: a TC (clsact ingress) program, for virtual ports.
+ */
+#define XDPBR_MODES(X)							\
+	X(NONE,		"none")						\
+	X(NATIVE,	"native")					\
+	X(GENERIC,	"generic")					\
+	X(TC,		"tc")
+#define XDPBR_MODE_AUTO_NAME	"auto"
 
 /* Value of xdpbr_ports, keyed by ifindex (__u32). */
 struct xdpbr_port {
@@ -314,6 +352,11 @@ _Static_assert(sizeof(struct xdpbr_vlan_port) == 1024, "vlan layout");
 _Static_assert(sizeof(struct xdpbr_event) == 32, "event layout");
 _Static_assert(sizeof(struct xdpbr_storm) == 24, "storm layout");
 _Static_assert(XDPBR_MAX_PORTS <= 65535, "slot must fit fdb_val.slot");
+#define XDPBR_MODE_COUNT_ONE(e, name) + 1
+_Static_assert(0 XDPBR_MODES(XDPBR_MODE_COUNT_ONE) == XDPBR_MODE_TC + 1,
+	       "XDPBR_MODES names every enum xdpbr_mode");
+#undef XDPBR_MODE_COUNT_ONE
+_Static_assert(!(XDPBR_PORT_USER_FLAGS & XDPBR_PORT_DOWN), "state bit among user flags");
 #endif
 
 #endif /* XDPBR_H */

@@ -279,34 +279,39 @@ void bridge_skel_maps(const struct xdpbr *skel, struct xdpbr_maps *m)
 	};
 }
 
-int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o)
+/* An empty bridge called name: no fd open, its pin directory's path. */
+static int bridge_init(struct bridge *br, const char *name, enum xdpbr_mode mode)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, oo);
-	struct stat st;
-	int err;
-
 	memset(br, 0, sizeof(*br));
 	br->prog_rx_fd = br->prog_egress_fd = br->prog_tc_fd = -1;
 	memset(&br->maps, 0xff, sizeof(br->maps));	/* every fd -1 */
-	br->mode = o->mode;
-	br->path = o->path;
+	br->mode = mode;
 	snprintf(br->name, sizeof(br->name), "%s", name);
-	err = pin_path(br->dir, sizeof(br->dir), name, NULL);
-	if (err)
-		return err;
+	return pin_path(br->dir, sizeof(br->dir), name, NULL);
+}
 
-	err = bpffs_ensure();
-	if (err)
-		return err;
-	err = mkdir_private(XDPBR_PIN_ROOT);
+/* bpffs mounted, the bridge's pin directory there and private. A directory
+ * that was there already means a bridge to adopt. */
+static int pin_dir_prepare(struct bridge *br)
+{
+	struct stat st;
+	int err = bpffs_ensure();
+
+	if (!err)
+		err = mkdir_private(XDPBR_PIN_ROOT);
 	if (err)
 		return err;
 	br->adopted = !stat(br->dir, &st);
-	err = mkdir_private(br->dir);
-	if (err)
-		return err;
+	return mkdir_private(br->dir);
+}
 
-	oo.pin_root_path = br->dir;
+/* Opens the datapath object, set to reuse the maps pinned in the bridge's
+ * directory. */
+static int skel_open(struct bridge *br)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = br->dir);
+	int err;
+
 	br->skel = xdpbr__open_opts(&oo);
 	if (!br->skel) {
 		err = -errno;
@@ -314,10 +319,16 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 		return err;
 	}
 	err = reuse_pinned_devmaps(br);
-	if (err) {
+	if (err)
 		log_warn("Couldn't reuse the devmaps pinned in %s: %s", br->dir, strerror(-err));
-		return err;
-	}
+	return err;
+}
+
+/* The sizes fixed at load time: FDB capacity and per-CPU FDB cache. */
+static int skel_size(struct bridge *br, const struct bridge_opts *o)
+{
+	int err;
+
 	if (o->fdb_size) {
 		err = bpf_map__set_max_entries(br->skel->maps.xdpbr_fdb, o->fdb_size);
 		if (err)
@@ -331,9 +342,16 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 		err = bpf_map__set_max_entries(br->skel->maps.fdbc_cache, bits ? 1U << bits : 1);
 		if (err)
 			return err;
-		log_debug("bridge %s: FDB cache %s", name,
+		log_debug("bridge %s: FDB cache %s", br->name,
 			  bits ? "on" : "off (every lookup goes to the FDB)");
 	}
+	return 0;
+}
+
+static int skel_load(struct bridge *br)
+{
+	int err;
+
 	/* tx_dropped's program is a BTF tracepoint that reads the egress
 	 * device through CO-RE, and libbpf (1.1) then wants the kernel's BTF
 	 * for the whole object, whichever programs it loads. */
@@ -344,17 +362,25 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 		return -ENOENT;
 	}
 	err = xdpbr__load(br->skel);
-	if (err) {
-		if (br->adopted)
-			log_warn("Couldn't load the datapath reusing the maps pinned in %s: %s "
-				 "(a pinned map may differ from this build, e.g. in FDB size; "
-				 "use the same --fdb-size, or remove the bridge's pins)",
-				 br->dir, strerror(-err));
-		else
-			log_warn("Couldn't load the datapath: %s (run with -v for the verifier log)",
-				 strerror(-err));
-		return err;
-	}
+	if (!err)
+		return 0;
+	if (br->adopted)
+		log_warn("Couldn't load the datapath reusing the maps pinned in %s: %s "
+			 "(a pinned map may differ from this build, e.g. in FDB size; "
+			 "use the same --fdb-size, or remove the bridge's pins)",
+			 br->dir, strerror(-err));
+	else
+		log_warn("Couldn't load the datapath: %s (run with -v for the verifier log)",
+			 strerror(-err));
+	return err;
+}
+
+/* What the bridge keeps of the loaded object: map and program fds, and the
+ * ids that tell its programs from others (prog_is_ours). */
+static int skel_handles(struct bridge *br)
+{
+	struct bpf_map_info mi = {};
+	__u32 mlen = sizeof(mi);
 
 	bridge_skel_maps(br->skel, &br->maps);
 	br->prog_rx_fd = bpf_program__fd(br->skel->progs.xdpbr_rx);
@@ -362,15 +388,18 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 	br->prog_tc_fd = bpf_program__fd(br->skel->progs.xdpbr_tc_rx);
 	br->prog_rx_id = prog_id_of(br->prog_rx_fd);
 	br->prog_tc_id = prog_id_of(br->prog_tc_fd);
-	{
-		struct bpf_map_info mi = {};
-		__u32 mlen = sizeof(mi);
+	if (bpf_obj_get_info_by_fd(br->maps.fdb, &mi, &mlen))
+		return -errno;
+	br->fdb_map_id = mi.id;
+	return 0;
+}
 
-		if (bpf_obj_get_info_by_fd(br->maps.fdb, &mi, &mlen))
-			return -errno;
-		br->fdb_map_id = mi.id;
-	}
-	err = pin_prog(br, br->skel->progs.xdpbr_rx, XDPBR_PIN_PROG_RX);
+/* The programs pinned next to the maps, and the drop-counting tracepoints
+ * attached (their links pinned too). */
+static int pin_programs(struct bridge *br)
+{
+	int err = pin_prog(br, br->skel->progs.xdpbr_rx, XDPBR_PIN_PROG_RX);
+
 	if (!err)
 		err = pin_prog(br, br->skel->progs.xdpbr_egress, XDPBR_PIN_PROG_EGRESS);
 	if (!err)
@@ -378,22 +407,48 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 	if (err)
 		return err;
 	attach_tracepoints(br);
+	return 0;
+}
 
-	{
-		struct xdpbr_config cfg;
+/* What was asked for at start, over what is pinned: the ageing time (0:
+ * keep), and the default datapath of ports, recorded so that ports added
+ * later (xdpbr link add) follow it. */
+static int config_set_start(struct bridge *br, uint64_t ageing_ns, enum port_path path)
+{
+	struct xdpbr_config cfg;
 
-		ctl_config_get(&br->maps, &cfg);	/* zeroed if unreadable */
-		if (o->ageing_ns)
-			cfg.ageing_ns = o->ageing_ns;
-		cfg.flags &= ~(XDPBR_CFG_DP_XDP | XDPBR_CFG_DP_TC);
-		if (o->path == PORT_PATH_XDP)
-			cfg.flags |= XDPBR_CFG_DP_XDP;
-		else if (o->path == PORT_PATH_TC)
-			cfg.flags |= XDPBR_CFG_DP_TC;
-		err = ctl_config_set(&br->maps, &cfg);
-		if (err)
-			return err;
-	}
+	ctl_config_get(&br->maps, &cfg);	/* zeroed if unreadable */
+	if (ageing_ns)
+		cfg.ageing_ns = ageing_ns;
+	cfg.flags &= ~(XDPBR_CFG_DP_XDP | XDPBR_CFG_DP_TC);
+	if (path == PORT_PATH_XDP)
+		cfg.flags |= XDPBR_CFG_DP_XDP;
+	else if (path == PORT_PATH_TC)
+		cfg.flags |= XDPBR_CFG_DP_TC;
+	return ctl_config_set(&br->maps, &cfg);
+}
+
+int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o)
+{
+	int err = bridge_init(br, name, o->mode);
+
+	if (!err)
+		err = pin_dir_prepare(br);
+	if (!err)
+		err = skel_open(br);
+	if (!err)
+		err = skel_size(br, o);
+	if (!err)
+		err = skel_load(br);
+	if (!err)
+		err = skel_handles(br);
+	if (!err)
+		err = pin_programs(br);
+	if (!err)
+		err = config_set_start(br, o->ageing_ns, o->path);
+	if (err)
+		return err;
+	br->path = o->path;
 	log_debug("bridge %s: %s datapath, state in %s", name,
 		  br->adopted ? "adopted the pinned" : "loaded a new", br->dir);
 	return 0;
@@ -444,7 +499,7 @@ static int port_maps_add(struct bridge *br, const char *ifname, uint32_t ifindex
 		slot = ports_free_slot(ports, n);
 		if (slot < 0) {
 			free(ports);
-			log_warn("bridge %s is full (%d ports)", br->name, XDPBR_MAX_PORTS - 1);
+			log_warn("bridge %s is full (%d ports)", br->name, XDPBR_PORTS_PER_BRIDGE);
 			return slot;
 		}
 		p.slot = (uint32_t)slot;
@@ -546,7 +601,7 @@ static enum port_path port_path_for(struct bridge *br, const char *ifname, uint3
 		snprintf(kind, len, "physical");
 	if (path == PORT_PATH_AUTO)
 		path = br->path;
-	if (path == PORT_PATH_AUTO && br->mode != ATTACH_AUTO)
+	if (path == PORT_PATH_AUTO && br->mode != XDPBR_MODE_NONE)
 		path = PORT_PATH_XDP;		/* an XDP mode asks for XDP */
 	if (path == PORT_PATH_AUTO)
 		path = port_path_of_kind(kind);
@@ -581,14 +636,14 @@ static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
 		return err;
 	}
 
-	if (br->mode != ATTACH_GENERIC) {
+	if (br->mode != XDPBR_MODE_GENERIC) {
 		err = bpf_xdp_attach((int)ifindex, br->prog_rx_fd,
 				     flags | XDP_FLAGS_DRV_MODE, NULL);
 		if (!err) {
 			*mode = XDPBR_MODE_NATIVE;
 			return 0;
 		}
-		if (br->mode == ATTACH_NATIVE || err != -EOPNOTSUPP) {
+		if (br->mode == XDPBR_MODE_NATIVE || err != -EOPNOTSUPP) {
 			log_warn("Couldn't attach XDP program to '%s' in native mode: %s%s",
 				 ifname, strerror(-err),
 				 err == -EOPNOTSUPP ? " (driver has no native XDP; try --mode generic)" : "");
@@ -666,7 +721,7 @@ int bridge_add_port(struct bridge *br, const char *ifname)
 	bool adopted = false;
 	int err;
 
-	if (br->nports >= XDPBR_MAX_PORTS - 1)
+	if (br->nports >= XDPBR_PORTS_PER_BRIDGE)
 		return -ENOSPC;
 	err = bridge_check_port(br, ifname);
 	if (err)
@@ -933,13 +988,7 @@ int bridge_pins_check(struct bridge *br)
 		if (bpf_obj_pin(bpf_map__fd(map), path) && errno != EEXIST)
 			return -errno;
 	}
-	err = pin_prog(br, br->skel->progs.xdpbr_rx, XDPBR_PIN_PROG_RX);
-	if (!err)
-		err = pin_prog(br, br->skel->progs.xdpbr_egress, XDPBR_PIN_PROG_EGRESS);
-	if (!err)
-		err = pin_prog(br, br->skel->progs.xdpbr_tc_rx, XDPBR_PIN_PROG_TC);
-	if (err)
-		return err;
-	attach_tracepoints(br);	/* their links lived by their pins */
-	return 1;
+	/* the tracepoints' links lived by their pins too */
+	err = pin_programs(br);
+	return err ? err : 1;
 }

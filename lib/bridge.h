@@ -11,10 +11,16 @@
 #include "pins.h"
 #include "ports.h"
 
-enum attach_mode { ATTACH_AUTO, ATTACH_NATIVE, ATTACH_GENERIC };
+/* Old names of the requested attach mode, for cli/ until it uses enum
+ * xdpbr_mode itself (issue 11): remove them then. ATTACH_AUTO is
+ * XDPBR_MODE_NONE, no mode asked for. */
+#define attach_mode	xdpbr_mode
+#define ATTACH_AUTO	XDPBR_MODE_NONE
+#define ATTACH_NATIVE	XDPBR_MODE_NATIVE
+#define ATTACH_GENERIC	XDPBR_MODE_GENERIC
 
 struct bridge_opts {
-	enum attach_mode mode;
+	enum xdpbr_mode mode;		/* requested; XDPBR_MODE_NONE: auto */
 	enum port_path path;		/* default for ports: auto, xdp or tc */
 	uint32_t fdb_size;		/* 0: the object's default */
 	bool fdb_cache_set;
@@ -55,7 +61,7 @@ struct bridge {
 	enum port_path (*port_path)(const char *ifname, void *arg);
 	enum port_path path;		/* the bridge's default */
 	bool adopted;			/* pins existed: never remove them on failure */
-	enum attach_mode mode;
+	enum xdpbr_mode mode;		/* requested; XDPBR_MODE_NONE: auto */
 	struct bridge_port ports[XDPBR_MAX_PORTS];
 	int nports;
 };

@@ -11,6 +11,7 @@
 #include "fdbtab.h"
 #include "ports.h"
 #include "util.h"
+#include "xdpbr_rules.h"
 
 static bool mac_usable(const uint8_t mac[6])
 {
@@ -81,7 +82,7 @@ static void fdb_removed(const struct xdpbr_maps *m, uint64_t aged, uint64_t flus
 {
 	if (!aged && !flushed)
 		return;
-	fdbgen_bump(m);
+	fdbgen_bump_user(m);
 	ctl_bridge_stats_add(m, aged, flushed);
 }
 
@@ -175,7 +176,7 @@ int ctl_fdb_add(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
 	bool had;
 	int err;
 
-	if (!mac_usable(mac) || vlan > 4094)
+	if (!mac_usable(mac) || vlan > XDPBR_VLAN_MAX)
 		return -EINVAL;
 	err = ctl_port_get(m, ifindex, &p);
 	if (err)
@@ -186,7 +187,7 @@ int ctl_fdb_add(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
 	if (bpf_map_update_elem(m->fdb, &key, &val, BPF_ANY))
 		return -errno;
 	if (had)
-		fdbgen_bump(m);
+		fdbgen_bump_user(m);
 	if (had && !(old.flags & XDPBR_FDB_STATIC))
 		learned_adjust(m, old.slot, -1);
 	if (!is_static)
@@ -201,7 +202,7 @@ int ctl_fdb_del(const struct xdpbr_maps *m, const uint8_t mac[6],
 	int n = 0, err = 0;
 
 	memcpy(e.key.mac, mac, 6);
-	for (int vlan = 0; vlan <= 4094; vlan++) {
+	for (int vlan = 0; vlan <= XDPBR_VLAN_MAX; vlan++) {
 		if (f->vlan >= 0 && vlan != f->vlan)
 			continue;
 		e.key.vlan = (uint16_t)vlan;
@@ -249,7 +250,7 @@ static int fdb_flush_in(const struct xdpbr_maps *m, const struct fdb_filter *f,
 
 int ctl_fdb_flush(const struct xdpbr_maps *m, const struct fdb_filter *f)
 {
-	return fdb_flush_in(m, f, 0, 4095);
+	return fdb_flush_in(m, f, 0, UINT16_MAX);	/* every VLAN */
 }
 
 int ctl_config_get(const struct xdpbr_maps *m, struct xdpbr_config *c)
@@ -267,7 +268,7 @@ int ctl_config_set(const struct xdpbr_maps *m, const struct xdpbr_config *c)
 	if (bpf_map_update_elem(m->config, &zero, c, 0))
 		return -errno;
 	/* A shorter ageing time can make cached entries stale. */
-	fdbgen_bump(m);
+	fdbgen_bump_user(m);
 	return 0;
 }
 
@@ -339,7 +340,7 @@ int ctl_fdb_age(const struct xdpbr_maps *m, uint64_t now_ns, uint32_t budget,
 	err = ctl_config_get(m, &cfg);
 	if (err)
 		return err;
-	ageing = cfg.ageing_ns ? cfg.ageing_ns : XDPBR_DEFAULT_AGEING_S * XDPBR_NSEC_PER_SEC;
+	ageing = xdpbr_ageing_ns(&cfg);
 	if (!sw->running) {
 		void (*cb)(const struct xdpbr_fdb_key *, const struct xdpbr_fdb_val *, void *) =
 			sw->on_aged;
@@ -367,7 +368,7 @@ int ctl_fdb_age(const struct xdpbr_maps *m, uint64_t now_ns, uint32_t budget,
 		sw->cursor = out;
 		nstale = 0;
 		for (__u32 i = 0; i < count; i++) {
-			if (fdb_entry_stale(&vals[i], now_ns, ageing)) {
+			if (xdpbr_fdb_stale(&vals[i], now_ns, ageing)) {
 				stale_val[nstale] = vals[i];
 				stale[nstale++] = keys[i];
 				continue;
@@ -476,19 +477,6 @@ int ctl_port_remove(const struct xdpbr_maps *m, uint32_t ifindex)
 
 /* ---------------------------------------------------------------- VLANs */
 
-static void vlan_set(__u64 *bits, uint16_t vid, bool on)
-{
-	if (on)
-		bits[vid >> 6] |= 1ULL << (vid & 63);
-	else
-		bits[vid >> 6] &= ~(1ULL << (vid & 63));
-}
-
-static bool vlan_has(const __u64 *bits, uint16_t vid)
-{
-	return (bits[vid >> 6] >> (vid & 63)) & 1;
-}
-
 uint16_t ctl_default_pvid(const struct xdpbr_config *c)
 {
 	return c->flags & XDPBR_CFG_PVID_SET ? c->default_pvid : XDPBR_DEFAULT_PVID;
@@ -514,8 +502,8 @@ int ctl_vlan_port_init(const struct xdpbr_maps *m, struct xdpbr_port *p)
 		return err;
 	p->pvid = ctl_default_pvid(&c);
 	if (p->pvid) {
-		vlan_set(v.member, p->pvid, true);
-		vlan_set(v.untagged, p->pvid, true);
+		xdpbr_vlan_set(v.member, p->pvid, 1);
+		xdpbr_vlan_set(v.untagged, p->pvid, 1);
 	}
 	return vlan_put(m, p->slot, &v);
 }
@@ -535,8 +523,8 @@ static int vlan_range(const struct xdpbr_maps *m, uint32_t ifindex, uint16_t fro
 	if (err)
 		return err;
 	for (uint32_t vid = from; vid <= to; vid++) {
-		vlan_set(v.member, (uint16_t)vid, add);
-		vlan_set(v.untagged, (uint16_t)vid, add && untagged);
+		xdpbr_vlan_set(v.member, (uint16_t)vid, add);
+		xdpbr_vlan_set(v.untagged, (uint16_t)vid, add && untagged);
 	}
 	return vlan_put(m, p->slot, &v);
 }
@@ -596,7 +584,7 @@ int ctl_vlan_set_port(const struct xdpbr_maps *m, uint32_t ifindex,
 
 	if (err)
 		return err;
-	if (pvid > XDPBR_VLAN_MAX || (pvid && !vlan_has(v->member, pvid)))
+	if (pvid > XDPBR_VLAN_MAX || (pvid && !xdpbr_vlan_test(v->member, pvid)))
 		return -EINVAL;
 	err = vlan_put(m, p.slot, v);
 	return err ? err : port_set_pvid(m, ifindex, &p, pvid);
@@ -644,17 +632,17 @@ int ctl_set_default_pvid(const struct xdpbr_maps *m, uint16_t pvid, int egress_f
 		/* As the kernel: leave a port the user configured (its PVID is
 		 * not the old default as an untagged member), or one already
 		 * in the new VLAN. */
-		if (old && !(p.pvid == old && vlan_has(v.untagged, old)))
+		if (old && !(p.pvid == old && xdpbr_vlan_test(v.untagged, old)))
 			continue;
-		if (pvid && vlan_has(v.member, pvid))
+		if (pvid && xdpbr_vlan_test(v.member, pvid))
 			continue;
 		if (old) {
-			vlan_set(v.member, old, false);
-			vlan_set(v.untagged, old, false);
+			xdpbr_vlan_set(v.member, old, 0);
+			xdpbr_vlan_set(v.untagged, old, 0);
 		}
 		if (pvid) {
-			vlan_set(v.member, pvid, true);
-			vlan_set(v.untagged, pvid, true);
+			xdpbr_vlan_set(v.member, pvid, 1);
+			xdpbr_vlan_set(v.untagged, pvid, 1);
 		}
 		p.pvid = pvid;
 		err = vlan_put(m, p.slot, &v);

@@ -78,10 +78,3 @@ uint64_t fdb_updated_s(const struct xdpbr_fdb_val *v, uint64_t now)
 		return 0;
 	return (now - v->last_seen) / XDPBR_NSEC_PER_SEC;
 }
-
-int fdb_entry_stale(const struct xdpbr_fdb_val *v, uint64_t now, uint64_t ageing_ns)
-{
-	if (v->flags & XDPBR_FDB_STATIC || ageing_ns == XDPBR_AGEING_NEVER)
-		return 0;
-	return now > v->last_seen && now - v->last_seen > ageing_ns;
-}

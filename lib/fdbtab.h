@@ -18,7 +18,4 @@ int fdb_dump(int map_fd, struct fdb_entry **out, size_t *n);
 /* Seconds since the entry was last seen, given now (CLOCK_MONOTONIC ns). */
 uint64_t fdb_updated_s(const struct xdpbr_fdb_val *v, uint64_t now);
 
-/* Whether the datapath treats the entry as unknown (aged out). */
-int fdb_entry_stale(const struct xdpbr_fdb_val *v, uint64_t now, uint64_t ageing_ns);
-
 #endif

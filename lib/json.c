@@ -12,6 +12,7 @@
 #include "netlink.h"
 #include "portstats.h"
 #include "util.h"
+#include "xdpbr_rules.h"
 
 #ifndef IFF_LOWER_UP
 #define IFF_LOWER_UP 0x10000	/* <linux/if.h>, which clashes with <net/if.h> */
@@ -122,12 +123,9 @@ struct json_object *json_port(const struct port_entry *p, const char *bridge)
 	add_str(o, "xdp_mode", port_mode_name(mode));
 	add_u64(o, "xdp_prog_id", prog_id);
 	add_u64(o, "slot", p->port.slot);
-	add_bool(o, "learning", p->port.flags & XDPBR_PORT_LEARNING);
-	add_bool(o, "flood", p->port.flags & XDPBR_PORT_FLOOD);
-	add_bool(o, "mcast_flood", p->port.flags & XDPBR_PORT_MCAST_FLOOD);
-	add_bool(o, "bcast_flood", p->port.flags & XDPBR_PORT_BCAST_FLOOD);
-	add_bool(o, "isolated", p->port.flags & XDPBR_PORT_ISOLATED);
-	add_bool(o, "hairpin", p->port.flags & XDPBR_PORT_HAIRPIN);
+#define ADD_FLAG(e, bit, name) add_bool(o, name, p->port.flags & XDPBR_PORT_##e);
+	XDPBR_PORT_FLAGS(ADD_FLAG)
+#undef ADD_FLAG
 	add_u64(o, "max_learned", p->port.max_learned);
 	add_u64(o, "pvid", p->port.pvid);
 	return o;
@@ -146,11 +144,6 @@ struct json_object *json_port_stats(const struct port_entry *p,
 	return o;
 }
 
-static bool bit(const __u64 *bits, unsigned int vid)
-{
-	return (bits[vid >> 6] >> (vid & 63)) & 1;
-}
-
 struct json_object *json_vlan_port(const char *ifname, const struct xdpbr_vlan_port *v,
 				   uint16_t pvid)
 {
@@ -163,13 +156,14 @@ struct json_object *json_vlan_port(const char *ifname, const struct xdpbr_vlan_p
 		unsigned int end = vid;
 		bool untagged;
 
-		if (!bit(v->member, vid))
+		if (!xdpbr_vlan_test(v->member, vid))
 			continue;
-		untagged = bit(v->untagged, vid);
+		untagged = xdpbr_vlan_test(v->untagged, vid);
 		/* A range: consecutive members with the same flags, no PVID. */
 		if (vid != pvid)
 			while (end < XDPBR_VLAN_MAX && end + 1 != pvid &&
-			       bit(v->member, end + 1) && bit(v->untagged, end + 1) == untagged)
+			       xdpbr_vlan_test(v->member, end + 1) &&
+			       xdpbr_vlan_test(v->untagged, end + 1) == untagged)
 				end++;
 		e = json_object_new_object();
 		flags = json_object_new_array();

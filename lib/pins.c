@@ -87,7 +87,7 @@ void maps_unpin(const char *bridge)
 			unlink(path);
 }
 
-int fdbgen_bump(const struct xdpbr_maps *m)
+int fdbgen_bump_user(const struct xdpbr_maps *m)
 {
 	__u64 gen = 0;
 	__u32 zero = 0;

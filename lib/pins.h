@@ -40,6 +40,6 @@ void maps_unpin(const char *bridge);
  * which the step of XDPBR_FDBGEN_USER_STEP makes harmless (the value still
  * differs from every one the caches saw); what is left, two user-space
  * writers racing, the caches' time limit (FDBC_JIFFIES) bounds. */
-int fdbgen_bump(const struct xdpbr_maps *m);
+int fdbgen_bump_user(const struct xdpbr_maps *m);
 
 #endif

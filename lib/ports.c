@@ -80,18 +80,37 @@ int ports_free_slot(const struct port_entry *ports, size_t n)
 	return -ENOSPC;
 }
 
+static const char *const mode_names[] = {
+#define MODE_NAME(e, name) [XDPBR_MODE_##e] = name,
+	XDPBR_MODES(MODE_NAME)
+#undef MODE_NAME
+};
+
 const char *port_mode_name(uint32_t mode)
 {
-	switch (mode) {
-	case XDPBR_MODE_NATIVE:
-		return "native";
-	case XDPBR_MODE_GENERIC:
-		return "generic";
-	case XDPBR_MODE_TC:
-		return "tc";
-	default:
-		return "none";
+	if (mode >= ARRAY_SIZE(mode_names) || !mode_names[mode])
+		mode = XDPBR_MODE_NONE;
+	return mode_names[mode];
+}
+
+/* The modes the loader (bridge_add_port) can be asked for. */
+static bool mode_requestable(uint32_t mode)
+{
+	return mode == XDPBR_MODE_NATIVE || mode == XDPBR_MODE_GENERIC;
+}
+
+int port_mode_parse(const char *name, enum xdpbr_mode *mode)
+{
+	if (!strcmp(name, XDPBR_MODE_AUTO_NAME)) {
+		*mode = XDPBR_MODE_NONE;
+		return 0;
 	}
+	for (uint32_t m = 0; m < ARRAY_SIZE(mode_names); m++)
+		if (mode_requestable(m) && mode_names[m] && !strcmp(name, mode_names[m])) {
+			*mode = (enum xdpbr_mode)m;
+			return 0;
+		}
+	return -EINVAL;
 }
 
 static const char *const port_path_names[] = {

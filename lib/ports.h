@@ -21,7 +21,13 @@ int ports_free_slot(const struct port_entry *ports, size_t n);
 const struct port_entry *ports_find(const struct port_entry *ports, size_t n,
 				    uint32_t ifindex);
 
+/* The name of an attach mode (XDPBR_MODES): "none" for any unknown one. */
 const char *port_mode_name(uint32_t mode);
+
+/* A requested attach mode by name: XDPBR_MODE_AUTO_NAME ("auto") for
+ * XDPBR_MODE_NONE (native where the driver has it, else generic), or the
+ * name of a mode the loader attaches ("native", "generic"). 0 or -EINVAL. */
+int port_mode_parse(const char *name, enum xdpbr_mode *mode);
 
 /*
  * Which datapath a port runs. Virtual ports (veth, tap) take the skb path
@@ -38,6 +44,5 @@ enum port_path port_path_of_kind(const char *kind);
 /* The datapath a recorded mode (enum xdpbr_mode) means: "xdp", "tc" or
  * "none". */
 const char *port_datapath_name(uint32_t mode);
-
 
 #endif

@@ -11,6 +11,7 @@
 #include "portstats.h"
 #include "report.h"
 #include "util.h"
+#include "xdpbr_rules.h"
 
 int report_collect(const struct xdpbr_maps *m, const char *bridge, struct report *r)
 {
@@ -110,8 +111,7 @@ static uint64_t ageing_s(const struct xdpbr_config *c)
 {
 	if (c->ageing_ns == XDPBR_AGEING_NEVER)
 		return 0;
-	return (c->ageing_ns ? c->ageing_ns : XDPBR_DEFAULT_AGEING_S * XDPBR_NSEC_PER_SEC) /
-	       XDPBR_NSEC_PER_SEC;
+	return xdpbr_ageing_ns(c) / XDPBR_NSEC_PER_SEC;
 }
 
 /* Bridge-wide figures: the fields of the CLI's bridge element and of the

@@ -60,7 +60,7 @@ static bool ifname_ok(const char *s)
 	return true;
 }
 
-static bool bit(const uint64_t *map, unsigned int vid)
+static bool bit(const __u64 *map, unsigned int vid)
 {
 	return map[vid / 64] >> (vid % 64) & 1;
 }
@@ -87,7 +87,7 @@ static void check_port(const struct config *c, size_t i)
 	      p->name);
 	CHECK(config_port_equal(p, p), "port %s: not equal to itself", p->name);
 	CHECK(!(p->flags & ~XDPBR_PORT_USER_FLAGS), "port %s: flags 0x%x", p->name, p->flags);
-	CHECK(p->max_learned <= CONFIG_LEARNED_MAX, "port %s: max_learned %u", p->name,
+	CHECK(p->max_learned <= XDPBR_LEARNED_MAX, "port %s: max_learned %u", p->name,
 	      p->max_learned);
 	CHECK(p->line >= 1, "port %s: line %d", p->name, p->line);
 	CHECK(i == 0 || p->line > c->ports[i - 1].line, "port %s: not in file order", p->name);
@@ -101,7 +101,7 @@ static void check_port(const struct config *c, size_t i)
 		mac_format(st->mac, m);
 		CHECK(!(st->mac[0] & 1), "port %s: static %s is multicast", p->name, m);
 		CHECK(memcmp(st->mac, zero, 6), "port %s: static %s is zero", p->name, m);
-		CHECK(st->vlan <= CONFIG_VLAN_MAX, "port %s: static %s vlan %u", p->name, m,
+		CHECK(st->vlan <= XDPBR_VLAN_MAX, "port %s: static %s vlan %u", p->name, m,
 		      st->vlan);
 		CHECK(st->line > p->line, "port %s: static %s on line %d, header on %d", p->name,
 		      m, st->line, p->line);
@@ -115,12 +115,12 @@ static void check_port(const struct config *c, size_t i)
 				      p->name);
 		}
 	}
-	CHECK(p->pvid <= CONFIG_VLAN_MAX, "port %s: pvid %u", p->name, p->pvid);
+	CHECK(p->pvid <= XDPBR_VLAN_MAX, "port %s: pvid %u", p->name, p->pvid);
 	CHECK(p->pvid_set || !p->pvid, "port %s: pvid %u not set", p->name, p->pvid);
 	CHECK(p->vlans_set || (all_zero(p->vlans, sizeof(p->vlans)) &&
 			       all_zero(p->untagged, sizeof(p->untagged))),
 	      "port %s: VLANs without vlans/untagged", p->name);
-	for (unsigned int w = 0; w < CONFIG_VLAN_WORDS; w++)
+	for (unsigned int w = 0; w < XDPBR_VLAN_WORDS; w++)
 		CHECK(!(p->vlans[w] & p->untagged[w]), "port %s: a VLAN in %u..%u is both "
 		      "tagged and untagged", p->name, w * 64, w * 64 + 63);
 	CHECK(!bit(p->vlans, 0) && !bit(p->untagged, 0) && !bit(p->vlans, 4095) &&
@@ -128,7 +128,7 @@ static void check_port(const struct config *c, size_t i)
 	CHECK(!p->pvid || bit(p->vlans, p->pvid) || bit(p->untagged, p->pvid),
 	      "port %s: pvid %u is not a member", p->name, p->pvid);
 	for (int s = 0; s < XDPBR_STORM__MAX; s++)
-		CHECK(p->storm[s] <= CONFIG_STORM_MAX_PPS, "port %s: storm[%d] %u", p->name, s,
+		CHECK(p->storm[s] <= XDPBR_STORM_MAX_PPS, "port %s: storm[%d] %u", p->name, s,
 		      p->storm[s]);
 }
 
@@ -140,24 +140,24 @@ static void check_config(const struct config *c)
 	CHECK(memchr(c->name, 0, sizeof(c->name)), "name not terminated");
 	CHECK(!c->name[0] || !bridge_name_valid(c->name), "name '%s' is not a bridge name",
 	      c->name);
-	CHECK(c->ageing_s <= CONFIG_AGEING_MAX, "ageing_time %llu",
+	CHECK(c->ageing_s <= XDPBR_AGEING_MAX_S, "ageing_time %llu",
 	      (unsigned long long)c->ageing_s);
 	CHECK(c->ageing_set || !c->ageing_s, "ageing_time %llu not set",
 	      (unsigned long long)c->ageing_s);
-	CHECK(c->fdb_max_learned <= CONFIG_LEARNED_MAX, "fdb_max_learned %u", c->fdb_max_learned);
-	CHECK(!c->fdb_size || (c->fdb_size >= CONFIG_FDB_SIZE_MIN &&
-			       c->fdb_size <= CONFIG_FDB_SIZE_MAX), "fdb_size %u", c->fdb_size);
-	CHECK(c->mode == ATTACH_AUTO || c->mode == ATTACH_NATIVE || c->mode == ATTACH_GENERIC,
+	CHECK(c->fdb_max_learned <= XDPBR_LEARNED_MAX, "fdb_max_learned %u", c->fdb_max_learned);
+	CHECK(!c->fdb_size || (c->fdb_size >= XDPBR_FDB_SIZE_MIN &&
+			       c->fdb_size <= XDPBR_FDB_SIZE_MAX), "fdb_size %u", c->fdb_size);
+	CHECK(c->mode == XDPBR_MODE_NONE || c->mode == XDPBR_MODE_NATIVE || c->mode == XDPBR_MODE_GENERIC,
 	      "mode %d", (int)c->mode);
-	CHECK(c->mode_set || c->mode == ATTACH_AUTO, "mode %d not set", (int)c->mode);
+	CHECK(c->mode_set || c->mode == XDPBR_MODE_NONE, "mode %d not set", (int)c->mode);
 	CHECK(memchr(c->listen, 0, sizeof(c->listen)), "listen not terminated");
 	CHECK(!c->listen[0] || !config_listen_parse(c->listen, &sa, &salen),
 	      "listen '%s' does not parse", c->listen);
 	CHECK(c->vlan_filtering_set || !c->vlan_filtering, "vlan_filtering on, not set");
-	CHECK(c->default_pvid <= CONFIG_VLAN_MAX, "default_pvid %u", c->default_pvid);
+	CHECK(c->default_pvid <= XDPBR_VLAN_MAX, "default_pvid %u", c->default_pvid);
 	CHECK(c->default_pvid_set || !c->default_pvid, "default_pvid %u not set",
 	      c->default_pvid);
-	CHECK(c->nports <= CONFIG_MAX_PORTS, "%zu ports", c->nports);
+	CHECK(c->nports <= XDPBR_PORTS_PER_BRIDGE, "%zu ports", c->nports);
 	CHECK(!c->nports || c->ports, "%zu ports and no array", c->nports);
 	for (size_t i = 0; i < c->nports; i++)
 		check_port(c, i);

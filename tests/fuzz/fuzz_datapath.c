@@ -5,11 +5,13 @@
  * Loads the real program from the skeleton (build/xdpbr.skel.h) in a
  * private network namespace with five veth ports and one veth that is not a
  * port, gives it a bridge (below), and runs every input as one frame through
- * BPF_PROG_RUN. The maps are pinned, but in a bpffs of the harness's own (a
- * private mount namespace: nothing shows outside, nothing stays behind), so
- * that the daemon's own code can open them (maps_open_pinned) and set the
- * ports up (ctl_port_apply): however the datapath comes to keep its port
- * table, the harness writes it the way xdpbrd does. Input:
+ * BPF_PROG_RUN, all through the datapath test's harness (tests/bpf/harness.h:
+ * loading, running, reading and writing the maps). The maps are pinned, but
+ * in a bpffs of the harness's own (a private mount namespace: nothing shows
+ * outside, nothing stays behind), so that the daemon's own code can open
+ * them (maps_open_pinned) and set the ports up (ctl_port_apply): however the
+ * datapath comes to keep its port table, the harness writes it the way
+ * xdpbrd does. Input:
  *
  *   byte 0   bit 0     VLAN filtering on
  *            bits 1-3  ingress: 0-4 p1..p5 (ports), 5 n1 (not a port),
@@ -83,7 +85,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -95,13 +96,12 @@
 #include "ctl.h"
 #include "pins.h"
 #include "fuzz_common.h"
+#include "harness.h"		/* tests/bpf/: loading, running, map helpers */
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define NSLOTS		XDPBR_MAX_PORTS
 #define ETH_P_8021Q_	0x8100
 #define ETH_P_8021AD_	0x88a8
 #define CFG_AGEING_NS	(10 * XDPBR_NSEC_PER_SEC)
-#define SEC_NS(s)	((__u64)(s) * XDPBR_NSEC_PER_SEC)
 /* Baseline timestamps are renewed this often, so fresh entries stay fresh
  * (well inside the 10 s ageing time) and the stale one stays stale. */
 #define RESTAMP_NS	(XDPBR_NSEC_PER_SEC / 2)
@@ -138,7 +138,6 @@ static struct fz_port {
 static unsigned int np_ifindex;		/* n1: a device that is not a port */
 #define BOGUS_IFINDEX	0x7ffffff0u
 
-#define MAC(a, b, c, d, e, f) { 0x##a, 0x##b, 0x##c, 0x##d, 0x##e, 0x##f }
 static const struct fz_fdb {
 	__u8 mac[ETH_ALEN];
 	__u16 vlan;
@@ -164,11 +163,9 @@ static const struct fz_fdb {
 };
 #define NFDB0 ARRAY_SIZE(fdb0)
 
-static struct xdpbr *skel;
 static struct xdpbr_maps maps;
-static int ncpus, egress_fd;
-static int fd_prog, fd_fdb, fd_stats, fd_learned, fd_config;
-static int fd_storm, fd_storm_state;
+static int egress_fd;
+static int fd_fdb;
 static struct ring_buffer *rb;
 static __u32 linear_max;		/* the most BPF_PROG_RUN puts in the linear part */
 static __u64 stamp_ns;			/* when the baseline was last stamped */
@@ -192,27 +189,6 @@ static void feature(unsigned int region, unsigned long long v)
 	unsigned long long h = (v + 1) * 0x9e3779b97f4a7c15ULL;
 
 	features[(region * 1024 + (unsigned int)(h >> 54)) % FEATURES]++;
-}
-
-static const char *const cnt_names[XDPBR_CNT__MAX] = {
-#define CNT_NAME(e, name) [XDPBR_CNT_##e] = name,
-	XDPBR_COUNTERS(CNT_NAME)
-#undef CNT_NAME
-};
-
-static __u64 coarse_ns(void)
-{
-	struct timespec ts;
-
-	/* bpf_ktime_get_coarse_ns() reads this clock */
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (__u64)ts.tv_sec * XDPBR_NSEC_PER_SEC + (__u64)ts.tv_nsec;
-}
-
-static const char *mac_str(const __u8 *m, char buf[18])
-{
-	snprintf(buf, 18, "%02x:%02x:%02x:%02x:%02x:%02x", m[0], m[1], m[2], m[3], m[4], m[5]);
-	return buf;
 }
 
 static bool mac_multicast(const __u8 *m) { return m[0] & 1; }
@@ -265,46 +241,7 @@ static struct fz_port *port_by_slot(__u32 slot)
 static void must(int err, const char *what)
 {
 	if (err)
-		fz_setup_failed("%s: %s", what, strerror(errno ? errno : -err));
-}
-
-static void stats_read(__u64 out[NSLOTS][XDPBR_CNT__MAX])
-{
-	static struct xdpbr_stats *buf;
-	__u32 keys[NSLOTS], count = NSLOTS, next = 0;
-	int err;
-
-	if (!buf)
-		buf = calloc((size_t)NSLOTS * (size_t)ncpus, sizeof(*buf));
-	if (!buf)
-		fz_setup_failed("out of memory");
-	err = bpf_map_lookup_batch(fd_stats, NULL, &next, keys, buf, &count, NULL);
-	if ((err && errno != ENOENT) || count != NSLOTS)
-		fz_setup_failed("reading xdpbr_stats: %s (%u slots)", strerror(errno), count);
-	for (__u32 i = 0; i < count; i++) {
-		if (keys[i] >= NSLOTS)
-			fz_setup_failed("xdpbr_stats batch returned key %u", keys[i]);
-		for (int c = 0; c < XDPBR_CNT__MAX; c++) {
-			__u64 sum = 0;
-
-			for (int cpu = 0; cpu < ncpus; cpu++)
-				sum += buf[(size_t)i * (size_t)ncpus + (size_t)cpu].c[c];
-			out[keys[i]][c] = sum;
-		}
-	}
-}
-
-static void learned_read(__u64 out[NSLOTS])
-{
-	__u32 keys[NSLOTS], count = NSLOTS, next = 0;
-	int err;
-
-	err = bpf_map_lookup_batch(fd_learned, NULL, &next, keys, out, &count, NULL);
-	if ((err && errno != ENOENT) || count != NSLOTS)
-		fz_setup_failed("reading xdpbr_learned: %s", strerror(errno));
-	for (__u32 i = 0; i < count; i++)
-		if (keys[i] != i)
-			fz_setup_failed("xdpbr_learned batch out of order");
+		fz_setup_failed("%s: %s", what, strerror(-err));
 }
 
 struct fdb_ent {
@@ -334,14 +271,6 @@ static size_t fdb_read(struct fdb_ent *out)
 	return count;
 }
 
-static struct xdpbr_fdb_key key_of(const struct fz_fdb *e)
-{
-	struct xdpbr_fdb_key k = { .vlan = e->vlan };
-
-	memcpy(k.mac, e->mac, ETH_ALEN);
-	return k;
-}
-
 static struct xdpbr_fdb_val val_of(const struct fz_fdb *e)
 {
 	struct xdpbr_fdb_val v = {
@@ -364,14 +293,14 @@ static const struct fz_fdb *fdb0_find(const struct xdpbr_fdb_key *k)
 
 static void fdb_stamp(void)
 {
-	stamp_ns = coarse_ns();
+	stamp_ns = dp_coarse_ns();
 	for (size_t i = 0; i < NFDB0; i++) {
-		struct xdpbr_fdb_key k = key_of(&fdb0[i]);
+		struct xdpbr_fdb_key k = dp_fdb_key(fdb0[i].mac, fdb0[i].vlan);
 		struct xdpbr_fdb_val v = val_of(&fdb0[i]);
 
 		must(bpf_map_update_elem(fd_fdb, &k, &v, BPF_ANY), "writing the FDB");
 	}
-	must(fdbgen_bump(&maps), "moving the FDB generation on");
+	must(fdbgen_bump_user(&maps), "moving the FDB generation on");
 }
 
 static void port_write(struct fz_port *p, __u32 flags, __u32 max_learned)
@@ -415,35 +344,26 @@ static void config_write(__u32 flags, __u32 fdb_max_learned, __u64 ageing_ns)
  * second, so an empty one stays empty for the frame. */
 static void storm_write(__u32 slot, int mode)
 {
-	static struct xdpbr_storm_bucket *b;
-	struct xdpbr_storm lim = { 0 };
-	__u32 zero_slot = (__u32)storm_slot;
+	static const __u32 one_a_second[XDPBR_STORM__MAX] = {
+		[0 ... XDPBR_STORM__MAX - 1] = 1,
+	};
+	struct xdpbr_storm_bucket b = { 0 };
 
-	if (!b)
-		b = calloc((size_t)ncpus, sizeof(*b));
-	if (!b)
-		fz_setup_failed("out of memory");
 	if (storm_slot && (storm_slot != (int)slot || !mode)) {
-		must(bpf_map_update_elem(fd_storm, &zero_slot, &lim, BPF_ANY), "writing xdpbr_storm");
+		must(dp_storm_set((__u32)storm_slot, NULL), "writing xdpbr_storm");
 		storm_slot = 0;
 	}
 	if (!mode)
 		return;
-	for (int c = 0; c < XDPBR_STORM__MAX; c++) {
-		lim.pps[c] = (__u32)ncpus;
-		lim.pps_cpu[c] = 1;
-	}
-	memset(b, 0, sizeof(*b) * (size_t)ncpus);
 	if (mode == 2) {
-		__u64 now = coarse_ns();
+		__u64 now = dp_coarse_ns();
 
-		for (int cpu = 0; cpu < ncpus; cpu++)
-			for (int c = 0; c < XDPBR_STORM__MAX; c++)
-				b[cpu].last_ns[c] = now;	/* tokens 0 */
+		for (int c = 0; c < XDPBR_STORM__MAX; c++)
+			b.last_ns[c] = now;	/* tokens 0 */
 	}
-	must(bpf_map_update_elem(fd_storm_state, &slot, b, BPF_ANY), "writing xdpbr_storm_state");
+	must(dp_buckets_set(slot, &b), "writing xdpbr_storm_state");
 	if (storm_slot != (int)slot) {
-		must(bpf_map_update_elem(fd_storm, &slot, &lim, BPF_ANY), "writing xdpbr_storm");
+		must(dp_storm_set(slot, one_a_second), "writing xdpbr_storm");
 		storm_slot = (int)slot;
 	}
 }
@@ -466,20 +386,6 @@ static int on_event(void *ctx, void *data, size_t size)
 
 /* ------------------------------------------------------------ setup */
 
-static void vlans_write(const struct fz_port *p)
-{
-	struct xdpbr_vlan_port v;
-
-	memset(&v, 0, sizeof(v));
-	for (size_t i = 0; i < ARRAY_SIZE(p->tagged) && p->tagged[i]; i++)
-		v.member[p->tagged[i] / 64] |= 1ULL << (p->tagged[i] % 64);
-	for (size_t i = 0; i < ARRAY_SIZE(p->untagged) && p->untagged[i]; i++) {
-		v.member[p->untagged[i] / 64] |= 1ULL << (p->untagged[i] % 64);
-		v.untagged[p->untagged[i] / 64] |= 1ULL << (p->untagged[i] % 64);
-	}
-	must(bpf_map_update_elem(maps.vlans, &p->slot, &v, BPF_ANY), "writing xdpbr_vlans");
-}
-
 /* The ports (each in tx and the flood sets, unless down: ctl_port_apply
  * does that), their VLANs, the config, the FDB and the learned counts. */
 static void bridge_setup(void)
@@ -489,7 +395,8 @@ static void bridge_setup(void)
 
 		memset(&p->cur, 0xff, sizeof(p->cur));
 		port_write(p, p->flags, 0);
-		vlans_write(p);
+		must(dp_vlans_set(p->slot, p->tagged, ARRAY_SIZE(p->tagged), p->untagged,
+				  ARRAY_SIZE(p->untagged)), "writing xdpbr_vlans");
 	}
 	memset(&cfg_cur, 0xff, sizeof(cfg_cur));
 	config_write(0, 0, CFG_AGEING_NS);
@@ -501,29 +408,7 @@ static void bridge_setup(void)
 		learned0[XDPBR_LEARNED_TOTAL]++;
 	}
 	for (__u32 s = 0; s < NSLOTS; s++)
-		must(bpf_map_update_elem(fd_learned, &s, &learned0[s], BPF_ANY),
-		     "writing xdpbr_learned");
-}
-
-static int prog_run(__u32 ifindex, const __u8 *frame, size_t len, __u8 *out,
-		    __u32 out_size, __u32 *out_len, __u32 *verdict)
-{
-	struct xdp_md ctx = { .data_end = (__u32)len, .ingress_ifindex = ifindex };
-	LIBBPF_OPTS(bpf_test_run_opts, opts,
-		.data_in = frame,
-		.data_size_in = (__u32)len,
-		.data_out = out,
-		.data_size_out = out_size,
-		.ctx_in = &ctx,
-		.ctx_size_in = sizeof(ctx),
-		.repeat = 1,
-	);
-
-	if (bpf_prog_test_run_opts(fd_prog, &opts))
-		return -errno;
-	*verdict = opts.retval;
-	*out_len = opts.data_size_out;
-	return 0;
+		must(dp_learned_set(s, learned0[s]), "writing xdpbr_learned");
 }
 
 /* How much of a large frame BPF_PROG_RUN puts in the linear part the
@@ -538,9 +423,9 @@ static void calibrate(void)
 
 	memset(frame, 0x5a, sizeof(frame));
 	frame[0] = 0x02;
-	stats_read(before);
-	err = prog_run(np_ifindex, frame, sizeof(frame), out, sizeof(out), &out_len, &verdict);
-	stats_read(after);
+	must(dp_stats_read(before), "reading xdpbr_stats");
+	err = dp_prog_run(np_ifindex, frame, sizeof(frame), out, sizeof(out), &out_len, &verdict);
+	must(dp_stats_read(after), "reading xdpbr_stats");
 	if (err) {
 		linear_max = 0;		/* jumbo frames refused: see the run */
 		return;
@@ -558,14 +443,13 @@ static void report(void)
 		tally.refused, linear_max);
 	fprintf(stderr, "fuzz_datapath: outcomes:");
 	for (int c = XDPBR_CNT_OUTCOME_FIRST; c <= XDPBR_CNT_OUTCOME_LAST; c++)
-		fprintf(stderr, " %s=%llu", cnt_names[c], tally.outcome[c]);
+		fprintf(stderr, " %s=%llu", dp_cnt_names[c], tally.outcome[c]);
 	fputc('\n', stderr);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = XDPBR_PIN_ROOT "/" BRIDGE);
 	const char *names[NPORTS + 1], *peers[NPORTS + 1];
 	unsigned int idx[NPORTS + 1];
 	int err;
@@ -584,34 +468,22 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	np_ifindex = idx[NPORTS];
 
 	libbpf_set_print(fz_libbpf_print);
-	skel = xdpbr__open_opts(&oo);
-	if (!skel)
-		fz_setup_failed("opening the skeleton: %s", strerror(errno));
-	err = xdpbr__load(skel);
+	err = dp_load(XDPBR_PIN_ROOT "/" BRIDGE);
 	if (err)
 		fz_setup_failed("loading build/xdpbr.bpf.o: %s (FUZZ_VERBOSE=1 for the verifier log)",
 				strerror(-err));
 	err = maps_open_pinned(BRIDGE, &maps);
 	if (err)
 		fz_setup_failed("maps_open_pinned: %s", strerror(-err));
-	ncpus = libbpf_num_possible_cpus();
-	if (ncpus <= 0)
-		fz_setup_failed("counting CPUs: %s", strerror(-ncpus));
-	fd_prog = bpf_program__fd(skel->progs.xdpbr_rx);
-	egress_fd = bpf_program__fd(skel->progs.xdpbr_egress);
+	egress_fd = bpf_program__fd(dp_skel->progs.xdpbr_egress);
 	fd_fdb = maps.fdb;
-	fd_stats = maps.stats;
-	fd_learned = maps.learned;
-	fd_config = maps.config;
-	fd_storm = maps.storm;
-	fd_storm_state = bpf_map__fd(skel->maps.xdpbr_storm_state);	/* datapath-only */
 	rb = ring_buffer__new(maps.events, on_event, NULL, NULL);
 	if (!rb)
 		fz_setup_failed("ring buffer: %s", strerror(errno));
 
 	/* Which verdict each outcome counter stands for, from its name. */
 	for (int c = XDPBR_CNT_OUTCOME_FIRST; c <= XDPBR_CNT_OUTCOME_LAST; c++) {
-		const char *n = cnt_names[c];
+		const char *n = dp_cnt_names[c];
 
 		if (!strcmp(n, "forwarded") || !strncmp(n, "flood_", 6))
 			outcome_verdict[c] = XDP_REDIRECT;
@@ -626,7 +498,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	bridge_setup();
 	calibrate();
-	stats_read(stats_prev);
+	must(dp_stats_read(stats_prev), "reading xdpbr_stats");
 	atexit(report);
 	return 0;
 }
@@ -676,11 +548,11 @@ static void describe(const struct frame_info *f, const struct result *r)
 
 	fprintf(stderr, "==fuzz== frame: %zu bytes, %s -> %s, type/tpid 0x%04x, ingress %s "
 		"(ifindex %u), vlan filtering %s, vid %u, learning %s, storm %d; verdict %u, "
-		"outcome %s\n", f->len, f->len >= 12 ? mac_str(f->in + 6, s) : "?",
-		f->len >= 12 ? mac_str(f->in, d) : "?", f->len >= 14 ? get_be16(f->in + 12) : 0,
+		"outcome %s\n", f->len, f->len >= 12 ? dp_mac_str(f->in + 6, s) : "?",
+		f->len >= 12 ? dp_mac_str(f->in, d) : "?", f->len >= 14 ? get_be16(f->in + 12) : 0,
 		f->port ? f->port->name : "(not a port)", f->ifindex, f->vlan_on ? "on" : "off",
 		f->vid, f->learning ? "on" : "off", f->storm, r->verdict,
-		r->outcome >= 0 ? cnt_names[r->outcome] : "none");
+		r->outcome >= 0 ? dp_cnt_names[r->outcome] : "none");
 }
 
 #define CHECK(cond, ...) do {						\
@@ -760,7 +632,7 @@ static void prepare(const uint8_t *data, size_t size, struct frame_info *f)
 	}
 	f->slot = f->port ? f->port->slot : 0;
 
-	if (coarse_ns() - stamp_ns > RESTAMP_NS)
+	if (dp_coarse_ns() - stamp_ns > RESTAMP_NS)
 		fdb_stamp();
 	config_write(f->vlan_on ? XDPBR_CFG_VLAN_FILTERING : 0,
 		     data[0] & 0x20 ? (__u32)learned0[XDPBR_LEARNED_TOTAL] : 0,
@@ -798,14 +670,14 @@ static void prepare(const uint8_t *data, size_t size, struct frame_info *f)
 static void run(const struct frame_info *f, struct result *r)
 {
 	events.n = 0;
-	r->t0 = coarse_ns();
-	r->err = prog_run(f->ifindex, f->in, f->len, r->out, sizeof(r->out), &r->out_len,
+	r->t0 = dp_coarse_ns();
+	r->err = dp_prog_run(f->ifindex, f->in, f->len, r->out, sizeof(r->out), &r->out_len,
 			  &r->verdict);
-	r->t1 = coarse_ns();
+	r->t1 = dp_coarse_ns();
 	ring_buffer__consume(rb);
-	stats_read(r->d);
+	must(dp_stats_read(r->d), "reading xdpbr_stats");
 	r->nfdb = fdb_read(r->fdb);
-	learned_read(r->learned);
+	must(dp_learned_read(r->learned), "reading xdpbr_learned");
 
 	for (int s = 0; s < NSLOTS; s++)
 		for (int c = 0; c < XDPBR_CNT__MAX; c++) {
@@ -832,7 +704,7 @@ static void check_refused(const struct frame_info *f, const struct result *r)
 	for (int s = 0; s < NSLOTS; s++)
 		for (int c = 0; c < XDPBR_CNT__MAX; c++)
 			CHECK(!r->d[s][c], "a refused frame changed counter %s of slot %d",
-			      cnt_names[c], s);
+			      dp_cnt_names[c], s);
 	CHECK(r->nfdb == NFDB0 && !events.n, "a refused frame changed the FDB");
 }
 
@@ -854,14 +726,14 @@ static void check_counters(const struct frame_info *f, struct result *r)
 	CHECK(sum == 1, "the outcome counters of slot %u grew by %llu, not 1", in,
 	      (unsigned long long)sum);
 	CHECK(outcome_verdict[r->outcome] == (int)r->verdict, "outcome %s with verdict %u",
-	      cnt_names[r->outcome], r->verdict);
+	      dp_cnt_names[r->outcome], r->verdict);
 
 	for (int s = 0; s < NSLOTS; s++) {
 		if (d[s][XDPBR_CNT_TX_PACKETS]) {
 			CHECK(r->outcome == XDPBR_CNT_FORWARDED && r->egress < 0 &&
 			      d[s][XDPBR_CNT_TX_PACKETS] == 1,
 			      "tx_packets of slot %d grew by %llu (outcome %s)", s,
-			      (unsigned long long)d[s][XDPBR_CNT_TX_PACKETS], cnt_names[r->outcome]);
+			      (unsigned long long)d[s][XDPBR_CNT_TX_PACKETS], dp_cnt_names[r->outcome]);
 			r->egress = s;
 		}
 		for (int c = 0; c < XDPBR_CNT__MAX; c++) {
@@ -886,12 +758,12 @@ static void check_counters(const struct frame_info *f, struct result *r)
 				     c <= XDPBR_CNT_OUTCOME_LAST;
 				break;
 			}
-			CHECK(ok, "counter %s of slot %d grew by %llu", cnt_names[c], s,
+			CHECK(ok, "counter %s of slot %d grew by %llu", dp_cnt_names[c], s,
 			      (unsigned long long)d[s][c]);
 		}
 	}
 	CHECK((r->outcome == XDPBR_CNT_FORWARDED) == (r->egress >= 0),
-	      "outcome %s, tx counted on %s slot", cnt_names[r->outcome],
+	      "outcome %s, tx counted on %s slot", dp_cnt_names[r->outcome],
 	      r->egress >= 0 ? "a" : "no");
 	CHECK(r->out_len + 4 >= f->len && r->out_len <= f->len + 4,
 	      "output frame of %u bytes from %zu", r->out_len, f->len);
@@ -918,7 +790,7 @@ static void check_fdb(const struct frame_info *f, struct result *r)
 		struct xdpbr_fdb_val bv;
 		char m[18];
 
-		mac_str(e->k.mac, m);
+		dp_mac_str(e->k.mac, m);
 		CHECK(!mac_multicast(e->k.mac) && !mac_zero(e->k.mac), "the FDB holds %s (vlan %u)",
 		      m, e->k.vlan);
 		CHECK(e->k.vlan <= XDPBR_VLAN_MAX, "FDB key with vlan %u", e->k.vlan);
@@ -1045,7 +917,7 @@ static void check_learning(const struct frame_info *f, const struct result *r)
 	}
 	memcpy(k.mac, f->in + 6, 6);
 	known = fdb0_find(&k);
-	mac_str(k.mac, m);
+	dp_mac_str(k.mac, m);
 	if (known && &ports[known->port] == f->port) {
 		CHECK(!r->nnew && !r->nmoved, "%s, known on %s, was relearned", m, f->port->name);
 	} else if (known && (known->flags & XDPBR_FDB_STATIC)) {
@@ -1174,12 +1046,11 @@ static void restore(const struct result *r)
 		} else {
 			must(bpf_map_delete_elem(fd_fdb, k), "restoring the FDB");
 		}
-		must(fdbgen_bump(&maps), "moving the FDB generation on");
+		must(fdbgen_bump_user(&maps), "moving the FDB generation on");
 	}
 	for (__u32 s = 0; s < NSLOTS; s++)
 		if (r->learned[s] != learned0[s])
-			must(bpf_map_update_elem(fd_learned, &s, &learned0[s], BPF_ANY),
-			     "restoring xdpbr_learned");
+			must(dp_learned_set(s, learned0[s]), "restoring xdpbr_learned");
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -121,6 +121,7 @@ printf '[port eth1]\nstatic = 02:00:00:00:00:01\n[port eth2]\nstatic = 02:00:00:
 printf '[port eth1]\nvlans = %s\n' "$(seq -s, 1 2 400)" >"$C/err-line-too-long.conf"
 printf '[port eth1]\nlearning = off\n  flood = off\n[port eth1]\n' >"$C/err-duplicate-port.conf"
 printf '[bridge]\nlisten = 127.0.0.1\nstorm = 1\n' >"$C/err-listen.conf"
+printf '[bridge]\nname = br0\nlisten = none\n' >"$C/listen-none.conf"
 printf '[port eth1]\nstorm_bcast = 1000\nstorm_mcast = 100000000\nstorm_unknown = 0\n' >"$C/storm.conf"
 for ((i = 1; i <= 63; i++)); do printf '[port p%d]\n' $i; done >"$C/63-ports.conf"
 { cat "$C/63-ports.conf"; printf '[port p64]\n'; } >"$C/err-64-ports.conf"

@@ -380,10 +380,18 @@ port_counter()
 	"$XDPBR" -b "$BR" -j stats dev "$1" | jq -r --arg n "$2" '.[0][$n]'
 }
 
+# counter_table: the rows of include/xdpbr.h's XDPBR_COUNTERS(X) table, and
+# not those of its other X-macro tables (XDPBR_MODES has rows of the same
+# shape): from the #define to its first line without a continuation.
+counter_table()
+{
+	sed -n '/^#define XDPBR_COUNTERS(X)/,/[^\\]$/p' "$XDPBR_H"
+}
+
 # counter_names: the counter names of include/xdpbr.h, one per line.
 counter_names()
 {
-	sed -n 's/^[[:space:]]*X([A-Z0-9_]*,[[:space:]]*"\([a-z0-9_]*\)").*/\1/p' "$XDPBR_H"
+	counter_table | sed -n 's/^[[:space:]]*X([A-Z0-9_]*,[[:space:]]*"\([a-z0-9_]*\)").*/\1/p'
 }
 
 # ---------------------------------------------------------------- processes
@@ -476,33 +484,55 @@ daemon_stop()
 # is stopped would never be printed, and a capture that must see nothing
 # could pass because it saw too late.
 #
+# Every capture has a KEY: its tcpdump (started by cap_launch) prints to
+# $XT_TMP/cap.KEY.out and .err, its PID is CAP_PID[KEY]; cap_end waits for
+# it to end, cap_lines reads its packets, cap_show prints it. Two ways to
+# know it is ready: cap_start waits for tcpdump's "listening on"; pfx_cap
+# (below) sends probe frames until it sees one, and leaves them out of what
+# it counts (pfx_cap_lines).
+
 # cap_start KEY I FILTER [SECONDS] [COUNT]: capture on host I's e0 for at
 # most SECONDS (default 4), stopping after COUNT packets if given. Returns
 # once tcpdump is listening (5 s at most), 1 (reason in XT_WHY) if it could
 # not start.
 cap_start()
 {
-	xt_cap "$1" "${NS[$2]}" e0 "$3" "${4:-4}" "${5:-}" ip netns exec "${NS[$2]}"
+	cap_launch "$1" e0 "$3" "${4:-4}" "${5:-}" "" ip netns exec "${NS[$2]}"
+	cap_listening "$1" "${NS[$2]}" e0 "$3"
 }
 
 # cap_start_root KEY DEV FILTER [SECONDS] [COUNT]: the same on DEV in the
 # root namespace (what the host stack behind a bridge port receives).
 cap_start_root()
 {
-	xt_cap "$1" root "$2" "$3" "${4:-4}" "${5:-}"
+	cap_launch "$1" "$2" "$3" "${4:-4}" "${5:-}" ""
+	cap_listening "$1" root "$2" "$3"
 }
 
-# xt_cap KEY WHERE DEV FILTER SECONDS COUNT [PREFIX...]
-xt_cap()
+# cap_launch KEY DEV FILTER SECONDS COUNT DIR [PREFIX...]: start capture
+# KEY in the background: tcpdump FILTER on DEV for at most SECONDS, stopping
+# after COUNT packets unless COUNT is empty, only those DEV receives if DIR
+# is "in" (tcpdump -Q; empty: both ways), run by PREFIX (ip netns exec NS)
+# if given.
+cap_launch()
 {
-	local key=$1 where=$2 dev=$3 filter=$4 secs=$5 count=$6 k
-	local out=$XT_TMP/cap.$key.out err=$XT_TMP/cap.$key.err
+	local key=$1 dev=$2 filter=$3 secs=$4 count=$5 dir=$6
 
 	shift 6
-	"$@" timeout "$secs" tcpdump -i "$dev" -nn -e -l --immediate-mode \
-		${count:+-c "$count"} "$filter" >"$out" 2>"$err" &
+	"$@" timeout "$secs" tcpdump ${dir:+-Q "$dir"} -i "$dev" -nn -e -l --immediate-mode \
+		${count:+-c "$count"} "$filter" >"$XT_TMP/cap.$key.out" 2>"$XT_TMP/cap.$key.err" &
 	CAP_PID[$key]=$!
 	XT_PIDS+=("$!")
+}
+
+# cap_listening KEY WHERE DEV FILTER: wait until the tcpdump of capture KEY
+# (FILTER on DEV in namespace WHERE) listens, 5 s at most; 1, with the
+# reason in XT_WHY, if it did not start.
+cap_listening()
+{
+	local key=$1 where=$2 dev=$3 filter=$4 k
+	local err=$XT_TMP/cap.$key.err
+
 	for ((k = 0; k < 50; k++)); do
 		# "listening on" comes a little before tcpdump really receives:
 		# without a pause a frame sent at once is missed now and then.
@@ -515,22 +545,36 @@ $(cat "$err")"
 	return 1
 }
 
-# cap_wait KEY: wait for capture KEY to end; prints how many packets it saw.
-cap_wait()
+# cap_end KEY: return once capture KEY has ended (its SECONDS, or its
+# COUNT). Also in a $(...) subshell, where the capture is no child and
+# `wait` returns at once: it polls until the capture has exited (its
+# timeout bounds this), so a capture that must see nothing has run for its
+# whole time.
+cap_end()
 {
-	local key=$1 pid=${CAP_PID[$1]} k
-	# Called as n=$(cap_wait KEY), in a subshell where the capture is no
-	# child and `wait` returns at once: poll until it has exited (its
-	# timeout bounds this), so a capture that must see nothing has run
-	# for its whole time.
+	local pid=${CAP_PID[$1]} k
+
 	wait "$pid" 2>/dev/null
 	for ((k = 0; k < 600; k++)); do
 		proc_alive "$pid" || break
 		sleep 0.05
 	done
-	# A packet is a line starting with its timestamp; continuation lines
-	# (hex dumps) are indented, and tcpdump adds an empty line when killed.
-	grep -c '^[0-9]' "$XT_TMP/cap.$key.out"
+	return 0
+}
+
+# cap_lines KEY: the packets capture KEY printed so far, one line each. A
+# packet is a line starting with its timestamp; continuation lines (hex
+# dumps) are indented, and tcpdump adds an empty line when killed.
+cap_lines()
+{
+	grep '^[0-9]' "$XT_TMP/cap.$1.out"
+}
+
+# cap_wait KEY: wait for capture KEY to end; prints how many packets it saw.
+cap_wait()
+{
+	cap_end "$1"
+	cap_lines "$1" | grep -c .
 }
 
 # cap_show KEY: what capture KEY printed (for failure details).
@@ -813,17 +857,15 @@ pfx_cap()
 }
 
 # pfx_cap_start KEY I FILTER [SECONDS] [COUNT] [in]: pfx_cap without
-# waiting until it is ready: start several, then pfx_cap_ready each.
+# waiting until it is ready: start several, then pfx_cap_ready each. COUNT
+# is pfx_cap_n's to act on: tcpdump's own would count the probes.
 pfx_cap_start()
 {
 	local key=$1 i=$2 filter=$3 secs=${4:-3} dir=${6:-}
 
 	PFX_CAP_WANT[$key]=${5:-}
-	ip netns exec "${NS[i]}" timeout "$secs" tcpdump ${dir:+-Q "$dir"} -i e0 \
-		-nn -e -l --immediate-mode "($filter) or (ether dst $(pfx_probe_mac))" \
-		>"$XT_TMP/cap.$key.out" 2>"$XT_TMP/cap.$key.err" &
-	CAP_PID[$key]=$!
-	XT_PIDS+=("$!")
+	cap_launch "$key" e0 "($filter) or (ether dst $(pfx_probe_mac))" "$secs" "" "$dir" \
+		ip netns exec "${NS[i]}"
 }
 
 # pfx_cap_ready KEY I: probe capture KEY on host I until it has seen a
@@ -855,22 +897,24 @@ $(cat "$out" "$err" 2>&1)"
 # subshell can't `wait` for this shell's children): it polls /proc.
 pfx_cap_n()
 {
-	local key=$1 pid=${CAP_PID[$1]} want=${PFX_CAP_WANT[$1]:-} probe k n
-	local out=$XT_TMP/cap.$1.out
+	local key=$1 pid=${CAP_PID[$1]} want=${PFX_CAP_WANT[$1]:-} k
 
-	probe=$(pfx_probe_mac)
-	for ((k = 0; k < 300; k++)); do
+	for ((k = 0; k < 300 && ${#want} > 0; k++)); do
 		proc_alive "$pid" || break
-		if [ -n "$want" ]; then
-			n=$(grep '^[0-9]' "$out" | grep -vcF "> $probe,")
-			if [ "$n" -ge "$want" ]; then
-				kill -TERM "$pid" 2>/dev/null
-				want=
-			fi
+		if [ "$(pfx_cap_lines "$key" | grep -c .)" -ge "$want" ]; then
+			kill -TERM "$pid" 2>/dev/null
+			break
 		fi
 		sleep 0.1
 	done
-	grep '^[0-9]' "$out" | grep -vF "> $probe," | grep -cE -- "${2:-.}"
+	cap_end "$key"
+	pfx_cap_lines "$key" | grep -cE -- "${2:-.}"
+}
+
+# pfx_cap_lines KEY: cap_lines KEY without the probes.
+pfx_cap_lines()
+{
+	cap_lines "$1" | grep -vF "> $(pfx_probe_mac),"
 }
 
 # pfx_ping_start KEY I J [INTERVAL]: ping host J from host I continuously
@@ -1144,8 +1188,8 @@ $(cat "$DAEMON_LOG")"
 # counter_names, also those with digits (drop_8021ad).
 obs_counter_names()
 {
-	sed -n 's/^[[:space:]]*X([A-Z0-9_]*,[[:space:]]*"\([a-z0-9_]*\)").*/\1/p' \
-		"$XDPBR_H" | jq -R . | jq -sc .
+	counter_table | sed -n 's/^[[:space:]]*X([A-Z0-9_]*,[[:space:]]*"\([a-z0-9_]*\)").*/\1/p' |
+		jq -R . | jq -sc .
 }
 
 # obs_outcome_names: the outcome counters of xdpbr.h as a JSON array: those
@@ -1156,8 +1200,8 @@ obs_outcome_names()
 	local first last
 	first=$(awk '$2 == "XDPBR_CNT_OUTCOME_FIRST" { print $3 }' "$XDPBR_H")
 	last=$(awk '$2 == "XDPBR_CNT_OUTCOME_LAST" { print $3 }' "$XDPBR_H")
-	sed -n 's/^[[:space:]]*X(\([A-Z0-9_]*\),[[:space:]]*"\([a-z0-9_]*\)").*/XDPBR_CNT_\1 \2/p' \
-		"$XDPBR_H" |
+	counter_table |
+		sed -n 's/^[[:space:]]*X(\([A-Z0-9_]*\),[[:space:]]*"\([a-z0-9_]*\)").*/XDPBR_CNT_\1 \2/p' |
 		awk -v first="$first" -v last="$last" '
 			$1 == first { on = 1 }
 			on { print $2 }
@@ -1325,7 +1369,7 @@ vl_filter()
 vl_cap_count()
 {
 	local pk
-	pk=$(grep '^[0-9]' "$XT_TMP/cap.$1.out" | grep -vF "> $(pfx_probe_mac),")
+	pk=$(pfx_cap_lines "$1")
 	case $2 in
 	any) grep -c . <<<"$pk" ;;
 	untagged) grep -v -c -e '802\.1Q' -e '^$' <<<"$pk" ;;
@@ -1369,16 +1413,13 @@ vl_caps()
 }
 
 # vl_wait KEY HOST...: wait until the captures of vl_caps KEY have ended.
-# Not in a $(...) subshell: there `wait` returns at once (the captures are
-# not its children), and a capture would be read before it ended.
 vl_wait()
 {
 	local key=$1 i
 	shift
 	for i in "$@"; do
-		wait "${CAP_PID[$key$i]}" 2>/dev/null
+		cap_end "$key$i"
 	done
-	return 0
 }
 
 # vl_counts KEY WHAT HOST...: vl_cap_count of each (ended) capture of

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* test_fdb.c - lib/fdbtab.c: dumping the FDB map, entry age and staleness. */
+/* test_fdb.c - lib/fdbtab.c: dumping the FDB map and entry age
+ * (staleness: test_rules.c). */
 #include <errno.h>
 #include <malloc.h>
 #include <setjmp.h>
@@ -255,38 +256,6 @@ static void test_updated_s(void **state)
 	assert_int_equal(fdb_updated_s(&v, 7 * SEC), 7);
 }
 
-static void test_stale_dynamic(void **state)
-{
-	const uint64_t ageing = 300 * SEC;
-	struct xdpbr_fdb_val v = { .last_seen = 1000 * SEC };
-
-	assert_int_equal(fdb_entry_stale(&v, 1000 * SEC, ageing), 0);
-	assert_int_equal(fdb_entry_stale(&v, 1000 * SEC + ageing, ageing), 0);	/* exactly the ageing time */
-	assert_int_equal(fdb_entry_stale(&v, 1000 * SEC + ageing + 1, ageing), 1);
-	assert_int_equal(fdb_entry_stale(&v, 5000 * SEC, ageing), 1);
-	assert_int_equal(fdb_entry_stale(&v, 999 * SEC, ageing), 0);	/* seen after now */
-	v.flags = XDPBR_FDB_LOCAL;	/* local alone does not pin an entry */
-	assert_int_equal(fdb_entry_stale(&v, 5000 * SEC, ageing), 1);
-}
-
-static void test_stale_static_never(void **state)
-{
-	struct xdpbr_fdb_val v = { .last_seen = 0, .flags = XDPBR_FDB_STATIC };
-
-	assert_int_equal(fdb_entry_stale(&v, UINT64_MAX, 1), 0);
-	v.flags = XDPBR_FDB_STATIC | XDPBR_FDB_LOCAL;
-	assert_int_equal(fdb_entry_stale(&v, UINT64_MAX, 1), 0);
-}
-
-static void test_stale_never_ageing(void **state)
-{
-	struct xdpbr_fdb_val v = { .last_seen = 0 };
-
-	assert_int_equal(fdb_entry_stale(&v, UINT64_MAX, XDPBR_AGEING_NEVER), 0);
-	/* the same entry does age with any finite ageing time */
-	assert_int_equal(fdb_entry_stale(&v, UINT64_MAX, XDPBR_AGEING_NEVER - 1), 1);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -300,9 +269,6 @@ int main(void)
 		cmocka_unit_test_setup(test_dump_error_later_batch_frees, mock_bpf_fixture),
 		cmocka_unit_test_setup(test_dump_bad_fd, mock_bpf_fixture),
 		cmocka_unit_test(test_updated_s),
-		cmocka_unit_test(test_stale_dynamic),
-		cmocka_unit_test(test_stale_static_never),
-		cmocka_unit_test(test_stale_never_ageing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, mock_bpf_fixture);

@@ -257,6 +257,35 @@ static void test_mode_name(void **state)
 	assert_string_equal(port_mode_name(77), "none");
 }
 
+/* Every mode of the XDPBR_MODES table has its name; "tc" too. */
+static void test_mode_name_tc(void **state)
+{
+	assert_string_equal(port_mode_name(XDPBR_MODE_TC), "tc");
+	assert_string_equal(port_mode_name(XDPBR_MODE_TC + 1), "none");
+}
+
+/* A request names auto, native or generic: the modes the loader attaches. */
+static void test_mode_parse(void **state)
+{
+	static const char *const bad[] = {
+		"none", "tc", "Native", "AUTO", "", "auto ", "nativ", "xdp", "skb",
+	};
+	enum xdpbr_mode m = XDPBR_MODE_TC;
+
+	assert_int_equal(port_mode_parse("auto", &m), 0);
+	assert_int_equal(m, XDPBR_MODE_NONE);
+	assert_int_equal(port_mode_parse("native", &m), 0);
+	assert_int_equal(m, XDPBR_MODE_NATIVE);
+	assert_int_equal(port_mode_parse("generic", &m), 0);
+	assert_int_equal(m, XDPBR_MODE_GENERIC);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		m = XDPBR_MODE_TC;
+		if (port_mode_parse(bad[i], &m) != -EINVAL)
+			fail_msg("port_mode_parse(\"%s\") accepted", bad[i]);
+		assert_int_equal(m, XDPBR_MODE_TC);	/* untouched */
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +302,8 @@ int main(void)
 		cmocka_unit_test(test_free_slot_full),
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_mode_name),
+		cmocka_unit_test(test_mode_name_tc),
+		cmocka_unit_test(test_mode_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, mock_bpf_fixture);

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * cases_portflags.c - the port flags that change where unicast may go:
+ * isolated (never from one isolated port to another) and hairpin (back out
+ * of the ingress port); floods from such ports are still floods.
+ */
+#include "fixture.h"
+
+static const struct test_case cases[] = {
+	/* port isolation */
+	{
+		.desc = "isolated: unicast from isolated p1 to isolated p2 is dropped (drop_isolated)",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0 }, { HOST_B, P2, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_ISOLATED,
+			       [P2] = XDPBR_PORT_ISOLATED },
+		.verdict = XDP_DROP,
+		.cnt = { { P1, XDPBR_CNT_DROP_ISOLATED, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P1, 0, TS_UNCHANGED },
+			   { HOST_B, FDB_PRESENT, P2, 0, TS_UNCHANGED } },
+	},
+	{
+		.desc = "isolated: a new source is learned even when its frame is dropped as isolated",
+		.in = P3,
+		.frame = { HOST_B, HOST_C, ETH_P_IP, 46 },
+		.fdb = { { HOST_B, P2, 0, 0 } },
+		.set_flags = { [P2] = XDPBR_PORT_ISOLATED,
+			       [P3] = XDPBR_PORT_ISOLATED },
+		.learned = LEARNED(1, 0, 1, 0),
+		.verdict = XDP_DROP,
+		.cnt = { { P3, XDPBR_CNT_DROP_ISOLATED, 1 },
+			 { P3, XDPBR_CNT_LEARNED, 1 } },
+		.after = { { HOST_C, FDB_PRESENT, P3, 0, TS_REFRESHED } },
+		.learned_after = LEARNED(2, 0, 1, 1),
+	},
+	{
+		.desc = "isolated: unicast from isolated p1 to non-isolated p2 is forwarded",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0 }, { HOST_B, P2, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_ISOLATED,
+			       [P3] = XDPBR_PORT_ISOLATED },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FORWARDED, 1 },
+			 { P2, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P2, XDPBR_CNT_TX_BYTES, FRAME_LEN } },
+		.after = { { HOST_B, FDB_PRESENT, P2, 0, TS_UNCHANGED } },
+	},
+	{
+		.desc = "isolated: unicast from non-isolated p1 to isolated p2 is forwarded",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0 }, { HOST_B, P2, 0, 0 } },
+		.set_flags = { [P2] = XDPBR_PORT_ISOLATED,
+			       [P3] = XDPBR_PORT_ISOLATED },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FORWARDED, 1 },
+			 { P2, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P2, XDPBR_CNT_TX_BYTES, FRAME_LEN } },
+		.after = { { HOST_B, FDB_PRESENT, P2, 0, TS_UNCHANGED } },
+	},
+	{
+		/* the copies to other isolated ports are filtered by
+		 * xdpbr_egress, which BPF_PROG_RUN does not run */
+		.desc = "isolated: broadcast from isolated p1 is flooded as broadcast",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_ARP, 28 },
+		.fdb = { { HOST_A, P1, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_ISOLATED,
+			       [P2] = XDPBR_PORT_ISOLATED },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 } },
+	},
+	{
+		.desc = "isolated: unknown unicast from isolated p1 is flooded as unknown",
+		.in = P1,
+		.frame = { HOST_C, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_ISOLATED,
+			       [P2] = XDPBR_PORT_ISOLATED,
+			       [P3] = XDPBR_PORT_ISOLATED },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_UNKNOWN, 1 } },
+	},
+
+	/* hairpin */
+	{
+		.desc = "hairpin: dst known on the hairpin ingress port p1 is sent back out of p1",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 60 },
+		.fdb = { { HOST_A, P1, 0, 0 }, { HOST_B, P1, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_HAIRPIN },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FORWARDED, 1 },
+			 { P1, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P1, XDPBR_CNT_TX_BYTES, FRAME_LEN } },
+		.after = { { HOST_B, FDB_PRESENT, P1, 0, TS_UNCHANGED } },
+	},
+	{
+		.desc = "hairpin: an isolated hairpin port p1 may send back to itself",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0 }, { HOST_B, P1, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_HAIRPIN | XDPBR_PORT_ISOLATED,
+			       [P2] = XDPBR_PORT_ISOLATED },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FORWARDED, 1 },
+			 { P1, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P1, XDPBR_CNT_TX_BYTES, FRAME_LEN } },
+		.after = { { HOST_B, FDB_PRESENT, P1, 0, TS_UNCHANGED } },
+	},
+	{
+		.desc = "hairpin: hairpin on p2 and p3 does not let p1 send back to itself",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0 }, { HOST_B, P1, 0, 0 } },
+		.set_flags = { [P2] = XDPBR_PORT_HAIRPIN,
+			       [P3] = XDPBR_PORT_HAIRPIN },
+		.verdict = XDP_DROP,
+		.cnt = { { P1, XDPBR_CNT_DROP_SAME_PORT, 1 } },
+		.after = { { HOST_B, FDB_PRESENT, P1, 0, TS_UNCHANGED } },
+	},
+	{
+		.desc = "hairpin: dst on another port is forwarded there as usual",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0 }, { HOST_B, P3, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_HAIRPIN },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FORWARDED, 1 },
+			 { P3, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P3, XDPBR_CNT_TX_BYTES, FRAME_LEN } },
+	},
+	{
+		/* the copy back out of p1 (no BPF_F_EXCLUDE_INGRESS) is made
+		 * by the redirect, which BPF_PROG_RUN does not carry out */
+		.desc = "hairpin: broadcast from hairpin port p1 is flooded as broadcast",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_ARP, 28 },
+		.fdb = { { HOST_A, P1, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_HAIRPIN },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 } },
+	},
+	{
+		.desc = "hairpin: multicast from hairpin port p1 is flooded as multicast",
+		.in = P1,
+		.frame = { MCAST4, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_HAIRPIN },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_MCAST, 1 } },
+	},
+	{
+		.desc = "hairpin: unknown unicast from hairpin port p1 is flooded as unknown",
+		.in = P1,
+		.frame = { HOST_C, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_HAIRPIN },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_UNKNOWN, 1 } },
+	},
+};
+
+CASE_TABLE(portflags_cases, cases);

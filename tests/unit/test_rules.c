@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_rules.c - include/xdpbr_rules.h: the rules the datapath and user space
+ * share (VLAN bitmap, ageing default, staleness, learning limits). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "xdpbr_rules.h"
+
+#define SEC XDPBR_NSEC_PER_SEC
+
+static void test_vlan_set_and_test(void **state)
+{
+	struct xdpbr_vlan_port v;
+	static const __u16 vids[] = { 0, 1, 63, 64, 65, 127, 128, 4094, 4095 };
+
+	memset(&v, 0, sizeof(v));
+	for (size_t i = 0; i < sizeof(vids) / sizeof(vids[0]); i++) {
+		assert_int_equal(xdpbr_vlan_test(v.member, vids[i]), 0);
+		xdpbr_vlan_set(v.member, vids[i], 1);
+		assert_int_equal(xdpbr_vlan_test(v.member, vids[i]), 1);
+	}
+	/* bit vid of word vid / 64, and nothing else */
+	assert_true(v.member[0] == (1ULL | 2ULL | 1ULL << 63));
+	assert_true(v.member[1] == (1ULL | 2ULL | 1ULL << 63));
+	assert_true(v.member[2] == 1ULL);
+	assert_true(v.member[63] == (1ULL << 62 | 1ULL << 63));
+	for (int w = 3; w < 63; w++)
+		assert_true(v.member[w] == 0);
+	assert_int_equal(xdpbr_vlan_test(v.member, 2), 0);
+	assert_int_equal(xdpbr_vlan_test(v.untagged, 1), 0);	/* other bitmap */
+
+	xdpbr_vlan_set(v.member, 64, 0);
+	assert_int_equal(xdpbr_vlan_test(v.member, 64), 0);
+	assert_int_equal(xdpbr_vlan_test(v.member, 63), 1);	/* neighbours stay */
+	assert_int_equal(xdpbr_vlan_test(v.member, 65), 1);
+	xdpbr_vlan_set(v.member, 64, 0);			/* clearing twice */
+	assert_true(v.member[1] == (2ULL | 1ULL << 63));
+	xdpbr_vlan_set(v.member, 65, 1);			/* setting twice */
+	assert_true(v.member[1] == (2ULL | 1ULL << 63));
+}
+
+/* Any 16-bit vid stays inside the 64 words: the index is masked. */
+static void test_vlan_index_masked(void **state)
+{
+	__u64 bits[XDPBR_VLAN_WORDS + 1];
+
+	memset(bits, 0, sizeof(bits));
+	xdpbr_vlan_set(bits, 4096 + 10, 1);	/* wraps onto vid 10 */
+	assert_int_equal(xdpbr_vlan_test(bits, 10), 1);
+	xdpbr_vlan_set(bits, 0xffff, 1);	/* wraps onto 4095 */
+	assert_int_equal(xdpbr_vlan_test(bits, 4095), 1);
+	assert_true(bits[XDPBR_VLAN_WORDS] == 0);
+}
+
+static void test_ageing_default(void **state)
+{
+	struct xdpbr_config c = { 0 };
+
+	assert_true(XDPBR_DEFAULT_AGEING_NS == 300 * SEC);
+	assert_true(xdpbr_ageing_ns(NULL) == XDPBR_DEFAULT_AGEING_NS);
+	assert_true(xdpbr_ageing_ns(&c) == XDPBR_DEFAULT_AGEING_NS);	/* 0: default */
+	c.ageing_ns = 10 * SEC;
+	assert_true(xdpbr_ageing_ns(&c) == 10 * SEC);
+	c.ageing_ns = XDPBR_AGEING_NEVER;
+	assert_true(xdpbr_ageing_ns(&c) == XDPBR_AGEING_NEVER);
+}
+
+static void test_stale_dynamic(void **state)
+{
+	const uint64_t ageing = 300 * SEC;
+	struct xdpbr_fdb_val v = { .last_seen = 1000 * SEC };
+
+	assert_int_equal(xdpbr_fdb_stale(&v, 1000 * SEC, ageing), 0);
+	assert_int_equal(xdpbr_fdb_stale(&v, 1000 * SEC + ageing, ageing), 0);	/* exactly the ageing time */
+	assert_int_equal(xdpbr_fdb_stale(&v, 1000 * SEC + ageing + 1, ageing), 1);
+	assert_int_equal(xdpbr_fdb_stale(&v, 5000 * SEC, ageing), 1);
+	assert_int_equal(xdpbr_fdb_stale(&v, 999 * SEC, ageing), 0);	/* seen after now */
+	v.flags = XDPBR_FDB_LOCAL;	/* local alone does not pin an entry */
+	assert_int_equal(xdpbr_fdb_stale(&v, 5000 * SEC, ageing), 1);
+}
+
+static void test_stale_static_never(void **state)
+{
+	struct xdpbr_fdb_val v = { .last_seen = 0, .flags = XDPBR_FDB_STATIC };
+
+	assert_int_equal(xdpbr_fdb_stale(&v, UINT64_MAX, 1), 0);
+	v.flags = XDPBR_FDB_STATIC | XDPBR_FDB_LOCAL;
+	assert_int_equal(xdpbr_fdb_stale(&v, UINT64_MAX, 1), 0);
+}
+
+static void test_stale_never_ageing(void **state)
+{
+	struct xdpbr_fdb_val v = { .last_seen = 0 };
+
+	assert_int_equal(xdpbr_fdb_stale(&v, UINT64_MAX, XDPBR_AGEING_NEVER), 0);
+	/* the same entry does age with any finite ageing time */
+	assert_int_equal(xdpbr_fdb_stale(&v, UINT64_MAX, XDPBR_AGEING_NEVER - 1), 1);
+}
+
+static void test_limit_reached(void **state)
+{
+	assert_int_equal(xdpbr_limit_reached(0, 0), 0);		/* 0: no limit */
+	assert_int_equal(xdpbr_limit_reached(UINT64_MAX, 0), 0);
+	assert_int_equal(xdpbr_limit_reached(0, 1), 0);
+	assert_int_equal(xdpbr_limit_reached(1, 1), 1);		/* at the limit */
+	assert_int_equal(xdpbr_limit_reached(2, 3), 0);		/* one below */
+	assert_int_equal(xdpbr_limit_reached(4, 3), 1);		/* above (a race) */
+	assert_int_equal(xdpbr_limit_reached(UINT32_MAX, UINT32_MAX), 1);
+	assert_int_equal(xdpbr_limit_reached((__u64)UINT32_MAX + 1, UINT32_MAX), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_vlan_set_and_test),
+		cmocka_unit_test(test_vlan_index_masked),
+		cmocka_unit_test(test_ageing_default),
+		cmocka_unit_test(test_stale_dynamic),
+		cmocka_unit_test(test_stale_static_never),
+		cmocka_unit_test(test_stale_never_ageing),
+		cmocka_unit_test(test_limit_reached),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
