@@ -132,7 +132,7 @@ static struct {
 	uint64_t count;
 	unsigned int batch;
 	int reps;
-	bool json, quiet, rx_only, prelearn;
+	bool json, quiet, rx_only, prelearn, rx_generic;
 } opt = {
 	.src_mac = { 0x02, 0x50, 0x00, 0x00, 0x00, 0x01 },
 	.n_src = 1,
@@ -199,6 +199,10 @@ static void usage(FILE *out)
 "                          (a name under /run/netns, or a path)\n"
 "      --prelearn          first send a frame from each rx device (source: its\n"
 "                          MAC) so that a bridge between learns where it is\n"
+"      --rx-generic        attach the sinks in generic XDP mode: they then also\n"
+"                          count skbs a bridge hands straight into their\n"
+"                          namespace (bpf_redirect_peer skips a veth's native\n"
+"                          XDP hook)\n"
 "      --rx-only           no generator: print the receive rate every second\n"
 "                          until Ctrl-C (or --duration if given)\n"
 "Ceiling (a bare devmap redirect, no FDB):\n"
@@ -482,13 +486,15 @@ static void pick_cpus(void)
 
 /* ------------------------------------------------------------ BPF */
 
-static int attach_xdp(int prog_fd, uint32_t ifindex, const char *name)
+/* Native mode, generic where the driver has none; generic only if asked. */
+static int attach_xdp(int prog_fd, uint32_t ifindex, const char *name, bool generic)
 {
-	LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_DRV_MODE);
+	LIBBPF_OPTS(bpf_link_create_opts, lo,
+		    .flags = generic ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE);
 	int fd;
 
 	fd = bpf_link_create(prog_fd, (int)ifindex, BPF_XDP, &lo);
-	if (fd < 0 && (errno == EOPNOTSUPP || errno == EINVAL)) {
+	if (fd < 0 && !generic && (errno == EOPNOTSUPP || errno == EINVAL)) {
 		fprintf(stderr, "%s: %s: no native XDP, attaching in generic mode\n",
 			prog_name, name);
 		lo.flags = XDP_FLAGS_SKB_MODE;
@@ -550,7 +556,7 @@ static void rx_setup(void)
 		if (bpf_map_update_elem(map_fd, &d->slot, zero, BPF_ANY))
 			die("sink map: %s", strerror(errno));
 		d->link_fd = attach_xdp(bpf_program__fd(skel->progs.pktgen_sink),
-					d->ifindex, tok);
+					d->ifindex, tok, opt.rx_generic);
 	}
 	ns_leave(self);
 	free(copy);
@@ -983,7 +989,7 @@ static int run_forward(void)
 		key++;
 	}
 	free(copy);
-	link = attach_xdp(bpf_program__fd(skel->progs.pktgen_fwd), in, opt.forward);
+	link = attach_xdp(bpf_program__fd(skel->progs.pktgen_fwd), in, opt.forward, false);
 	printf("ready\n");
 	fflush(stdout);
 	while (!interrupted)
@@ -1063,7 +1069,7 @@ int main(int argc, char **argv)
 	enum {
 		O_SRC_MAC = 256, O_DST_MAC, O_SRC_MACS, O_DST_MACS, O_SRC_IP, O_DST_IP,
 		O_CPUS, O_WARMUP, O_BATCH, O_REPS, O_RX_NS, O_PRELEARN, O_RX_ONLY,
-		O_FORWARD, O_TO, O_PROFILE, O_LABEL,
+		O_FORWARD, O_TO, O_PROFILE, O_LABEL, O_RX_GENERIC,
 	};
 	static const struct option longopts[] = {
 		{ "tx-dev", required_argument, NULL, 't' },
@@ -1085,6 +1091,7 @@ int main(int argc, char **argv)
 		{ "rx-ns", required_argument, NULL, O_RX_NS },
 		{ "prelearn", no_argument, NULL, O_PRELEARN },
 		{ "rx-only", no_argument, NULL, O_RX_ONLY },
+		{ "rx-generic", no_argument, NULL, O_RX_GENERIC },
 		{ "forward", required_argument, NULL, O_FORWARD },
 		{ "to", required_argument, NULL, O_TO },
 		{ "json", no_argument, NULL, 'j' },
@@ -1135,6 +1142,7 @@ int main(int argc, char **argv)
 		case O_RX_NS: opt.rx_ns = optarg; break;
 		case O_PRELEARN: opt.prelearn = true; break;
 		case O_RX_ONLY: opt.rx_only = true; break;
+		case O_RX_GENERIC: opt.rx_generic = true; break;
 		case O_FORWARD: opt.forward = optarg; break;
 		case O_TO: opt.forward_to = optarg; break;
 		case 'j': opt.json = true; break;
