@@ -170,9 +170,11 @@ clean:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # ---- benchmark ----
-# make bench: xdpbr vs. the Linux bridge vs. a bare devmap redirect (the
-# ceiling), on namespaces and multi-queue veths, with the live-frames packet
-# generator build/tools/pktgen (tools/pktgen.c, tools/pktgen.bpf.c).
+# make bench: xdpbr (its XDP and its TC datapath) vs. the Linux bridge vs. a
+# bare devmap redirect (the ceiling), on namespaces and multi-queue veths,
+# with the live-frames packet generator build/tools/pktgen (tools/pktgen.c,
+# tools/pktgen.bpf.c); and TCP (iperf3) between namespaces on veth and on tap
+# ports (build/tools/tapwire) through xdpbr and through the Linux bridge.
 # Arguments for tools/bench.sh: make bench BENCH_ARGS="--sizes 64 --reps 1".
 # Not part of make check; tests/integration/test_bench_smoke.sh runs its
 # smoke mode, so check builds pktgen too.

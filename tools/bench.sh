@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 #
 # bench.sh - forwarding rate of xdpbr next to the Linux bridge and a bare
-# devmap redirect, measured side by side in one run (`make bench` builds,
-# then runs this).
+# devmap redirect, and TCP through xdpbr next to the Linux bridge, measured
+# side by side in one run (`make bench` builds, then runs this).
 #
 #   tools/bench.sh [OPTION...]            see --help
 #   tools/bench.sh --cleanup              remove what a killed run left behind
@@ -17,7 +17,17 @@
 #
 # Every veth has one tx and one rx queue per CPU (at least 2). The DUT joins
 # p0..p3, one at a time:
-#   xdpbr    build/xdpbrd on p0..p3 (native XDP), a static FDB entry for s1
+#   xdpbr    build/xdpbrd -d xdp on p0..p3 (native XDP: the datapath of
+#            physical NICs; veth ports would get the TC path by default),
+#            a static FDB entry for s1
+#   xdpbr-tc build/xdpbrd -d tc on p0..p3: the skb path (TC clsact ingress)
+#            that veth and tap ports run by default, a static FDB entry for
+#            s1. It hands known unicast to a veth whose peer is in another
+#            namespace with bpf_redirect_peer, which skips the peer's native
+#            XDP hook, and floods with bpf_clone_redirect, which generic XDP
+#            skips: for this DUT the sinks count at TC ingress (pktgen
+#            --rx-tc), which sees both. (A TC sink costs ~10 ns a frame more
+#            than an XDP one on the skbs of the Linux bridge: no advantage.)
 #   bridge   a Linux bridge over p0..p3, a static FDB entry for s1, with
 #            net.bridge.bridge-nf-call-{iptables,ip6tables,arptables} at 0
 #            while it runs (restored afterwards)
@@ -29,6 +39,7 @@
 #   macs10k    the same, the source MAC cycling through 10,000 addresses
 #   broadcast  to ff:ff:ff:ff:ff:ff, flooded to p1, p2 and p3; delivered is
 #              the sum over the three sinks
+#   tcp        not frames but TCP, on a topology of its own (below)
 # The generator runs one thread pinned per CPU for N cores (CPUs 0..N-1); a
 # veth delivers into the rx queue of the sending CPU, so the DUT also uses N
 # rx queues, and generator, DUT and sink share each core: a rate is what N
@@ -40,6 +51,25 @@
 # repetition), so noise on a shared machine spreads over all DUTs; the
 # tables show the median and the min-max of the repetitions, the ratio table
 # compares DUTs measured minutes apart at most. Progress goes to stderr.
+#
+# The tcp scenario: iperf3, one stream for --tcp-duration seconds, between
+# hosts in network namespaces that keep every default offload (no ethtool
+# on them: tx checksum offload, TSO/GSO on, as container runtimes and
+# hypervisors leave them):
+#
+#   netns bn$ID-h1  e0 ===veth=== bn${ID}v1 --+
+#   netns bn$ID-h2  e0 ===veth=== bn${ID}v2 --+-- DUT
+#   netns bn$ID-h3  e0 ~~tapwire~~ bn${ID}t3 --+   (tap ports: a VM's card,
+#   netns bn$ID-h4  e0 ~~tapwire~~ bn${ID}t4 --+    build/tools/tapwire)
+#
+# h1 -> h2 is the container (veth) pair, h3 -> h4 the VM (tap) pair,
+# addresses 198.18.1.1-4/24, MACs 02:b1:00:00:00:01-04. The DUTs:
+#   xdpbr    build/xdpbrd with its default datapath (auto: the TC path on
+#            veth and tap ports; the run records what each port got)
+#   bridge   the Linux bridge, bridge-nf-call-* at 0 as above
+# (xdpbr-tc is the same as xdpbr here and the ceiling has no TCP
+# counterpart: they are not run twice.) Reported: the median Gbit/s the
+# receiver counted over the repetitions and the ratio xdpbr/bridge per pair.
 #
 # External mode (--tx-dev): no topology, no DUT set up here; the generator
 # sends on --tx-dev and counts on --rx-dev (inside --rx-ns): a bridge on real
@@ -56,13 +86,15 @@ set -o pipefail
 cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-build}
 PKTGEN=$BUILD/tools/pktgen
+TAPWIRE=$BUILD/tools/tapwire
 XDPBRD=$BUILD/xdpbrd
 XDPBR=$BUILD/xdpbr
 STATE_DIR=/run/xdpbr-bench
 
 ALL_SIZES=64,128,256,512,1024,1280,1408,1518
-ALL_SCENARIOS=unicast,macs10k,broadcast
-ALL_DUTS=xdpbr,bridge,ceiling
+FRAME_SCENARIOS=unicast,macs10k,broadcast
+ALL_SCENARIOS=$FRAME_SCENARIOS,tcp
+ALL_DUTS=xdpbr,xdpbr-tc,bridge,ceiling
 XDPBRD_ARGS=()
 NCPU=$(nproc)
 
@@ -71,6 +103,7 @@ SCENARIOS=$ALL_SCENARIOS
 DUTS=$ALL_DUTS
 CORES=
 DURATION=1
+TCP_DURATION=5
 WARMUP=0.1
 REPS=3
 LINK=10G
@@ -87,13 +120,16 @@ usage()
 {
 	cat <<EOF
 usage: tools/bench.sh [OPTION...]
-  --duts LIST        of xdpbr,bridge,ceiling (default: all three)
-  --scenarios LIST   of unicast,macs10k,broadcast (default: all three)
+  --duts LIST        of xdpbr,xdpbr-tc,bridge,ceiling (default: all four;
+                     xdpbr is the XDP datapath, xdpbr-tc the TC one; the
+                     tcp scenario runs xdpbr (default datapath) and bridge)
+  --scenarios LIST   of unicast,macs10k,broadcast,tcp (default: all four)
   --sizes LIST       frame sizes on the wire with FCS, 64..1518
                      (default $ALL_SIZES)
   --cores LIST       core counts, e.g. 1,2 (default 1..nproc = 1..$NCPU)
   --duration SEC     measured time per point (default 1)
   --warmup SEC       traffic before each measurement (default 0.1)
+  --tcp-duration SEC iperf3 time per TCP measurement (default 5)
   --reps N           repetitions; median and min-max reported (default 3)
   --link SPEED       nominal link for Mbps bars and line rate:
                      1G|10G|25G|40G|100G (default 10G)
@@ -102,8 +138,8 @@ usage: tools/bench.sh [OPTION...]
   --json FILE        write the results as JSON to FILE
   --profile          also measure BPF run time per program (BPF stats on:
                      slows every program a little)
-  --smoke            tiny run for tests: size 64, 1 rep, 0.2 s, 1 core
-                     (unless given explicitly)
+  --smoke            tiny run for tests: size 64, 1 rep, 0.2 s, 1 core,
+                     TCP 1 s (unless given explicitly)
   --tx-dev DEV       external mode: send on DEV, measure the bridge behind it
   --rx-dev LIST      external mode: sink interfaces (the first one is the
                      unicast destination; broadcast counts all)
@@ -137,6 +173,14 @@ BRK=${P}br		# Linux bridge
 PIN_DIR=/sys/fs/bpf/xdpbr/$BRX
 BRNF=(bridge-nf-call-iptables bridge-nf-call-ip6tables bridge-nf-call-arptables)
 declare -A BRNF_SAVED=()
+# tcp scenario: hosts h1..h4 (index 0 unused), bridge ports v1 v2 (veth)
+# and t3 t4 (taps wired by tapwire to the hosts' e0)
+TCP_NS=("" "$P-h1" "$P-h2" "$P-h3" "$P-h4")
+TCP_PORTS=("" "${P}v1" "${P}v2" "${P}t3" "${P}t4")
+TCP_IP=("" 198.18.1.1 198.18.1.2 198.18.1.3 198.18.1.4)
+TCP_MAC=("" 02:b1:00:00:00:01 02:b1:00:00:00:02 02:b1:00:00:00:03 02:b1:00:00:00:04)
+TAPWIRE_PIDS=()
+IPERF_PID=
 DAEMON_PID=
 FWD_PID=
 TMP=
@@ -150,6 +194,9 @@ state_save()
 	{
 		echo "pid $$"
 		echo "daemon ${DAEMON_PID:-}"
+		for k in "${TAPWIRE_PIDS[@]}"; do
+			echo "tapwire $k"
+		done
 		for k in "${!BRNF_SAVED[@]}"; do
 			echo "sysctl $k ${BRNF_SAVED[$k]}"
 		done
@@ -180,19 +227,38 @@ brnf_restore()
 	state_save
 }
 
-# remove_run PREFIX: delete the links, namespace, bridge and pins of run PREFIX.
+# remove_run PREFIX: delete the links, namespaces, bridge and pins of run
+# PREFIX (its tapwire processes must be gone already: a tap left in a
+# namespace being deleted would move to the root namespace).
 remove_run()
 {
-	local p=$1 i
+	local p=$1 i ns
 	ip link del dev "${p}br" 2>/dev/null
 	ip link del dev "${p}g" 2>/dev/null
 	for i in 1 2 3; do
 		ip link del dev "${p}p$i" 2>/dev/null
 	done
-	ip netns pids "$p-sink" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
-	ip netns del "$p-sink" 2>/dev/null
+	for i in v1 v2 t3 t4; do
+		ip link del dev "$p$i" 2>/dev/null
+	done
+	for ns in "$p-sink" "$p-h1" "$p-h2" "$p-h3" "$p-h4"; do
+		[ -e "/run/netns/$ns" ] || continue
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done
 	rm -rf "/sys/fs/bpf/xdpbr/$p"
 	rm -f "$STATE_DIR/$p"
+}
+
+# shellcheck disable=SC2317 # called from the traps
+tapwire_stop()
+{
+	local pid
+	for pid in "${TAPWIRE_PIDS[@]}"; do
+		stop_child "$pid"
+	done
+	TAPWIRE_PIDS=()
+	state_save
 }
 
 # shellcheck disable=SC2317 # called from the traps
@@ -200,11 +266,14 @@ cleanup()
 {
 	[ -z "$CLEANED" ] || return 0
 	CLEANED=1
+	stop_child "$IPERF_PID"
+	IPERF_PID=
 	stop_child "$FWD_PID"
 	FWD_PID=
 	stop_child "$DAEMON_PID"
 	DAEMON_PID=
 	brnf_restore
+	tapwire_stop
 	[ "$TOPO" = 1 ] && remove_run "$P"
 	[ -n "$TMP" ] && rm -rf "$TMP"
 	return 0
@@ -228,6 +297,10 @@ cleanup_stale()
 			kill -TERM "$daemon"
 			sleep 1
 		fi
+		while read -r line k; do
+			[ "$line" = tapwire ] && grep -q tapwire "/proc/$k/cmdline" 2>/dev/null &&
+				kill -TERM "$k" && sleep 0.5
+		done <"$f"
 		while read -r line k v; do
 			[ "$line" = sysctl ] && sysctl -q -w "net.bridge.$k=$v" >/dev/null 2>&1
 		done <"$f"
@@ -260,7 +333,7 @@ while [ $# -gt 0 ]; do
 	-h | --help) usage; exit 0 ;;
 	--duts | --scenarios | --sizes | --cores | --duration | --warmup | --reps | \
 	--link | --macs | --json | --tx-dev | --rx-dev | --rx-ns | --dut-name | \
-	--xdpbrd-args)
+	--xdpbrd-args | --tcp-duration)
 		val=$(arg "$@") || exit 2
 		shift
 		GIVEN[$opt]=1
@@ -271,6 +344,7 @@ while [ $# -gt 0 ]; do
 		--cores) CORES=$val ;;
 		--duration) DURATION=$val ;;
 		--warmup) WARMUP=$val ;;
+		--tcp-duration) TCP_DURATION=$val ;;
 		--reps) REPS=$val ;;
 		--link) LINK=$val ;;
 		--macs) MACS=$val ;;
@@ -294,6 +368,7 @@ if [ "$SMOKE" = 1 ]; then
 	[ -n "${GIVEN[--duration]:-}" ] || DURATION=0.2
 	[ -n "${GIVEN[--warmup]:-}" ] || WARMUP=0.05
 	[ -n "${GIVEN[--cores]:-}" ] || CORES=1
+	[ -n "${GIVEN[--tcp-duration]:-}" ] || TCP_DURATION=1
 fi
 [ -n "$CORES" ] || CORES=$(seq -s, 1 "$NCPU")
 
@@ -329,6 +404,15 @@ in_range "$REPS" 1 1000 || die "--reps: $REPS is not in 1..1000"
 in_range "$MACS" 1 65536 || die "--macs: $MACS is not in 1..65536"
 [[ $DURATION =~ ^[0-9]*\.?[0-9]+$ ]] || die "--duration: $DURATION"
 [[ $WARMUP =~ ^[0-9]*\.?[0-9]+$ ]] || die "--warmup: $WARMUP"
+in_range "$TCP_DURATION" 1 3600 || die "--tcp-duration: $TCP_DURATION is not in 1..3600 (whole seconds)"
+
+# The frame scenarios (pktgen) and the tcp scenario (iperf3), each in the
+# order given.
+FSCEN_LIST=()
+TCP=0
+for s in "${SCEN_LIST[@]}"; do
+	if [ "$s" = tcp ]; then TCP=1; else FSCEN_LIST+=("$s"); fi
+done
 
 EXTERNAL=0
 if [ -n "$TX_DEV" ]; then
@@ -342,13 +426,41 @@ else
 	done
 fi
 
+# The DUTs of the tcp scenario: xdpbr with its default datapath (asked for
+# as xdpbr or xdpbr-tc) and the Linux bridge.
+TCP_DUTS=()
+if [ "$TCP" = 1 ]; then
+	why=
+	if [ "$EXTERNAL" = 1 ]; then
+		why="external mode has no hosts to run iperf3 on"
+	else
+		[[ " ${DUT_LIST[*]} " == *" xdpbr "* || " ${DUT_LIST[*]} " == *" xdpbr-tc "* ]] &&
+			TCP_DUTS+=(xdpbr)
+		[[ " ${DUT_LIST[*]} " == *" bridge "* ]] && TCP_DUTS+=(bridge)
+		[ ${#TCP_DUTS[@]} -gt 0 ] || why="it needs the DUT xdpbr, xdpbr-tc or bridge"
+	fi
+	if [ -n "$why" ]; then
+		[ -z "${GIVEN[--scenarios]:-}" ] || die "--scenarios tcp: $why"
+		TCP=0
+		TCP_DUTS=()
+		SCEN_LIST=("${FSCEN_LIST[@]}")
+	fi
+fi
+[ ${#SCEN_LIST[@]} -gt 0 ] || die "--scenarios: nothing to measure"
+
 [ "$(id -u)" -eq 0 ] || die "must be run as root (namespaces, XDP, BPF_PROG_RUN)"
 for f in "$PKTGEN" "$XDPBRD" "$XDPBR"; do
 	[ -x "$f" ] || die "$f is missing: run 'make bench' (or make all $PKTGEN)"
 done
-for t in ip bridge ethtool jq sysctl awk; do
+for t in ip bridge ethtool jq sysctl awk tc; do
 	command -v "$t" >/dev/null || die "'$t' is missing: run 'make deps'"
 done
+if [ "$TCP" = 1 ]; then
+	[ -x "$TAPWIRE" ] || die "$TAPWIRE is missing: run 'make bench' (or make all $TAPWIRE)"
+	for t in iperf3 ss; do
+		command -v "$t" >/dev/null || die "'$t' is missing: run 'make deps'"
+	done
+fi
 
 trap 'cleanup' EXIT
 trap 'echo >&2; progress "interrupted, cleaning up"; cleanup; exit 130' INT
@@ -405,53 +517,114 @@ topo_up()
 
 # ---------------------------------------------------------------- DUTs
 
-dut_up()
+# ports_ready DATAPATH PORT...: xdpbr runs every PORT, on the XDP datapath
+# (its program attached) or on the TC one (its clsact filter attached).
+ports_ready()
+{
+	local dp=$1 json p
+	shift
+	json=$("$XDPBR" -b "$BRX" -j link show 2>/dev/null) || return 1
+	for p in "$@"; do
+		case $dp in
+		xdp)
+			jq -e --arg p "$p" 'any(.[]; .ifname == $p and .datapath == "xdp" and
+				.xdp_mode != "none")' <<<"$json" >/dev/null || return 1
+			;;
+		*)
+			jq -e --arg p "$p" --arg dp "$dp" \
+				'any(.[]; .ifname == $p and .datapath == $dp)' <<<"$json" >/dev/null ||
+				return 1
+			tc filter show dev "$p" ingress 2>/dev/null | grep -q xdpbr_tc_rx || return 1
+			;;
+		esac
+	done
+}
+
+# xdpbr_up DATAPATH PORT...: xdpbrd on the PORTs (-d DATAPATH, or its
+# default for auto), until every port runs; with auto, each port must get
+# the TC path (the only ports given are veth and tap).
+xdpbr_up()
+{
+	local dp=$1 i args=(-l none)
+	shift
+	[ "$dp" = auto ] || args+=(-d "$dp")
+	[ "$dp" = xdp ] && args+=(-m native)
+	"$XDPBRD" "${args[@]}" "${XDPBRD_ARGS[@]}" "$BRX" "$@" >"$TMP/xdpbrd.log" 2>&1 &
+	DAEMON_PID=$!
+	state_save
+	[ "$dp" = auto ] && dp=tc
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$DAEMON_PID" 2>/dev/null ||
+			die "xdpbrd exited while starting: $(cat "$TMP/xdpbrd.log")"
+		ports_ready "$dp" "$@" && return 0
+		sleep 0.1
+	done
+	die "xdpbrd not ready after 10 s (ports on the $dp datapath: $*):" \
+		"$("$XDPBR" -b "$BRX" link show 2>&1)" "$(cat "$TMP/xdpbrd.log")"
+}
+
+xdpbr_down()
+{
+	stop_child "$DAEMON_PID"
+	DAEMON_PID=
+	state_save
+	rm -rf "$PIN_DIR"
+}
+
+# bridge_up PORT...: a Linux bridge over the PORTs, bridge-nf-call-* at 0,
+# until every port forwards.
+bridge_up()
 {
 	local i n
+	ip link add name "$BRK" type bridge || die "ip link add $BRK type bridge"
+	sysctl -q -w "net.ipv6.conf.$BRK.disable_ipv6=1" >/dev/null
+	for i in "$@"; do
+		ip link set dev "$i" master "$BRK" || die "$i master $BRK"
+	done
+	ip link set dev "$BRK" up || die "$BRK up"
+	# The bridge-nf sysctls exist only once br_netfilter is there.
+	for i in "${BRNF[@]}"; do
+		if [ -e "/proc/sys/net/bridge/$i" ]; then
+			[ -n "${BRNF_SAVED[$i]:-}" ] ||
+				BRNF_SAVED[$i]=$(cat "/proc/sys/net/bridge/$i")
+			sysctl -q -w "net.bridge.$i=0" >/dev/null || die "sysctl net.bridge.$i=0"
+		fi
+	done
+	state_save
+	[ ${#BRNF_SAVED[@]} -gt 0 ] || progress "no br_netfilter: no bridge-nf sysctl to set"
+	for ((i = 0; i < 50; i++)); do
+		n=$(bridge -j link show master "$BRK" |
+			jq '[.[] | select(.state == "forwarding")] | length')
+		[ "${n:-0}" = $# ] && return 0
+		sleep 0.1
+	done
+	die "$BRK: ports not forwarding after 5 s"
+}
+
+# bridge_down PORT...
+bridge_down()
+{
+	local i
+	for i in "$@"; do
+		ip link set dev "$i" nomaster 2>/dev/null
+	done
+	ip link del dev "$BRK" 2>/dev/null
+	brnf_restore
+}
+
+dut_up()
+{
+	local i
 	case $1 in
-	xdpbr)
-		"$XDPBRD" -m native "${XDPBRD_ARGS[@]}" "$BRX" "${PORTS[@]}" \
-			>"$TMP/xdpbrd.log" 2>&1 &
-		DAEMON_PID=$!
-		state_save
-		for ((i = 0; i < 100; i++)); do
-			kill -0 "$DAEMON_PID" 2>/dev/null ||
-				die "xdpbrd exited while starting: $(cat "$TMP/xdpbrd.log")"
-			n=$("$XDPBR" -b "$BRX" -j link show 2>/dev/null |
-				jq '[.[] | select(.xdp_mode != "none")] | length' 2>/dev/null)
-			[ "${n:-0}" = 4 ] && break
-			sleep 0.1
-		done
-		[ "${n:-0}" = 4 ] || die "xdpbrd not ready after 10 s: $(cat "$TMP/xdpbrd.log")"
+	xdpbr | xdpbr-tc)
+		if [ "$1" = xdpbr ]; then xdpbr_up xdp "${PORTS[@]}"; else xdpbr_up tc "${PORTS[@]}"; fi
 		"$XDPBR" -b "$BRX" fdb add "${SINK_MACS[0]}" dev "${PORTS[1]}" >/dev/null ||
 			die "xdpbr fdb add ${SINK_MACS[0]} dev ${PORTS[1]}"
 		;;
 	bridge)
-		ip link add name "$BRK" type bridge || die "ip link add $BRK type bridge"
-		sysctl -q -w "net.ipv6.conf.$BRK.disable_ipv6=1" >/dev/null
-		for i in "${PORTS[@]}"; do
-			ip link set dev "$i" master "$BRK" || die "$i master $BRK"
-		done
-		ip link set dev "$BRK" up || die "$BRK up"
-		# The bridge-nf sysctls exist only once br_netfilter is there.
-		for i in "${BRNF[@]}"; do
-			if [ -e "/proc/sys/net/bridge/$i" ]; then
-				[ -n "${BRNF_SAVED[$i]:-}" ] ||
-					BRNF_SAVED[$i]=$(cat "/proc/sys/net/bridge/$i")
-				sysctl -q -w "net.bridge.$i=0" >/dev/null || die "sysctl net.bridge.$i=0"
-			fi
-		done
-		state_save
-		[ ${#BRNF_SAVED[@]} -gt 0 ] || progress "no br_netfilter: no bridge-nf sysctl to set"
+		bridge_up "${PORTS[@]}"
 		bridge fdb add "${SINK_MACS[0]}" dev "${PORTS[1]}" master static ||
 			die "bridge fdb add ${SINK_MACS[0]} dev ${PORTS[1]} master static"
-		for ((i = 0; i < 50; i++)); do
-			n=$(bridge -j link show master "$BRK" |
-				jq '[.[] | select(.state == "forwarding")] | length')
-			[ "${n:-0}" = 4 ] && break
-			sleep 0.1
-		done
-		[ "${n:-0}" = 4 ] || die "$BRK: ports not forwarding after 5 s"
 		;;
 	ceiling)
 		"$PKTGEN" --forward "${PORTS[0]}" --to "${PORTS[1]},${PORTS[2]},${PORTS[3]}" \
@@ -470,21 +643,9 @@ dut_up()
 
 dut_down()
 {
-	local i
 	case $1 in
-	xdpbr)
-		stop_child "$DAEMON_PID"
-		DAEMON_PID=
-		state_save
-		rm -rf "$PIN_DIR"
-		;;
-	bridge)
-		for i in "${PORTS[@]}"; do
-			ip link set dev "$i" nomaster 2>/dev/null
-		done
-		ip link del dev "$BRK" 2>/dev/null
-		brnf_restore
-		;;
+	xdpbr | xdpbr-tc) xdpbr_down ;;
+	bridge) bridge_down "${PORTS[@]}" ;;
 	ceiling)
 		stop_child "$FWD_PID"
 		FWD_PID=
@@ -492,12 +653,14 @@ dut_down()
 	esac
 }
 
-# The XDP programs to profile with --profile: the DUT's on the ingress port
-# (and xdpbr's devmap egress program, which runs for every flooded copy).
+# The BPF programs to profile with --profile: the DUT's on the ingress port
+# (and xdpbr's devmap egress program, which runs for every flooded copy; the
+# TC path floods from its ingress program alone).
 dut_profile()
 {
 	case $1 in
 	xdpbr) echo "${PORTS[0]},$PIN_DIR/prog_egress" ;;
+	xdpbr-tc) echo "$PIN_DIR/prog_tc" ;;
 	ceiling) echo "${PORTS[0]}" ;;
 	*) echo "" ;;
 	esac
@@ -519,6 +682,8 @@ measure()
 		tx=$GEN
 		rx=s1,s2,s3
 		rxns=(--rx-ns "$NS")
+		# bpf_redirect_peer skips the sinks' XDP hook (see the top)
+		[ "$dut" = xdpbr-tc ] && args+=(--rx-tc)
 	fi
 	case $sc in
 	unicast) args+=(--src-mac 02:50:00:00:00:01) ;;
@@ -539,11 +704,151 @@ measure()
 		"$TMP/run.jsonl" >>"$POINTS" || die "bad pktgen output: $(cat "$TMP/run.jsonl")"
 }
 
-TOTAL=$((REPS * ${#DUT_LIST[@]} * ${#SCEN_LIST[@]} * ${#CORE_LIST[@]}))
+# ---------------------------------------------------------------- tcp
+
+# tcp_topo_up: the hosts h1..h4 of the tcp scenario (see the top), with
+# their interfaces' default offloads: no ethtool here.
+tcp_topo_up()
+{
+	local i k
+	mkdir -p "$STATE_DIR"
+	TOPO=1
+	state_save
+	progress "tcp topology $P: ${TCP_NS[1]},${TCP_NS[2]}/e0 <-> ${TCP_PORTS[1]},${TCP_PORTS[2]} (veth); ${TCP_NS[3]},${TCP_NS[4]}/e0 <-> ${TCP_PORTS[3]},${TCP_PORTS[4]} (taps, tapwire)"
+	for i in 1 2 3 4; do
+		ip netns add "${TCP_NS[i]}" || die "ip netns add ${TCP_NS[i]}"
+		# IPv4 only: no router solicitations, DAD or MLD on the ports
+		ip netns exec "${TCP_NS[i]}" sysctl -q -w net.ipv6.conf.default.disable_ipv6=1 >/dev/null
+		ip netns exec "${TCP_NS[i]}" sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 >/dev/null
+		ip -n "${TCP_NS[i]}" link set dev lo up || die "${TCP_NS[i]}: lo up"
+	done
+	for i in 1 2; do
+		ip link add "${TCP_PORTS[i]}" type veth peer name e0 netns "${TCP_NS[i]}" ||
+			die "ip link add ${TCP_PORTS[i]} type veth"
+	done
+	for i in 3 4; do
+		"$TAPWIRE" "${TCP_PORTS[i]}" "${TCP_NS[i]}" >"$TMP/tapwire.$i" 2>&1 &
+		TAPWIRE_PIDS+=("$!")
+		state_save
+		for ((k = 0; k < 100; k++)); do
+			grep -q ready "$TMP/tapwire.$i" && break
+			kill -0 "$!" 2>/dev/null || break
+			sleep 0.1
+		done
+		grep -q ready "$TMP/tapwire.$i" ||
+			die "tapwire ${TCP_PORTS[i]} ${TCP_NS[i]} not ready: $(cat "$TMP/tapwire.$i")"
+	done
+	for i in 1 2 3 4; do
+		{
+			sysctl -q -w "net.ipv6.conf.${TCP_PORTS[i]}.disable_ipv6=1" &&
+			ip link set dev "${TCP_PORTS[i]}" up &&
+			ip -n "${TCP_NS[i]}" link set dev e0 address "${TCP_MAC[i]}" &&
+			ip -n "${TCP_NS[i]}" addr add "${TCP_IP[i]}/24" dev e0 &&
+			ip -n "${TCP_NS[i]}" link set dev e0 up
+		} >"$TMP/tcp_topo.log" 2>&1 || die "tcp host h$i: $(cat "$TMP/tcp_topo.log")"
+	done
+	# What the hosts send with: the defaults, for the record.
+	for i in 1 3; do
+		ip netns exec "${TCP_NS[i]}" ethtool -k e0 2>/dev/null |
+			awk -v h="h$i" '/^(tx-checksumming|tcp-segmentation-offload|generic-segmentation-offload):/ {
+				s = s (s ? ", " : "") $1 " " $2 } END { print h ": " s }'
+	done >"$TMP/tcp_offloads"
+	progress "tcp hosts' offloads: $(paste -sd';' "$TMP/tcp_offloads")"
+}
+
+# tcp_ports_json: kind and datapath of xdpbr's tcp ports, as it reports them.
+tcp_ports_json()
+{
+	"$XDPBR" -b "$BRX" -j link show 2>/dev/null |
+		jq -c '[.[] | {ifname, kind, datapath}]'
+}
+
+# tcp_measure REP DUT PAIR DATAPATH: iperf3 from the first host of PAIR
+# (veth: h1 -> h2, tap: h3 -> h4) to the second through DUT; appends one
+# JSON object to $TCP_POINTS (gbps 0 and the error when it failed).
+tcp_measure()
+{
+	local rep=$1 dut=$2 pair=$3 dp=$4 i=1 j=2 k out gbps label
+	[ "$pair" = tap ] && { i=3; j=4; }
+	out=$TMP/iperf.$dut.$pair.$rep
+	TCP_DONE=$((TCP_DONE + 1))
+	label="[$TCP_DONE/$TCP_TOTAL] rep $rep/$REPS tcp $dut $pair"
+	progress "$label (datapath $dp): h$i -> h$j, ${TCP_DURATION} s"
+	ip netns exec "${TCP_NS[j]}" iperf3 -s -1 -p 5201 >"$out.s" 2>&1 &
+	IPERF_PID=$!
+	for ((k = 0; k < 50; k++)); do
+		[ -n "$(ip netns exec "${TCP_NS[j]}" ss -Htln '( sport = :5201 )' 2>/dev/null)" ] && break
+		sleep 0.1
+	done
+	timeout $((TCP_DURATION + 20)) ip netns exec "${TCP_NS[i]}" iperf3 -c "${TCP_IP[j]}" \
+		-p 5201 -t "$TCP_DURATION" -J --connect-timeout 3000 >"$out.json" 2>"$out.err"
+	stop_child "$IPERF_PID"
+	IPERF_PID=
+	jq -c --arg dut "$dut" --arg pair "$pair" --arg dp "$dp" --argjson rep "$rep" '
+		{dut: $dut, pair: $pair, datapath: $dp, rep: $rep,
+		 gbps: ((.end.sum_received.bits_per_second // 0) / 1e9),
+		 retransmits: (.end.sum_sent.retransmits // null),
+		 error: (.error // (if (.end.sum_received.bytes // 0) > 0 then null
+				    else "nothing received" end))}' "$out.json" \
+		>"$out.point" 2>/dev/null
+	# no JSON at all (iperf3 killed, timed out): a point that says so
+	if [ ! -s "$out.point" ]; then
+		jq -nc --arg dut "$dut" --arg pair "$pair" --arg dp "$dp" --argjson rep "$rep" \
+			--arg e "no iperf3 result: $(head -c 300 "$out.err" "$out.json" | tr '\n' ' ')" \
+			'{dut: $dut, pair: $pair, datapath: $dp, rep: $rep, gbps: 0,
+			  retransmits: null, error: $e}' >"$out.point"
+	fi
+	cat "$out.point" >>"$TCP_POINTS"
+	gbps=$(jq -r '"\(.gbps * 100 | round / 100) Gbit/s" +
+		(if .error then " (\(.error))" else "" end)' "$out.point")
+	progress "$label: $gbps"
+}
+
+# tcp_rep REP: every tcp DUT once, each over both pairs.
+tcp_rep()
+{
+	local rep=$1 dut dp_veth dp_tap ports
+	for dut in "${TCP_DUTS[@]}"; do
+		progress "rep $rep/$REPS: setting up $dut for tcp"
+		case $dut in
+		xdpbr)
+			xdpbr_up auto "${TCP_PORTS[@]:1}"
+			ports=$(tcp_ports_json)
+			echo "$ports" >"$TMP/tcp_ports.json"
+			dp_veth=$(jq -r --arg p "${TCP_PORTS[1]}" '.[] | select(.ifname == $p) | .datapath' <<<"$ports")
+			dp_tap=$(jq -r --arg p "${TCP_PORTS[3]}" '.[] | select(.ifname == $p) | .datapath' <<<"$ports")
+			;;
+		bridge)
+			bridge_up "${TCP_PORTS[@]:1}"
+			dp_veth=kernel
+			dp_tap=kernel
+			;;
+		esac
+		tcp_measure "$rep" "$dut" veth "$dp_veth"
+		tcp_measure "$rep" "$dut" tap "$dp_tap"
+		case $dut in
+		xdpbr) xdpbr_down ;;
+		bridge) bridge_down "${TCP_PORTS[@]:1}" ;;
+		esac
+	done
+}
+
+TOTAL=$((REPS * ${#DUT_LIST[@]} * ${#FSCEN_LIST[@]} * ${#CORE_LIST[@]}))
 DONE=0
+TCP_TOTAL=$((REPS * ${#TCP_DUTS[@]} * 2))
+TCP_DONE=0
+TCP_POINTS=$TMP/tcp.jsonl
+: >"$TCP_POINTS"
+echo '[]' >"$TMP/tcp_ports.json"
+: >"$TMP/tcp_offloads"
 est=$(awk -v n="$((TOTAL * ${#SIZE_LIST[@]}))" -v d="$DURATION" -v w="$WARMUP" \
-	-v s="$((REPS * ${#DUT_LIST[@]}))" 'BEGIN { printf "%.0f", n * (d + w + 0.05) + s * 2 + 5 }')
-progress "$((TOTAL * ${#SIZE_LIST[@]})) points: ${#DUT_LIST[@]} DUTs (${DUT_LIST[*]}) x ${#SCEN_LIST[@]} scenarios x cores {${CORES}} x ${#SIZE_LIST[@]} sizes x $REPS reps, ${DURATION} s each: about $est s"
+	-v s="$((REPS * ${#DUT_LIST[@]}))" -v t="$TCP_TOTAL" -v td="$TCP_DURATION" \
+	'BEGIN { printf "%.0f", n * (d + w + 0.05) + s * 2 + 5 + t * (td + 1.5) }')
+[ ${#FSCEN_LIST[@]} -eq 0 ] ||
+	progress "$((TOTAL * ${#SIZE_LIST[@]})) points: ${#DUT_LIST[@]} DUTs (${DUT_LIST[*]}) x ${#FSCEN_LIST[@]} scenarios x cores {${CORES}} x ${#SIZE_LIST[@]} sizes x $REPS reps, ${DURATION} s each"
+[ "$TCP" = 0 ] ||
+	progress "tcp: $TCP_TOTAL iperf3 runs: ${TCP_DUTS[*]} x veth,tap pairs x $REPS reps, ${TCP_DURATION} s each"
+progress "about $est s in all"
 
 # Programs on the xdp tracepoints (every running xdpbrd attaches two) run
 # for every devmap flush on the machine, the generator's included: note them.
@@ -551,12 +856,16 @@ TP_PROGS=$(bpftool perf list 2>/dev/null | grep -c 'tracepoint  xdp_')
 [ "${TP_PROGS:-0}" -eq 0 ] ||
 	progress "note: $TP_PROGS BPF programs on xdp tracepoints already (other xdpbrd instances?): they cost every XDP redirect"
 
-[ "$EXTERNAL" = 1 ] || topo_up
+[ "$EXTERNAL" = 1 ] || [ ${#FSCEN_LIST[@]} -eq 0 ] || topo_up
+[ "$TCP" = 0 ] || tcp_topo_up
 START=$(date +%s)
+# Each repetition measures the frame scenarios, then tcp: the DUTs
+# compared are never further apart than one repetition.
 for ((rep = 1; rep <= REPS; rep++)); do
 	for dut in "${DUT_LIST[@]}"; do
+		[ ${#FSCEN_LIST[@]} -gt 0 ] || break
 		[ "$EXTERNAL" = 1 ] || { progress "rep $rep/$REPS: setting up $dut"; dut_up "$dut"; }
-		for sc in "${SCEN_LIST[@]}"; do
+		for sc in "${FSCEN_LIST[@]}"; do
 			for cores in "${CORE_LIST[@]}"; do
 				DONE=$((DONE + 1))
 				measure "$rep" "$dut" "$sc" "$cores"
@@ -564,6 +873,7 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		done
 		[ "$EXTERNAL" = 1 ] || dut_down "$dut"
 	done
+	[ "$TCP" = 0 ] || tcp_rep "$rep"
 done
 progress "measured in $(($(date +%s) - START)) s"
 
@@ -571,8 +881,12 @@ progress "measured in $(($(date +%s) - START)) s"
 
 # One document: the run, one entry per (DUT, scenario, cores, size) with the
 # median, min and max over the repetitions, and the ratios at 64 bytes (or
-# the smallest size measured).
+# the smallest size measured); the tcp scenario's medians and ratios under
+# "tcp" (null when it did not run).
 jq -s \
+	--slurpfile tcp "$TCP_POINTS" --argjson tcpon "$TCP" --argjson tcpdur "$TCP_DURATION" \
+	--slurpfile tcpports "$TMP/tcp_ports.json" --arg tcpduts "${TCP_DUTS[*]}" \
+	--rawfile tcpoff "$TMP/tcp_offloads" --arg fscens "${FSCEN_LIST[*]}" \
 	--arg link "$LINK" --argjson link_bps "$LINK_BPS" \
 	--arg kernel "$(uname -r)" --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
 	--argjson ncpu "$NCPU" --argjson duration "$DURATION" --argjson reps "$REPS" \
@@ -621,6 +935,8 @@ jq -s \
 			     map(if $b.reps[.] > 0 then $a.reps[.] / $b.reps[.] else null end) |
 			     map(select(. != null)) | max | if . then r2 else null end) } end;
 	  def nspp($r): if $r == null or $r.pps == 0 then null else $r.cores * 1e9 / $r.pps end;
+	  def extra($a; $b): if nspp($a) == null or nspp($b) == null then null
+		else (nspp($a) - nspp($b)) * 10 | round / 10 end;
 	{ tool: "xdpbr bench (tools/bench.sh, build/tools/pktgen)",
 	  date: $date, kernel: $kernel, cpus: $ncpu, prefix: $prefix,
 	  external: ($external == 1), xdp_tracepoint_progs_before: $tp,
@@ -629,19 +945,54 @@ jq -s \
 	  sizes: $sz, cores: ($cores | split(" ") | map(tonumber)),
 	  ratio_size: $rsize,
 	  results: $res,
-	  ratios: [ ($scens | split(" "))[] as $sc | ($cores | split(" ") | map(tonumber))[] as $c
+	  frame_scenarios: ($fscens | split(" ") | map(select(. != ""))),
+	  ratios: [ ($fscens | split(" ") | map(select(. != "")))[] as $sc
+		    | ($cores | split(" ") | map(tonumber))[] as $c
 		    | find("xdpbr"; $sc; $c; $rsize) as $x
+		    | find("xdpbr-tc"; $sc; $c; $rsize) as $t
 		    | find("ceiling"; $sc; $c; $rsize) as $ce
 		    | find("bridge"; $sc; $c; $rsize) as $b
 		    | { scenario: $sc, cores: $c, size: $rsize,
 			xdpbr_over_ceiling: ratio($x; $ce),
 			xdpbr_over_bridge: ratio($x; $b),
-			xdpbr_extra_ns_per_frame: (if nspp($x) == null or nspp($ce) == null then null
-						   else (nspp($x) - nspp($ce)) * 10 | round / 10 end),
+			xdpbr_extra_ns_per_frame: extra($x; $ce),
+			xdpbr_tc_over_ceiling: ratio($t; $ce),
+			xdpbr_tc_over_bridge: ratio($t; $b),
+			xdpbr_tc_over_xdpbr: ratio($t; $x),
+			xdpbr_tc_extra_ns_per_frame: extra($t; $ce),
 			scaling: (if $c == 1 then null else
 				  ($duts | split(" ")) | map({ (.): ratio(find(.; $sc; $c; $rsize);
 									     find(.; $sc; 1; $rsize)) })
-				  | add end) } ]
+				  | add end) } ],
+	  tcp: (if $tcpon != 1 then null else
+		($tcpduts | split(" ")) as $td
+		| [ $tcp | group_by([.dut, .pair])
+		    | sort_by([(.[0].dut as $d | $td | index($d)), (.[0].pair as $p | ["veth", "tap"] | index($p))])[]
+		    | (map(.gbps) | median) as $g
+		    | { dut: .[0].dut, pair: .[0].pair, datapath: .[0].datapath,
+			gbps: ($g | r2), gbps_min: (map(.gbps) | min | r2),
+			gbps_max: (map(.gbps) | max | r2),
+			reps: (sort_by(.rep) | map(.gbps | r2)),
+			retransmits: (map(.retransmits | select(. != null)) | median),
+			errors: (map(.error | select(. != null)) | unique) } ] as $tr
+		| def tfind($d; $p): first($tr[] | select(.dut == $d and .pair == $p)) // null;
+		  def tratio($a; $b): if $a == null or $b == null or $b.gbps == 0 then null
+			else { ratio: ($a.gbps / $b.gbps | r2),
+			       min: ([range(0; [$a.reps | length, $b.reps | length] | min)]
+				     | map(if $b.reps[.] > 0 then $a.reps[.] / $b.reps[.] else null end)
+				     | map(select(. != null)) | min | if . then r2 else null end),
+			       max: ([range(0; [$a.reps | length, $b.reps | length] | min)]
+				     | map(if $b.reps[.] > 0 then $a.reps[.] / $b.reps[.] else null end)
+				     | map(select(. != null)) | max | if . then r2 else null end) } end;
+		{ tool: "iperf3, one TCP stream",
+		  duration_s: $tcpdur, reps: $reps, duts: $td,
+		  pairs: [{pair: "veth", from: "h1", to: "h2"}, {pair: "tap", from: "h3", to: "h4"}],
+		  host_offloads: ($tcpoff | split("\n") | map(select(length > 0))),
+		  xdpbr_ports: $tcpports[0],
+		  results: $tr,
+		  ratios: [ "veth", "tap" | . as $p
+			    | { pair: $p, xdpbr_over_bridge: tratio(tfind("xdpbr"; $p); tfind("bridge"; $p)) } ] }
+		end)
 	}' "$POINTS" >"$TMP/result.json" || die "could not assemble the results"
 
 if [ -n "$JSON_OUT" ]; then
@@ -672,7 +1023,8 @@ table()
 dut_title()
 {
 	case $1 in
-	xdpbr) echo "xdpbr (XDP bridge, build/xdpbrd)" ;;
+	xdpbr) echo "xdpbr, XDP datapath (xdpbrd -d xdp: physical NICs' path)" ;;
+	xdpbr-tc) echo "xdpbr, TC datapath (xdpbrd -d tc: veth/tap ports' default path)" ;;
 	bridge) echo "Linux bridge (bridge-nf-call-* = 0)" ;;
 	ceiling) echo "ceiling (bare XDP devmap redirect, no FDB)" ;;
 	*) echo "$1" ;;
@@ -697,13 +1049,19 @@ WP=$(jq -r --argjson l "$LINK_BPS" '[.results[].pps, ($l / 672 | floor)] | max |
 	"$TMP/result.json")
 
 echo "xdpbr bench: $(uname -r), $NCPU CPUs, link $LINK, ${DURATION} s per point, median of $REPS (spread min-max)"
+if [[ " ${DUT_LIST[*]} " == *" xdpbr "* || " ${DUT_LIST[*]} " == *" xdpbr-tc "* ]] &&
+	[ ${#FSCEN_LIST[@]} -gt 0 ] && [ "$EXTERNAL" = 0 ]; then
+	echo "(xdpbr = xdpbrd -d xdp, the XDP datapath physical NICs run; xdpbr-tc = xdpbrd -d tc,"
+	echo " the TC (clsact) datapath veth and tap ports run by default; its sinks count at TC"
+	echo " ingress, as bpf_redirect_peer hands frames past a veth's XDP hook)"
+fi
 if [ "$EXTERNAL" = 0 ] &&
 	jq -e 'any(.results[]; .pps > .line_rate_pps)' "$TMP/result.json" >/dev/null; then
 	echo "(veth has no line rate: the bars stop at the nominal $LINK link, the Mbps and pps"
 	echo " beyond it are what the CPUs forward)"
 fi
 for dut in "${DUT_LIST[@]}"; do
-	for sc in "${SCEN_LIST[@]}"; do
+	for sc in "${FSCEN_LIST[@]}"; do
 		for cores in "${CORE_LIST[@]}"; do
 			c_word=cores
 			[ "$cores" = 1 ] && c_word=core
@@ -760,6 +1118,25 @@ for dut in "${DUT_LIST[@]}"; do
 	done
 done
 
+# The headline: the DUTs side by side at the ratio size, in Mpps.
+if [ ${#FSCEN_LIST[@]} -gt 0 ]; then
+	echo
+	jq -r '
+		def name: {"xdpbr": "xdpbr XDP", "xdpbr-tc": "xdpbr TC", "bridge": "Linux bridge",
+			    "ceiling": "ceiling"}[.] // .;
+		.ratio_size as $s | .duts as $d | .results as $res |
+		"Mpps delivered at \($s) bytes (medians): xdpbr on its XDP and its TC datapath, the Linux bridge, the ceiling",
+		"",
+		((["scenario", "cores"] + ($d | map(name))) | @tsv),
+		(.ratios[] as $r
+		 | [$r.scenario, $r.cores] +
+		   ($d | map(. as $x | first($res[] | select(.dut == $x and .scenario == $r.scenario and
+							   .cores == $r.cores and .size == $s)) // null
+			     | if . == null then "-" else (.pps / 1e6 * 1000 | round / 1000 | tostring) end))
+		 | @tsv)' "$TMP/result.json" | table
+fi
+
+if [ ${#FSCEN_LIST[@]} -gt 0 ]; then
 echo
 jq -r '
 	def f($r): if $r == null or $r.ratio == null then "-"
@@ -773,16 +1150,56 @@ jq -r '
 		(.ratios[] | [.scenario, .cores, f(.xdpbr_over_ceiling), f(.xdpbr_over_bridge),
 			      (if .xdpbr_extra_ns_per_frame == null then "-"
 			       else "\(.xdpbr_extra_ns_per_frame)" end)] | @tsv)
-	 else "DUT ratios: the run needs xdpbr and the ceiling or the bridge" end),
-	"",
+	 else "DUT ratios: the run needs xdpbr and the ceiling or the bridge" end)
+' "$TMP/result.json" | table
+if jq -e '.duts | index("xdpbr-tc")' "$TMP/result.json" >/dev/null; then
+	echo
+	jq -r '
+		def f($r): if $r == null or $r.ratio == null then "-"
+			else "\($r.ratio) [\($r.min)-\($r.max)]" end;
+		"TC datapath (xdpbr-tc) at \(.ratio_size) bytes: the same ratios, and against the XDP datapath",
+		"",
+		(["scenario", "cores", "xdpbr-tc/ceiling", "xdpbr-tc/bridge", "xdpbr-tc/xdpbr",
+		  "xdpbr-tc ns/frame over ceiling"] | @tsv),
+		(.ratios[] | [.scenario, .cores, f(.xdpbr_tc_over_ceiling), f(.xdpbr_tc_over_bridge),
+			      f(.xdpbr_tc_over_xdpbr),
+			      (if .xdpbr_tc_extra_ns_per_frame == null then "-"
+			       else "\(.xdpbr_tc_extra_ns_per_frame)" end)] | @tsv)
+	' "$TMP/result.json" | table
+fi
+echo
+jq -r '
+	def f($r): if $r == null or $r.ratio == null then "-"
+		else "\($r.ratio) [\($r.min)-\($r.max)]" end;
 	(if any(.ratios[]; .cores > 1) then
 		(.duts as $duts | (["scenario", "scaling"] + $duts | @tsv),
 		 (.ratios[] | select(.cores > 1) as $r
 		  | [$r.scenario, "\($r.cores)-core/1-core"] + ($duts | map(f($r.scaling[.]))) | @tsv))
 	 else "scaling: one core count measured, no N-core/1-core ratio" end)
 ' "$TMP/result.json" | table
+fi
 
-if [ "$PROFILE" = 1 ]; then
+if [ "$TCP" = 1 ]; then
+	echo
+	jq -r '.tcp |
+		"tcp: iperf3, one TCP stream for \(.duration_s) s, h1 -> h2 on veth ports (containers),",
+		"h3 -> h4 on tap ports (VMs, tools/tapwire); median Gbit/s of \(.reps) (min-max);",
+		"hosts with their default offloads (no ethtool): \(.host_offloads | join("; "))",
+		"xdpbr runs its default datapath (auto); the Linux bridge has bridge-nf-call-* = 0",
+		"",
+		(["pair", "dut", "datapath", "Gbit/s", "[min-max]", "retransmits"] | @tsv),
+		(.results[] | [.pair, .dut, .datapath, .gbps, "[\(.gbps_min)-\(.gbps_max)]",
+			       (.retransmits // "-")] | @tsv),
+		"",
+		(["pair", "xdpbr/bridge [min-max]"] | @tsv),
+		(.ratios[] | [.pair, (.xdpbr_over_bridge | if . == null or .ratio == null then "-"
+				      else "\(.ratio) [\(.min)-\(.max)]" end)] | @tsv),
+		(.results[] | select(.errors | length > 0)
+		 | "error: \(.dut) \(.pair): \(.errors | join("; "))")' \
+		"$TMP/result.json" | table
+fi
+
+if [ "$PROFILE" = 1 ] && [ ${#FSCEN_LIST[@]} -gt 0 ]; then
 	echo
 	echo "BPF run time per program at $(jq .ratio_size "$TMP/result.json") bytes (medians; BPF stats add their own ~20-40 ns to every run)"
 	echo

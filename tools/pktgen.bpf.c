@@ -10,6 +10,8 @@
  *                the transmit interface.
  *   pktgen_sink  the receiver, attached to each sink interface: counts frames
  *                and bytes per CPU and per interface, then drops them.
+ *   pktgen_sink_tc  the same at TC (clsact) ingress, for skbs that never
+ *                meet the interface's XDP hook (see pktgen --rx-tc).
  *   pktgen_fwd   the "ceiling" DUT of the benchmark: a bare devmap redirect
  *                with no FDB. Unicast goes to entry 0 of fwd_ports; a frame
  *                with a group destination is broadcast to every entry except
@@ -21,6 +23,7 @@
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
+#include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -119,6 +122,20 @@ int pktgen_sink(struct xdp_md *ctx)
 		c->bytes += (__u64)(ctx->data_end - ctx->data);
 	}
 	return XDP_DROP;
+}
+
+SEC("tc")
+int pktgen_sink_tc(struct __sk_buff *skb)
+{
+	__u32 slot = skb->ifindex & (SINK_SLOTS - 1);
+	struct sink_count *c;
+
+	c = bpf_map_lookup_elem(&sink_counts, &slot);
+	if (c) {
+		c->packets++;
+		c->bytes += skb->len;
+	}
+	return TC_ACT_SHOT;
 }
 
 /* Egress ports of the ceiling DUT: entry 0 takes unicast, all take floods. */
