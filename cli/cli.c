@@ -768,66 +768,65 @@ static int parse_verb(int argc, char **argv, int *i, struct cli_cmd *c,
 		    argv[*i], obj, obj);
 }
 
-static int parse_args(int argc, char **argv, int i, struct cli_cmd *c,
-		      const struct command *cmd, char *err, size_t len)
+/* A word that is no keyword of the command: its positional MAC (LLADDR),
+ * if it takes one. */
+static int parse_lladdr(struct cli_cmd *c, const struct command *cmd, const char *w,
+			char *err, size_t len)
 {
 	const char *obj = object_name(cmd->obj);
 	const char *verb = name_of(verbs, ARRAY_SIZE(verbs), (int)cmd->verb);
-	char cands[128];
-	unsigned int missing;
+
+	if (!(cmd->kw & KW_LLADDR))
+		return fail(err, len, "unexpected argument '%s'; try 'xdpbr %s %s help'",
+			    w, obj, verb);
+	if (c->seen & KW_LLADDR)
+		return fail(err, len, "unexpected argument '%s' (LLADDR is "
+			    "already given); try 'xdpbr %s %s help'", w, obj, verb);
+	if (mac_parse(w, c->mac))
+		return fail(err, len, "'%s' is neither a keyword of '%s %s' nor "
+			    "a MAC address (xx:xx:xx:xx:xx:xx); try 'xdpbr %s %s help'",
+			    w, obj, verb, obj, verb);
+	c->seen |= KW_LLADDR;
+	return 0;
+}
+
+/* Keyword k at argv[*i] and what follows it; *i is left on the last word
+ * it took. */
+static int parse_keyword(int argc, char **argv, int *i, struct cli_cmd *c,
+			 const struct keyword *k, char *err, size_t len)
+{
 	int r;
 
-	for (; i < argc; i++) {
-		const struct keyword *k;
-		const char *w = argv[i], *v = NULL;
-		int idx = lookup(keywords, ARRAY_SIZE(keywords), sizeof(keywords[0]), w,
-				 keyword_of_command, cmd, cands, sizeof(cands));
-
-		if (idx == AMBIGUOUS)
-			return fail(err, len, "ambiguous keyword '%s' for '%s %s' (%s); "
-				    "try 'xdpbr %s %s help'", w, obj, verb, cands, obj, verb);
-		if (idx == UNKNOWN) {
-			if (!(cmd->kw & KW_LLADDR))
-				return fail(err, len, "unexpected argument '%s'; try 'xdpbr %s %s help'",
-					    w, obj, verb);
-			if (c->seen & KW_LLADDR)
-				return fail(err, len, "unexpected argument '%s' (LLADDR is "
-					    "already given); try 'xdpbr %s %s help'", w, obj, verb);
-			if (mac_parse(w, c->mac))
-				return fail(err, len, "'%s' is neither a keyword of '%s %s' nor "
-					    "a MAC address (xx:xx:xx:xx:xx:xx); try 'xdpbr %s %s help'",
-					    w, obj, verb, obj, verb);
-			c->seen |= KW_LLADDR;
-			continue;
-		}
-		k = &keywords[idx];
-		if (k->bit == KW_HELP) {
-			c->help = true;
-			return 0;
-		}
-		if (c->seen & k->bit) {
-			if (k->bit == KW_KIND && c->kind != (enum fdb_kind)k->arg)
-				return fail(err, len, "'%s' contradicts the 'dynamic' or 'static' "
-					    "before it; give only one", k->w.name);
-			return fail(err, len, "'%s' given twice", k->w.name);
-		}
-		if (k->list) {
-			r = k->list(c, k, argc, argv, &i, err, len);
-		} else {
-			if (k->value) {
-				if (++i >= argc)
-					return fail(err, len, "'%s' needs a value: %s",
-						    k->w.name, k->value);
-				v = argv[i];
-			}
-			r = k->parse(c, k, v, err, len);
-		}
-		if (r)
-			return r;
-		c->seen |= k->bit;
+	if (c->seen & k->bit) {
+		if (k->bit == KW_KIND && c->kind != (enum fdb_kind)k->arg)
+			return fail(err, len, "'%s' contradicts the 'dynamic' or 'static' "
+				    "before it; give only one", k->w.name);
+		return fail(err, len, "'%s' given twice", k->w.name);
 	}
+	if (k->list) {
+		r = k->list(c, k, argc, argv, i, err, len);
+	} else if (k->value) {
+		if (++*i >= argc)
+			return fail(err, len, "'%s' needs a value: %s", k->w.name, k->value);
+		r = k->parse(c, k, argv[*i], err, len);
+	} else {
+		r = k->parse(c, k, NULL, err, len);
+	}
+	if (!r)
+		c->seen |= k->bit;
+	return r;
+}
 
-	missing = cmd->need & ~c->seen;
+/* The keywords the command needs, and one of those it needs one of. */
+static int check_required(const struct cli_cmd *c, const struct command *cmd,
+			  char *err, size_t len)
+{
+	const char *obj = object_name(cmd->obj);
+	const char *verb = name_of(verbs, ARRAY_SIZE(verbs), (int)cmd->verb);
+	unsigned int missing = cmd->need & ~c->seen;
+	char cands[128];
+	size_t used = 0;
+
 	if (missing & KW_LLADDR)
 		return fail(err, len, "'%s %s' needs a MAC address (LLADDR); try 'xdpbr %s %s help'",
 			    obj, verb, obj, verb);
@@ -835,17 +834,44 @@ static int parse_args(int argc, char **argv, int i, struct cli_cmd *c,
 		if (missing & keywords[j].bit)
 			return fail(err, len, "'%s %s' needs '%s' with %s; try 'xdpbr %s %s help'",
 				    obj, verb, keywords[j].w.name, keywords[j].value, obj, verb);
-	if (cmd->any && !(c->seen & cmd->any)) {
-		size_t used = 0;
+	if (!cmd->any || (c->seen & cmd->any))
+		return 0;
+	cands[0] = '\0';
+	for (size_t j = 0; j < ARRAY_SIZE(keywords); j++)
+		if ((keywords[j].bit & cmd->any) && used < sizeof(cands))
+			used += (size_t)snprintf(cands + used, sizeof(cands) - used,
+						 "%s%s", used ? ", " : "", keywords[j].w.name);
+	return fail(err, len, "'%s %s' needs at least one of: %s", obj, verb, cands);
+}
 
-		cands[0] = '\0';
-		for (size_t j = 0; j < ARRAY_SIZE(keywords); j++)
-			if ((keywords[j].bit & cmd->any) && used < sizeof(cands))
-				used += (size_t)snprintf(cands + used, sizeof(cands) - used,
-							 "%s%s", used ? ", " : "", keywords[j].w.name);
-		return fail(err, len, "'%s %s' needs at least one of: %s", obj, verb, cands);
+static int parse_args(int argc, char **argv, int i, struct cli_cmd *c,
+		      const struct command *cmd, char *err, size_t len)
+{
+	const char *obj = object_name(cmd->obj);
+	const char *verb = name_of(verbs, ARRAY_SIZE(verbs), (int)cmd->verb);
+	char cands[128];
+	int r;
+
+	for (; i < argc; i++) {
+		int idx = lookup(keywords, ARRAY_SIZE(keywords), sizeof(keywords[0]), argv[i],
+				 keyword_of_command, cmd, cands, sizeof(cands));
+
+		if (idx == AMBIGUOUS)
+			return fail(err, len, "ambiguous keyword '%s' for '%s %s' (%s); "
+				    "try 'xdpbr %s %s help'", argv[i], obj, verb, cands, obj, verb);
+		if (idx >= 0 && keywords[idx].bit == KW_HELP) {
+			c->help = true;
+			return 0;
+		}
+		if (idx == UNKNOWN)
+			r = parse_lladdr(c, cmd, argv[i], err, len);
+		else
+			r = parse_keyword(argc, argv, &i, c, &keywords[idx], err, len);
+		if (r)
+			return r;
 	}
-	return cmd->check ? cmd->check(c, err, len) : 0;
+	r = check_required(c, cmd, err, len);
+	return r ? r : cmd->check ? cmd->check(c, err, len) : 0;
 }
 
 int cli_parse(int argc, char **argv, struct cli_cmd *cmd, char *err, size_t errlen)
