@@ -9,6 +9,29 @@
 #include "bridge.h"		/* enum attach_mode */
 #include "ctl.h"		/* enum fdb_kind */
 
+/*
+ * The port flags the CLI sets (link set) and shows (link show), in the
+ * order it shows them: X(NAME, word) for the flag XDPBR_PORT_NAME, the
+ * keyword bit KW_NAME and the word. The CLI names port flags here only;
+ * when include/xdpbr.h has its XDPBR_PORT_FLAGS(X) table, this becomes
+ * `#define CLI_PORT_FLAGS(X) XDPBR_PORT_FLAGS(X)`.
+ */
+#define CLI_PORT_FLAGS(X)		\
+	X(LEARNING, learning)		\
+	X(FLOOD, flood)			\
+	X(MCAST_FLOOD, mcast_flood)	\
+	X(BCAST_FLOOD, bcast_flood)	\
+	X(ISOLATED, isolated)		\
+	X(HAIRPIN, hairpin)
+
+/* The modes of `link add mode`: X(NAME, word) for ATTACH_NAME. The names
+ * link show prints for the mode a port runs in come from lib
+ * (port_mode_name()), later from include/xdpbr.h's XDPBR_MODES(X). */
+#define CLI_ATTACH_MODES(X)		\
+	X(NATIVE, native)		\
+	X(GENERIC, generic)		\
+	X(AUTO, auto)
+
 enum cli_object { OBJ_NONE, OBJ_BRIDGE, OBJ_FDB, OBJ_LINK, OBJ_VLAN, OBJ_STATS, OBJ_MONITOR,
 		  OBJ_HELP };
 /* VERB_FDB: `monitor fdb`, the events monitor knows (and its default). */
@@ -45,7 +68,17 @@ enum cli_kw {
 #define CLI_RATE_MAX_S 3600		/* stats rate interval limit, seconds */
 #define CLI_STORM_MAX_PPS 100000000	/* storm control limit, frames per second */
 
+struct cli_cmd;
+struct target;			/* common.h: the bridge a command works on */
+
+/* Runs a parsed command: 0 or -errno, with the message printed. */
+typedef int cli_run_fn(const struct cli_cmd *c, struct target *t);
+
 struct cli_cmd {
+	/* from the command table: what runs it, and whether it works without
+	 * the bridge's pinned maps (monitor) */
+	cli_run_fn *run;
+	bool no_maps;
 	bool json;
 	bool pretty;
 	const char *bridge;		/* -b, or NULL: the only one */

@@ -20,7 +20,9 @@
  *    with master; stats count only with a rate; -r only for stats;
  *  - the keywords given are among those the command's usage text
  *    (cli_usage) lists, and the ones it lists outside brackets were given:
- *    the parser and what `xdpbr ... help` tells a person agree.
+ *    the parser and what `xdpbr ... help` tells a person agree;
+ *  - a function of the command table runs it, with the pinned maps unless
+ *    it is monitor.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -161,6 +163,9 @@ static void check_cmd(const struct cli_cmd *c, int argc, char **argv)
 	CHECK(usage && *usage, "no usage for object %d verb %d", (int)c->object, (int)c->verb);
 	if (c->verb == VERB_HELP || c->help)
 		return;
+	CHECK(c->run, "no function runs object %d verb %d", (int)c->object, (int)c->verb);
+	CHECK(!c->no_maps || c->object == OBJ_MONITOR, "object %d runs without the maps",
+	      (int)c->object);
 
 	/* the keywords against the usage text */
 	for (size_t k = 0; k < ARRAY_SIZE_(kw_words); k++) {
