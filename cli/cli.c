@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ports.h"		/* port_mode_name() */
 #include "common.h"
 #include "util.h"
 
@@ -492,23 +493,27 @@ static int kw_storm(struct cli_cmd *c, const struct keyword *k, int argc, char *
 		    "packets per second");
 }
 
-#define MODE_WORD(NAME, word) { #word, ATTACH_##NAME },
-static const struct word modes[] = { CLI_ATTACH_MODES(MODE_WORD) };
 
+/* The modes `link add mode` asks for, named by include/xdpbr.h's table. */
 static int kw_mode(struct cli_cmd *c, const struct keyword *k, const char *v,
 		   char *err, size_t len)
 {
+	const struct word modes[] = {
+		{ port_mode_name(XDPBR_MODE_NATIVE), XDPBR_MODE_NATIVE },
+		{ port_mode_name(XDPBR_MODE_GENERIC), XDPBR_MODE_GENERIC },
+		{ XDPBR_MODE_AUTO_NAME, XDPBR_MODE_NONE },
+	};
 	int m = lookup_word(modes, ARRAY_SIZE(modes), v, NULL, NULL, NULL, 0);
 
 	if (m < 0)
 		return fail(err, len, "invalid mode '%s' (native, generic or auto)", v);
-	c->mode = (enum attach_mode)m;
+	c->mode = (enum xdpbr_mode)m;
 	return 0;
 }
 
 #define KW_HELP (1U << 31)	/* `help` among the arguments; every command has it */
 
-#define FLAG_KW_ID(NAME, word) K_##NAME,
+#define FLAG_KW_ID(NAME, bit, word) K_##NAME,
 enum kw_id {
 	K_DEV, K_VLAN, K_DYNAMIC, K_STATIC, CLI_PORT_FLAGS(FLAG_KW_ID) K_MAX_LEARNED, K_AGEING, K_FDB_MAX,
 	K_MASTER, K_MODE, K_RATE, K_COUNT, K_VID, K_PVID, K_UNTAGGED, K_VLAN_FILTERING,
@@ -516,8 +521,8 @@ enum kw_id {
 };
 
 /* link set FLAG { on | off } */
-#define FLAG_KEYWORD(NAME, word) \
-	{ { #word, K_##NAME }, KW_##NAME, kw_onoff, "on or off", XDPBR_PORT_##NAME, NULL },
+#define FLAG_KEYWORD(NAME, bit, word) \
+	{ { word, K_##NAME }, KW_##NAME, kw_onoff, "on or off", XDPBR_PORT_##NAME, NULL },
 
 static const struct keyword keywords[] = {
 	{ { "dev", K_DEV }, KW_DEV, kw_dev, "an interface name", 0, NULL },
@@ -549,7 +554,7 @@ static const struct keyword keywords[] = {
 
 /* ------------------------------------------------------------ commands */
 
-#define FLAG_KW_BIT(NAME, word) | KW_##NAME
+#define FLAG_KW_BIT(NAME, bit, word) | KW_##NAME
 #define KW_PORT_FLAGS	(0 CLI_PORT_FLAGS(FLAG_KW_BIT))
 #define KW_BRIDGE_SET	(KW_AGEING | KW_FDB_MAX | KW_VLAN_FILTERING | KW_DEFAULT_PVID)
 
@@ -883,7 +888,7 @@ int cli_parse(int argc, char **argv, struct cli_cmd *cmd, char *err, size_t errl
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->vlan = -1;
 	cmd->kind = FDB_KIND_ANY;
-	cmd->mode = ATTACH_AUTO;
+	cmd->mode = XDPBR_MODE_NONE;
 	if (errlen)
 		err[0] = '\0';
 

@@ -6,31 +6,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bridge.h"		/* enum attach_mode */
+#include "bridge.h"		/* enum xdpbr_mode */
 #include "ctl.h"		/* enum fdb_kind */
 
 /*
  * The port flags the CLI sets (link set) and shows (link show), in the
- * order it shows them: X(NAME, word) for the flag XDPBR_PORT_NAME, the
- * keyword bit KW_NAME and the word. The CLI names port flags here only;
- * when include/xdpbr.h has its XDPBR_PORT_FLAGS(X) table, this becomes
- * `#define CLI_PORT_FLAGS(X) XDPBR_PORT_FLAGS(X)`.
+ * order it shows them: include/xdpbr.h's table, X(NAME, bit, "word") for
+ * the flag XDPBR_PORT_NAME, the keyword bit KW_NAME and the word.
  */
-#define CLI_PORT_FLAGS(X)		\
-	X(LEARNING, learning)		\
-	X(FLOOD, flood)			\
-	X(MCAST_FLOOD, mcast_flood)	\
-	X(BCAST_FLOOD, bcast_flood)	\
-	X(ISOLATED, isolated)		\
-	X(HAIRPIN, hairpin)
-
-/* The modes of `link add mode`: X(NAME, word) for ATTACH_NAME. The names
- * link show prints for the mode a port runs in come from lib
- * (port_mode_name()), later from include/xdpbr.h's XDPBR_MODES(X). */
-#define CLI_ATTACH_MODES(X)		\
-	X(NATIVE, native)		\
-	X(GENERIC, generic)		\
-	X(AUTO, auto)
+#define CLI_PORT_FLAGS(X) XDPBR_PORT_FLAGS(X)
 
 enum cli_object { OBJ_NONE, OBJ_BRIDGE, OBJ_FDB, OBJ_LINK, OBJ_VLAN, OBJ_STATS, OBJ_MONITOR,
 		  OBJ_HELP };
@@ -96,7 +80,7 @@ struct cli_cmd {
 	uint64_t ageing_ns;		/* bridge set ageing_time, XDPBR_AGEING_NEVER for 0 */
 	uint32_t fdb_max_learned;	/* bridge set fdb_max_learned (0 = no limit) */
 	const char *master;		/* link add master BRIDGE */
-	enum attach_mode mode;		/* link add mode (default auto) */
+	enum xdpbr_mode mode;		/* link add mode (default auto) */
 	unsigned int rate_s;		/* stats: rate interval, seconds; 0: counters */
 	uint32_t count;			/* stats rate: intervals; monitor: events;
 					 * 0: not given (one interval; no end) */

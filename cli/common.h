@@ -55,16 +55,6 @@ void catch_signals(sigset_t *waitmask);
  * interrupted. */
 int sleep_until(uint64_t deadline, const sigset_t *waitmask);
 
-/*
- * A VLAN's bit in a bitmap of struct xdpbr_vlan_port. The CLI's only copy
- * of the rule; it goes when include/xdpbr_rules.h brings
- * xdpbr_vlan_test(), which has the same signature.
- */
-static inline int cli_vlan_test(const __u64 *bits, __u16 vid)
-{
-	return (bits[vid / 64] >> (vid % 64)) & 1;
-}
-
 /* The commands, by object (cli/OBJECT.c). */
 cli_run_fn do_bridge_show, do_bridge_set;
 cli_run_fn do_link_show, do_link_set, do_link_add, do_link_del;

@@ -85,8 +85,8 @@ static void print_ifflags(unsigned int ifflags)
 /* learning on flood on ..., or "learning": true, ... */
 static void print_port_flags(uint32_t flags)
 {
-#define PRINT_FLAG(NAME, word) \
-	print_onoff(PRINT_ANY, #word, " " #word " %s", flags & XDPBR_PORT_##NAME);
+#define PRINT_FLAG(NAME, bit, word) \
+	print_onoff(PRINT_ANY, word, " " word " %s", flags & XDPBR_PORT_##NAME);
 	CLI_PORT_FLAGS(PRINT_FLAG)
 #undef PRINT_FLAG
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "xdpbr_rules.h"
 #include "ctl.h"
 #include "ports.h"
 #include "print.h"
@@ -30,18 +31,18 @@ static bool next_vlan_range(const struct vlan_info *vi, unsigned int vid, struct
 {
 	const struct xdpbr_vlan_port *v = &vi->v;
 
-	while (vid <= XDPBR_VLAN_MAX && !cli_vlan_test(v->member, (__u16)vid))
+	while (vid <= XDPBR_VLAN_MAX && !xdpbr_vlan_test(v->member, (__u16)vid))
 		vid++;
 	if (vid > XDPBR_VLAN_MAX)
 		return false;
 	r->from = r->to = vid;
 	r->pvid = vid == vi->pvid;
-	r->untagged = cli_vlan_test(v->untagged, (__u16)vid);
+	r->untagged = xdpbr_vlan_test(v->untagged, (__u16)vid);
 	if (r->pvid)
 		return true;
 	while (r->to < XDPBR_VLAN_MAX && r->to + 1 != vi->pvid &&
-	       cli_vlan_test(v->member, (__u16)(r->to + 1)) &&
-	       cli_vlan_test(v->untagged, (__u16)(r->to + 1)) == r->untagged)
+	       xdpbr_vlan_test(v->member, (__u16)(r->to + 1)) &&
+	       xdpbr_vlan_test(v->untagged, (__u16)(r->to + 1)) == r->untagged)
 		r->to++;
 	return true;
 }
@@ -168,7 +169,7 @@ static int check_members(const struct cli_cmd *c, const struct xdpbr_vlan_port *
 	char vids[16];
 
 	for (unsigned int vid = c->vid_from; vid <= c->vid_to; vid++) {
-		if (cli_vlan_test(v->member, (__u16)vid))
+		if (xdpbr_vlan_test(v->member, (__u16)vid))
 			continue;
 		if (c->vid_from == c->vid_to)
 			return cli_error(-ENOENT, "'%s' is not in VLAN %u (see 'xdpbr vlan show "

@@ -228,9 +228,9 @@ static void check_cmd(const struct cli_cmd *c, int argc, char **argv)
 	      "master '%s'", c->master);
 	if (c->master && c->bridge)
 		CHECK(!strcmp(c->master, c->bridge), "-b %s and master %s", c->bridge, c->master);
-	CHECK(c->mode == ATTACH_AUTO || c->mode == ATTACH_NATIVE || c->mode == ATTACH_GENERIC,
+	CHECK(c->mode == XDPBR_MODE_NONE || c->mode == XDPBR_MODE_NATIVE || c->mode == XDPBR_MODE_GENERIC,
 	      "mode %d", (int)c->mode);
-	CHECK((c->seen & KW_MODE) || c->mode == ATTACH_AUTO, "mode without keyword");
+	CHECK((c->seen & KW_MODE) || c->mode == XDPBR_MODE_NONE, "mode without keyword");
 	CHECK((c->seen & KW_RATE) || !c->rate_s || c->object == OBJ_STATS, "rate");
 	CHECK(c->seen & KW_COUNT ? c->count >= 1 : !c->count, "count %u", c->count);
 	CHECK(!(c->object == OBJ_STATS && c->count) || c->rate_s, "stats count without rate");

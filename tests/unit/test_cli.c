@@ -70,7 +70,7 @@ static void assert_defaults(const struct cli_cmd *c)
 	assert_int_equal(c->flags_set, 0);
 	assert_int_equal(c->flags_clear, 0);
 	assert_null(c->master);
-	assert_int_equal(c->mode, ATTACH_AUTO);
+	assert_int_equal(c->mode, XDPBR_MODE_NONE);
 	assert_int_equal(c->rate_s, 0);
 	assert_int_equal(c->count, 0);
 	assert_int_equal(c->vid_from, 0);
@@ -601,18 +601,18 @@ static void test_link_add(void **state)
 	assert_int_equal(c.verb, VERB_ADD);
 	assert_string_equal(c.dev, "p3");
 	assert_string_equal(c.master, "br0");
-	assert_int_equal(c.mode, ATTACH_AUTO);
+	assert_int_equal(c.mode, XDPBR_MODE_NONE);
 	assert_int_equal(c.seen, KW_DEV | KW_MASTER);
 
 	OK(&c, "link", "add", "master", "br0", "dev", "p3", "mode", "native");
-	assert_int_equal(c.mode, ATTACH_NATIVE);
+	assert_int_equal(c.mode, XDPBR_MODE_NATIVE);
 	OK(&c, "l", "a", "d", "p3", "mas", "br0", "mo", "generic");
-	assert_int_equal(c.mode, ATTACH_GENERIC);
+	assert_int_equal(c.mode, XDPBR_MODE_GENERIC);
 	OK(&c, "link", "add", "dev", "p3", "master", "br0", "mode", "auto");
-	assert_int_equal(c.mode, ATTACH_AUTO);
+	assert_int_equal(c.mode, XDPBR_MODE_NONE);
 	assert_true(c.seen & KW_MODE);
 	OK(&c, "link", "add", "dev", "p3", "master", "br0", "mode", "g");
-	assert_int_equal(c.mode, ATTACH_GENERIC);
+	assert_int_equal(c.mode, XDPBR_MODE_GENERIC);
 	OK(&c, "-b", "br0", "link", "add", "dev", "p3", "master", "br0");	/* agree */
 	assert_string_equal(c.bridge, "br0");
 
