@@ -49,7 +49,8 @@ LIB      := $(BUILD)/libxdpbr.a
 # which the unit tests and fuzz harnesses link too.
 DAEMON_SRCS := daemon/config.c daemon/http.c daemon/privs.c
 DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
-CLI_SRCS    := cli/cli.c
+CLI_SRCS    := cli/cli.c cli/common.c cli/print.c cli/bridge.c cli/link.c cli/fdb.c \
+	       cli/vlan.c cli/stats.c cli/monitor.c
 CLI_OBJS    := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 
 BINS     := $(BUILD)/xdpbrd $(BUILD)/xdpbr

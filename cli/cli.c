@@ -7,6 +7,10 @@
  * unambiguous prefix; an exact match always wins. Parsing is pure: values
  * are checked for form (a MAC, a VLAN id, a number in range), never against
  * the running system.
+ *
+ * One table of commands (commands[] below) drives the parsing (the
+ * keywords each command takes), the help (its usage) and the dispatch (the
+ * function in cli/OBJECT.c that runs it), so the three cannot disagree.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -14,6 +18,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ports.h"		/* port_mode_name() */
+#include "common.h"
 #include "util.h"
 
 struct word {
@@ -187,15 +193,35 @@ static int parse_rate(const char *v, unsigned int *out)
 
 /* ------------------------------------------------------------ objects, verbs */
 
-static const struct word objects[] = {
-	{ "bridge", OBJ_BRIDGE },
-	{ "fdb", OBJ_FDB },
-	{ "link", OBJ_LINK },
-	{ "vlan", OBJ_VLAN },
-	{ "stats", OBJ_STATS },
-	{ "monitor", OBJ_MONITOR },
-	{ "help", OBJ_HELP },
+struct object {
+	struct word w;
+	const char *usage;	/* `xdpbr OBJECT help` */
 };
+
+static const struct object objects[] = {
+	{ { "bridge", OBJ_BRIDGE }, usage_bridge },
+	{ { "fdb", OBJ_FDB }, usage_fdb },
+	{ { "link", OBJ_LINK }, usage_link },
+	{ { "vlan", OBJ_VLAN }, usage_vlan },
+	{ { "stats", OBJ_STATS }, usage_stats },
+	{ { "monitor", OBJ_MONITOR }, usage_monitor },
+	{ { "help", OBJ_HELP }, usage_main },
+};
+
+static const struct object *object_of(enum cli_object obj)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(objects); i++)
+		if (objects[i].w.value == (int)obj)
+			return &objects[i];
+	return NULL;
+}
+
+static const char *object_name(enum cli_object obj)
+{
+	const struct object *o = object_of(obj);
+
+	return o ? o->w.name : "?";
+}
 
 static const struct word verbs[] = {	/* canonical name first */
 	{ "show", VERB_SHOW },
@@ -467,31 +493,36 @@ static int kw_storm(struct cli_cmd *c, const struct keyword *k, int argc, char *
 		    "packets per second");
 }
 
-static const struct word modes[] = {
-	{ "native", ATTACH_NATIVE },
-	{ "generic", ATTACH_GENERIC },
-	{ "auto", ATTACH_AUTO },
-};
 
+/* The modes `link add mode` asks for, named by include/xdpbr.h's table. */
 static int kw_mode(struct cli_cmd *c, const struct keyword *k, const char *v,
 		   char *err, size_t len)
 {
+	const struct word modes[] = {
+		{ port_mode_name(XDPBR_MODE_NATIVE), XDPBR_MODE_NATIVE },
+		{ port_mode_name(XDPBR_MODE_GENERIC), XDPBR_MODE_GENERIC },
+		{ XDPBR_MODE_AUTO_NAME, XDPBR_MODE_NONE },
+	};
 	int m = lookup_word(modes, ARRAY_SIZE(modes), v, NULL, NULL, NULL, 0);
 
 	if (m < 0)
 		return fail(err, len, "invalid mode '%s' (native, generic or auto)", v);
-	c->mode = (enum attach_mode)m;
+	c->mode = (enum xdpbr_mode)m;
 	return 0;
 }
 
 #define KW_HELP (1U << 31)	/* `help` among the arguments; every command has it */
 
+#define FLAG_KW_ID(NAME, bit, word) K_##NAME,
 enum kw_id {
-	K_DEV, K_VLAN, K_DYNAMIC, K_STATIC, K_LEARNING, K_FLOOD, K_MCAST_FLOOD,
-	K_BCAST_FLOOD, K_ISOLATED, K_HAIRPIN, K_MAX_LEARNED, K_AGEING, K_FDB_MAX,
+	K_DEV, K_VLAN, K_DYNAMIC, K_STATIC, CLI_PORT_FLAGS(FLAG_KW_ID) K_MAX_LEARNED, K_AGEING, K_FDB_MAX,
 	K_MASTER, K_MODE, K_RATE, K_COUNT, K_VID, K_PVID, K_UNTAGGED, K_VLAN_FILTERING,
 	K_DEFAULT_PVID, K_STORM, K_HELP,
 };
+
+/* link set FLAG { on | off } */
+#define FLAG_KEYWORD(NAME, bit, word) \
+	{ { word, K_##NAME }, KW_##NAME, kw_onoff, "on or off", XDPBR_PORT_##NAME, NULL },
 
 static const struct keyword keywords[] = {
 	{ { "dev", K_DEV }, KW_DEV, kw_dev, "an interface name", 0, NULL },
@@ -499,17 +530,7 @@ static const struct keyword keywords[] = {
 	{ { "dynamic", K_DYNAMIC }, KW_KIND, kw_kind, NULL, FDB_KIND_DYNAMIC, NULL },
 	{ { "static", K_STATIC }, KW_KIND, kw_kind, NULL, FDB_KIND_STATIC, NULL },
 	{ { "permanent", K_STATIC }, KW_KIND, kw_kind, NULL, FDB_KIND_STATIC, NULL }, /* iproute2 */
-	{ { "learning", K_LEARNING }, KW_LEARNING, kw_onoff, "on or off",
-	  XDPBR_PORT_LEARNING, NULL },
-	{ { "flood", K_FLOOD }, KW_FLOOD, kw_onoff, "on or off", XDPBR_PORT_FLOOD, NULL },
-	{ { "mcast_flood", K_MCAST_FLOOD }, KW_MCAST_FLOOD, kw_onoff, "on or off",
-	  XDPBR_PORT_MCAST_FLOOD, NULL },
-	{ { "bcast_flood", K_BCAST_FLOOD }, KW_BCAST_FLOOD, kw_onoff, "on or off",
-	  XDPBR_PORT_BCAST_FLOOD, NULL },
-	{ { "isolated", K_ISOLATED }, KW_ISOLATED, kw_onoff, "on or off",
-	  XDPBR_PORT_ISOLATED, NULL },
-	{ { "hairpin", K_HAIRPIN }, KW_HAIRPIN, kw_onoff, "on or off",
-	  XDPBR_PORT_HAIRPIN, NULL },
+	CLI_PORT_FLAGS(FLAG_KEYWORD)
 	{ { "max_learned", K_MAX_LEARNED }, KW_MAX_LEARNED, kw_max_learned,
 	  "a number (0 = no limit)", 0, NULL },
 	{ { "ageing_time", K_AGEING }, KW_AGEING, kw_ageing, "seconds (0 = never)", 0, NULL },
@@ -533,8 +554,8 @@ static const struct keyword keywords[] = {
 
 /* ------------------------------------------------------------ commands */
 
-#define KW_PORT_FLAGS	(KW_LEARNING | KW_FLOOD | KW_MCAST_FLOOD | KW_BCAST_FLOOD | \
-			 KW_ISOLATED | KW_HAIRPIN)
+#define FLAG_KW_BIT(NAME, bit, word) | KW_##NAME
+#define KW_PORT_FLAGS	(0 CLI_PORT_FLAGS(FLAG_KW_BIT))
 #define KW_BRIDGE_SET	(KW_AGEING | KW_FDB_MAX | KW_VLAN_FILTERING | KW_DEFAULT_PVID)
 
 struct command {
@@ -544,7 +565,9 @@ struct command {
 	unsigned int need;	/* ... of which these are required */
 	unsigned int any;	/* ... and at least one of these */
 	int (*check)(struct cli_cmd *c, char *err, size_t len);
-	const char *usage;
+	const char *usage;	/* `xdpbr OBJECT COMMAND help` */
+	cli_run_fn *run;	/* in cli/OBJECT.c */
+	bool no_maps;		/* runs without the pinned maps */
 };
 
 /* fdb add: only a unicast address can live behind a port; static unless
@@ -594,32 +617,37 @@ static int check_stats(struct cli_cmd *c, char *err, size_t len)
 
 /* The first command of an object is its default (show; monitor: fdb). */
 static const struct command commands[] = {
-	{ OBJ_BRIDGE, VERB_SHOW, 0, 0, 0, NULL, "Usage: " U_BRIDGE_SHOW U_OPTIONS },
+	{ OBJ_BRIDGE, VERB_SHOW, 0, 0, 0, NULL, "Usage: " U_BRIDGE_SHOW U_OPTIONS,
+	  do_bridge_show, false },
 	{ OBJ_BRIDGE, VERB_SET, KW_BRIDGE_SET, 0, KW_BRIDGE_SET, NULL,
-	  "Usage: " U_BRIDGE_SET U_OPTIONS N_BRIDGE },
-	{ OBJ_LINK, VERB_SHOW, KW_DEV, 0, 0, NULL, "Usage: " U_LINK_SHOW U_OPTIONS },
+	  "Usage: " U_BRIDGE_SET U_OPTIONS N_BRIDGE, do_bridge_set, false },
+	{ OBJ_LINK, VERB_SHOW, KW_DEV, 0, 0, NULL, "Usage: " U_LINK_SHOW U_OPTIONS,
+	  do_link_show, false },
 	{ OBJ_LINK, VERB_SET, KW_DEV | KW_PORT_FLAGS | KW_MAX_LEARNED | KW_STORM, KW_DEV,
 	  KW_PORT_FLAGS | KW_MAX_LEARNED | KW_STORM, NULL,
-	  "Usage: " U_LINK_SET U_OPTIONS N_LINK_SET },
+	  "Usage: " U_LINK_SET U_OPTIONS N_LINK_SET, do_link_set, false },
 	{ OBJ_LINK, VERB_ADD, KW_DEV | KW_MASTER | KW_MODE, KW_DEV | KW_MASTER, 0,
-	  check_link_add, "Usage: " U_LINK_ADD U_OPTIONS N_LINK_ADD },
-	{ OBJ_LINK, VERB_DEL, KW_DEV, KW_DEV, 0, NULL, "Usage: " U_LINK_DEL U_OPTIONS },
+	  check_link_add, "Usage: " U_LINK_ADD U_OPTIONS N_LINK_ADD, do_link_add, false },
+	{ OBJ_LINK, VERB_DEL, KW_DEV, KW_DEV, 0, NULL, "Usage: " U_LINK_DEL U_OPTIONS,
+	  do_link_del, false },
 	{ OBJ_FDB, VERB_SHOW, KW_DEV | KW_VLAN | KW_KIND, 0, 0, NULL,
-	  "Usage: " U_FDB_SHOW U_OPTIONS },
+	  "Usage: " U_FDB_SHOW U_OPTIONS, do_fdb_show, false },
 	{ OBJ_FDB, VERB_ADD, KW_LLADDR | KW_DEV | KW_VLAN | KW_KIND, KW_LLADDR | KW_DEV, 0,
-	  check_fdb_add, "Usage: " U_FDB_ADD U_OPTIONS N_FDB N_FDB_ADD },
+	  check_fdb_add, "Usage: " U_FDB_ADD U_OPTIONS N_FDB N_FDB_ADD, do_fdb_add, false },
 	{ OBJ_FDB, VERB_DEL, KW_LLADDR | KW_DEV | KW_VLAN, KW_LLADDR, 0, NULL,
-	  "Usage: " U_FDB_DEL U_OPTIONS N_FDB },
+	  "Usage: " U_FDB_DEL U_OPTIONS N_FDB, do_fdb_del, false },
 	{ OBJ_FDB, VERB_FLUSH, KW_DEV | KW_VLAN | KW_KIND, 0, 0, NULL,
-	  "Usage: " U_FDB_FLUSH U_OPTIONS },
-	{ OBJ_VLAN, VERB_SHOW, KW_DEV, 0, 0, NULL, "Usage: " U_VLAN_SHOW U_OPTIONS },
+	  "Usage: " U_FDB_FLUSH U_OPTIONS, do_fdb_flush, false },
+	{ OBJ_VLAN, VERB_SHOW, KW_DEV, 0, 0, NULL, "Usage: " U_VLAN_SHOW U_OPTIONS,
+	  do_vlan_show, false },
 	{ OBJ_VLAN, VERB_ADD, KW_DEV | KW_VID | KW_PVID | KW_UNTAGGED, KW_DEV | KW_VID, 0,
-	  check_vlan_add, "Usage: " U_VLAN_ADD U_OPTIONS N_VLAN },
+	  check_vlan_add, "Usage: " U_VLAN_ADD U_OPTIONS N_VLAN, do_vlan_add, false },
 	{ OBJ_VLAN, VERB_DEL, KW_DEV | KW_VID, KW_DEV | KW_VID, 0, NULL,
-	  "Usage: " U_VLAN_DEL U_OPTIONS N_VLAN },
+	  "Usage: " U_VLAN_DEL U_OPTIONS N_VLAN, do_vlan_del, false },
 	{ OBJ_STATS, VERB_SHOW, KW_DEV | KW_RATE | KW_COUNT, 0, 0, check_stats,
-	  "Usage: " U_STATS_SHOW U_OPTIONS_STATS N_STATS },
-	{ OBJ_MONITOR, VERB_FDB, KW_COUNT, 0, 0, NULL, "Usage: " U_MONITOR U_OPTIONS N_MONITOR },
+	  "Usage: " U_STATS_SHOW U_OPTIONS_STATS N_STATS, do_stats, false },
+	{ OBJ_MONITOR, VERB_FDB, KW_COUNT, 0, 0, NULL, "Usage: " U_MONITOR U_OPTIONS N_MONITOR,
+	  do_monitor, true },
 };
 
 static const struct command *find_command(enum cli_object obj, enum cli_verb verb)
@@ -657,26 +685,12 @@ static bool keyword_of_command(const void *entry, const void *ctx)
 
 const char *cli_usage(enum cli_object obj, enum cli_verb verb)
 {
-	const struct command *cmd;
+	const struct command *cmd = find_command(obj, verb);
+	const struct object *o = object_of(obj);
 
-	if (verb != VERB_HELP && (cmd = find_command(obj, verb)))
+	if (verb != VERB_HELP && cmd)
 		return cmd->usage;
-	switch (obj) {
-	case OBJ_BRIDGE:
-		return usage_bridge;
-	case OBJ_FDB:
-		return usage_fdb;
-	case OBJ_LINK:
-		return usage_link;
-	case OBJ_VLAN:
-		return usage_vlan;
-	case OBJ_STATS:
-		return usage_stats;
-	case OBJ_MONITOR:
-		return usage_monitor;
-	default:
-		return usage_main;
-	}
+	return o ? o->usage : usage_main;
 }
 
 /* ------------------------------------------------------------ the parser */
@@ -734,7 +748,7 @@ static int parse_options(int argc, char **argv, int *i, struct cli_cmd *c,
 static int parse_verb(int argc, char **argv, int *i, struct cli_cmd *c,
 		      char *err, size_t len)
 {
-	const char *obj = name_of(objects, ARRAY_SIZE(objects), (int)c->object);
+	const char *obj = object_name(c->object);
 	const struct command *def = default_command(c->object);
 	char cands[64];
 	int v;
@@ -759,66 +773,65 @@ static int parse_verb(int argc, char **argv, int *i, struct cli_cmd *c,
 		    argv[*i], obj, obj);
 }
 
-static int parse_args(int argc, char **argv, int i, struct cli_cmd *c,
-		      const struct command *cmd, char *err, size_t len)
+/* A word that is no keyword of the command: its positional MAC (LLADDR),
+ * if it takes one. */
+static int parse_lladdr(struct cli_cmd *c, const struct command *cmd, const char *w,
+			char *err, size_t len)
 {
-	const char *obj = name_of(objects, ARRAY_SIZE(objects), (int)cmd->obj);
+	const char *obj = object_name(cmd->obj);
 	const char *verb = name_of(verbs, ARRAY_SIZE(verbs), (int)cmd->verb);
-	char cands[128];
-	unsigned int missing;
+
+	if (!(cmd->kw & KW_LLADDR))
+		return fail(err, len, "unexpected argument '%s'; try 'xdpbr %s %s help'",
+			    w, obj, verb);
+	if (c->seen & KW_LLADDR)
+		return fail(err, len, "unexpected argument '%s' (LLADDR is "
+			    "already given); try 'xdpbr %s %s help'", w, obj, verb);
+	if (mac_parse(w, c->mac))
+		return fail(err, len, "'%s' is neither a keyword of '%s %s' nor "
+			    "a MAC address (xx:xx:xx:xx:xx:xx); try 'xdpbr %s %s help'",
+			    w, obj, verb, obj, verb);
+	c->seen |= KW_LLADDR;
+	return 0;
+}
+
+/* Keyword k at argv[*i] and what follows it; *i is left on the last word
+ * it took. */
+static int parse_keyword(int argc, char **argv, int *i, struct cli_cmd *c,
+			 const struct keyword *k, char *err, size_t len)
+{
 	int r;
 
-	for (; i < argc; i++) {
-		const struct keyword *k;
-		const char *w = argv[i], *v = NULL;
-		int idx = lookup(keywords, ARRAY_SIZE(keywords), sizeof(keywords[0]), w,
-				 keyword_of_command, cmd, cands, sizeof(cands));
-
-		if (idx == AMBIGUOUS)
-			return fail(err, len, "ambiguous keyword '%s' for '%s %s' (%s); "
-				    "try 'xdpbr %s %s help'", w, obj, verb, cands, obj, verb);
-		if (idx == UNKNOWN) {
-			if (!(cmd->kw & KW_LLADDR))
-				return fail(err, len, "unexpected argument '%s'; try 'xdpbr %s %s help'",
-					    w, obj, verb);
-			if (c->seen & KW_LLADDR)
-				return fail(err, len, "unexpected argument '%s' (LLADDR is "
-					    "already given); try 'xdpbr %s %s help'", w, obj, verb);
-			if (mac_parse(w, c->mac))
-				return fail(err, len, "'%s' is neither a keyword of '%s %s' nor "
-					    "a MAC address (xx:xx:xx:xx:xx:xx); try 'xdpbr %s %s help'",
-					    w, obj, verb, obj, verb);
-			c->seen |= KW_LLADDR;
-			continue;
-		}
-		k = &keywords[idx];
-		if (k->bit == KW_HELP) {
-			c->help = true;
-			return 0;
-		}
-		if (c->seen & k->bit) {
-			if (k->bit == KW_KIND && c->kind != (enum fdb_kind)k->arg)
-				return fail(err, len, "'%s' contradicts the 'dynamic' or 'static' "
-					    "before it; give only one", k->w.name);
-			return fail(err, len, "'%s' given twice", k->w.name);
-		}
-		if (k->list) {
-			r = k->list(c, k, argc, argv, &i, err, len);
-		} else {
-			if (k->value) {
-				if (++i >= argc)
-					return fail(err, len, "'%s' needs a value: %s",
-						    k->w.name, k->value);
-				v = argv[i];
-			}
-			r = k->parse(c, k, v, err, len);
-		}
-		if (r)
-			return r;
-		c->seen |= k->bit;
+	if (c->seen & k->bit) {
+		if (k->bit == KW_KIND && c->kind != (enum fdb_kind)k->arg)
+			return fail(err, len, "'%s' contradicts the 'dynamic' or 'static' "
+				    "before it; give only one", k->w.name);
+		return fail(err, len, "'%s' given twice", k->w.name);
 	}
+	if (k->list) {
+		r = k->list(c, k, argc, argv, i, err, len);
+	} else if (k->value) {
+		if (++*i >= argc)
+			return fail(err, len, "'%s' needs a value: %s", k->w.name, k->value);
+		r = k->parse(c, k, argv[*i], err, len);
+	} else {
+		r = k->parse(c, k, NULL, err, len);
+	}
+	if (!r)
+		c->seen |= k->bit;
+	return r;
+}
 
-	missing = cmd->need & ~c->seen;
+/* The keywords the command needs, and one of those it needs one of. */
+static int check_required(const struct cli_cmd *c, const struct command *cmd,
+			  char *err, size_t len)
+{
+	const char *obj = object_name(cmd->obj);
+	const char *verb = name_of(verbs, ARRAY_SIZE(verbs), (int)cmd->verb);
+	unsigned int missing = cmd->need & ~c->seen;
+	char cands[128];
+	size_t used = 0;
+
 	if (missing & KW_LLADDR)
 		return fail(err, len, "'%s %s' needs a MAC address (LLADDR); try 'xdpbr %s %s help'",
 			    obj, verb, obj, verb);
@@ -826,17 +839,44 @@ static int parse_args(int argc, char **argv, int i, struct cli_cmd *c,
 		if (missing & keywords[j].bit)
 			return fail(err, len, "'%s %s' needs '%s' with %s; try 'xdpbr %s %s help'",
 				    obj, verb, keywords[j].w.name, keywords[j].value, obj, verb);
-	if (cmd->any && !(c->seen & cmd->any)) {
-		size_t used = 0;
+	if (!cmd->any || (c->seen & cmd->any))
+		return 0;
+	cands[0] = '\0';
+	for (size_t j = 0; j < ARRAY_SIZE(keywords); j++)
+		if ((keywords[j].bit & cmd->any) && used < sizeof(cands))
+			used += (size_t)snprintf(cands + used, sizeof(cands) - used,
+						 "%s%s", used ? ", " : "", keywords[j].w.name);
+	return fail(err, len, "'%s %s' needs at least one of: %s", obj, verb, cands);
+}
 
-		cands[0] = '\0';
-		for (size_t j = 0; j < ARRAY_SIZE(keywords); j++)
-			if ((keywords[j].bit & cmd->any) && used < sizeof(cands))
-				used += (size_t)snprintf(cands + used, sizeof(cands) - used,
-							 "%s%s", used ? ", " : "", keywords[j].w.name);
-		return fail(err, len, "'%s %s' needs at least one of: %s", obj, verb, cands);
+static int parse_args(int argc, char **argv, int i, struct cli_cmd *c,
+		      const struct command *cmd, char *err, size_t len)
+{
+	const char *obj = object_name(cmd->obj);
+	const char *verb = name_of(verbs, ARRAY_SIZE(verbs), (int)cmd->verb);
+	char cands[128];
+	int r;
+
+	for (; i < argc; i++) {
+		int idx = lookup(keywords, ARRAY_SIZE(keywords), sizeof(keywords[0]), argv[i],
+				 keyword_of_command, cmd, cands, sizeof(cands));
+
+		if (idx == AMBIGUOUS)
+			return fail(err, len, "ambiguous keyword '%s' for '%s %s' (%s); "
+				    "try 'xdpbr %s %s help'", argv[i], obj, verb, cands, obj, verb);
+		if (idx >= 0 && keywords[idx].bit == KW_HELP) {
+			c->help = true;
+			return 0;
+		}
+		if (idx == UNKNOWN)
+			r = parse_lladdr(c, cmd, argv[i], err, len);
+		else
+			r = parse_keyword(argc, argv, &i, c, &keywords[idx], err, len);
+		if (r)
+			return r;
 	}
-	return cmd->check ? cmd->check(c, err, len) : 0;
+	r = check_required(c, cmd, err, len);
+	return r ? r : cmd->check ? cmd->check(c, err, len) : 0;
 }
 
 int cli_parse(int argc, char **argv, struct cli_cmd *cmd, char *err, size_t errlen)
@@ -848,7 +888,7 @@ int cli_parse(int argc, char **argv, struct cli_cmd *cmd, char *err, size_t errl
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->vlan = -1;
 	cmd->kind = FDB_KIND_ANY;
-	cmd->mode = ATTACH_AUTO;
+	cmd->mode = XDPBR_MODE_NONE;
 	if (errlen)
 		err[0] = '\0';
 
@@ -859,7 +899,10 @@ int cli_parse(int argc, char **argv, struct cli_cmd *cmd, char *err, size_t errl
 		cmd->object = OBJ_HELP;
 		return 0;
 	}
-	v = lookup_word(objects, ARRAY_SIZE(objects), argv[i], NULL, NULL, cands, sizeof(cands));
+	v = lookup(objects, ARRAY_SIZE(objects), sizeof(objects[0]), argv[i], NULL, NULL,
+		   cands, sizeof(cands));
+	if (v >= 0)
+		v = objects[v].w.value;
 	if (v == AMBIGUOUS)
 		return fail(err, errlen, "ambiguous object '%s' (%s); try 'xdpbr help'",
 			    argv[i], cands);
@@ -871,12 +914,14 @@ int cli_parse(int argc, char **argv, struct cli_cmd *cmd, char *err, size_t errl
 	if (cmd->rate_s && cmd->object != OBJ_STATS)
 		return fail(err, errlen, "option -r (a rate interval) is for 'stats' only, "
 			    "not '%s'; try 'xdpbr help'",
-			    name_of(objects, ARRAY_SIZE(objects), v));
+			    object_name(cmd->object));
 	i++;
 
 	v = parse_verb(argc, argv, &i, cmd, err, errlen);
 	if (v || cmd->verb == VERB_HELP)
 		return v;
 	c = find_command(cmd->object, cmd->verb);
+	cmd->run = c->run;
+	cmd->no_maps = c->no_maps;
 	return parse_args(argc, argv, i, cmd, c, err, errlen);
 }

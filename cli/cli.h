@@ -6,8 +6,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bridge.h"		/* enum attach_mode */
+#include "bridge.h"		/* enum xdpbr_mode */
 #include "ctl.h"		/* enum fdb_kind */
+
+/*
+ * The port flags the CLI sets (link set) and shows (link show), in the
+ * order it shows them: include/xdpbr.h's table, X(NAME, bit, "word") for
+ * the flag XDPBR_PORT_NAME, the keyword bit KW_NAME and the word.
+ */
+#define CLI_PORT_FLAGS(X) XDPBR_PORT_FLAGS(X)
 
 enum cli_object { OBJ_NONE, OBJ_BRIDGE, OBJ_FDB, OBJ_LINK, OBJ_VLAN, OBJ_STATS, OBJ_MONITOR,
 		  OBJ_HELP };
@@ -45,7 +52,17 @@ enum cli_kw {
 #define CLI_RATE_MAX_S 3600		/* stats rate interval limit, seconds */
 #define CLI_STORM_MAX_PPS 100000000	/* storm control limit, frames per second */
 
+struct cli_cmd;
+struct target;			/* common.h: the bridge a command works on */
+
+/* Runs a parsed command: 0 or -errno, with the message printed. */
+typedef int cli_run_fn(const struct cli_cmd *c, struct target *t);
+
 struct cli_cmd {
+	/* from the command table: what runs it, and whether it works without
+	 * the bridge's pinned maps (monitor) */
+	cli_run_fn *run;
+	bool no_maps;
 	bool json;
 	bool pretty;
 	const char *bridge;		/* -b, or NULL: the only one */
@@ -63,7 +80,7 @@ struct cli_cmd {
 	uint64_t ageing_ns;		/* bridge set ageing_time, XDPBR_AGEING_NEVER for 0 */
 	uint32_t fdb_max_learned;	/* bridge set fdb_max_learned (0 = no limit) */
 	const char *master;		/* link add master BRIDGE */
-	enum attach_mode mode;		/* link add mode (default auto) */
+	enum xdpbr_mode mode;		/* link add mode (default auto) */
 	unsigned int rate_s;		/* stats: rate interval, seconds; 0: counters */
 	uint32_t count;			/* stats rate: intervals; monitor: events;
 					 * 0: not given (one interval; no end) */

@@ -11,14 +11,6 @@
 #include "pins.h"
 #include "ports.h"
 
-/* Old names of the requested attach mode, for cli/ until it uses enum
- * xdpbr_mode itself (issue 11): remove them then. ATTACH_AUTO is
- * XDPBR_MODE_NONE, no mode asked for. */
-#define attach_mode	xdpbr_mode
-#define ATTACH_AUTO	XDPBR_MODE_NONE
-#define ATTACH_NATIVE	XDPBR_MODE_NATIVE
-#define ATTACH_GENERIC	XDPBR_MODE_GENERIC
-
 struct bridge_opts {
 	enum xdpbr_mode mode;		/* requested; XDPBR_MODE_NONE: auto */
 	enum port_path path;		/* default for ports: auto, xdp or tc */

@@ -1,13 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* ports.c - reading the port table and allocating slots. */
+/* ports.c - reading the port table, allocating slots, asking the kernel
+ * about a port's interface. */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "bridge.h"
+#include "netlink.h"
 #include "ports.h"
 #include "util.h"
+
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP 0x10000	/* <linux/if.h>, which clashes with <net/if.h> */
+#endif
 
 static int port_cmp(const void *a, const void *b)
 {
@@ -139,4 +150,50 @@ const char *port_datapath_name(uint32_t mode)
 	if (mode == XDPBR_MODE_TC)
 		return "tc";
 	return mode == XDPBR_MODE_NONE ? "none" : "xdp";
+}
+
+const char *ifname_of(uint32_t ifindex, char *buf)
+{
+	if (!if_indextoname(ifindex, buf))
+		snprintf(buf, IF_NAMESIZE, "if%u", ifindex);
+	return buf;
+}
+
+const struct port_iff_name port_iff_names[PORT_IFF_NAMES] = {
+	{ IFF_BROADCAST, "BROADCAST" }, { IFF_MULTICAST, "MULTICAST" },
+	{ IFF_UP, "UP" }, { IFF_LOWER_UP, "LOWER_UP" },
+};
+
+void port_link_read(uint32_t ifindex, struct port_link *l)
+{
+	struct ifreq ifr = {};
+	int fd;
+
+	memset(l, 0, sizeof(*l));
+	l->xdp_mode = XDPBR_MODE_NONE;
+	ifname_of(ifindex, l->ifname);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0) {
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", l->ifname);
+		if (!ioctl(fd, SIOCGIFFLAGS, &ifr))
+			l->ifflags = (unsigned short)ifr.ifr_flags;
+		if (!ioctl(fd, SIOCGIFMTU, &ifr))
+			l->mtu = ifr.ifr_mtu;
+		close(fd);
+	}
+	/* IFF_LOWER_UP does not fit ifr_flags (short); carrier is in sysfs. */
+	if (l->ifflags & IFF_RUNNING)
+		l->ifflags |= IFF_LOWER_UP;
+	xdp_query(ifindex, &l->xdp_prog_id, &l->xdp_mode);
+	tc_query(ifindex, &l->tc_prog_id);
+	if (port_kind(ifindex, l->kind, sizeof(l->kind)))
+		snprintf(l->kind, sizeof(l->kind), "?");
+	/* An XDP port runs the TC program too, for frames it hands over. */
+	l->datapath = l->xdp_prog_id ? "xdp" : l->tc_prog_id ? "tc" : "none";
+}
+
+bool port_forwarding(const struct port_entry *p, const struct port_link *l)
+{
+	return (l->ifflags & IFF_UP) && (l->ifflags & IFF_RUNNING) &&
+	       !(p->port.flags & XDPBR_PORT_DOWN);
 }

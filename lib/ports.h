@@ -2,6 +2,8 @@
 #ifndef XDPBR_PORTS_H
 #define XDPBR_PORTS_H
 
+#include <net/if.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "xdpbr.h"
@@ -44,5 +46,34 @@ enum port_path port_path_of_kind(const char *kind);
 /* The datapath a recorded mode (enum xdpbr_mode) means: "xdp", "tc" or
  * "none". */
 const char *port_datapath_name(uint32_t mode);
+
+/* What the kernel says about a port's interface; the ports map says the
+ * rest. Gathered by port_link_read(), shown by the CLI and lib/json.c. */
+struct port_link {
+	char ifname[IF_NAMESIZE];	/* "if<N>" if gone */
+	unsigned int ifflags;		/* IFF_*, IFF_LOWER_UP from IFF_RUNNING */
+	int mtu;			/* 0 if unknown */
+	uint32_t xdp_prog_id;		/* what the interface really runs, */
+	uint32_t xdp_mode;		/* ... not what was recorded (enum xdpbr_mode) */
+	uint32_t tc_prog_id;		/* xdpbr's TC filter on its clsact ingress */
+	char kind[IF_NAMESIZE];		/* veth, tap, physical, ... (port_kind) */
+	const char *datapath;		/* what runs: "xdp", "tc" or "none" */
+};
+
+/* Asks the kernel (ioctl, XDP query); what it can't learn stays 0. */
+void port_link_read(uint32_t ifindex, struct port_link *l);
+
+/* Forwarding only when the link is up and the datapath uses the port. */
+bool port_forwarding(const struct port_entry *p, const struct port_link *l);
+
+/* The interface flags shown for a port, in iproute2's order. */
+#define PORT_IFF_NAMES 4
+extern const struct port_iff_name {
+	unsigned int bit;
+	const char *name;
+} port_iff_names[PORT_IFF_NAMES];
+
+/* Interface name for ifindex into buf (IF_NAMESIZE), "if<N>" if gone. */
+const char *ifname_of(uint32_t ifindex, char *buf);
 
 #endif

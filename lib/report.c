@@ -183,8 +183,12 @@ struct json_object *report_json_doc(const struct report *r)
 	add_bridge_figures(b, r);
 	json_object_object_add(doc, "bridge", b);
 	for (size_t i = 0; i < r->nports; i++) {
-		struct json_object *o = json_port(&r->ports[i], r->bridge);
 		struct json_object *c = json_object_new_object();
+		struct json_object *o;
+		struct port_link l;
+
+		port_link_read(r->ports[i].ifindex, &l);
+		o = json_port(&r->ports[i], &l, r->bridge);
 
 		add_counters(c, &r->stats[i]);
 		json_object_object_add(o, "counters", c);

@@ -20,7 +20,9 @@
  *    with master; stats count only with a rate; -r only for stats;
  *  - the keywords given are among those the command's usage text
  *    (cli_usage) lists, and the ones it lists outside brackets were given:
- *    the parser and what `xdpbr ... help` tells a person agree.
+ *    the parser and what `xdpbr ... help` tells a person agree;
+ *  - a function of the command table runs it, with the pinned maps unless
+ *    it is monitor.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -161,6 +163,9 @@ static void check_cmd(const struct cli_cmd *c, int argc, char **argv)
 	CHECK(usage && *usage, "no usage for object %d verb %d", (int)c->object, (int)c->verb);
 	if (c->verb == VERB_HELP || c->help)
 		return;
+	CHECK(c->run, "no function runs object %d verb %d", (int)c->object, (int)c->verb);
+	CHECK(!c->no_maps || c->object == OBJ_MONITOR, "object %d runs without the maps",
+	      (int)c->object);
 
 	/* the keywords against the usage text */
 	for (size_t k = 0; k < ARRAY_SIZE_(kw_words); k++) {
@@ -223,9 +228,9 @@ static void check_cmd(const struct cli_cmd *c, int argc, char **argv)
 	      "master '%s'", c->master);
 	if (c->master && c->bridge)
 		CHECK(!strcmp(c->master, c->bridge), "-b %s and master %s", c->bridge, c->master);
-	CHECK(c->mode == ATTACH_AUTO || c->mode == ATTACH_NATIVE || c->mode == ATTACH_GENERIC,
+	CHECK(c->mode == XDPBR_MODE_NONE || c->mode == XDPBR_MODE_NATIVE || c->mode == XDPBR_MODE_GENERIC,
 	      "mode %d", (int)c->mode);
-	CHECK((c->seen & KW_MODE) || c->mode == ATTACH_AUTO, "mode without keyword");
+	CHECK((c->seen & KW_MODE) || c->mode == XDPBR_MODE_NONE, "mode without keyword");
 	CHECK((c->seen & KW_RATE) || !c->rate_s || c->object == OBJ_STATS, "rate");
 	CHECK(c->seen & KW_COUNT ? c->count >= 1 : !c->count, "count %u", c->count);
 	CHECK(!(c->object == OBJ_STATS && c->count) || c->rate_s, "stats count without rate");

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "cli.h"
+#include "common.h"
 #include "util.h"
 
 static char err[256];
@@ -69,7 +70,7 @@ static void assert_defaults(const struct cli_cmd *c)
 	assert_int_equal(c->flags_set, 0);
 	assert_int_equal(c->flags_clear, 0);
 	assert_null(c->master);
-	assert_int_equal(c->mode, ATTACH_AUTO);
+	assert_int_equal(c->mode, XDPBR_MODE_NONE);
 	assert_int_equal(c->rate_s, 0);
 	assert_int_equal(c->count, 0);
 	assert_int_equal(c->vid_from, 0);
@@ -600,18 +601,18 @@ static void test_link_add(void **state)
 	assert_int_equal(c.verb, VERB_ADD);
 	assert_string_equal(c.dev, "p3");
 	assert_string_equal(c.master, "br0");
-	assert_int_equal(c.mode, ATTACH_AUTO);
+	assert_int_equal(c.mode, XDPBR_MODE_NONE);
 	assert_int_equal(c.seen, KW_DEV | KW_MASTER);
 
 	OK(&c, "link", "add", "master", "br0", "dev", "p3", "mode", "native");
-	assert_int_equal(c.mode, ATTACH_NATIVE);
+	assert_int_equal(c.mode, XDPBR_MODE_NATIVE);
 	OK(&c, "l", "a", "d", "p3", "mas", "br0", "mo", "generic");
-	assert_int_equal(c.mode, ATTACH_GENERIC);
+	assert_int_equal(c.mode, XDPBR_MODE_GENERIC);
 	OK(&c, "link", "add", "dev", "p3", "master", "br0", "mode", "auto");
-	assert_int_equal(c.mode, ATTACH_AUTO);
+	assert_int_equal(c.mode, XDPBR_MODE_NONE);
 	assert_true(c.seen & KW_MODE);
 	OK(&c, "link", "add", "dev", "p3", "master", "br0", "mode", "g");
-	assert_int_equal(c.mode, ATTACH_GENERIC);
+	assert_int_equal(c.mode, XDPBR_MODE_GENERIC);
 	OK(&c, "-b", "br0", "link", "add", "dev", "p3", "master", "br0");	/* agree */
 	assert_string_equal(c.bridge, "br0");
 
@@ -1160,6 +1161,59 @@ static void test_messages_point_to_help(void **state)
 }
 
 
+/* The one command table dispatches too: every command parses to the
+ * function of its object file, and only monitor runs without the maps. */
+static void test_dispatch(void **state)
+{
+	static const struct {
+		const char *words[4];
+		cli_run_fn *run;
+		bool no_maps;
+	} cases[] = {
+		{ { "bridge" }, do_bridge_show, false },
+		{ { "bridge", "set", "ageing_time", "10" }, do_bridge_set, false },
+		{ { "link" }, do_link_show, false },
+		{ { "link", "set", "dev", "e0" }, NULL, false },	/* needs a setting */
+		{ { "link", "add", "dev", "e0" }, NULL, false },	/* needs master */
+		{ { "link", "del", "dev", "e0" }, do_link_del, false },
+		{ { "fdb", "show" }, do_fdb_show, false },
+		{ { "fdb", "add", "02:00:00:00:00:01" }, NULL, false },	/* needs dev */
+		{ { "fdb", "del", "02:00:00:00:00:01" }, do_fdb_del, false },
+		{ { "fdb", "flush" }, do_fdb_flush, false },
+		{ { "vlan" }, do_vlan_show, false },
+		{ { "vlan", "del", "dev", "e0" }, NULL, false },	/* needs vid */
+		{ { "stats" }, do_stats, false },
+		{ { "monitor" }, do_monitor, true },
+		{ { "monitor", "fdb" }, do_monitor, true },
+	};
+	struct cli_cmd c;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *w[5] = { cases[i].words[0], cases[i].words[1], cases[i].words[2],
+				     cases[i].words[3], NULL };
+
+		if (!cases[i].run) {
+			assert_int_equal(parse_v(&c, w), -EINVAL);
+			continue;
+		}
+		parse_ok(&c, w);
+		assert_ptr_equal(c.run, cases[i].run);
+		assert_int_equal(c.no_maps, cases[i].no_maps);
+	}
+	OK(&c, "link", "set", "dev", "e0", "learning", "off");
+	assert_ptr_equal(c.run, do_link_set);
+	OK(&c, "link", "add", "dev", "e0", "master", "br0");
+	assert_ptr_equal(c.run, do_link_add);
+	OK(&c, "fdb", "add", "02:00:00:00:00:01", "dev", "e0");
+	assert_ptr_equal(c.run, do_fdb_add);
+	OK(&c, "vlan", "add", "dev", "e0", "vid", "5");
+	assert_ptr_equal(c.run, do_vlan_add);
+	OK(&c, "vlan", "del", "dev", "e0", "vid", "5");
+	assert_ptr_equal(c.run, do_vlan_del);
+	OK(&c, "help");
+	assert_null(c.run);		/* help runs nothing */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1198,6 +1252,7 @@ int main(void)
 		cmocka_unit_test(test_help_per_command),
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_messages_point_to_help),
+		cmocka_unit_test(test_dispatch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* fdb.c - xdpbr fdb show | add | del | flush: the forwarding database. */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "ctl.h"
+#include "fdbtab.h"
+#include "ports.h"
+#include "print.h"
+#include "util.h"
+
+static bool fdb_wanted(const struct fdb_entry *e, uint32_t dev, const struct cli_cmd *c)
+{
+	bool is_static = e->val.flags & XDPBR_FDB_STATIC;
+
+	return (!dev || e->val.ifindex == dev) &&
+	       (c->vlan < 0 || e->key.vlan == c->vlan) &&
+	       (c->kind != FDB_KIND_STATIC || is_static) &&
+	       (c->kind != FDB_KIND_DYNAMIC || !is_static);
+}
+
+/* The entries the filters of c select, in place; their number. */
+static size_t fdb_filter(struct fdb_entry *e, size_t n, uint32_t dev, const struct cli_cmd *c)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (fdb_wanted(&e[i], dev, c))
+			e[k++] = e[i];
+	return k;
+}
+
+/* "MAC dev DEV vlan VID master BRIDGE [static] updated S", or its object
+ * {"mac","ifname","vlan","master","state","flags","updated"}: the keys of
+ * the daemon's GET /fdb (lib/json.c json_fdb()). */
+static void print_fdb_entry(const struct fdb_entry *e, const char *br, uint64_t now)
+{
+	char mac[MAC_STRLEN], ifname[IF_NAMESIZE];
+	bool is_static = e->val.flags & XDPBR_FDB_STATIC;
+
+	print_open_object(NULL);
+	print_string(PRINT_ANY, "mac", "%s", mac_format(e->key.mac, mac));
+	print_string(PRINT_ANY, "ifname", " dev %s", ifname_of(e->val.ifindex, ifname));
+	print_u64(PRINT_ANY, "vlan", " vlan %llu", e->key.vlan);
+	print_string(PRINT_ANY, "master", " master %s", br);
+	print_string(PRINT_JSON, "state", NULL, is_static ? "static" : "");
+	print_string(PRINT_FP, NULL, "%s", is_static ? " static" : "");
+	print_open_array("flags");
+	if (e->val.flags & XDPBR_FDB_LOCAL)
+		print_string(PRINT_JSON, NULL, NULL, "self");
+	print_close_array();
+	print_u64(PRINT_ANY, "updated", " updated %llu", fdb_updated_s(&e->val, now));
+	print_close_object();
+	print_nl();
+}
+
+int do_fdb_show(const struct cli_cmd *c, struct target *t)
+{
+	struct fdb_entry *e;
+	uint64_t now = mono_ns();
+	uint32_t dev;
+	size_t n;
+	int err;
+
+	err = dev_ifindex(c, &dev);
+	if (err)
+		return err;
+	err = fdb_dump(t->m.fdb, &e, &n);
+	if (err)
+		return cli_error(err, "can't read the FDB: %s%s", strerror(-err), errno_hint(err));
+	n = fdb_filter(e, n, dev, c);
+	print_begin(c->json, c->pretty);
+	print_open_array(NULL);
+	for (size_t i = 0; i < n; i++)
+		print_fdb_entry(&e[i], t->br, now);
+	print_close_array();
+	print_end();
+	free(e);
+	return 0;
+}
+
+int do_fdb_add(const struct cli_cmd *c, struct target *t)
+{
+	char mac[MAC_STRLEN];
+	uint32_t dev;
+	int err;
+
+	err = dev_ifindex(c, &dev);
+	if (err)
+		return err;
+	err = ctl_fdb_add(&t->m, c->mac, c->vlan < 0 ? 0 : (uint16_t)c->vlan, dev,
+			  c->kind != FDB_KIND_DYNAMIC);
+	if (err == -E2BIG || err == -ENOSPC)
+		return cli_error(err, "can't add %s: the FDB of bridge %s is full (see 'xdpbr "
+				 "bridge show'; flush dynamic entries with 'xdpbr fdb flush "
+				 "dynamic')", mac_format(c->mac, mac), t->br);
+	if (err)
+		return port_error(err, c, t, "add an FDB entry on");
+	return 0;
+}
+
+/* " dev DEV vlan VID" of the filters given, for messages. */
+static const char *filter_text(const struct cli_cmd *c, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s%s", c->dev ? " dev " : "", c->dev ? c->dev : "");
+
+	if (c->vlan >= 0 && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, " vlan %d", c->vlan);
+	return buf;
+}
+
+int do_fdb_del(const struct cli_cmd *c, struct target *t)
+{
+	struct fdb_filter f = { .vlan = c->vlan, .kind = FDB_KIND_ANY };
+	char mac[MAC_STRLEN], what[64];
+	int n;
+
+	n = dev_ifindex(c, &f.ifindex);
+	if (n)
+		return n;
+	n = ctl_fdb_del(&t->m, c->mac, &f);
+	if (n == -ENOENT)
+		return cli_error(n, "no such entry: %s%s in bridge %s (see 'xdpbr fdb show')",
+				 mac_format(c->mac, mac), filter_text(c, what, sizeof(what)),
+				 t->br);
+	if (n < 0)
+		return cli_error(n, "can't delete %s: %s%s", mac_format(c->mac, mac),
+				 strerror(-n), errno_hint(n));
+	return 0;
+}
+
+int do_fdb_flush(const struct cli_cmd *c, struct target *t)
+{
+	struct fdb_filter f = { .vlan = c->vlan, .kind = c->kind };
+	int n;
+
+	n = dev_ifindex(c, &f.ifindex);
+	if (n)
+		return n;
+	n = ctl_fdb_flush(&t->m, &f);
+	if (n < 0)
+		return cli_error(n, "can't flush the FDB of bridge %s: %s%s", t->br,
+				 strerror(-n), errno_hint(n));
+	print_begin(c->json, c->pretty);
+	print_open_object(NULL);
+	print_int(PRINT_ANY, "flushed", "flushed %d entries", n);
+	print_close_object();
+	print_nl();
+	print_end();
+	return 0;
+}

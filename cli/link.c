@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* link.c - xdpbr link show | set | add | del: the bridge's ports. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bridge.h"
+#include "common.h"
+#include "ctl.h"
+#include "ports.h"
+#include "print.h"
+
+/* What link show shows of one port: the ports map's entry, what the kernel
+ * says of its interface, its storm control limits. */
+struct link_info {
+	const struct port_entry *p;
+	struct port_link l;
+	struct xdpbr_storm storm;
+};
+
+int shown_ports(const struct cli_cmd *c, struct target *t, uint32_t *dev,
+		struct port_entry **p, size_t *n)
+{
+	int err = dev_ifindex(c, dev);
+
+	if (err)
+		return err;
+	err = ports_dump(t->m.ports, p, n);
+	if (err)
+		return cli_error(err, "can't read the ports of bridge %s: %s%s", t->br,
+				 strerror(-err), errno_hint(err));
+	return 0;
+}
+
+static int link_info_read(const struct target *t, const struct port_entry *p,
+			  struct link_info *li)
+{
+	int err;
+
+	li->p = p;
+	port_link_read(p->ifindex, &li->l);
+	memset(&li->storm, 0, sizeof(li->storm));
+	err = ctl_storm_get(&t->m, p->ifindex, &li->storm);
+	return err == -ENODEV ? 0 : err;	/* ENODEV: removed since the dump */
+}
+
+/* The ports dev selects (0: all), read into li[]: their number, or the
+ * reported error. */
+static int links_read(const struct target *t, const struct port_entry *p, size_t n,
+		      uint32_t dev, struct link_info *li)
+{
+	size_t k = 0;
+	int err;
+
+	for (size_t i = 0; i < n; i++) {
+		if (dev && p[i].ifindex != dev)
+			continue;
+		err = link_info_read(t, &p[i], &li[k++]);
+		if (err)
+			return cli_error(err, "can't read the storm control limits of bridge "
+					 "%s: %s%s", t->br, strerror(-err), errno_hint(err));
+	}
+	return (int)k;
+}
+
+/* <BROADCAST,MULTICAST,UP,LOWER_UP>, or "flags": [...] */
+static void print_ifflags(unsigned int ifflags)
+{
+	const char *sep = "";
+
+	print_text("<");
+	print_open_array("flags");
+	for (size_t i = 0; i < PORT_IFF_NAMES; i++) {
+		if (!(ifflags & port_iff_names[i].bit))
+			continue;
+		print_string(PRINT_JSON, NULL, NULL, port_iff_names[i].name);
+		print_text("%s%s", sep, port_iff_names[i].name);
+		sep = ",";
+	}
+	print_close_array();
+	print_text(">");
+}
+
+/* learning on flood on ..., or "learning": true, ... */
+static void print_port_flags(uint32_t flags)
+{
+#define PRINT_FLAG(NAME, bit, word) \
+	print_onoff(PRINT_ANY, word, " " word " %s", flags & XDPBR_PORT_##NAME);
+	CLI_PORT_FLAGS(PRINT_FLAG)
+#undef PRINT_FLAG
+}
+
+/* The limits, frames per second, 0 = none: in text only where there are
+ * some; in JSON "storm": {"broadcast", "multicast", "unknown"}. */
+static void print_storm(const struct xdpbr_storm *st)
+{
+	const __u32 *pps = st->pps;
+	enum print_type t = pps[XDPBR_STORM_BCAST] || pps[XDPBR_STORM_MCAST] ||
+			    pps[XDPBR_STORM_UNKNOWN] ? PRINT_ANY : PRINT_JSON;
+
+	print_open_object("storm");
+	print_u64(t, "broadcast", " storm bcast %llu", pps[XDPBR_STORM_BCAST]);
+	print_u64(t, "multicast", " mcast %llu", pps[XDPBR_STORM_MCAST]);
+	print_u64(t, "unknown", " unknown %llu", pps[XDPBR_STORM_UNKNOWN]);
+	print_close_object();
+}
+
+/* One line of link show, like `ip link`'s, or the port's object with the
+ * keys of the daemon's GET /stats ports (lib/json.c json_port()). */
+static void print_link(const struct link_info *li, const char *br)
+{
+	const struct port_entry *p = li->p;
+
+	print_open_object(NULL);
+	print_u64(PRINT_ANY, "ifindex", "%llu: ", p->ifindex);
+	print_string(PRINT_ANY, "ifname", "%s: ", li->l.ifname);
+	print_ifflags(li->l.ifflags);
+	print_u64(PRINT_ANY, "mtu", " mtu %llu", (uint64_t)li->l.mtu);
+	print_string(PRINT_ANY, "master", " master %s", br);
+	print_string(PRINT_ANY, "state", " state %s",
+		     port_forwarding(p, &li->l) ? "forwarding" : "disabled");
+	print_string(PRINT_ANY, "kind", " kind %s", li->l.kind);
+	print_string(PRINT_ANY, "datapath", " datapath %s", li->l.datapath ? li->l.datapath : "none");
+	print_string(PRINT_ANY, "xdp_mode", " xdp %s", port_mode_name(li->l.xdp_mode));
+	print_u64(li->l.xdp_prog_id ? PRINT_ANY : PRINT_JSON, "xdp_prog_id", " id %llu",
+		  li->l.xdp_prog_id);
+	print_u64(PRINT_JSON, "slot", NULL, p->port.slot);
+	print_port_flags(p->port.flags);
+	print_u64(PRINT_ANY, "max_learned", " max_learned %llu", p->port.max_learned);
+	print_u64(PRINT_ANY, "pvid", " pvid %llu", p->port.pvid);
+	print_storm(&li->storm);
+	print_close_object();
+	print_nl();
+}
+
+int do_link_show(const struct cli_cmd *c, struct target *t)
+{
+	struct link_info *li;
+	struct port_entry *p;
+	uint32_t dev;
+	size_t n;
+	int k;
+
+	k = shown_ports(c, t, &dev, &p, &n);
+	if (k)
+		return k;
+	li = calloc(n + 1, sizeof(*li));
+	if (!li) {
+		free(p);
+		return cli_error(-ENOMEM, "out of memory");
+	}
+	k = links_read(t, p, n, dev, li);
+	if (k >= 0) {
+		print_begin(c->json, c->pretty);
+		print_open_array(NULL);
+		for (int i = 0; i < k; i++)
+			print_link(&li[i], t->br);
+		print_close_array();
+		print_end();
+	}
+	free(li);
+	free(p);
+	return k < 0 ? k : 0;
+}
+
+/* The port flags and learning limit: ctl rewrites the flood sets through
+ * the bridge's egress program. */
+static int set_port(const struct cli_cmd *c, const struct target *t, uint32_t dev,
+		    struct xdpbr_port *p)
+{
+	int egress = open_egress(t), err;
+
+	if (egress < 0)
+		return egress;
+	p->flags = (p->flags | c->flags_set) & ~c->flags_clear;
+	if (c->seen & KW_MAX_LEARNED)
+		p->max_learned = c->max_learned;
+	err = ctl_port_apply(&t->m, dev, p, egress);
+	close(egress);
+	return err ? port_error(err, c, t, "configure") : 0;
+}
+
+/* The storm control limits given; the classes not given keep theirs. */
+static int set_storm(const struct cli_cmd *c, const struct target *t, uint32_t dev)
+{
+	uint32_t pps[XDPBR_STORM__MAX];
+	struct xdpbr_storm st;
+	int err;
+
+	err = ctl_storm_get(&t->m, dev, &st);
+	for (int cls = 0; !err && cls < XDPBR_STORM__MAX; cls++)
+		pps[cls] = c->storm_set & (1U << cls) ? c->storm[cls] : st.pps[cls];
+	if (!err)
+		err = ctl_storm_set(&t->m, dev, pps);
+	return err ? port_error(err, c, t, "set the storm control limits of") : 0;
+}
+
+int do_link_set(const struct cli_cmd *c, struct target *t)
+{
+	struct xdpbr_port p;
+	uint32_t dev;
+	int err;
+
+	err = dev_ifindex(c, &dev);
+	if (err)
+		return err;
+	err = ctl_port_get(&t->m, dev, &p);
+	if (err)
+		return port_error(err, c, t, "configure");
+	if ((c->flags_set | c->flags_clear) || (c->seen & KW_MAX_LEARNED))
+		err = set_port(c, t, dev, &p);
+	if (!err && (c->seen & KW_STORM))
+		err = set_storm(c, t, dev);
+	return err;
+}
+
+int do_link_add(const struct cli_cmd *c, struct target *t)
+{
+	struct bridge br;
+	uint32_t dev;
+	int err;
+
+	err = dev_ifindex(c, &dev);
+	if (err)
+		return err;
+	err = bridge_open_pinned(&br, t->br);
+	if (err)
+		return cli_error(err, "can't open bridge %s: %s%s", t->br, strerror(-err),
+				 errno_hint(err));
+	br.mode = c->mode;
+	err = bridge_add_port(&br, c->dev);	/* logs the reason of a failure */
+	bridge_close_pinned(&br);
+	if (err)
+		return cli_error(err, "couldn't add '%s' to bridge %s: %s", c->dev, t->br,
+				 strerror(-err));
+	return 0;
+}
+
+int do_link_del(const struct cli_cmd *c, struct target *t)
+{
+	struct xdpbr_port p;
+	struct bridge br;
+	uint32_t dev;
+	int err;
+
+	err = dev_ifindex(c, &dev);
+	if (err)
+		return err;
+	err = ctl_port_get(&t->m, dev, &p);	/* checked here for the CLI's message */
+	if (err)
+		return port_error(err, c, t, "remove");
+	err = bridge_open_pinned(&br, t->br);
+	if (err)
+		return cli_error(err, "can't open bridge %s: %s%s", t->br, strerror(-err),
+				 errno_hint(err));
+	err = bridge_del_port(&br, c->dev);
+	bridge_close_pinned(&br);
+	if (err)
+		return cli_error(err, "couldn't remove '%s' from bridge %s: %s%s", c->dev,
+				 t->br, strerror(-err), errno_hint(err));
+	return 0;
+}
