@@ -235,25 +235,29 @@ static int apply_port_cfg(struct daemon *d, const struct config_port *old,
 	return 0;
 }
 
+/* The configuration of port ifname, from the file being applied (a reload)
+ * or the running one; NULL when it has none. */
+static const struct config_port *cfg_port_applying(const struct daemon *d, const char *ifname)
+{
+	if (!d->cfg_path)
+		return NULL;
+	return config_port_find(d->pending_cfg ? d->pending_cfg : &d->cfg, ifname);
+}
+
 /* bridge.port_init: a configured port is attached with its own flags and
  * limit, never briefly with the defaults. */
 static void init_port_from_cfg(const char *ifname, struct xdpbr_port *p, void *arg)
 {
-	struct daemon *d = arg;
-	const struct config_port *cp = d->cfg_path ? config_port_find(d->pending_cfg ?
-					d->pending_cfg : &d->cfg, ifname) : NULL;
+	const struct config_port *cp = cfg_port_applying(arg, ifname);
 
-	if (!cp)
-		return;
-	port_take_cfg(p, cp);
+	if (cp)
+		port_take_cfg(p, cp);
 }
 
 /* bridge.port_path: a port's configured datapath (auto: the bridge's). */
 static enum port_path port_path_from_cfg(const char *ifname, void *arg)
 {
-	struct daemon *d = arg;
-	const struct config_port *cp = d->cfg_path ? config_port_find(d->pending_cfg ?
-					d->pending_cfg : &d->cfg, ifname) : NULL;
+	const struct config_port *cp = cfg_port_applying(arg, ifname);
 
 	return cp ? cp->path : PORT_PATH_AUTO;
 }
