@@ -713,10 +713,60 @@ static int add_port_tc(struct bridge *br, const char *ifname, uint32_t ifindex,
 	return 0;
 }
 
+/* A port on the XDP path: maps first (the first frame the program sees is
+ * already bridged), then the TC program, for the frames the XDP program
+ * hands to the stack in a bridge of both kinds (before the XDP program, so
+ * none is handed over with no one there to count its outcome), then XDP. */
+static int add_port_xdp(struct bridge *br, const char *ifname, uint32_t ifindex,
+			uint32_t *mode, bool *adopted)
+{
+	uint32_t cur_id, cur_mode;
+	int err = xdp_query(ifindex, &cur_id, &cur_mode);
+
+	if (err)
+		return err;
+	*adopted = cur_id != 0;
+	err = port_maps_add(br, ifname, ifindex, cur_id ? cur_mode : XDPBR_MODE_NONE);
+	if (err) {
+		log_warn("Couldn't add '%s' to the bridge's maps: %s", ifname, strerror(-err));
+		if (!cur_id)
+			port_maps_del(br, ifindex);
+		return err;
+	}
+	err = tc_attach(br, ifindex, ifname);
+	if (!err)
+		err = attach_one(br, ifindex, ifname, cur_id, cur_mode, mode);
+	if (err && !cur_id) {
+		detach_one(br, ifindex);
+		port_maps_del(br, ifindex);
+	}
+	return err;
+}
+
+/* Records a port the bridge now runs on, and says so. */
+static void port_added(struct bridge *br, const char *ifname, uint32_t ifindex,
+		       uint32_t mode, const char *kind, bool adopted)
+{
+	struct bridge_port *bp = &br->ports[br->nports++];
+
+	record_mode(br, ifindex, mode, kind);
+	bp->ifindex = ifindex;
+	bp->mode = mode;
+	bp->attached_now = !adopted;
+	snprintf(bp->ifname, sizeof(bp->ifname), "%s", ifname);
+	if (mode == XDPBR_MODE_TC) {
+		log_info("port %s (ifindex %u, %s): skb path (TC)%s", ifname, ifindex,
+			 kind, adopted ? ", adopted" : "");
+		return;
+	}
+	log_info("port %s (ifindex %u, %s): %s XDP%s", ifname, ifindex, kind,
+		 port_mode_name(mode), adopted ? ", adopted" : "");
+	veth_peer_check(ifindex, ifname);
+}
+
 int bridge_add_port(struct bridge *br, const char *ifname)
 {
-	struct bridge_port *bp;
-	uint32_t ifindex, cur_id, cur_mode, mode = XDPBR_MODE_NONE;
+	uint32_t ifindex, mode = XDPBR_MODE_TC;
 	char kind[IF_NAMESIZE];
 	bool adopted = false;
 	int err;
@@ -727,54 +777,13 @@ int bridge_add_port(struct bridge *br, const char *ifname)
 	if (err)
 		return err;
 	ifindex = if_nametoindex(ifname);
-	if (port_path_for(br, ifname, ifindex, kind, sizeof(kind)) == PORT_PATH_TC) {
+	if (port_path_for(br, ifname, ifindex, kind, sizeof(kind)) == PORT_PATH_TC)
 		err = add_port_tc(br, ifname, ifindex, &adopted);
-		if (err)
-			return err;
-		mode = XDPBR_MODE_TC;
-		goto added;
-	}
-	err = xdp_query(ifindex, &cur_id, &cur_mode);
+	else
+		err = add_port_xdp(br, ifname, ifindex, &mode, &adopted);
 	if (err)
 		return err;
-	if (cur_mode == XDPBR_MODE_TC)
-		cur_mode = XDPBR_MODE_NONE;
-
-	/* Maps first: the first frame the program sees is already bridged. */
-	err = port_maps_add(br, ifname, ifindex, cur_id ? cur_mode : XDPBR_MODE_NONE);
-	if (err) {
-		log_warn("Couldn't add '%s' to the bridge's maps: %s", ifname, strerror(-err));
-		if (!cur_id)
-			port_maps_del(br, ifindex);
-		return err;
-	}
-	err = attach_one(br, ifindex, ifname, cur_id, cur_mode, &mode);
-	if (!err)
-		err = tc_attach(br, ifindex, ifname);	/* frames handed to the stack */
-	if (err) {
-		if (!cur_id) {
-			xdp_detach(br, ifindex);
-			port_maps_del(br, ifindex);
-		}
-		return err;
-	}
-	adopted = cur_id != 0;
-added:
-	record_mode(br, ifindex, mode, kind);
-
-	bp = &br->ports[br->nports++];
-	bp->ifindex = ifindex;
-	bp->mode = mode;
-	bp->attached_now = !adopted;
-	snprintf(bp->ifname, sizeof(bp->ifname), "%s", ifname);
-	if (mode == XDPBR_MODE_TC) {
-		log_info("port %s (ifindex %u, %s): skb path (TC)%s", ifname, ifindex,
-			 kind, adopted ? ", adopted" : "");
-		return 0;
-	}
-	log_info("port %s (ifindex %u, %s): %s XDP%s", ifname, ifindex, kind,
-		 port_mode_name(mode), adopted ? ", adopted" : "");
-	veth_peer_check(ifindex, ifname);
+	port_added(br, ifname, ifindex, mode, kind, adopted);
 	return 0;
 }
 

@@ -150,6 +150,13 @@ done
 [ -x "$PKTGEN" ] || abort "$PKTGEN not built (make $PKTGEN)"
 ((MAX < FDB_SIZE)) || abort "MF_MAX ($MAX) must be below MF_FDB_SIZE ($FDB_SIZE)"
 topo_up 4
+# pktgen transmits XDP frames (BPF_PROG_RUN live frames) out of h4's e0: a
+# veth delivers those only to a peer that runs NAPI. On the XDP path the
+# bridge's program on the port is that; on the skb path GRO on the port is.
+# (The generator's need, not the bridge's: containers send skbs.)
+if [ "$XT_DATAPATH" != xdp ]; then
+	ethtool -K "${PORT[4]}" gro on >/dev/null || abort "GRO on ${PORT[4]} for pktgen"
+fi
 hosts_quiet || abort "hosts_quiet"
 obs_daemon_http -s "$FDB_SIZE" || abort "xdpbrd --fdb-size $FDB_SIZE start" "$XT_WHY"
 check "bridge set fdb_max_learned $MAX" "$XDPBR" -b "$BR" bridge set fdb_max_learned "$MAX"
