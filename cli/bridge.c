@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* bridge.c - xdpbr bridge show | set: the bridge-wide settings and figures. */
+/* bridge.c - xdpbr bridge show | set | add | del: the bridge-wide settings
+ * and figures, and a bridge with no daemon made and ended. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "bridge.h"
 #include "common.h"
 #include "ctl.h"
+#include "events.h"
 #include "fdbtab.h"
 #include "ports.h"
 #include "print.h"
@@ -19,6 +22,7 @@ struct bridge_info {
 	size_t fdb_entries, fdb_static;
 	uint64_t learned;
 	size_t ports;
+	bool daemon;			/* an xdpbrd runs it */
 };
 
 /* The ageing time as the user sets it: seconds, 0 = never. */
@@ -61,6 +65,7 @@ static int bridge_info_read(const struct target *t, struct bridge_info *b)
 	if (!err) {
 		b->fdb_size = mi.max_entries;
 		b->fdb_static = count_static(e, b->fdb_entries);
+		b->daemon = events_daemon_runs(t->br);
 	}
 	free(e);
 	free(p);
@@ -86,9 +91,34 @@ static void print_bridge(const char *br, const struct bridge_info *b)
 	print_u64(PRINT_ANY, "fdb_static", " fdb_static %llu", b->fdb_static);
 	print_u64(PRINT_ANY, "learned", " learned %llu", b->learned);
 	print_u64(PRINT_ANY, "ports", " ports %llu", b->ports);
+	/* What a bridge without its daemon lacks, said where it is shown. */
+	print_onoff(PRINT_JSON, "daemon", NULL, b->daemon);
+	print_string(PRINT_FP, NULL, " daemon %s", b->daemon ? "running" :
+		     "none (no ageing sweeps: aged entries are ignored, not removed; "
+		     "no link events, HTTP or events)");
 	print_close_object();
 	print_close_array();
 	print_nl();
+}
+
+int do_bridge_add(const struct cli_cmd *c, struct target *t)
+{
+	int err = bridge_create(c->name);	/* logs the reason of a failure */
+
+	if (err)
+		return cli_error(err, "couldn't add bridge %s: %s%s", c->name, strerror(-err),
+				 errno_hint(err));
+	return 0;
+}
+
+int do_bridge_del(const struct cli_cmd *c, struct target *t)
+{
+	int err = bridge_destroy(c->name);
+
+	if (err)
+		return cli_error(err, "couldn't delete bridge %s: %s%s", c->name,
+				 strerror(-err), errno_hint(err));
+	return 0;
 }
 
 int do_bridge_show(const struct cli_cmd *c, struct target *t)

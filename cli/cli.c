@@ -32,6 +32,12 @@ struct word {
 #define U_BRIDGE_SHOW	"xdpbr [OPTIONS] bridge show\n"
 #define U_BRIDGE_SET	"xdpbr [OPTIONS] bridge set [ ageing_time SECONDS ] [ fdb_max_learned N ]\n" \
 			"              [ vlan_filtering { on | off } ] [ default_pvid VID ]\n"
+#define U_BRIDGE_ADD	"xdpbr [OPTIONS] bridge add NAME\n"
+#define U_BRIDGE_DEL	"xdpbr [OPTIONS] bridge del NAME\n"
+#define N_BRIDGE_ADD	"       NAME := 1-15 characters of A-Z a-z 0-9 _ . -: the bridge's state goes\n" \
+			"       in /sys/fs/bpf/xdpbr/NAME; add takes over the pins that\n" \
+			"       'ip link ... xdp obj xdpbr.bpf.o' left in /sys/fs/bpf/tc/globals; del\n" \
+			"       detaches the bridge from every port and removes the pins\n"
 #define U_LINK_SHOW	"xdpbr [OPTIONS] link show [ dev DEV ]\n"
 #define U_LINK_SET	"xdpbr [OPTIONS] link set dev DEV [ learning { on | off } ]\n" \
 			"              [ flood { on | off } ] [ mcast_flood { on | off } ]\n" \
@@ -84,7 +90,8 @@ static const char usage_main[] =
 	"       BRIDGE defaults to the only bridge in /sys/fs/bpf/xdpbr\n"
 	"       -r SECONDS: stats as per-second rates over SECONDS (= stats rate SECONDS)\n";
 static const char usage_bridge[] =
-	"Usage: " U_BRIDGE_SHOW MORE U_BRIDGE_SET U_OPTIONS N_BRIDGE;
+	"Usage: " U_BRIDGE_SHOW MORE U_BRIDGE_SET MORE U_BRIDGE_ADD MORE U_BRIDGE_DEL U_OPTIONS
+	N_BRIDGE N_BRIDGE_ADD;
 static const char usage_link[] =
 	"Usage: " U_LINK_SHOW MORE U_LINK_SET MORE U_LINK_ADD MORE U_LINK_DEL U_OPTIONS
 	N_LINK_SET;
@@ -621,6 +628,10 @@ static const struct command commands[] = {
 	  do_bridge_show, false },
 	{ OBJ_BRIDGE, VERB_SET, KW_BRIDGE_SET, 0, KW_BRIDGE_SET, NULL,
 	  "Usage: " U_BRIDGE_SET U_OPTIONS N_BRIDGE, do_bridge_set, false },
+	{ OBJ_BRIDGE, VERB_ADD, KW_NAME, KW_NAME, 0, NULL,
+	  "Usage: " U_BRIDGE_ADD U_OPTIONS N_BRIDGE_ADD, do_bridge_add, true },
+	{ OBJ_BRIDGE, VERB_DEL, KW_NAME, KW_NAME, 0, NULL,
+	  "Usage: " U_BRIDGE_DEL U_OPTIONS N_BRIDGE_ADD, do_bridge_del, true },
 	{ OBJ_LINK, VERB_SHOW, KW_DEV, 0, 0, NULL, "Usage: " U_LINK_SHOW U_OPTIONS,
 	  do_link_show, false },
 	{ OBJ_LINK, VERB_SET, KW_DEV | KW_PORT_FLAGS | KW_MAX_LEARNED | KW_STORM, KW_DEV,
@@ -775,12 +786,30 @@ static int parse_verb(int argc, char **argv, int *i, struct cli_cmd *c,
 
 /* A word that is no keyword of the command: its positional MAC (LLADDR),
  * if it takes one. */
+/* The positional NAME of bridge add/del. */
+static int parse_name(struct cli_cmd *c, const struct command *cmd, const char *w,
+		      char *err, size_t len)
+{
+	if (c->seen & KW_NAME)
+		return fail(err, len, "unexpected argument '%s' (NAME is already given); "
+			    "try 'xdpbr bridge %s help'", w,
+			    name_of(verbs, ARRAY_SIZE(verbs), (int)cmd->verb));
+	if (bridge_name_valid(w))
+		return fail(err, len, "invalid bridge name '%s' (1-15 characters "
+			    "of A-Z a-z 0-9 _ . -)", w);
+	c->name = w;
+	c->seen |= KW_NAME;
+	return 0;
+}
+
 static int parse_lladdr(struct cli_cmd *c, const struct command *cmd, const char *w,
 			char *err, size_t len)
 {
 	const char *obj = object_name(cmd->obj);
 	const char *verb = name_of(verbs, ARRAY_SIZE(verbs), (int)cmd->verb);
 
+	if (cmd->kw & KW_NAME)
+		return parse_name(c, cmd, w, err, len);
 	if (!(cmd->kw & KW_LLADDR))
 		return fail(err, len, "unexpected argument '%s'; try 'xdpbr %s %s help'",
 			    w, obj, verb);
@@ -834,6 +863,9 @@ static int check_required(const struct cli_cmd *c, const struct command *cmd,
 
 	if (missing & KW_LLADDR)
 		return fail(err, len, "'%s %s' needs a MAC address (LLADDR); try 'xdpbr %s %s help'",
+			    obj, verb, obj, verb);
+	if (missing & KW_NAME)
+		return fail(err, len, "'%s %s' needs the bridge's NAME; try 'xdpbr %s %s help'",
 			    obj, verb, obj, verb);
 	for (size_t j = 0; missing && j < ARRAY_SIZE(keywords); j++)
 		if (missing & keywords[j].bit)

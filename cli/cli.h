@@ -46,6 +46,7 @@ enum cli_kw {
 	KW_VLAN_FILTERING = 1U << 20,	/* bridge set vlan_filtering */
 	KW_DEFAULT_PVID	= 1U << 21,	/* bridge set default_pvid */
 	KW_STORM	= 1U << 22,	/* link set storm CLASS PPS ... */
+	KW_NAME		= 1U << 23,	/* the positional NAME of bridge add/del */
 };
 
 #define CLI_AGEING_MAX_S 1000000	/* ageing_time limit, seconds */
@@ -80,6 +81,7 @@ struct cli_cmd {
 	uint64_t ageing_ns;		/* bridge set ageing_time, XDPBR_AGEING_NEVER for 0 */
 	uint32_t fdb_max_learned;	/* bridge set fdb_max_learned (0 = no limit) */
 	const char *master;		/* link add master BRIDGE */
+	const char *name;		/* bridge add/del NAME */
 	enum xdpbr_mode mode;		/* link add mode (default auto) */
 	unsigned int rate_s;		/* stats: rate interval, seconds; 0: counters */
 	uint32_t count;			/* stats rate: intervals; monitor: events;

@@ -56,7 +56,7 @@ void catch_signals(sigset_t *waitmask);
 int sleep_until(uint64_t deadline, const sigset_t *waitmask);
 
 /* The commands, by object (cli/OBJECT.c). */
-cli_run_fn do_bridge_show, do_bridge_set;
+cli_run_fn do_bridge_show, do_bridge_set, do_bridge_add, do_bridge_del;
 cli_run_fn do_link_show, do_link_set, do_link_add, do_link_del;
 cli_run_fn do_fdb_show, do_fdb_add, do_fdb_del, do_fdb_flush;
 cli_run_fn do_vlan_show, do_vlan_add, do_vlan_del;

@@ -65,6 +65,10 @@ static int run(const struct cli_cmd *c)
 	struct target t = { .br = br };
 	int err;
 
+	/* bridge add/del NAME works on a bridge that need not exist yet or
+	 * may be the only one left to pick */
+	if (c->name)
+		return c->run(c, &(struct target){ .br = c->name });
 	/* link add names its bridge with master (cli_parse() checked -b agrees) */
 	err = pick_bridge(c->master ? c->master : c->bridge, br, sizeof(br));
 	if (err)

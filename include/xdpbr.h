@@ -35,6 +35,9 @@
 #define XDPBR_STORM_MAX_PPS	100000000	/* storm control, frames per second */
 
 #define XDPBR_PIN_ROOT		"/sys/fs/bpf/xdpbr"
+/* Where iproute2 pins an object's maps by name (xdpbr bridge add takes
+ * them over). */
+#define XDPBR_IPROUTE2_PIN_DIR	"/sys/fs/bpf/tc/globals"
 #define XDPBR_NSEC_PER_SEC	1000000000ULL
 /* A MAC seen again on its own port refreshes last_seen at most this often:
  * a hit on a known source writes nothing shared in between. */

@@ -24,6 +24,7 @@
 #include "xdpbr.skel.h"
 #include "bridge.h"
 #include "ctl.h"
+#include "events.h"
 #include "fdbtab.h"
 #include "log.h"
 #include "netlink.h"
@@ -589,6 +590,13 @@ static void tc_detach(struct bridge *br, uint32_t ifindex)
 			 if_indextoname(ifindex, name) ?: "?");
 }
 
+static bool port_runs_our_xdp(struct bridge *br, uint32_t ifindex)
+{
+	uint32_t id, mode;
+
+	return !xdp_query(ifindex, &id, &mode) && prog_is_ours(br, id);
+}
+
 /* The path a new or adopted port takes: configured, else the bridge's
  * default, else its kind's. */
 static enum port_path port_path_for(struct bridge *br, const char *ifname, uint32_t ifindex,
@@ -601,6 +609,8 @@ static enum port_path port_path_for(struct bridge *br, const char *ifname, uint3
 		snprintf(kind, len, "physical");
 	if (path == PORT_PATH_AUTO)
 		path = br->path;
+	if (path == PORT_PATH_AUTO && port_runs_our_xdp(br, ifindex))
+		path = PORT_PATH_XDP;		/* `ip link ... xdp` chose it */
 	if (path == PORT_PATH_AUTO && br->mode != XDPBR_MODE_NONE)
 		path = PORT_PATH_XDP;		/* an XDP mode asks for XDP */
 	if (path == PORT_PATH_AUTO)
@@ -879,6 +889,72 @@ int bridge_adopt_ports(struct bridge *br)
 			break;
 	}
 	free(ports);
+	return err;
+}
+
+int bridge_create(const char *name)
+{
+	struct bridge_opts o = { .mode = XDPBR_MODE_NONE };
+	struct bridge br;
+	char dir[PATH_MAX];
+	int err, moved;
+
+	err = pin_path(dir, sizeof(dir), name, NULL);
+	if (err)
+		return err;
+	if (!access(dir, F_OK)) {
+		log_warn("bridge %s exists (%s)", name, dir);
+		return -EEXIST;
+	}
+	err = bpffs_ensure();
+	if (!err)
+		err = mkdir_private(XDPBR_PIN_ROOT);
+	if (!err)
+		err = mkdir_private(dir);
+	if (err)
+		return err;
+	moved = maps_adopt_pins(XDPBR_IPROUTE2_PIN_DIR, name);
+	if (moved < 0) {
+		log_warn("Couldn't move the pins of %s into %s: %s", XDPBR_IPROUTE2_PIN_DIR,
+			 dir, strerror(-moved));
+		return moved;
+	}
+	err = bridge_open(&br, name, &o);
+	bridge_close(&br, true, err != 0);
+	if (err && !moved) {
+		maps_unpin(name);
+		rmdir(dir);
+	}
+	if (!err && moved)
+		log_info("bridge %s: took over %d map pins of %s", name, moved,
+			 XDPBR_IPROUTE2_PIN_DIR);
+	return err;
+}
+
+int bridge_destroy(const char *name)
+{
+	struct port_entry *ports;
+	struct bridge br;
+	size_t n;
+	int err;
+
+	if (events_daemon_runs(name)) {
+		log_warn("xdpbrd runs bridge %s: stop it instead (SIGTERM detaches it and "
+			 "removes the pins)", name);
+		return -EBUSY;
+	}
+	err = bridge_open_pinned(&br, name);
+	if (err)
+		return err;
+	err = ports_dump(br.maps.ports, &ports, &n);
+	if (!err) {
+		for (size_t i = 0; i < n; i++)
+			detach_one(&br, ports[i].ifindex);
+		free(ports);
+	}
+	bridge_close_pinned(&br);
+	if (!err)
+		unpin_all(&br);
 	return err;
 }
 

@@ -88,6 +88,18 @@ int bridge_adopt_ports(struct bridge *br);
 int bridge_open_pinned(struct bridge *br, const char *name);
 void bridge_close_pinned(struct bridge *br);
 
+/*
+ * A bridge with no daemon (xdpbr bridge add NAME): the datapath loaded and
+ * left standing under /sys/fs/bpf/xdpbr/NAME, as `xdpbrd --keep` leaves it,
+ * taking over first the map pins of an `ip link ... xdp obj` in
+ * XDPBR_IPROUTE2_PIN_DIR. -EEXIST if the bridge exists. 0 or -errno, said.
+ */
+int bridge_create(const char *name);
+
+/* Its end (xdpbr bridge del NAME): detached from every port, every pin
+ * removed. -EBUSY while an xdpbrd runs it (its SIGTERM does this). */
+int bridge_destroy(const char *name);
+
 /* Detaches a port, removes it from the maps and flushes its FDB entries. */
 int bridge_del_port(struct bridge *br, const char *ifname);
 

@@ -36,6 +36,22 @@ int events_path(char *buf, size_t len, const char *bridge)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+bool events_daemon_runs(const char *bridge)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	bool runs;
+	int fd;
+
+	if (events_path(sa.sun_path, sizeof(sa.sun_path), bridge))
+		return false;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return false;
+	runs = !connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	close(fd);
+	return runs;
+}
+
 struct json_object *event_json(const struct xdpbr_event *e, const char *bridge)
 {
 	struct json_object *o = json_object_new_object();

@@ -17,12 +17,17 @@
  * then on it misses nothing. A client that can't keep up is dropped rather
  * than allowed to stall the daemon.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <json-c/json.h>
 
 #include "xdpbr.h"
 
 #define EVENTS_RUN_DIR "/run/xdpbr"
+
+/* Whether an xdpbrd runs for the bridge: its event socket takes a
+ * connection. */
+bool events_daemon_runs(const char *bridge);
 /* First line to every client, once it is registered: {"event":"hello",...}.
  * A monitor that has read it misses no later event. */
 #define EVENTS_HELLO_PREFIX "{\"event\":\"hello\""

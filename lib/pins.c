@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* pins.c - the pinned maps are the bridge: open them by name. */
 #include <errno.h>
+#include <stdio.h>
 #include <limits.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -85,6 +86,41 @@ void maps_unpin(const char *bridge)
 	for (i = 0; i < ARRAY_SIZE(datapath_only); i++)
 		if (!pin_path(path, sizeof(path), bridge, datapath_only[i]))
 			unlink(path);
+}
+
+/* A map pin of from/ into the bridge's directory: 1 moved, 0 none, -errno. */
+static int adopt_pin(const char *from, const char *bridge, const char *name)
+{
+	char src[PATH_MAX], dst[PATH_MAX];
+	int n = snprintf(src, sizeof(src), "%s/%s", from, name);
+
+	if (n < 0 || (size_t)n >= sizeof(src))
+		return -ENAMETOOLONG;
+	if (access(src, F_OK))
+		return 0;
+	if (pin_path(dst, sizeof(dst), bridge, name))
+		return -ENAMETOOLONG;
+	return rename(src, dst) ? -errno : 1;
+}
+
+int maps_adopt_pins(const char *from, const char *bridge)
+{
+	int moved = 0, r;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(map_pins); i++) {
+		r = adopt_pin(from, bridge, map_pins[i].name);
+		if (r < 0)
+			return r;
+		moved += r;
+	}
+	for (i = 0; i < ARRAY_SIZE(datapath_only); i++) {
+		r = adopt_pin(from, bridge, datapath_only[i]);
+		if (r < 0)
+			return r;
+		moved += r;
+	}
+	return moved;
 }
 
 int fdbgen_bump_user(const struct xdpbr_maps *m)

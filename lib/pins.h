@@ -34,6 +34,12 @@ void maps_close(struct xdpbr_maps *m);
  * datapath's own); what is not there is skipped. */
 void maps_unpin(const char *bridge);
 
+/* Moves the map pins found in directory from (iproute2's
+ * XDPBR_IPROUTE2_PIN_DIR, where `ip link ... xdp obj` pins them by name)
+ * into the bridge's directory, which must exist. The number moved, or
+ * -errno (what was moved stays moved). */
+int maps_adopt_pins(const char *from, const char *bridge);
+
 /* After user space changed or deleted FDB entries that existed: move the FDB
  * generation on, so no CPU's cache uses the old ones (bpf/fdbcache.h). A
  * read and a write, not atomic: a datapath move racing with it can be lost,

@@ -22,7 +22,8 @@
  *    (cli_usage) lists, and the ones it lists outside brackets were given:
  *    the parser and what `xdpbr ... help` tells a person agree;
  *  - a function of the command table runs it, with the pinned maps unless
- *    it is monitor.
+ *    it is monitor, or bridge add/del (which make and end them) with the
+ *    bridge's NAME.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -69,6 +70,7 @@ static const struct {
 	{ KW_VLAN_FILTERING, { "vlan_filtering" } },
 	{ KW_DEFAULT_PVID, { "default_pvid" } },
 	{ KW_STORM, { "storm" } },
+	{ KW_NAME, { "NAME" } },
 };
 
 /* Port flags and the keyword that sets them. */
@@ -164,8 +166,10 @@ static void check_cmd(const struct cli_cmd *c, int argc, char **argv)
 	if (c->verb == VERB_HELP || c->help)
 		return;
 	CHECK(c->run, "no function runs object %d verb %d", (int)c->object, (int)c->verb);
-	CHECK(!c->no_maps || c->object == OBJ_MONITOR, "object %d runs without the maps",
-	      (int)c->object);
+	CHECK(!c->no_maps || c->object == OBJ_MONITOR ||
+	      (c->object == OBJ_BRIDGE && (c->verb == VERB_ADD || c->verb == VERB_DEL) && c->name),
+	      "object %d runs without the maps", (int)c->object);
+	CHECK(!c->name || (c->seen & KW_NAME), "a NAME that was not given");
 
 	/* the keywords against the usage text */
 	for (size_t k = 0; k < ARRAY_SIZE_(kw_words); k++) {

@@ -194,7 +194,7 @@ static void test_unknown_command(void **state)
 	BAD("set", "fdb", "set");		/* a command of another object */
 	BAD("flush", "link", "flush");
 	BAD("add", "stats", "add");
-	BAD("del", "bridge", "del");
+	BAD("flush", "bridge", "flush");
 	BAD("showx", "stats", "showx");
 	BAD("-j", "fdb", "-j");			/* options come before the object */
 }
@@ -1162,7 +1162,8 @@ static void test_messages_point_to_help(void **state)
 
 
 /* The one command table dispatches too: every command parses to the
- * function of its object file, and only monitor runs without the maps. */
+ * function of its object file, and only monitor and bridge add/del run
+ * without the maps. */
 static void test_dispatch(void **state)
 {
 	static const struct {
@@ -1172,6 +1173,9 @@ static void test_dispatch(void **state)
 	} cases[] = {
 		{ { "bridge" }, do_bridge_show, false },
 		{ { "bridge", "set", "ageing_time", "10" }, do_bridge_set, false },
+		{ { "bridge", "add", "br0" }, do_bridge_add, true },
+		{ { "bridge", "del", "br0" }, do_bridge_del, true },
+		{ { "bridge", "add" }, NULL, true },			/* needs NAME */
 		{ { "link" }, do_link_show, false },
 		{ { "link", "set", "dev", "e0" }, NULL, false },	/* needs a setting */
 		{ { "link", "add", "dev", "e0" }, NULL, false },	/* needs master */
@@ -1214,6 +1218,25 @@ static void test_dispatch(void **state)
 	assert_null(c.run);		/* help runs nothing */
 }
 
+/* bridge add/del NAME: the name is positional, required, once, valid. */
+static void test_bridge_add_del(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "bridge", "add", "br0");
+	assert_int_equal(c.object, OBJ_BRIDGE);
+	assert_int_equal(c.verb, VERB_ADD);
+	assert_string_equal(c.name, "br0");
+	assert_true(c.no_maps);
+	OK(&c, "br", "del", "lab-1.x");
+	assert_int_equal(c.verb, VERB_DEL);
+	assert_string_equal(c.name, "lab-1.x");
+	BAD("NAME", "bridge", "add");
+	BAD("br1", "bridge", "add", "br0", "br1");
+	BAD("bad/name", "bridge", "del", "bad/name");
+	BAD("0123456789abcdef", "bridge", "add", "0123456789abcdef");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1253,6 +1276,7 @@ int main(void)
 		cmocka_unit_test(test_usage),
 		cmocka_unit_test(test_messages_point_to_help),
 		cmocka_unit_test(test_dispatch),
+		cmocka_unit_test(test_bridge_add_del),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

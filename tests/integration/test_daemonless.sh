@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# datapaths: xdp
+# A bridge made with iproute2 and the CLI alone, no xdpbrd anywhere: three
+# ports get the object with `ip link ... xdp`, `xdpbr bridge add` takes over
+# iproute2's map pins and pins the rest, `xdpbr link add` registers the
+# ports. The bridge learns, forwards, floods broadcast and unknown unicast,
+# treats an entry older than the ageing time as unknown, and counts every
+# frame once. Then xdpbrd adopts it under a continuous ping with no loss,
+# and once it has gone (--keep), `xdpbr bridge del` leaves no program and
+# no pin behind.
+#
+# /sys/fs/bpf/tc/globals is shared by everything iproute2 loads: if xdpbr
+# pins are already there, they are someone else's and the test is skipped.
+# shellcheck disable=SC2016 # jq variables in single-quoted filters
+# shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
+XT_DATAPATH=xdp
+. "$(dirname "$0")/lib.sh"
+
+IP_PIN_DIR=/sys/fs/bpf/tc/globals
+PROG_PIN=$IP_PIN_DIR/prog_xdpbr
+
+# counters_add_up: on every port, rx_packets is the sum of the outcomes.
+counters_add_up()
+{
+	local json
+	json=$(obs_cli_ports) || return 1
+	jq -e --argjson o "$(obs_outcome_names)" \
+		'length > 0 and all(.[]; .rx_packets == ([.[$o[]]] | add))' <<<"$json" \
+		>/dev/null || { echo "$json"; return 1; }
+}
+
+# flooded KEY DST: a frame from h1 to DST reaches h2 and h3 (1 each).
+flooded()
+{
+	local k
+	for k in 2 3; do
+		pfx_cap "$1$k" "$k" "ether proto 0x88b5 and ether src ${MAC[1]}" 3 1 ||
+			fail "capture in h$k ($1)" "$XT_WHY"
+	done
+	pfx_send 1 "$2" || fail "sendframe from h1 ($1)"
+	check_eq "$1: h1's frame to $2 reaches h2" 1 "$(pfx_cap_n "${1}2")"
+	check_eq "$1: h1's frame to $2 reaches h3" 1 "$(pfx_cap_n "${1}3")"
+}
+
+xt_require
+command -v bpftool >/dev/null || abort "bpftool not installed (run make deps)"
+theirs=$(ls -d "$IP_PIN_DIR"/xdpbr_* "$PROG_PIN" 2>/dev/null)
+if [ -n "$theirs" ]; then
+	skip "pins of another loader in $IP_PIN_DIR, left alone:" \
+		"$(echo "$theirs" | tr '\n' ' ')"
+fi
+XT_CLEANUP_CMDS+=("rm -f $PROG_PIN $IP_PIN_DIR/xdpbr_*")
+
+topo_up 3
+
+# --- iproute2 attaches, the CLI makes the bridge
+check "ip link set dev ${PORT[1]} xdp obj xdpbr.bpf.o sec xdp" \
+	ip link set dev "${PORT[1]}" xdp obj "$BPF_OBJ" sec xdp
+ip_id=$(port_prog_id "${PORT[1]}")
+[ -n "$ip_id" ] || abort "no XDP program on ${PORT[1]} after ip link ... xdp obj"
+check "bpftool prog pin id $ip_id $PROG_PIN" bpftool prog pin id "$ip_id" "$PROG_PIN"
+for i in 2 3; do
+	check "ip link set dev ${PORT[i]} xdp pinned $PROG_PIN" \
+		ip link set dev "${PORT[i]}" xdp pinned "$PROG_PIN"
+done
+check "xdpbr bridge add $BR" "$XDPBR" bridge add "$BR"
+check_eq "bridge add took over iproute2's map pins" "" \
+	"$(ls "$IP_PIN_DIR" | grep '^xdpbr_')"
+check "bridge add pinned the maps and programs in $PIN_DIR" \
+	test -e "$PIN_DIR/xdpbr_fdb" -a -e "$PIN_DIR/prog_rx" -a -e "$PIN_DIR/prog_tc"
+check_fail "bridge add of an existing bridge fails" "$XDPBR" bridge add "$BR"
+for i in 1 2 3; do
+	check "xdpbr link add dev ${PORT[i]} master $BR" \
+		"$XDPBR" link add dev "${PORT[i]}" master "$BR"
+done
+check_jq "link show: 3 ports on XDP, forwarding" "$(pfx_link_json 2>&1)" \
+	'length == 3 and all(.[]; .datapath == "xdp" and .state == "forwarding")'
+check_eq "bridge show -j: no daemon" false "$(bridge_field daemon 2>&1)"
+check "bridge show says what a daemonless bridge lacks" \
+	grep -q "daemon none (no ageing sweeps" <<<"$("$XDPBR" -b "$BR" bridge show 2>&1)"
+check_eq "no xdpbrd process" "" "$(pgrep -x xdpbrd)"
+
+# --- it bridges
+check "ping h1 -> h2" hping 1 2
+check "ping h3 -> h1" hping 3 1
+check "ping h2 -> h3 (IPv6)" hping 2 3 -6
+for i in 1 2 3; do
+	check "fdb show: h$i (${MAC[i]}) on ${PORT[i]}" pfx_fdb_has "${MAC[i]}" "${PORT[i]}"
+done
+flooded broadcast ff:ff:ff:ff:ff:ff
+flooded unknown 02:00:00:00:ee:01
+
+# --- ages lazily: an entry older than the ageing time is unknown
+check "bridge set ageing_time 2" "$XDPBR" -b "$BR" bridge set ageing_time 2
+sleep 3
+# h2's entry (learned above) is now older than 2 s: a frame to it floods.
+flooded aged "${MAC[2]}"
+check "counters: rx_packets == the sum of the outcomes on every port" counters_add_up
+check "bridge set ageing_time 300" "$XDPBR" -b "$BR" bridge set ageing_time 300
+
+# --- xdpbrd adopts it under a continuous ping, with no loss
+pfx_ping_start adopt 1 2
+sleep 0.5
+daemon_start -k || abort "xdpbrd start on the daemonless bridge" "$XT_WHY"
+check "xdpbrd says it adopted the bridge" log_poll "$DAEMON_LOG" adopt 5
+check_eq "bridge show -j: a daemon runs" true "$(bridge_field daemon 2>&1)"
+sleep 0.5
+pfx_ping_stop adopt
+if out=$(pfx_ping_check adopt); then
+	pass "ping h1 -> h2 across the adoption lost nothing ($(head -n 1 <<<"$out"))"
+else
+	fail "ping h1 -> h2 across the adoption lost nothing" "$out"
+fi
+check_fail "bridge del while xdpbrd runs it fails" "$XDPBR" bridge del "$BR"
+if daemon_stop TERM; then
+	check_eq "xdpbrd --keep exits 0 on SIGTERM" 0 "$DAEMON_RC" "$(cat "$DAEMON_LOG")"
+else
+	fail "xdpbrd --keep exits on SIGTERM" "$(cat "$DAEMON_LOG")"
+fi
+check "with no daemon again: ping h2 -> h3" hping 2 3
+
+# --- the CLI ends it
+check "xdpbr bridge del $BR" "$XDPBR" bridge del "$BR"
+check "bridge del: no XDP program or TC filter left on any port" no_xdp_anywhere
+check_fail "bridge del: no pins left in $PIN_DIR" test -e "$PIN_DIR"
+check_fail "bridge del: h1 -> h2 no longer bridged" hping 1 2
+rm -f "$PROG_PIN"
+finish
