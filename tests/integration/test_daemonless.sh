@@ -91,12 +91,36 @@ flooded broadcast ff:ff:ff:ff:ff:ff
 flooded unknown 02:00:00:00:ee:01
 
 # --- ages lazily: an entry older than the ageing time is unknown
+# A station behind h2 that speaks once (h2 itself would refresh its entry
+# with neighbour probes).
+QUIET=02:00:00:00:ee:03
 check "bridge set ageing_time 2" "$XDPBR" -b "$BR" bridge set ageing_time 2
+pfx_send 2 ff:ff:ff:ff:ff:ff "$QUIET" || fail "sendframe from $QUIET behind h2"
+check "fdb show: $QUIET learned on ${PORT[2]}" pfx_fdb_has "$QUIET" "${PORT[2]}"
 sleep 3
-# h2's entry (learned above) is now older than 2 s: a frame to it floods.
-flooded aged "${MAC[2]}"
+# Its entry is now older than 2 s: a frame to it floods.
+flooded aged "$QUIET"
 check "counters: rx_packets == the sum of the outcomes on every port" counters_add_up
 check "bridge set ageing_time 300" "$XDPBR" -b "$BR" bridge set ageing_time 300
+
+# --- the other commands work on it as on a daemon's bridge
+STATIC=02:00:00:00:ee:02
+check "fdb add $STATIC dev ${PORT[3]} static" \
+	"$XDPBR" -b "$BR" fdb add "$STATIC" dev "${PORT[3]}" static
+pfx_cap static3 3 "ether proto 0x88b5 and ether src ${MAC[1]}" 3 1 ||
+	fail "capture in h3 (static)" "$XT_WHY"
+pfx_cap static2 2 "ether proto 0x88b5 and ether src ${MAC[1]}" 2 1 ||
+	fail "capture in h2 (static)" "$XT_WHY"
+pfx_send 1 "$STATIC" || fail "sendframe to $STATIC"
+check_eq "the static entry sends h1's frame to h3" 1 "$(pfx_cap_n static3)"
+check_eq "... and not to h2" 0 "$(pfx_cap_n static2)"
+check "vlan add dev ${PORT[2]} vid 10" "$XDPBR" -b "$BR" vlan add dev "${PORT[2]}" vid 10
+check_jq "vlan show: ${PORT[2]} is in VLAN 10" "$("$XDPBR" -b "$BR" -j vlan show dev "${PORT[2]}" 2>&1)" \
+	'any(.[].vlans[]; .vlan == 10)'
+check "fdb flush dynamic" "$XDPBR" -b "$BR" fdb flush dynamic
+check "fdb show: only the static entry is left" \
+	test "$("$XDPBR" -b "$BR" -j fdb show | jq -c '[.[].mac]')" = "[\"$STATIC\"]"
+check "fdb del $STATIC" "$XDPBR" -b "$BR" fdb del "$STATIC"
 
 # --- xdpbrd adopts it under a continuous ping, with no loss
 pfx_ping_start adopt 1 2
