@@ -20,6 +20,7 @@
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
+#include <linux/in.h>
 #include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -203,22 +204,25 @@ static __always_inline __u64 wire_len(const struct __sk_buff *skb)
 static __always_inline __u32 gso_frames(struct __sk_buff *skb)
 {
 	__u32 hdr = ETH_HLEN, payload;
-	__u8 b[2];
+	__u8 ip[10], l4 = 0, doff;
 
 	if (!skb->gso_size)
 		return 1;
 	if (skb->gso_segs)
 		return skb->gso_segs;
+	if (bpf_skb_load_bytes(skb, ETH_HLEN, ip, sizeof(ip)))
+		return 1;
 	if (skb->protocol == bpf_htons(ETH_P_IP)) {
-		if (bpf_skb_load_bytes(skb, ETH_HLEN, b, 1))
-			return 1;
-		hdr += (b[0] & 0x0f) * 4;
-	} else {
-		hdr += 40;		/* IPv6, no extension headers in GSO */
+		hdr += (ip[0] & 0x0f) * 4;
+		l4 = ip[9];
+	} else if (skb->protocol == bpf_htons(ETH_P_IPV6)) {
+		hdr += 40;		/* no extension headers in GSO packets */
+		l4 = ip[6];
 	}
-	if (skb->gso_size && bpf_skb_load_bytes(skb, hdr + 12, b, 1) == 0 &&
-	    skb->len > hdr + 20)
-		hdr += (b[0] >> 4) * 4;	/* TCP data offset; UDP: 8, close enough */
+	if (l4 == IPPROTO_TCP && !bpf_skb_load_bytes(skb, hdr + 12, &doff, 1))
+		hdr += (doff >> 4) * 4;
+	else if (l4 == IPPROTO_UDP)
+		hdr += 8;
 	if (skb->len <= hdr)
 		return 1;
 	payload = skb->len - hdr;
