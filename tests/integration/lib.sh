@@ -1208,6 +1208,34 @@ obs_outcome_names()
 			$1 == last { on = 0 }' | jq -R . | jq -sc .
 }
 
+# counters_add_up: on every port of `xdpbr -j stats`, rx_packets is the
+# sum of the outcome counters (prints the ports when not).
+counters_add_up()
+{
+	local json
+	json=$(obs_cli_ports) || return 1
+	jq -e --argjson o "$(obs_outcome_names)" \
+		'length > 0 and all(.[]; .rx_packets == ([.[$o[]]] | add))' <<<"$json" \
+		>/dev/null || { echo "$json"; return 1; }
+}
+
+# ip_attach_all PIN: the bridge's ports attached by iproute2 alone, as
+# README.md says: the first gets the object (`ip link ... xdp obj`), the
+# others its program through a bpftool pin at PIN. IP_ID is that program.
+ip_attach_all()
+{
+	local pin=$1 i
+	check "ip link set dev ${PORT[1]} xdp obj xdpbr.bpf.o sec xdp" \
+		ip link set dev "${PORT[1]}" xdp obj "$BPF_OBJ" sec xdp
+	IP_ID=$(port_prog_id "${PORT[1]}")
+	[ -n "$IP_ID" ] || abort "no XDP program on ${PORT[1]} after ip link ... xdp obj"
+	check "bpftool prog pin id $IP_ID $pin" bpftool prog pin id "$IP_ID" "$pin"
+	for ((i = 2; i <= NHOSTS; i++)); do
+		check "ip link set dev ${PORT[i]} xdp pinned $pin" \
+			ip link set dev "${PORT[i]}" xdp pinned "$pin"
+	done
+}
+
 # obs_cli_ports: the port elements of `xdpbr -b $BR -j stats` (JSON array).
 obs_cli_ports()
 {

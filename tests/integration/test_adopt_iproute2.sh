@@ -55,15 +55,8 @@ topo_up 3
 P1=${PORT[1]}
 
 # --- attach with iproute2, as README.md says
-check "ip link set dev $P1 xdp obj xdpbr.bpf.o sec xdp" \
-	ip link set dev "$P1" xdp obj "$BPF_OBJ" sec xdp
-ip_id=$(port_prog_id "$P1")
-[ -n "$ip_id" ] || abort "no XDP program on $P1 after ip link ... xdp obj"
-check "bpftool prog pin id $ip_id $PROG_PIN" bpftool prog pin id "$ip_id" "$PROG_PIN"
-for i in 2 3; do
-	check "ip link set dev ${PORT[i]} xdp pinned $PROG_PIN" \
-		ip link set dev "${PORT[i]}" xdp pinned "$PROG_PIN"
-done
+ip_attach_all "$PROG_PIN"
+ip_id=$IP_ID
 check "iproute2: every port runs program $ip_id" ports_run "$ip_id"
 for m in $maps; do
 	check "iproute2 pinned $IP_PIN_DIR/$m" test -e "$IP_PIN_DIR/$m"

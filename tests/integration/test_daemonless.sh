@@ -19,16 +19,6 @@ XT_DATAPATH=xdp
 IP_PIN_DIR=/sys/fs/bpf/tc/globals
 PROG_PIN=$IP_PIN_DIR/prog_xdpbr
 
-# counters_add_up: on every port, rx_packets is the sum of the outcomes.
-counters_add_up()
-{
-	local json
-	json=$(obs_cli_ports) || return 1
-	jq -e --argjson o "$(obs_outcome_names)" \
-		'length > 0 and all(.[]; .rx_packets == ([.[$o[]]] | add))' <<<"$json" \
-		>/dev/null || { echo "$json"; return 1; }
-}
-
 # flooded KEY DST: a frame from h1 to DST reaches h2 and h3 (1 each).
 flooded()
 {
@@ -54,15 +44,7 @@ XT_CLEANUP_CMDS+=("rm -f $PROG_PIN $IP_PIN_DIR/xdpbr_*")
 topo_up 3
 
 # --- iproute2 attaches, the CLI makes the bridge
-check "ip link set dev ${PORT[1]} xdp obj xdpbr.bpf.o sec xdp" \
-	ip link set dev "${PORT[1]}" xdp obj "$BPF_OBJ" sec xdp
-ip_id=$(port_prog_id "${PORT[1]}")
-[ -n "$ip_id" ] || abort "no XDP program on ${PORT[1]} after ip link ... xdp obj"
-check "bpftool prog pin id $ip_id $PROG_PIN" bpftool prog pin id "$ip_id" "$PROG_PIN"
-for i in 2 3; do
-	check "ip link set dev ${PORT[i]} xdp pinned $PROG_PIN" \
-		ip link set dev "${PORT[i]}" xdp pinned "$PROG_PIN"
-done
+ip_attach_all "$PROG_PIN"
 check "xdpbr bridge add $BR" "$XDPBR" bridge add "$BR"
 check_eq "bridge add took over iproute2's map pins" "" \
 	"$(ls "$IP_PIN_DIR" | grep '^xdpbr_')"

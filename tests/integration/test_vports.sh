@@ -99,17 +99,6 @@ traffic_ok()
 	done
 }
 
-# counters_add_up: on every port, rx_packets is the sum of the outcomes.
-counters_add_up()
-{
-	local json outs
-	json=$(obs_cli_ports) || return 1
-	outs=$(obs_outcome_names)
-	jq -e --argjson o "$outs" \
-		'all(.[]; .rx_packets == ([.[$o[]]] | add))' <<<"$json" >/dev/null ||
-		{ echo "$json"; return 1; }
-}
-
 topo_up 2
 tap_host 3
 tap_host 4
