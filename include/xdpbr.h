@@ -146,6 +146,9 @@ enum xdpbr_port_flag {
 						 * peer is in another network namespace:
 						 * the skb path delivers to it with
 						 * bpf_redirect_peer */
+#define XDPBR_PORT_HOST		(1U << 18)	/* state, set by the daemon: the bridge's
+						 * side of its host interface; the host's
+						 * address is a local FDB entry on it */
 
 /*
  * How a port's frames enter the datapath, recorded by the loader
@@ -359,7 +362,8 @@ _Static_assert(XDPBR_MAX_PORTS <= 65535, "slot must fit fdb_val.slot");
 _Static_assert(0 XDPBR_MODES(XDPBR_MODE_COUNT_ONE) == XDPBR_MODE_TC + 1,
 	       "XDPBR_MODES names every enum xdpbr_mode");
 #undef XDPBR_MODE_COUNT_ONE
-_Static_assert(!(XDPBR_PORT_USER_FLAGS & XDPBR_PORT_DOWN), "state bit among user flags");
+_Static_assert(!(XDPBR_PORT_USER_FLAGS & (XDPBR_PORT_DOWN | XDPBR_PORT_PEER_NS | XDPBR_PORT_HOST)),
+	       "state bit among user flags");
 #endif
 
 #endif /* XDPBR_H */

@@ -163,13 +163,14 @@ static void port_erase(const struct xdpbr_maps *m, uint32_t ifindex, uint32_t sl
 }
 
 
-int ctl_fdb_add(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
-		uint32_t ifindex, bool is_static)
+static int fdb_write(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
+		     uint32_t ifindex, uint32_t flags)
 {
+	bool is_static = flags & XDPBR_FDB_STATIC;
 	struct xdpbr_fdb_key key = { .vlan = vlan };
 	struct xdpbr_fdb_val old, val = {
 		.ifindex = ifindex,
-		.flags = is_static ? XDPBR_FDB_STATIC : 0,
+		.flags = (uint16_t)flags,
 		.last_seen = mono_ns(),
 	};
 	struct xdpbr_port p;
@@ -193,6 +194,43 @@ int ctl_fdb_add(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
 	if (!is_static)
 		learned_adjust(m, val.slot, 1);
 	return 0;
+}
+
+int ctl_fdb_add(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
+		uint32_t ifindex, bool is_static)
+{
+	return fdb_write(m, mac, vlan, ifindex, is_static ? XDPBR_FDB_STATIC : 0);
+}
+
+int ctl_fdb_local_set(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
+		      uint32_t ifindex)
+{
+	struct xdpbr_fdb_key key = { .vlan = vlan };
+	struct xdpbr_fdb_val v;
+
+	memcpy(key.mac, mac, 6);
+	if (!bpf_map_lookup_elem(m->fdb, &key, &v) && v.ifindex == ifindex &&
+	    (v.flags & (XDPBR_FDB_STATIC | XDPBR_FDB_LOCAL)) ==
+	    (XDPBR_FDB_STATIC | XDPBR_FDB_LOCAL))
+		return 0;
+	return fdb_write(m, mac, vlan, ifindex, XDPBR_FDB_STATIC | XDPBR_FDB_LOCAL) ?: 1;
+}
+
+int ctl_fdb_local_del(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
+		      uint32_t ifindex)
+{
+	struct fdb_entry e = { .key.vlan = vlan };
+	int err;
+
+	memcpy(e.key.mac, mac, 6);
+	if (bpf_map_lookup_elem(m->fdb, &e.key, &e.val))
+		return errno == ENOENT ? 0 : -errno;
+	if (!(e.val.flags & XDPBR_FDB_LOCAL) || e.val.ifindex != ifindex)
+		return 0;	/* someone else's entry now: leave it */
+	err = fdb_delete(m, &e);
+	if (!err)
+		fdbgen_bump_user(m);
+	return err;
 }
 
 int ctl_fdb_del(const struct xdpbr_maps *m, const uint8_t mac[6],

@@ -27,6 +27,15 @@ struct fdb_filter {
 int ctl_fdb_add(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
 		uint32_t ifindex, bool is_static);
 
+/* The bridge's own address on a port (the host interface): a static entry
+ * flagged XDPBR_FDB_LOCAL. ..._set writes it unless it is already there:
+ * 1 if written, 0 if it was, -errno. ..._del deletes it if it is still a
+ * local entry of ifindex: 0 or -errno. */
+int ctl_fdb_local_set(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
+		      uint32_t ifindex);
+int ctl_fdb_local_del(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
+		      uint32_t ifindex);
+
 /* Deletes the entries for mac that match f (ifindex/vlan/kind). Returns the
  * number deleted, -ENOENT when none matched. */
 int ctl_fdb_del(const struct xdpbr_maps *m, const uint8_t mac[6],

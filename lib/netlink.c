@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <linux/ethtool.h>
 #include <linux/if_link.h>
+#include <linux/veth.h>
 #include <linux/net_namespace.h>
 #include <linux/rtnetlink.h>
 #include <linux/sockios.h>
@@ -84,6 +85,13 @@ static int link_attr_cb(const struct nlattr *attr, void *data)
 	case IFLA_LINKINFO:
 		mnl_attr_parse_nested(attr, linkinfo_kind_cb, li);
 		break;
+	case IFLA_IFALIAS:
+		snprintf(li->alias, sizeof(li->alias), "%s", mnl_attr_get_str(attr));
+		break;
+	case IFLA_ADDRESS:
+		if (mnl_attr_get_payload_len(attr) == sizeof(li->mac))
+			memcpy(li->mac, mnl_attr_get_payload(attr), sizeof(li->mac));
+		break;
 	}
 	return MNL_CB_OK;
 }
@@ -111,6 +119,77 @@ int link_get_info(uint32_t ifindex, struct link_info *li)
 	ifm->ifi_family = AF_UNSPEC;
 	ifm->ifi_index = (int)ifindex;
 	return nl_request(nlh, link_cb, li);
+}
+
+/* A request about one link: RTM_NEWLINK/SETLINK/DELLINK with flags. */
+static struct nlmsghdr *link_msg(char *buf, uint16_t type, uint16_t flags, int ifindex)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifm;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	ifm->ifi_family = AF_UNSPEC;
+	ifm->ifi_index = ifindex;
+	return nlh;
+}
+
+int link_add_veth(const char *name, const uint8_t mac[6], const char *peer)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = link_msg(buf, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0);
+	struct nlattr *info, *data, *pinfo;
+	struct ifinfomsg *pifm;
+
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	mnl_attr_put(nlh, IFLA_ADDRESS, 6, mac);
+	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "veth");
+	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
+	/* VETH_INFO_PEER holds a whole ifinfomsg and its attributes. */
+	pinfo = mnl_attr_nest_start(nlh, VETH_INFO_PEER);
+	pifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*pifm));
+	pifm->ifi_family = AF_UNSPEC;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, peer);
+	mnl_attr_nest_end(nlh, pinfo);
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, info);
+	return nl_request(nlh, NULL, NULL);
+}
+
+int link_set(uint32_t ifindex, const struct link_set *ls)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = link_msg(buf, RTM_SETLINK, 0, (int)ifindex);
+	struct ifinfomsg *ifm = mnl_nlmsg_get_payload(nlh);
+
+	if (ls->up) {
+		ifm->ifi_flags = IFF_UP;
+		ifm->ifi_change = IFF_UP;
+	}
+	if (ls->alias)
+		mnl_attr_put_strz(nlh, IFLA_IFALIAS, ls->alias);
+	if (ls->mac)
+		mnl_attr_put(nlh, IFLA_ADDRESS, 6, ls->mac);
+	if (ls->no_ipv6_addresses) {
+		/* addrgenmode none: no link-local address, so the interface
+		 * never speaks IPv6 (no DAD, no MLD) on its own. */
+		struct nlattr *af = mnl_attr_nest_start(nlh, IFLA_AF_SPEC);
+		struct nlattr *in6 = mnl_attr_nest_start(nlh, AF_INET6);
+
+		mnl_attr_put_u8(nlh, IFLA_INET6_ADDR_GEN_MODE, IN6_ADDR_GEN_MODE_NONE);
+		mnl_attr_nest_end(nlh, in6);
+		mnl_attr_nest_end(nlh, af);
+	}
+	return nl_request(nlh, NULL, NULL);
+}
+
+int link_del(uint32_t ifindex)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+
+	return nl_request(link_msg(buf, RTM_DELLINK, 0, (int)ifindex), NULL, NULL);
 }
 
 static int nsid_attr_cb(const struct nlattr *attr, void *data)
@@ -188,11 +267,10 @@ int port_kind(uint32_t ifindex, char *kind, size_t len)
 	return 0;
 }
 
-/* An ethtool flag (ETHTOOL_G*) of interface name, in the current
- * namespace: 1 on, 0 off, -errno. */
-static int ethtool_flag(const char *name, __u32 cmd)
+/* SIOCETHTOOL with an ethtool_value on interface name, in the current
+ * namespace. 0 or -errno. */
+static int ethtool_value_ioctl(const char *name, struct ethtool_value *ev)
 {
-	struct ethtool_value ev = { .cmd = cmd };
 	struct ifreq ifr = {};
 	int fd, ret;
 
@@ -200,10 +278,26 @@ static int ethtool_flag(const char *name, __u32 cmd)
 	if (fd < 0)
 		return -errno;
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	ifr.ifr_data = (void *)&ev;
-	ret = ioctl(fd, SIOCETHTOOL, &ifr) ? -errno : ev.data != 0;
+	ifr.ifr_data = (void *)ev;
+	ret = ioctl(fd, SIOCETHTOOL, &ifr) ? -errno : 0;
 	close(fd);
 	return ret;
+}
+
+/* An ethtool flag (ETHTOOL_G*) of interface name: 1 on, 0 off, -errno. */
+static int ethtool_flag(const char *name, __u32 cmd)
+{
+	struct ethtool_value ev = { .cmd = cmd };
+	int ret = ethtool_value_ioctl(name, &ev);
+
+	return ret ? ret : ev.data != 0;
+}
+
+int ethtool_set_flag(const char *name, uint32_t cmd, bool on)
+{
+	struct ethtool_value ev = { .cmd = cmd, .data = on };
+
+	return ethtool_value_ioctl(name, &ev);
 }
 
 /* In the current namespace: 1 if ifindex can receive redirected frames

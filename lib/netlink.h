@@ -24,10 +24,31 @@ struct link_info {
 	char kind[16];			/* "veth", ... ("" when none) */
 	int32_t peer_ifindex;		/* IFLA_LINK, or 0 */
 	int32_t peer_nsid;		/* IFLA_LINK_NETNSID, or -1: same netns */
+	char alias[64];			/* IFLA_IFALIAS, truncated ("" when none) */
+	uint8_t mac[6];			/* IFLA_ADDRESS of an Ethernet device */
 };
 
 /* RTM_GETLINK for ifindex in the current network namespace. */
 int link_get_info(uint32_t ifindex, struct link_info *li);
+
+/* Creates a veth pair: name with address mac, and its peer (address chosen
+ * by the kernel), both down, in the current namespace. 0 or -errno
+ * (-EEXIST: a name is taken). */
+int link_add_veth(const char *name, const uint8_t mac[6], const char *peer);
+
+/* What link_set() changes; NULL/false leaves a property alone. */
+struct link_set {
+	bool up;			/* set IFF_UP */
+	const char *alias;		/* IFLA_IFALIAS */
+	const uint8_t *mac;		/* IFLA_ADDRESS, 6 bytes */
+	bool no_ipv6_addresses;		/* IPv6 addrgenmode none */
+};
+int link_set(uint32_t ifindex, const struct link_set *ls);
+int link_del(uint32_t ifindex);
+
+/* Sets an ethtool flag (ETHTOOL_S*, e.g. ETHTOOL_SGRO) of interface name.
+ * 0 or -errno. */
+int ethtool_set_flag(const char *name, uint32_t cmd, bool on);
 
 /* The kind of port ifindex is: "veth", "tap", "physical" (a device with no
  * link kind: a NIC's driver), or its link kind ("vxlan", "macvlan", ...).

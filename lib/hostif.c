@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* hostif.c - the bridge's host interface (see hostif.h). */
+#include <errno.h>
+#include <linux/ethtool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "hostif.h"
+#include "log.h"
+#include "netlink.h"
+#include "util.h"
+#include "xdpbr_rules.h"
+
+#define HOSTIF_SUFFIX	"-host"
+#define MACHINE_ID	"/etc/machine-id"
+
+/* FNV-1a, 64 bits: a stable hash of a few bytes, not a secret. */
+static uint64_t fnv1a(uint64_t h, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		h ^= (uint8_t)s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+
+void hostif_port_name(const char *bridge, char buf[IF_NAMESIZE])
+{
+	size_t n = strlen(bridge);
+
+	if (n + sizeof(HOSTIF_SUFFIX) <= IF_NAMESIZE)
+		snprintf(buf, IF_NAMESIZE, "%s%s", bridge, HOSTIF_SUFFIX);
+	else
+		snprintf(buf, IF_NAMESIZE, "xbh%08x",
+			 (unsigned int)(fnv1a(FNV_OFFSET, bridge, n) & 0xffffffffu));
+}
+
+void hostif_mac_derive(const char *machine_id, const char *bridge, uint8_t mac[6])
+{
+	uint64_t h = fnv1a(FNV_OFFSET, machine_id, strlen(machine_id) + 1);
+
+	h = fnv1a(h, "xdpbr host interface", sizeof("xdpbr host interface"));
+	h = fnv1a(h, bridge, strlen(bridge));
+	for (int i = 0; i < 6; i++)
+		mac[i] = (uint8_t)(h >> (8 * i));
+	mac[0] = (uint8_t)((mac[0] & 0xfe) | 0x02);	/* unicast, locally administered */
+}
+
+void hostif_mac_default(const char *bridge, uint8_t mac[6])
+{
+	char id[64] = "";
+	FILE *f = fopen(MACHINE_ID, "re");
+
+	if (f) {
+		if (!fgets(id, sizeof(id), f))
+			id[0] = '\0';
+		id[strcspn(id, "\n")] = '\0';
+		fclose(f);
+	}
+	hostif_mac_derive(id, bridge, mac);
+}
+
+int hostif_find(const char *bridge, struct hostif *h, char *why, size_t len)
+{
+	char alias[sizeof(((struct link_info *)0)->alias)];
+	struct link_info li;
+	int err;
+
+	memset(h, 0, sizeof(*h));
+	snprintf(h->name, sizeof(h->name), "%s", bridge);
+	hostif_port_name(bridge, h->port);
+	h->ifindex = if_nametoindex(bridge);
+	if (!h->ifindex)
+		return errno == ENODEV || errno == ENXIO ? -ENOENT : -errno;
+	err = link_get_info(h->ifindex, &li);
+	if (err)
+		return err;
+	snprintf(alias, sizeof(alias), HOSTIF_ALIAS_FMT, bridge);
+	if (strcmp(li.kind, "veth") || strcmp(li.alias, alias) || li.peer_ifindex <= 0 ||
+	    li.peer_nsid >= 0) {
+		snprintf(why, len, "%s%s%s%s%s", li.kind[0] ? li.kind : "a device with no link kind",
+			 li.alias[0] ? ", alias '" : "", li.alias, li.alias[0] ? "'" : "",
+			 !strcmp(li.kind, "veth") && !strcmp(li.alias, alias)
+				? ", its peer in another namespace" : "");
+		return -EEXIST;
+	}
+	h->port_ifindex = (uint32_t)li.peer_ifindex;
+	if (!if_indextoname(h->port_ifindex, h->port))
+		return -errno;
+	return 0;
+}
+
+int hostif_create(const char *bridge, const uint8_t mac[6], struct hostif *h)
+{
+	char alias[64];
+	struct link_set host = { .alias = alias };
+	struct link_set port = { .up = true, .no_ipv6_addresses = true };
+	int err;
+
+	memset(h, 0, sizeof(*h));
+	snprintf(h->name, sizeof(h->name), "%s", bridge);
+	hostif_port_name(bridge, h->port);
+	snprintf(alias, sizeof(alias), HOSTIF_ALIAS_FMT, bridge);
+	err = link_add_veth(h->name, mac, h->port);
+	if (err) {
+		log_warn("Couldn't create the host interface %s (veth, peer %s): %s%s", h->name,
+			 h->port, strerror(-err), err == -EEXIST ?
+			 " (the name of its bridge end is taken)" : "");
+		return err;
+	}
+	h->ifindex = if_nametoindex(h->name);
+	h->port_ifindex = if_nametoindex(h->port);
+	err = !h->ifindex || !h->port_ifindex ? -ENODEV : 0;
+	/* The port end first: mute before it goes up. */
+	if (!err)
+		err = link_set(h->port_ifindex, &port);
+	if (!err)
+		err = link_set(h->ifindex, &host);
+	if (err) {
+		log_warn("Couldn't set up the host interface %s: %s", h->name, strerror(-err));
+		if (h->ifindex)
+			link_del(h->ifindex);
+		return err;
+	}
+	return 0;
+}
+
+void hostif_prepare(const struct hostif *h, bool xdp)
+{
+	int err;
+
+	if (!xdp)
+		return;
+	err = ethtool_set_flag(h->name, ETHTOOL_SGRO, true);
+	if (!err)
+		err = ethtool_set_flag(h->name, ETHTOOL_STXCSUM, false);
+	if (err)
+		log_warn("host interface %s: Couldn't set GRO on and transmit checksum "
+			 "offload off for the XDP path: %s", h->name, strerror(-err));
+}
+
+void hostif_up(const struct hostif *h, bool xdp)
+{
+	int err;
+
+	if (!xdp)
+		return;
+	err = ethtool_set_flag(h->name, ETHTOOL_SGRO, false);
+	if (!err)
+		err = ethtool_set_flag(h->name, ETHTOOL_SGRO, true);
+	if (err)
+		log_warn("host interface %s: Couldn't restart GRO for the XDP path: %s",
+			 h->name, strerror(-err));
+}
+
+int hostif_delete(const struct hostif *h)
+{
+	return h->ifindex ? link_del(h->ifindex) : 0;
+}
+
+static void vids_desired(const struct xdpbr_maps *m, uint32_t slot,
+			 __u64 vids[XDPBR_VLAN_WORDS])
+{
+	struct xdpbr_vlan_port v;
+	struct xdpbr_config c;
+
+	memset(vids, 0, XDPBR_VLAN_WORDS * sizeof(vids[0]));
+	if (ctl_config_get(m, &c) || !(c.flags & XDPBR_CFG_VLAN_FILTERING)) {
+		vids[0] = 1;		/* VLAN 0: the key of a VLAN-unaware bridge */
+		return;
+	}
+	if (!ctl_vlan_get(m, slot, &v))
+		memcpy(vids, v.member, sizeof(v.member));
+}
+
+void hostif_fdb_clear(const struct xdpbr_maps *m, const struct hostif *h,
+		      struct hostif_fdb *st)
+{
+	if (!st->installed)
+		return;
+	for (uint16_t vid = 0; vid <= XDPBR_VLAN_MAX; vid++)
+		if (xdpbr_vlan_test(st->vids, vid))
+			ctl_fdb_local_del(m, st->mac, vid, h->port_ifindex);
+	st->installed = false;
+}
+
+int hostif_fdb_sync(const struct xdpbr_maps *m, const struct hostif *h,
+		    struct hostif_fdb *st)
+{
+	struct xdpbr_port p;
+	struct link_info li;
+	__u64 want[XDPBR_VLAN_WORDS];
+	int err, n = 0;
+
+	err = link_get_info(h->ifindex, &li);
+	if (!err)
+		err = ctl_port_get(m, h->port_ifindex, &p);
+	if (err)
+		return err;
+	vids_desired(m, p.slot, want);
+	if (st->installed && memcmp(st->mac, li.mac, 6)) {
+		char a[MAC_STRLEN], b[MAC_STRLEN];
+
+		log_info("host interface %s: address %s -> %s", h->name,
+			 mac_format(st->mac, a), mac_format(li.mac, b));
+		hostif_fdb_clear(m, h, st);
+		n++;
+	}
+	if (!st->installed) {
+		memcpy(st->mac, li.mac, 6);
+		memset(st->vids, 0, sizeof(st->vids));
+		st->installed = true;
+	}
+	for (uint16_t vid = 0; vid <= XDPBR_VLAN_MAX; vid++) {
+		bool want_it = xdpbr_vlan_test(want, vid);
+
+		if (want_it) {
+			err = ctl_fdb_local_set(m, st->mac, vid, h->port_ifindex);
+			if (err < 0)
+				return err;
+			n += err;
+			xdpbr_vlan_set(st->vids, vid, 1);
+		} else if (xdpbr_vlan_test(st->vids, vid)) {
+			ctl_fdb_local_del(m, st->mac, vid, h->port_ifindex);
+			xdpbr_vlan_set(st->vids, vid, 0);
+			n++;
+		}
+	}
+	return n;
+}
