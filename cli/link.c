@@ -39,7 +39,7 @@ static int link_info_read(const struct target *t, const struct port_entry *p,
 	int err;
 
 	li->p = p;
-	port_link_read(p->ifindex, &li->l);
+	port_link_read(p->ifindex, p->port.flags, &li->l);
 	memset(&li->storm, 0, sizeof(li->storm));
 	err = ctl_storm_get(&t->m, p->ifindex, &li->storm);
 	return err == -ENODEV ? 0 : err;	/* ENODEV: removed since the dump */
@@ -122,6 +122,9 @@ static void print_link(const struct link_info *li, const char *br)
 		     port_forwarding(p, &li->l) ? "forwarding" : "disabled");
 	print_string(PRINT_ANY, "kind", " kind %s", li->l.kind);
 	print_string(PRINT_ANY, "datapath", " datapath %s", li->l.datapath ? li->l.datapath : "none");
+	if (p->port.flags & XDPBR_PORT_HOST)
+		print_string(PRINT_ANY, "host_interface", " host_interface %s",
+			     li->l.host_interface);
 	print_string(PRINT_ANY, "xdp_mode", " xdp %s", port_mode_name(li->l.xdp_mode));
 	print_u64(li->l.xdp_prog_id ? PRINT_ANY : PRINT_JSON, "xdp_prog_id", " id %llu",
 		  li->l.xdp_prog_id);

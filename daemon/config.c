@@ -295,6 +295,25 @@ static int set_vlan_filtering(struct parser *p, const struct key *k, const char 
 	return 0;
 }
 
+static int set_host_interface(struct parser *p, const struct key *k, const char *value)
+{
+	if (get_bool(p, k, value, &p->c->host_interface))
+		return p->err;
+	p->c->host_interface_set = true;
+	return 0;
+}
+
+static int set_mac(struct parser *p, const struct key *k, const char *value)
+{
+	static const uint8_t zero[6];
+
+	if (mac_parse(value, p->c->mac) || p->c->mac[0] & 1 || !memcmp(p->c->mac, zero, 6))
+		return fail(p, "mac: '%s' is not a unicast MAC address (like 02:00:5e:00:53:01)",
+			    value);
+	p->c->mac_set = true;
+	return 0;
+}
+
 static int set_default_pvid(struct parser *p, const struct key *k, const char *value)
 {
 	uint64_t v;
@@ -620,6 +639,8 @@ static const struct key bridge_keys[] = {
 	{ .name = "listen", .set = set_listen },
 	{ .name = "vlan_filtering", .set = set_vlan_filtering },
 	{ .name = "default_pvid", .set = set_default_pvid },
+	{ .name = "host_interface", .set = set_host_interface },
+	{ .name = "mac", .set = set_mac },
 };
 
 static const struct key port_keys[] = {

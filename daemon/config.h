@@ -6,7 +6,8 @@
  * config - xdpbrd's configuration file, INI (see etc/xdpbrd.conf):
  *
  *   [bridge]        name, ageing_time, fdb_max_learned, fdb_size, fdb_cache,
- *                   mode, listen, vlan_filtering, default_pvid
+ *                   mode, listen, vlan_filtering, default_pvid,
+ *                   host_interface, mac
  *   [port IFNAME]   learning, flood, mcast_flood, bcast_flood, isolated,
  *                   hairpin, max_learned, static (repeatable), pvid, vlans,
  *                   untagged, storm_bcast, storm_mcast, storm_unknown
@@ -83,6 +84,11 @@ struct config {
 	bool default_pvid_set;
 	uint16_t default_pvid;		/* 0..XDPBR_VLAN_MAX, 0 = none; when
 					 * !default_pvid_set: XDPBR_DEFAULT_PVID */
+	bool host_interface_set;
+	bool host_interface;		/* a host interface named after the
+					 * bridge; on unless set */
+	bool mac_set;
+	uint8_t mac[6];			/* its address; derived when !mac_set */
 	struct config_port *ports;	/* in file order */
 	size_t nports;
 };

@@ -78,3 +78,10 @@ uint64_t fdb_updated_s(const struct xdpbr_fdb_val *v, uint64_t now)
 		return 0;
 	return (now - v->last_seen) / XDPBR_NSEC_PER_SEC;
 }
+
+const char *fdb_state_name(const struct xdpbr_fdb_val *v)
+{
+	if (v->flags & XDPBR_FDB_LOCAL)
+		return "permanent";
+	return v->flags & XDPBR_FDB_STATIC ? "static" : "";
+}

@@ -36,13 +36,12 @@ struct json_object *json_fdb(const struct fdb_entry *e, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *o = json_object_new_object();
 		struct json_object *flags = json_object_new_array();
-		int is_static = e[i].val.flags & XDPBR_FDB_STATIC;
 
 		add_str(o, "mac", mac_format(e[i].key.mac, mac));
 		add_str(o, "ifname", ifname_of(e[i].val.ifindex, ifname));
 		add_u64(o, "vlan", e[i].key.vlan);
 		add_str(o, "master", bridge);
-		add_str(o, "state", is_static ? "static" : "");
+		add_str(o, "state", fdb_state_name(&e[i].val));
 		if (e[i].val.flags & XDPBR_FDB_LOCAL)
 			json_object_array_add(flags, json_object_new_string("self"));
 		json_object_object_add(o, "flags", flags);
@@ -69,6 +68,8 @@ struct json_object *json_port(const struct port_entry *p, const struct port_link
 	add_str(o, "state", port_forwarding(p, l) ? "forwarding" : "disabled");
 	add_str(o, "kind", l->kind);
 	add_str(o, "datapath", l->datapath ? l->datapath : "none");
+	if (p->port.flags & XDPBR_PORT_HOST)
+		add_str(o, "host_interface", l->host_interface);
 	add_str(o, "xdp_mode", port_mode_name(l->xdp_mode));
 	add_u64(o, "xdp_prog_id", l->xdp_prog_id);
 	add_u64(o, "slot", p->port.slot);

@@ -164,7 +164,7 @@ const struct port_iff_name port_iff_names[PORT_IFF_NAMES] = {
 	{ IFF_UP, "UP" }, { IFF_LOWER_UP, "LOWER_UP" },
 };
 
-void port_link_read(uint32_t ifindex, struct port_link *l)
+void port_link_read(uint32_t ifindex, uint32_t p_flags, struct port_link *l)
 {
 	struct ifreq ifr = {};
 	int fd;
@@ -188,6 +188,12 @@ void port_link_read(uint32_t ifindex, struct port_link *l)
 	tc_query(ifindex, &l->tc_prog_id);
 	if (port_kind(ifindex, l->kind, sizeof(l->kind)))
 		snprintf(l->kind, sizeof(l->kind), "?");
+	if (p_flags & XDPBR_PORT_HOST) {
+		struct link_info li;
+
+		if (!link_get_info(ifindex, &li) && li.peer_ifindex > 0 && li.peer_nsid < 0)
+			ifname_of((uint32_t)li.peer_ifindex, l->host_interface);
+	}
 	/* An XDP port runs the TC program too, for frames it hands over. */
 	l->datapath = l->xdp_prog_id ? "xdp" : l->tc_prog_id ? "tc" : "none";
 }

@@ -1113,6 +1113,35 @@ static void test_error_line_deep_in_file(void **state)
 	assert_zeroed(&c);
 }
 
+static void test_host_interface(void **state)
+{
+	struct config c;
+	const uint8_t want[6] = { 0x02, 0x00, 0x5e, 0x00, 0x53, 0xfe };
+
+	parse_ok("[bridge]\n", &c);			/* default: on, derived mac */
+	assert_false(c.host_interface_set);
+	assert_false(c.mac_set);
+	config_free(&c);
+	parse_ok("[bridge]\nhost_interface = off\nmac = 02:00:5e:00:53:FE\n", &c);
+	assert_true(c.host_interface_set);
+	assert_false(c.host_interface);
+	assert_true(c.mac_set);
+	assert_memory_equal(c.mac, want, 6);
+	config_free(&c);
+	parse_ok("[bridge]\nhost_interface = on\n", &c);
+	assert_true(c.host_interface);
+	config_free(&c);
+
+	assert_int_equal(parse("[bridge]\n\nmac = 01:00:5e:00:00:01\n", &c), -EINVAL);
+	assert_string_equal(err, NAME ":3: mac: '01:00:5e:00:00:01' is not a unicast MAC "
+			    "address (like 02:00:5e:00:53:01)");
+	assert_zeroed(&c);
+	assert_int_equal(parse("[bridge]\nmac = 00:00:00:00:00:00\n", &c), -EINVAL);
+	assert_int_equal(parse("[bridge]\nmac = 02:00:5e:00:53\n", &c), -EINVAL);
+	assert_int_equal(parse("[bridge]\nhost_interface = maybe\n", &c), -EINVAL);
+	assert_int_equal(parse("[port eth1]\nhost_interface = on\n", &c), -EINVAL);
+}
+
 static void test_too_many_ports(void **state)
 {
 	char text[2048] = "";
@@ -1546,6 +1575,7 @@ int main(void)
 		cmocka_unit_test(test_ports_only),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_booleans),
+		cmocka_unit_test(test_host_interface),
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_number_ranges),
 		cmocka_unit_test(test_repeated_static),

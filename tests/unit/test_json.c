@@ -111,7 +111,7 @@ static void test_fdb_entries(void **state)
 
 	o = json_object_array_get_idx(a, 2);
 	assert_int_equal(get_u64(o, "vlan"), 4094);
-	assert_string_equal(get_str(o, "state"), "static");
+	assert_string_equal(get_str(o, "state"), "permanent");	/* local: iproute2's word */
 	flags = get(o, "flags");
 	assert_int_equal(json_object_array_length(flags), 1);
 	assert_string_equal(json_object_get_string(json_object_array_get_idx(flags, 0)), "self");
@@ -127,7 +127,7 @@ static void test_fdb_text(void **state)
 
 	assert_string_equal(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN),
 			    "[{\"mac\":\"02:00:5e:00:53:01\",\"ifname\":\"lo\",\"vlan\":0,"
-			    "\"master\":\"br0\",\"state\":\"\",\"flags\":[\"self\"],"
+			    "\"master\":\"br0\",\"state\":\"permanent\",\"flags\":[\"self\"],"
 			    "\"updated\":3}]");
 	json_object_put(a);
 }
