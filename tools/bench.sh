@@ -542,10 +542,12 @@ ports_ready()
 
 # xdpbr_up DATAPATH PORT...: xdpbrd on the PORTs (-d DATAPATH, or its
 # default for auto), until every port runs; with auto, each port must get
-# the TC path (the only ports given are veth and tap).
+# the TC path (the only ports given are veth and tap). No host interface:
+# the bench measures bridging between the ports (the host's would be down,
+# out of the flood sets, anyway).
 xdpbr_up()
 {
-	local dp=$1 i args=(-l none)
+	local dp=$1 i args=(-l none -H off)
 	shift
 	[ "$dp" = auto ] || args+=(-d "$dp")
 	[ "$dp" = xdp ] && args+=(-m native)

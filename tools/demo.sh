@@ -13,9 +13,12 @@
 #          |                 |                 |            veth pairs
 #       demo-p1  ------- demo-p2 ------- demo-p3            bridge "demo"
 #       \________ xdpbrd: XDP bridge on the three ports ________/
+#                            |
+#                     demo (host interface)  198.18.0.254/24: this host
 #
 # starts build/xdpbrd on the root-side ports, lets the hosts ping each other
-# through it, shows what the bridge learned and counted with build/xdpbr,
+# through it, gives the host an address on the bridge's host interface and
+# pings every host from it, shows what the bridge learned and counted with build/xdpbr,
 # and tears everything down again, also on failure or Ctrl-C. With
 # --keep-running it stays up until Ctrl-C so you can look around.
 # Needs root, and nothing beyond what tools/deps.sh installs.
@@ -89,6 +92,8 @@ teardown()
 		ip netns del "demo-h$i" 2>/dev/null
 	done
 	[ -e "$PIN_DIR" ] && rm -rf "$PIN_DIR"
+	# the host interface of a daemon that was killed
+	ip link del dev "$BR" 2>/dev/null
 	[ -n "$LOG" ] && rm -f "$LOG"
 	say "removed the demo hosts, ports and pins"
 }
@@ -128,7 +133,7 @@ for t in ip ethtool ping jq; do
 	command -v "$t" >/dev/null || die "'$t' is missing: run 'make deps'"
 done
 if ip netns list | grep -q '^demo-h' || ip link show dev demo-p1 >/dev/null 2>&1 ||
-	[ -e "$PIN_DIR" ]; then
+	ip link show dev "$BR" >/dev/null 2>&1 || [ -e "$PIN_DIR" ]; then
 	die "a demo is already running, or one was killed and left its hosts behind; 'tools/demo.sh --cleanup' removes them"
 fi
 
@@ -169,15 +174,16 @@ for ((i = 0; i < 100; i++)); do
 		DAEMON_PID=
 		exit 1
 	fi
+	# the three ports, and the bridge's end of its host interface
 	n=$("$XDPBR" -b "$BR" -j link show 2>/dev/null | jq length 2>/dev/null)
-	if [ "${n:-0}" = "$N" ]; then
+	if [ "${n:-0}" = "$((N + 1))" ] && grep -q "forwarding on" "$LOG"; then
 		ready=1
 		break
 	fi
 	sleep 0.1
 done
 cat "$LOG"
-[ $ready = 1 ] || die "xdpbrd did not attach to all $N ports within 10 s"
+[ $ready = 1 ] || die "xdpbrd did not attach to all $N ports and its host interface within 10 s"
 
 say "the hosts ping each other through the bridge"
 for pair in "1 2" "2 3" "3 1"; do
@@ -186,7 +192,21 @@ for pair in "1 2" "2 3" "3 1"; do
 	echo
 done
 
-say "what the bridge learned: every host's MAC on its port"
+say "this host on the bridged LAN: an address on the host interface '$BR'"
+show ip addr add 198.18.0.254/24 dev "$BR" || FAILED=1
+show ip link set dev "$BR" up || FAILED=1
+for ((i = 0; i < 50; i++)); do
+	"$XDPBR" -b "$BR" -j link show dev "$BR-host" 2>/dev/null |
+		jq -e '.[0].state == "forwarding"' >/dev/null 2>&1 && break
+	sleep 0.1
+done
+for ((i = 1; i <= N; i++)); do
+	show ping -c 2 -i 0.2 -W 2 "198.18.0.$i" || FAILED=1
+	echo
+done
+show ip netns exec demo-h1 ping -c 2 -i 0.2 -W 2 198.18.0.254 || FAILED=1
+
+say "what the bridge learned: every host's MAC on its port, the host's own permanent"
 show "$XDPBR" -b "$BR" fdb show || FAILED=1
 say "the ports"
 show "$XDPBR" -b "$BR" link show || FAILED=1

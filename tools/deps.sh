@@ -11,6 +11,7 @@ PKGS=(
 	iproute2 ethtool tcpdump iputils-ping arping iperf3 jq curl
 	procps kmod prometheus
 	valgrind		# tests/integration/test_valgrind.sh
+	dnsmasq-base busybox	# test_hostif.sh: a DHCP server and client on the host interface
 )
 
 missing=()

@@ -47,11 +47,11 @@ write_conf()
 	} >"$CONF"
 }
 
-# ports_with_xdp N: link show lists N ports, each with XDP.
+# ports_with_xdp N: N ports run the datapath (not counting the host
+# interface's, lib.sh ports_attached).
 ports_with_xdp()
 {
-	[ "$("$XDPBR" -b "$BR" -j link show 2>/dev/null |
-		jq '[.[] | select(.datapath != "none")] | length')" = "$1" ]
+	[ "$(ports_attached)" = "$1" ]
 }
 
 # reloads_at_least N: the daemon logged "reloaded" N times or more.

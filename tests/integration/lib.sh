@@ -207,6 +207,13 @@ xt_require()
 	fi
 }
 
+# XT_HOSTIF: whether the tests' xdpbrd makes its host interface (-H): on,
+# the default, as for users; a suite whose checks enumerate exactly the
+# ports, counters and FDB entries it made sets it to off after sourcing
+# this file (test_hostif.sh tests the host interface itself). Empty: no
+# -H, the configuration file decides.
+XT_HOSTIF=on
+
 # XT_DATAPATH: the datapath the tests' xdpbrd gives its ports (-d): auto
 # (veth ports take the skb path, TC) unless a test is about the XDP path
 # and sets xdp before sourcing this file.
@@ -428,6 +435,23 @@ stop_pid()
 	STOP_RC=$?
 }
 
+# ports_attached: how many ports of $BR run a datapath program, not
+# counting the bridge's end of its host interface (a port the daemon adds
+# by itself, after the others).
+ports_attached()
+{
+	"$XDPBR" -b "$BR" -j link show 2>/dev/null |
+		jq '[.[] | select(.datapath != "none" and .host_interface == null)] | length' \
+			2>/dev/null
+}
+
+# daemon_started: the daemon said it is forwarding (the last step of its
+# start, after the host interface and the configuration).
+daemon_started()
+{
+	grep -q "bridge $BR: forwarding on" "$DAEMON_LOG" 2>/dev/null
+}
+
 # daemon_start [OPTION...]: start `xdpbrd OPTION... $BR PORTS...` in the
 # background, stdout and stderr to $DAEMON_LOG, and wait (10 s at most)
 # until `xdpbr link show` lists every port with XDP attached. Returns 1, with
@@ -439,7 +463,8 @@ daemon_start()
 	local i n
 
 	: >"$DAEMON_LOG"
-	"$XDPBRD" -d "$XT_DATAPATH" "$@" "$BR" "${PORTS[@]}" >>"$DAEMON_LOG" 2>&1 &
+	"$XDPBRD" -d "$XT_DATAPATH" ${XT_HOSTIF:+-H "$XT_HOSTIF"} "$@" "$BR" "${PORTS[@]}" \
+		>>"$DAEMON_LOG" 2>&1 &
 	DAEMON_PID=$!
 	DAEMON_RC=
 	for ((i = 0; i < 100; i++)); do
@@ -451,9 +476,8 @@ daemon_start()
 $(cat "$DAEMON_LOG")"
 			return 1
 		fi
-		n=$("$XDPBR" -b "$BR" -j link show 2>/dev/null |
-			jq '[.[] | select(.datapath != "none")] | length' 2>/dev/null)
-		if [ "${n:-}" = "${#PORTS[@]}" ]; then
+		n=$(ports_attached)
+		if [ "${n:-}" = "${#PORTS[@]}" ] && daemon_started; then
 			return 0
 		fi
 		sleep 0.1
@@ -613,6 +637,8 @@ xt_cleanup()
 	if [ -e "$PIN_DIR" ]; then
 		rm -rf "$PIN_DIR"
 	fi
+	# the host interface of a daemon that was killed or kept the bridge
+	ip link del dev "$BR" 2>/dev/null
 	# the event socket of a daemon that was killed, not stopped
 	rm -f "/run/xdpbr/$BR.sock"
 	rm -rf "$XT_TMP"
@@ -626,7 +652,7 @@ xt_check_leftovers()
 
 	left=$({
 		ip netns list | grep "^xt$ID-"
-		ip -br link | grep "^xt${ID}p"
+		ip -br link | grep -E "^xt${ID}(p|@|-host| )"
 		[ -e "$PIN_DIR" ] && echo "$PIN_DIR"
 		[ -e "/run/xdpbr/$BR.sock" ] && echo "/run/xdpbr/$BR.sock"
 	} 2>/dev/null)	# ip complains about other tests' half-gone links
@@ -967,7 +993,8 @@ pfx_daemon_start()
 	shift
 
 	: >"$DAEMON_LOG"
-	"$XDPBRD" -d "$XT_DATAPATH" "$@" >"$XT_TMP/xdpbrd.stdout" 2>>"$DAEMON_LOG" &
+	"$XDPBRD" -d "$XT_DATAPATH" ${XT_HOSTIF:+-H "$XT_HOSTIF"} "$@" \
+		>"$XT_TMP/xdpbrd.stdout" 2>>"$DAEMON_LOG" &
 	DAEMON_PID=$!
 	DAEMON_RC=
 	for ((i = 0; i < 100; i++)); do
@@ -979,9 +1006,8 @@ pfx_daemon_start()
 $(cat "$DAEMON_LOG")"
 			return 1
 		fi
-		n=$("$XDPBR" -b "$BR" -j link show 2>/dev/null |
-			jq '[.[] | select(.datapath != "none")] | length' 2>/dev/null)
-		[ "${n:-}" = "$want" ] && return 0
+		n=$(ports_attached)
+		[ "${n:-}" = "$want" ] && daemon_started && return 0
 		sleep 0.1
 	done
 	XT_WHY="xdpbrd $* not ready after 10 s; xdpbr -b $BR -j link show:

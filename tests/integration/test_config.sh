@@ -11,6 +11,7 @@
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 # shellcheck disable=SC2317 # functions that run through check and pfx_poll
 . "$(dirname "$0")/lib.sh"
+XT_HOSTIF=off	# its checks enumerate exactly the ports and FDB entries it made
 
 # conf FILE [PORT-SECTIONS...]: write a configuration: the [bridge] section
 # then the given text (printf %b, one argument per line).

@@ -6,6 +6,7 @@
 # shellcheck disable=SC2016 # jq variables in single-quoted filters
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 . "$(dirname "$0")/lib.sh"
+XT_HOSTIF=off	# its checks enumerate exactly the ports and FDB entries it made
 
 # stats_json [dev PORT]: the port elements of `xdpbr -j stats`
 stats_json()

@@ -13,6 +13,7 @@
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 # shellcheck disable=SC2317 # functions that run through check and pfx_poll
 . "$(dirname "$0")/lib.sh"
+XT_HOSTIF=off	# its checks enumerate exactly the ports and FDB entries it made
 
 # lset DEV ARG...: xdpbr link set dev DEV ARG...
 lset()

@@ -9,6 +9,7 @@
 # shellcheck disable=SC2016 # jq variables in single-quoted filters
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 . "$(dirname "$0")/lib.sh"
+XT_HOSTIF=off	# its checks enumerate exactly the ports and FDB entries it made
 
 # joined PHASE [MODE]: P4 is a working port: on the tests' datapath, or in
 # XDP mode MODE when one is given (an XDP mode asks for the XDP path).

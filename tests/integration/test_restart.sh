@@ -150,7 +150,10 @@ check "bridge set ageing_time 120 fdb_max_learned 100" \
 	"$XDPBR" -b "$BR" bridge set ageing_time 120 fdb_max_learned 100
 check "link set dev ${PORTS[2]} max_learned 50" \
 	"$XDPBR" -b "$BR" link set dev "${PORTS[2]}" max_learned 50
-check_jq "FDB: h1, h2, h3 and the static entry" "$(fdb_json 2>&1)" 'length == 4'
+check_jq "FDB: h1, h2, h3 and the static entry, and the host interface's own" \
+	"$(fdb_json 2>&1)" '([.[] | select(.state != "permanent")] | length) == 4 and
+	 ([.[] | select(.state == "permanent" and .ifname == $h)] | length) == 1' \
+	--arg h "$BR-host"
 
 restart "kill -9, restart" KILL
 

@@ -9,6 +9,7 @@
 # shellcheck disable=SC2016 # jq variables in single-quoted filters
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 . "$(dirname "$0")/lib.sh"
+XT_HOSTIF=off	# its checks enumerate exactly the ports and FDB entries it made
 
 # check_err NAME CMD...: CMD must fail (exit 1..127, not a crash) and say
 # why on stderr.

@@ -21,6 +21,7 @@
 # shellcheck disable=SC2317 # helpers called through check, pfx_poll
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 . "$(dirname "$0")/lib.sh"
+XT_HOSTIF=off	# its checks enumerate exactly the ports and FDB entries it made
 
 STORM_S=2			# seconds of the broadcast storm
 LIMIT=100			# its limit, frames per second
