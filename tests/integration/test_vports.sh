@@ -169,6 +169,33 @@ done
 xt_poll 2 counters_add_up
 check "counters still add up with an XDP port" counters_add_up
 
+# --- a VM on a tap port forced to XDP: the tun driver's native XDP, frames
+# both ways (TCP with the VM's offloads needs the skb path, the default)
+tap_host 6
+printf '[port %s]\ndatapath = xdp\n' "${PORT[6]}" >>"$CONF"
+check "SIGHUP adds h6's tap port" kill -HUP "$DAEMON_PID"
+if pfx_poll 5 pfx_link_is "${PORT[6]}" xdp_mode '"native"'; then
+	pass "h6's tap port joins on native XDP (the tun driver's)"
+else
+	fail "h6's tap port joins on native XDP (the tun driver's)" "$(pfx_link_json 2>&1)" \
+		"$(cat "$DAEMON_LOG")"
+fi
+check_jq "link show: kind tap, datapath xdp" "$(pfx_link_json "${PORT[6]}" 2>&1)" \
+	'.[0].kind == "tap" and .[0].datapath == "xdp"'
+rx6=$(port_counter "${PORT[6]}" rx_packets)
+tx6=$(port_counter "${PORT[6]}" tx_packets)
+for j in 1 3 5; do
+	check "ping h6 -> h$j (XDP tap port)" hping 6 "$j"
+	check "ping h$j -> h6 over IPv6 (XDP tap port)" hping "$j" 6 -6
+done
+check "h6's port counted frames in (rx_packets ${rx6:-?} -> more)" \
+	test "$(port_counter "${PORT[6]}" rx_packets)" -gt "${rx6:-0}"
+check "... and out (tx_packets ${tx6:-?} -> more)" \
+	test "$(port_counter "${PORT[6]}" tx_packets)" -gt "${tx6:-0}"
+check "tapwire (the VM's side) saw frames both ways" \
+	bash -c "hexec() { ip netns exec ${NS[6]} \"\$@\"; }; hexec ip -s -j link show dev e0 |
+		jq -e '.[0].stats64.rx.packets > 0 and .[0].stats64.tx.packets > 0'"
+
 # --- SIGKILL under traffic between the VMs, restart: nothing lost
 hexec 3 ping -i 0.01 -c 400 -w 30 "${IP4[4]}" >"$XT_TMP/ping.k" 2>&1 &
 ping_pid=$!
@@ -177,7 +204,7 @@ sleep 0.5
 fdb0=$("$XDPBR" -b "$BR" -j fdb show 2>&1 | jq -c '[.[] | {mac, ifname}] | sort')
 daemon_stop KILL
 check "SIGKILL: every port keeps its program" xdp_everywhere
-pfx_daemon_start 5 -c "$CONF" || abort "restart" "$XT_WHY"
+pfx_daemon_start 6 -c "$CONF" || abort "restart" "$XT_WHY"
 check "restart: the new xdpbrd adopted the bridge" log_poll "$DAEMON_LOG" adopt 5
 wait "$ping_pid"
 line=$(grep 'packets transmitted' "$XT_TMP/ping.k")
