@@ -342,10 +342,12 @@ static int pin_dir_prepare(struct bridge *br)
 }
 
 /* Opens the datapath object, set to reuse the maps pinned in the bridge's
- * directory. */
+ * directory, its drop-counting tracepoints to the devices of our network
+ * namespace. */
 static int skel_open(struct bridge *br)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = br->dir);
+	const struct xdpbr_paths *p;
 	int err;
 
 	br->skel = xdpbr__open_opts(&oo);
@@ -354,6 +356,8 @@ static int skel_open(struct bridge *br)
 		log_warn("Couldn't open the datapath object: %s", strerror(-err));
 		return err;
 	}
+	if (!paths_get(&p))
+		br->skel->rodata->netns_ino = (__u32)p->netns;
 	err = reuse_pinned_devmaps(br);
 	if (err)
 		log_warn("Couldn't reuse the devmaps pinned in %s: %s", br->dir, strerror(-err));
