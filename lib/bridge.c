@@ -33,7 +33,6 @@
 #include "ports.h"
 #include "util.h"
 
-#define TRACEFS "/sys/kernel/tracing"
 #define KERNEL_BTF "/sys/kernel/btf/vmlinux"
 
 /* The bpffs the pins go to, mounted on /sys/fs/bpf if it is missing. The
@@ -123,12 +122,8 @@ static void attach_tracepoints(struct bridge *br)
 		{ XDPBR_PIN_LINK_XMIT, offsetof(struct xdpbr, progs.xdpbr_xmit) },
 		{ XDPBR_PIN_LINK_REDIR, offsetof(struct xdpbr, progs.xdpbr_redirect_err) },
 	};
-	struct statfs st;
 	char path[PATH_MAX];
 
-	if (statfs(TRACEFS, &st) || st.f_type != TRACEFS_MAGIC)
-		if (mount("tracefs", TRACEFS, "tracefs", 0, NULL))
-			log_debug("Couldn't mount tracefs on %s: %s", TRACEFS, strerror(errno));
 	for (size_t i = 0; i < ARRAY_SIZE(tps); i++) {
 		struct bpf_program *prog = *(struct bpf_program **)((char *)br->skel + tps[i].prog_off);
 
