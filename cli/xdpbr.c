@@ -13,7 +13,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <string.h>
@@ -58,7 +57,7 @@ static int pick_bridge(const char *want, char *out, size_t len)
 		closedir(d);
 	if (n == 0)
 		return cli_error(-ENOENT, "no bridge found in %s (is xdpbrd running?)",
-				 p->pin_root);
+				 p->pin_root_shown);
 	if (n > 1)
 		return cli_error(-EINVAL, "several bridges:%s; choose one with -b BRIDGE", names);
 	return 0;
@@ -84,12 +83,11 @@ static int run(const struct cli_cmd *c)
 		return c->run(c, &t);
 	err = maps_open_pinned(br, &t.m);
 	if (err) {
-		char dir[PATH_MAX] = "";
+		const struct xdpbr_paths *p;
 
-		pin_path(dir, sizeof(dir), br, NULL);
-		return cli_error(err, "can't open bridge '%s' in %s: %s%s", br, dir,
-				 strerror(-err), err == -ENOENT ? " (is xdpbrd running?)" :
-				 errno_hint(err));
+		return cli_error(err, "can't open bridge '%s' in %s/%s: %s%s", br,
+				 paths_get(&p) ? "?" : p->pin_root_shown, br, strerror(-err),
+				 err == -ENOENT ? " (is xdpbrd running?)" : errno_hint(err));
 	}
 	err = c->run(c, &t);
 	maps_close(&t.m);

@@ -50,9 +50,12 @@ int paths_build(struct xdpbr_paths *p, const struct ns_ids *ns, int host_fd)
 		return err;
 	if (!p->keyed)
 		return FIELD(p->pin_root, "%s/%s", p->bpffs, PATHS_PIN_DIR) ?:
+		       FIELD(p->pin_root_shown, "%s/%s", PATHS_BPFFS, PATHS_PIN_DIR) ?:
 		       FIELD(p->run_dir, "%s", PATHS_RUN_DIR);
 	return FIELD(p->netns_dir, "%s/%s", p->bpffs, PATHS_NETNS_DIR) ?:
 	       FIELD(p->pin_root, "%s/%" PRIu64, p->netns_dir, p->netns) ?:
+	       FIELD(p->pin_root_shown, "%s/%s/%" PRIu64, PATHS_BPFFS, PATHS_NETNS_DIR,
+		     p->netns) ?:
 	       FIELD(p->run_dir, "%s/%s%" PRIu64, PATHS_RUN_DIR, PATHS_RUN_NETNS, p->netns);
 }
 
@@ -121,11 +124,11 @@ static void ns_ids_read(struct ns_ids *ns, int *pid)
 	ns->host_mnt = ns_inode(path);
 }
 
-/* In the child: the host's /sys/fs/bpf opened in its mount namespace, and
- * sent to the parent with the errno of the first step that failed. */
-static void host_bpffs_child(int sock, int pid)
+/* In the child: the host's /sys/fs/bpf opened in the mount namespace
+ * mntns, and sent to the parent with the errno of the first step that
+ * failed. Only system calls: the parent may have threads. */
+static void host_bpffs_child(int sock, const char *mntns)
 {
-	char path[32];
 	struct statfs st;
 	int nsfd, fd = -1, err = 0;
 	union {
@@ -135,8 +138,7 @@ static void host_bpffs_child(int sock, int pid)
 	struct iovec iov = { &err, sizeof(err) };
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
 
-	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
-	nsfd = open(path, O_RDONLY | O_CLOEXEC);
+	nsfd = open(mntns, O_RDONLY | O_CLOEXEC);
 	if (nsfd < 0 || setns(nsfd, CLONE_NEWNS))
 		err = errno;
 	else if ((fd = open(PATHS_BPFFS, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
@@ -173,8 +175,10 @@ static int host_bpffs_open(int pid)
 	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
 			     .msg_control = u.buf, .msg_controllen = sizeof(u.buf) };
 	struct cmsghdr *c;
+	char mntns[32];
 	pid_t child;
 
+	snprintf(mntns, sizeof(mntns), "/proc/%d/ns/mnt", pid);
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv))
 		return -errno;
 	child = fork();
@@ -186,7 +190,7 @@ static int host_bpffs_open(int pid)
 	}
 	if (child == 0) {
 		close(sv[0]);
-		host_bpffs_child(sv[1], pid);
+		host_bpffs_child(sv[1], mntns);
 	}
 	close(sv[1]);
 	if (recvmsg(sv[0], &mh, MSG_CMSG_CLOEXEC) != (ssize_t)sizeof(err))
@@ -227,9 +231,9 @@ static int paths_work_out(struct xdpbr_paths *p)
 		return err;
 	}
 	if (p->keyed)
-		log_debug("network namespace %" PRIu64 ": pins under %s%s, event sockets in %s",
-			  p->netns, p->pin_root, p->remote ? " (the host's bpffs, held open)" : "",
-			  p->run_dir);
+		log_info("network namespace %" PRIu64 ": pins under %s%s%s%s, event sockets in %s",
+			 p->netns, p->pin_root_shown, p->remote ? " (the host's, reached as " : "",
+			 p->remote ? p->pin_root : "", p->remote ? ")" : "", p->run_dir);
 	return 0;
 }
 

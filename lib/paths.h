@@ -55,6 +55,7 @@ struct xdpbr_paths {
 	char bpffs[48];			/* "/sys/fs/bpf" or "/proc/self/fd/FD" */
 	char netns_dir[96];		/* "<bpffs>/xdpbr-netns" when keyed, else "" */
 	char pin_root[128];		/* "<bpffs>/xdpbr" or "<netns_dir>/N" */
+	char pin_root_shown[96];	/* pin_root as the host names it, for people */
 	char run_dir[48];		/* "/run/xdpbr" or "/run/xdpbr/netns-N" */
 	char iproute2_dir[96];		/* "<bpffs>/tc/globals" */
 };

@@ -36,6 +36,7 @@ static void test_host_netns(void **state)
 		assert_int_equal(p.netns, HOST_NET);
 		assert_string_equal(p.bpffs, "/sys/fs/bpf");
 		assert_string_equal(p.pin_root, "/sys/fs/bpf/xdpbr");
+		assert_string_equal(p.pin_root_shown, "/sys/fs/bpf/xdpbr");
 		assert_string_equal(p.netns_dir, "");
 		assert_string_equal(p.run_dir, "/run/xdpbr");
 		assert_string_equal(p.iproute2_dir, "/sys/fs/bpf/tc/globals");
@@ -79,6 +80,7 @@ static void test_netns_host_mounts(void **state)
 	assert_string_equal(p.bpffs, "/sys/fs/bpf");
 	assert_string_equal(p.netns_dir, "/sys/fs/bpf/xdpbr-netns");
 	assert_string_equal(p.pin_root, "/sys/fs/bpf/xdpbr-netns/4026532322");
+	assert_string_equal(p.pin_root_shown, p.pin_root);
 	assert_string_equal(p.run_dir, "/run/xdpbr/netns-4026532322");
 	assert_string_equal(p.iproute2_dir, "/sys/fs/bpf/tc/globals");
 }
@@ -97,6 +99,7 @@ static void test_ip_netns_exec(void **state)
 	assert_string_equal(p.bpffs, "/proc/self/fd/7");
 	assert_string_equal(p.netns_dir, "/proc/self/fd/7/xdpbr-netns");
 	assert_string_equal(p.pin_root, "/proc/self/fd/7/xdpbr-netns/4026532322");
+	assert_string_equal(p.pin_root_shown, "/sys/fs/bpf/xdpbr-netns/4026532322");
 	assert_string_equal(p.run_dir, "/run/xdpbr/netns-4026532322");
 	assert_string_equal(p.iproute2_dir, "/proc/self/fd/7/tc/globals");
 	/* without the descriptor there is nothing to build on */
