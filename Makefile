@@ -39,7 +39,7 @@ BPF_OBJ  := $(BUILD)/xdpbr.bpf.o
 SKEL     := $(BUILD)/xdpbr.skel.h
 
 # lib/: the user-space library of xdpbrd, xdpbr, the tools and the tests.
-LIB_SRCS := lib/log.c lib/util.c lib/pins.c lib/fdbtab.c \
+LIB_SRCS := lib/log.c lib/util.c lib/paths.c lib/pins.c lib/fdbtab.c \
 	    lib/ports.c lib/portstats.c lib/bridge.c lib/netlink.c \
 	    lib/json.c lib/ctl.c lib/report.c lib/events.c lib/hostif.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)

@@ -5,7 +5,8 @@
  * pinned, lives with its code in fdbcache.h.
  *
  * All are pinned by name (LIBBPF_PIN_BY_NAME): xdpbrd sets the pin root to
- * /sys/fs/bpf/xdpbr/<bridge>/, iproute2 pins them under its own root. The pins
+ * /sys/fs/bpf/xdpbr/<bridge>/ (another network namespace's: lib/paths.h),
+ * iproute2 pins them under its own root. The pins
  * are the bridge's state; the daemon and CLI are clients of them.
  */
 #ifndef XDPBR_MAPS_H

@@ -445,12 +445,41 @@ int xdpbr_tc_rx(struct __sk_buff *skb)
  * egress port refusing redirected frames (a veth whose peer runs no NAPI, a
  * full ring), and redirects that fail in xdp_do_redirect. Attached by the
  * daemon; they touch only this bridge's ports.
+ *
+ * The tracepoints fire for every device of the machine, and an ifindex
+ * names a port only within its network namespace (every namespace has its
+ * ifindex 2, 3, ...): a bridge counts a device only when it is in the
+ * bridge's namespace, whose inode the loader sets here (0: any, for a
+ * loader that doesn't, as the BPF_PROG_RUN tests).
  */
-/* Only the field the program reads; libbpf relocates its offset against
- * the running kernel's BTF (CO-RE). */
+const volatile __u32 netns_ino = 0;
+
+/* Only the fields the program reads; libbpf relocates their offsets
+ * against the running kernel's BTF (CO-RE). */
+struct ns_common {
+	unsigned int inum;
+} __attribute__((preserve_access_index));
+
+struct net {
+	struct ns_common ns;
+} __attribute__((preserve_access_index));
+
+typedef struct {
+	struct net *net;
+} __attribute__((preserve_access_index)) possible_net_t;
+
 struct net_device {
 	int ifindex;
+	possible_net_t nd_net;
 } __attribute__((preserve_access_index));
+
+/* The port of dev, if dev is in the bridge's network namespace. */
+static __always_inline struct xdpbr_port *port_of_dev(const struct net_device *dev)
+{
+	if (netns_ino && dev->nd_net.net->ns.inum != netns_ino)
+		return NULL;
+	return port_of((__u32)dev->ifindex);
+}
 
 /*
  * The tracepoint's drops include the copies our own devmap egress program
@@ -469,12 +498,12 @@ SEC("tp_btf/xdp_devmap_xmit")
 int BPF_PROG(xdpbr_xmit, const struct net_device *from_dev,
 	     const struct net_device *to_dev, int sent, int drops, int err)
 {
-	__u32 ifindex = (__u32)to_dev->ifindex, slot;
 	struct xdpbr_port *port;
 	struct xdpbr_stats *st;
 	__u64 *seen, filtered, ndrops;
+	__u32 slot;
 
-	port = port_of(ifindex);
+	port = port_of_dev(to_dev);
 	if (!port)
 		return 0;
 	slot = port->slot;
@@ -490,24 +519,15 @@ int BPF_PROG(xdpbr_xmit, const struct net_device *from_dev,
 	return 0;
 }
 
-struct redirect_err_args {		/* xdp:xdp_redirect_err (6.x: also map redirects) */
-	__u64 common;
-	int prog_id;
-	__u32 act;
-	int ifindex;
-	int err;
-	int to_ifindex;
-	__u32 map_id;
-	int map_index;
-};
-
-SEC("tracepoint/xdp/xdp_redirect_err")
-int xdpbr_redirect_err(struct redirect_err_args *a)
+/* A BTF tracepoint too, for its device (the perf-style record has only
+ * the ifindex); only the first argument, the ingress device, is read: it
+ * has been the first in every kernel that has the tracepoint. */
+SEC("tp_btf/xdp_redirect_err")
+int BPF_PROG(xdpbr_redirect_err, const struct net_device *dev)
 {
-	__u32 ifindex = (__u32)a->ifindex;
 	struct xdpbr_port *port;
 
-	port = port_of(ifindex);
+	port = port_of_dev(dev);
 	if (port)
 		count(stats_of(port->slot), XDPBR_CNT_REDIRECT_ERRORS);
 	return 0;

@@ -87,7 +87,7 @@ static const char usage_main[] =
 	"where  OBJECT := { bridge | link | fdb | vlan | stats | monitor }\n"
 	"       OPTIONS := { -j[son] | -p[retty] | -b[ridge] BRIDGE | -r[ate] SECONDS |\n"
 	"                    -h[elp] }\n"
-	"       BRIDGE defaults to the only bridge in /sys/fs/bpf/xdpbr\n"
+	"       BRIDGE defaults to the only bridge of this network namespace\n"
 	"       -r SECONDS: stats as per-second rates over SECONDS (= stats rate SECONDS)\n";
 static const char usage_bridge[] =
 	"Usage: " U_BRIDGE_SHOW MORE U_BRIDGE_SET MORE U_BRIDGE_ADD MORE U_BRIDGE_DEL U_OPTIONS

@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 
 #include "common.h"
+#include "paths.h"
 #include "util.h"
 
 int cli_error(int err, const char *fmt, ...)

@@ -20,23 +20,29 @@
 #include "cli.h"
 #include "common.h"
 #include "log.h"
+#include "paths.h"
 #include "pins.h"
 #include "util.h"
 
-/* The bridge to work on: -b, or the only one pinned. 0 or -errno. */
+/* The bridge to work on: -b, or the only one pinned in this network
+ * namespace. 0 or -errno. */
 static int pick_bridge(const char *want, char *out, size_t len)
 {
+	const struct xdpbr_paths *p;
 	char names[512] = "";
 	struct dirent *de;
 	size_t used = 0;
-	int n = 0;
+	int n = 0, err;
 	DIR *d;
 
 	if (want) {
 		snprintf(out, len, "%s", want);
 		return 0;
 	}
-	d = opendir(XDPBR_PIN_ROOT);
+	err = paths_get(&p);	/* logs why not */
+	if (err)
+		return err;
+	d = opendir(p->pin_root);
 	while (d && (de = readdir(d))) {
 		if (de->d_name[0] == '.' || bridge_name_valid(de->d_name))
 			continue;
@@ -51,7 +57,7 @@ static int pick_bridge(const char *want, char *out, size_t len)
 		closedir(d);
 	if (n == 0)
 		return cli_error(-ENOENT, "no bridge found in %s (is xdpbrd running?)",
-				 XDPBR_PIN_ROOT);
+				 p->pin_root_shown);
 	if (n > 1)
 		return cli_error(-EINVAL, "several bridges:%s; choose one with -b BRIDGE", names);
 	return 0;
@@ -76,10 +82,13 @@ static int run(const struct cli_cmd *c)
 	if (c->no_maps)
 		return c->run(c, &t);
 	err = maps_open_pinned(br, &t.m);
-	if (err)
-		return cli_error(err, "can't open bridge '%s' in %s/%s: %s%s", br, XDPBR_PIN_ROOT,
-				 br, strerror(-err), err == -ENOENT ? " (is xdpbrd running?)" :
-				 errno_hint(err));
+	if (err) {
+		const struct xdpbr_paths *p;
+
+		return cli_error(err, "can't open bridge '%s' in %s/%s: %s%s", br,
+				 paths_get(&p) ? "?" : p->pin_root_shown, br, strerror(-err),
+				 err == -ENOENT ? " (is xdpbrd running?)" : errno_hint(err));
+	}
 	err = c->run(c, &t);
 	maps_close(&t.m);
 	return err;

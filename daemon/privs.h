@@ -17,7 +17,7 @@
  *                  pinned links were removed (see bridge_pins_check)
  *   CAP_NET_BIND_SERVICE  only when the stats endpoint's port is below 1024
  *
- * Given up: CAP_SYS_ADMIN (mounting bpffs/tracefs, entering other network
+ * Given up: CAP_SYS_ADMIN (mounting bpffs, entering other network
  * namespaces, turning program ids into fds), CAP_DAC_OVERRIDE and
  * everything else. Without them, a veth port added
  * while running is not checked for a peer that can't receive (the check

@@ -34,19 +34,15 @@
 #define XDPBR_AGEING_MAX_S	1000000		/* ageing time, seconds */
 #define XDPBR_STORM_MAX_PPS	100000000	/* storm control, frames per second */
 
-#define XDPBR_PIN_ROOT		"/sys/fs/bpf/xdpbr"
-/* Where iproute2 pins an object's maps by name (xdpbr bridge add takes
- * them over). */
-#define XDPBR_IPROUTE2_PIN_DIR	"/sys/fs/bpf/tc/globals"
 #define XDPBR_NSEC_PER_SEC	1000000000ULL
 /* A MAC seen again on its own port refreshes last_seen at most this often:
  * a hit on a known source writes nothing shared in between. */
 #define XDPBR_REFRESH_NS	XDPBR_NSEC_PER_SEC
 #define XDPBR_DEFAULT_AGEING_S	300
 
-/* Names of the pinned objects under XDPBR_PIN_ROOT/<bridge>/. The map names
- * are also the BPF map names (LIBBPF_PIN_BY_NAME), so iproute2 pins them
- * under the same names. */
+/* Names of the pinned objects in a bridge's pin directory (where that is:
+ * lib/paths.h). The map names are also the BPF map names
+ * (LIBBPF_PIN_BY_NAME), so iproute2 pins them under the same names. */
 #define XDPBR_MAP_FDB		"xdpbr_fdb"
 #define XDPBR_MAP_PORTS		"xdpbr_ports"
 #define XDPBR_MAP_IFSLOT	"xdpbr_ifslot"

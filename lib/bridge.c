@@ -2,7 +2,8 @@
 /*
  * bridge.c - load or adopt the datapath, pin it, attach it to ports.
  *
- * The pins under /sys/fs/bpf/xdpbr/<bridge>/ are the bridge. Loading with
+ * The pins under /sys/fs/bpf/xdpbr/<bridge>/ (another network namespace's:
+ * see paths.h) are the bridge. Loading with
  * pin_root_path set makes libbpf reuse maps already pinned there, so a daemon
  * restarted after a crash or with --keep picks up the FDB and counters as they
  * are, and replaces the program on each port atomically (XDP_FLAGS_REPLACE):
@@ -28,27 +29,34 @@
 #include "fdbtab.h"
 #include "log.h"
 #include "netlink.h"
+#include "paths.h"
 #include "ports.h"
 #include "util.h"
 
-#define BPFFS "/sys/fs/bpf"
-#define TRACEFS "/sys/kernel/tracing"
 #define KERNEL_BTF "/sys/kernel/btf/vmlinux"
 
-static int bpffs_ensure(void)
+/* The bpffs the pins go to, mounted on /sys/fs/bpf if it is missing. The
+ * host's, reached from another mount namespace (paths.h), was found a bpffs
+ * when it was opened, and a bpffs mounted in an `ip netns exec` would be
+ * seen by no other one: that one is never mounted here. */
+static int bpffs_ensure(const struct xdpbr_paths *p)
 {
 	struct statfs st;
 
-	if (!statfs(BPFFS, &st) && st.f_type == BPF_FS_MAGIC)
+	if (!statfs(p->bpffs, &st) && st.f_type == BPF_FS_MAGIC)
 		return 0;
-	if (mount("bpf", BPFFS, "bpf", 0, "mode=0700")) {
+	if (p->remote) {
+		log_warn("%s (the host's bpffs) is no bpffs any more", p->bpffs);
+		return -ENOENT;
+	}
+	if (mount("bpf", PATHS_BPFFS, "bpf", 0, "mode=0700")) {
 		int err = -errno;
 
 		log_warn("Couldn't mount bpffs on %s: %s (mount it with 'mount -t bpf bpf %s')",
-			 BPFFS, strerror(-err), BPFFS);
+			 PATHS_BPFFS, strerror(-err), PATHS_BPFFS);
 		return err;
 	}
-	log_info("mounted bpffs on %s", BPFFS);
+	log_info("mounted bpffs on %s", PATHS_BPFFS);
 	return 0;
 }
 
@@ -69,6 +77,34 @@ static int mkdir_private(const char *path)
 	return 0;
 }
 
+/* The directory the bridges' pin directories go in, private, and the one
+ * of the network namespaces above it when keyed. mount: bpffs may be
+ * mounted first. */
+static int pin_root_prepare(bool mount_bpffs)
+{
+	const struct xdpbr_paths *p;
+	int err = paths_get(&p);
+
+	if (!err && mount_bpffs)
+		err = bpffs_ensure(p);
+	if (!err && p->keyed)
+		err = mkdir_private(p->netns_dir);
+	return err ? err : mkdir_private(p->pin_root);
+}
+
+/* Removes the directory of the bridges' pin directories, and the one of
+ * the network namespaces above it, where no other bridge is left. */
+static void pin_root_remove(void)
+{
+	const struct xdpbr_paths *p;
+
+	if (paths_get(&p))
+		return;
+	rmdir(p->pin_root);
+	if (p->keyed)
+		rmdir(p->netns_dir);
+}
+
 /*
  * Tracepoints that count what the kernel drops after the program decided
  * (xmit drops per egress port, failed redirects). Their links are pinned
@@ -86,12 +122,8 @@ static void attach_tracepoints(struct bridge *br)
 		{ XDPBR_PIN_LINK_XMIT, offsetof(struct xdpbr, progs.xdpbr_xmit) },
 		{ XDPBR_PIN_LINK_REDIR, offsetof(struct xdpbr, progs.xdpbr_redirect_err) },
 	};
-	struct statfs st;
 	char path[PATH_MAX];
 
-	if (statfs(TRACEFS, &st) || st.f_type != TRACEFS_MAGIC)
-		if (mount("tracefs", TRACEFS, "tracefs", 0, NULL))
-			log_debug("Couldn't mount tracefs on %s: %s", TRACEFS, strerror(errno));
 	for (size_t i = 0; i < ARRAY_SIZE(tps); i++) {
 		struct bpf_program *prog = *(struct bpf_program **)((char *)br->skel + tps[i].prog_off);
 
@@ -216,7 +248,7 @@ static void unpin_all(struct bridge *br)
 			unlink(path);
 	if (rmdir(br->dir) && errno != ENOENT)
 		log_warn("Couldn't remove %s: %s", br->dir, strerror(errno));
-	rmdir(XDPBR_PIN_ROOT);	/* only succeeds when no other bridge is left */
+	pin_root_remove();
 }
 
 /*
@@ -296,10 +328,8 @@ static int bridge_init(struct bridge *br, const char *name, enum xdpbr_mode mode
 static int pin_dir_prepare(struct bridge *br)
 {
 	struct stat st;
-	int err = bpffs_ensure();
+	int err = pin_root_prepare(true);
 
-	if (!err)
-		err = mkdir_private(XDPBR_PIN_ROOT);
 	if (err)
 		return err;
 	br->adopted = !stat(br->dir, &st);
@@ -307,10 +337,12 @@ static int pin_dir_prepare(struct bridge *br)
 }
 
 /* Opens the datapath object, set to reuse the maps pinned in the bridge's
- * directory. */
+ * directory, its drop-counting tracepoints to the devices of our network
+ * namespace. */
 static int skel_open(struct bridge *br)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = br->dir);
+	const struct xdpbr_paths *p;
 	int err;
 
 	br->skel = xdpbr__open_opts(&oo);
@@ -319,6 +351,8 @@ static int skel_open(struct bridge *br)
 		log_warn("Couldn't open the datapath object: %s", strerror(-err));
 		return err;
 	}
+	if (!paths_get(&p))
+		br->skel->rodata->netns_ino = (__u32)p->netns;
 	err = reuse_pinned_devmaps(br);
 	if (err)
 		log_warn("Couldn't reuse the devmaps pinned in %s: %s", br->dir, strerror(-err));
@@ -895,27 +929,28 @@ int bridge_adopt_ports(struct bridge *br)
 int bridge_create(const char *name)
 {
 	struct bridge_opts o = { .mode = XDPBR_MODE_NONE };
+	const struct xdpbr_paths *p;
 	struct bridge br;
 	char dir[PATH_MAX];
 	int err, moved;
 
-	err = pin_path(dir, sizeof(dir), name, NULL);
+	err = paths_get(&p);
+	if (!err)
+		err = pin_path(dir, sizeof(dir), name, NULL);
 	if (err)
 		return err;
 	if (!access(dir, F_OK)) {
 		log_warn("bridge %s exists (%s)", name, dir);
 		return -EEXIST;
 	}
-	err = bpffs_ensure();
-	if (!err)
-		err = mkdir_private(XDPBR_PIN_ROOT);
+	err = pin_root_prepare(true);
 	if (!err)
 		err = mkdir_private(dir);
 	if (err)
 		return err;
-	moved = maps_adopt_pins(XDPBR_IPROUTE2_PIN_DIR, name);
+	moved = maps_adopt_pins(p->iproute2_dir, name);
 	if (moved < 0) {
-		log_warn("Couldn't move the pins of %s into %s: %s", XDPBR_IPROUTE2_PIN_DIR,
+		log_warn("Couldn't move the pins of %s into %s: %s", p->iproute2_dir,
 			 dir, strerror(-moved));
 		return moved;
 	}
@@ -927,7 +962,7 @@ int bridge_create(const char *name)
 	}
 	if (!err && moved)
 		log_info("bridge %s: took over %d map pins of %s", name, moved,
-			 XDPBR_IPROUTE2_PIN_DIR);
+			 p->iproute2_dir);
 	return err;
 }
 
@@ -1049,6 +1084,7 @@ int bridge_del_port(struct bridge *br, const char *ifname)
  */
 int bridge_pins_check(struct bridge *br)
 {
+	const struct xdpbr_paths *p;
 	char path[PATH_MAX];
 	struct bpf_map *map;
 	struct statfs st;
@@ -1058,9 +1094,9 @@ int bridge_pins_check(struct bridge *br)
 		return 0;
 	if (!access(path, F_OK))
 		return 0;
-	if (statfs(BPFFS, &st) || st.f_type != BPF_FS_MAGIC)
+	if (paths_get(&p) || statfs(p->bpffs, &st) || st.f_type != BPF_FS_MAGIC)
 		return -ENOENT;		/* bpffs is gone: nothing to pin into */
-	err = mkdir_private(XDPBR_PIN_ROOT);
+	err = pin_root_prepare(false);
 	if (!err)
 		err = mkdir_private(br->dir);
 	if (err)

@@ -60,7 +60,8 @@ struct bridge {
 
 /* Mounts bpffs if needed, loads the datapath (reusing pinned maps: a
  * restarted daemon adopts the bridge), pins maps and programs under
- * /sys/fs/bpf/xdpbr/<name>/. 0 or -errno, with the reason logged. */
+ * /sys/fs/bpf/xdpbr/<name>/ (another network namespace's: paths.h). 0 or
+ * -errno, with the reason logged. */
 int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o);
 
 /* The map descriptors of a loaded skeleton. */
@@ -92,7 +93,7 @@ void bridge_close_pinned(struct bridge *br);
  * A bridge with no daemon (xdpbr bridge add NAME): the datapath loaded and
  * left standing under /sys/fs/bpf/xdpbr/NAME, as `xdpbrd --keep` leaves it,
  * taking over first the map pins of an `ip link ... xdp obj` in
- * XDPBR_IPROUTE2_PIN_DIR. -EEXIST if the bridge exists. 0 or -errno, said.
+ * iproute2's tc/globals of the same bpffs. -EEXIST if the bridge exists. 0 or -errno, said.
  */
 int bridge_create(const char *name);
 

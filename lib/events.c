@@ -13,6 +13,7 @@
 #include "events.h"
 #include "json.h"
 #include "log.h"
+#include "paths.h"
 #include "util.h"
 
 static const char *const type_names[] = {
@@ -31,9 +32,30 @@ const char *event_type_name(uint32_t type)
 
 int events_path(char *buf, size_t len, const char *bridge)
 {
-	int n = snprintf(buf, len, "%s/%s.sock", EVENTS_RUN_DIR, bridge);
+	const struct xdpbr_paths *p;
+	int err = paths_get(&p);
 
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+	return err ? err : sock_path_in(p, buf, len, bridge);
+}
+
+static int mkdir_private(const char *path)
+{
+	if (mkdir(path, 0700) && errno != EEXIST)
+		return -errno;
+	return chmod(path, 0700) ? -errno : 0;
+}
+
+/* The socket's directory: /run/xdpbr, and a network namespace's in it. */
+static int run_dir_prepare(void)
+{
+	const struct xdpbr_paths *p;
+	int err = paths_get(&p);
+
+	if (!err)
+		err = mkdir_private(PATHS_RUN_DIR);
+	if (!err && p->keyed)
+		err = mkdir_private(p->run_dir);
+	return err;
 }
 
 bool events_daemon_runs(const char *bridge)
@@ -86,10 +108,9 @@ int events_open(struct events *ev, const char *bridge)
 	err = events_path(ev->path, sizeof(ev->path), bridge);
 	if (err)
 		return err;
-	if (mkdir(EVENTS_RUN_DIR, 0700) && errno != EEXIST)
-		return -errno;
-	if (chmod(EVENTS_RUN_DIR, 0700))
-		return -errno;
+	err = run_dir_prepare();
+	if (err)
+		return err;
 	ev->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (ev->listen_fd < 0)
 		return -errno;
@@ -110,8 +131,12 @@ void events_close(struct events *ev)
 		close(ev->clients[i]);
 	ev->nclients = 0;
 	if (ev->listen_fd >= 0) {
+		const struct xdpbr_paths *p;
+
 		close(ev->listen_fd);
 		unlink(ev->path);
+		if (!paths_get(&p) && p->keyed)
+			rmdir(p->run_dir);	/* a namespace's, when its last bridge goes */
 	}
 	ev->listen_fd = -1;
 }

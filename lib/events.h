@@ -8,7 +8,8 @@
  * The datapath reports learns and moves through the ring buffer
  * xdpbr_events; the daemon adds ageing and flushes. The daemon is the ring
  * buffer's one consumer and passes every event on, as one JSON object per
- * line, to the clients of a root-only Unix socket /run/xdpbr/<bridge>.sock:
+ * line, to the clients of a root-only Unix socket /run/xdpbr/<bridge>.sock
+ * (another network namespace's: /run/xdpbr/netns-N/<bridge>.sock, paths.h):
  *
  *   {"event":"learn"|"move"|"age"|"flush","mac":"02:..","vlan":0,
  *    "ifname":"eth2","master":"br0","from":"eth1" (move only),"ts":12.345}
@@ -22,8 +23,6 @@
 #include <json-c/json.h>
 
 #include "xdpbr.h"
-
-#define EVENTS_RUN_DIR "/run/xdpbr"
 
 /* Whether an xdpbrd runs for the bridge: its event socket takes a
  * connection. */
@@ -42,7 +41,7 @@ struct events {
 	uint64_t sent, dropped;
 };
 
-/* Creates the socket (directory 0700, socket 0600). 0 or -errno. */
+/* Creates the socket (directories 0700, socket 0600). 0 or -errno. */
 int events_open(struct events *ev, const char *bridge);
 void events_close(struct events *ev);
 /* Accepts pending clients (call when listen_fd is readable). */

@@ -10,6 +10,7 @@
 #include "hostif.h"
 #include "log.h"
 #include "netlink.h"
+#include "paths.h"
 #include "util.h"
 #include "xdpbr_rules.h"
 
@@ -52,7 +53,8 @@ void hostif_mac_derive(const char *machine_id, const char *bridge, uint8_t mac[6
 
 void hostif_mac_default(const char *bridge, uint8_t mac[6])
 {
-	char id[64] = "";
+	const struct xdpbr_paths *paths;
+	char id[64] = "", name[64];
 	FILE *f = fopen(MACHINE_ID, "re");
 
 	if (f) {
@@ -61,7 +63,14 @@ void hostif_mac_default(const char *bridge, uint8_t mac[6])
 		id[strcspn(id, "\n")] = '\0';
 		fclose(f);
 	}
-	hostif_mac_derive(id, bridge, mac);
+	/* Same-named bridges in two network namespaces of one machine may
+	 * meet on one LAN: the namespace is part of the name. */
+	if (!paths_get(&paths) && paths->keyed)
+		snprintf(name, sizeof(name), "%s netns %llu", bridge,
+			 (unsigned long long)paths->netns);
+	else
+		snprintf(name, sizeof(name), "%s", bridge);
+	hostif_mac_derive(id, name, mac);
 }
 
 int hostif_find(const char *bridge, struct hostif *h, char *why, size_t len)

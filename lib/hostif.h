@@ -43,7 +43,8 @@ void hostif_port_name(const char *bridge, char buf[IF_NAMESIZE]);
  * whose id is machine_id (may be ""): a hash of both, as systemd-networkd
  * derives the addresses of the bridges it creates. */
 void hostif_mac_derive(const char *machine_id, const char *bridge, uint8_t mac[6]);
-/* The same with /etc/machine-id. */
+/* The same with /etc/machine-id, and the network namespace's inode in the
+ * name outside the host's namespace (lib/paths.h). */
 void hostif_mac_default(const char *bridge, uint8_t mac[6]);
 
 /*

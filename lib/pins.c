@@ -8,6 +8,7 @@
 
 #include "xdpbr.h"
 #include "pins.h"
+#include "paths.h"
 #include "util.h"
 
 static const struct {

@@ -25,8 +25,9 @@ struct xdpbr_maps {
 	int skbports;
 };
 
-/* Opens the maps pinned under /sys/fs/bpf/xdpbr/<bridge>/. 0 or -errno;
- * on error nothing stays open. */
+/* Opens the maps pinned in the bridge's directory (/sys/fs/bpf/xdpbr/<bridge>/
+ * in the host's network namespace, see paths.h). 0 or -errno; on error
+ * nothing stays open. */
 int maps_open_pinned(const char *bridge, struct xdpbr_maps *m);
 void maps_close(struct xdpbr_maps *m);
 
@@ -34,8 +35,8 @@ void maps_close(struct xdpbr_maps *m);
  * datapath's own); what is not there is skipped. */
 void maps_unpin(const char *bridge);
 
-/* Moves the map pins found in directory from (iproute2's
- * XDPBR_IPROUTE2_PIN_DIR, where `ip link ... xdp obj` pins them by name)
+/* Moves the map pins found in directory from (iproute2's tc/globals in
+ * the bpffs, where `ip link ... xdp obj` pins them by name)
  * into the bridge's directory, which must exist. The number moved, or
  * -errno (what was moved stays moved). */
 int maps_adopt_pins(const char *from, const char *bridge);

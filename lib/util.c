@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* util.c - small pure helpers: MAC text, names, numbers, clocks, paths. */
+/* util.c - small pure helpers: MAC text, names, numbers, clocks. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -91,15 +91,4 @@ uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * XDPBR_NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
-int pin_path(char *buf, size_t len, const char *bridge, const char *name)
-{
-	int n;
-
-	if (name)
-		n = snprintf(buf, len, "%s/%s/%s", XDPBR_PIN_ROOT, bridge, name);
-	else
-		n = snprintf(buf, len, "%s/%s", XDPBR_PIN_ROOT, bridge);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }

@@ -28,7 +28,4 @@ int parse_u64(const char *s, uint64_t max, uint64_t *out);
 /* CLOCK_MONOTONIC in ns: the datapath's clock (bpf_ktime_get_coarse_ns). */
 uint64_t mono_ns(void);
 
-/* Builds "/sys/fs/bpf/xdpbr/<bridge>[/<name>]" into buf. 0 or -ENAMETOOLONG. */
-int pin_path(char *buf, size_t len, const char *bridge, const char *name);
-
 #endif

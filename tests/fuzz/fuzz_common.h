@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 
 #include "xdpbr.h"
+#include "paths.h"
 
 /* An invariant did not hold: say which, then let libFuzzer keep the input. */
 __attribute__((format(printf, 1, 2), noreturn))
@@ -98,24 +99,31 @@ static inline void fz_netns(const char *const *names, const char *const *peers,
 /*
  * A bpffs of the process's own at /sys/fs/bpf (in a mount namespace of its
  * own: nothing shows outside, and it goes when the process does), with the
- * pin directory of bridge under it. The datapath is then loaded with its
- * maps pinned there, and the daemon's code opens them its own way
- * (maps_open_pinned), whatever maps the datapath has grown.
+ * pin directory of bridge under it, which it returns. The datapath is then
+ * loaded with its maps pinned there, and the daemon's code opens them its
+ * own way (maps_open_pinned), whatever maps the datapath has grown: with
+ * the paths of the host's network namespace, set here, although the
+ * harness moves to a network namespace of its own.
  */
-static inline void fz_private_bpffs(const char *bridge)
+static inline const char *fz_private_bpffs(const char *bridge)
 {
-	char dir[128];
+	static const struct ns_ids host = { 1, 2, 1, 2 };
+	static char dir[128];
+	struct xdpbr_paths p;
 
 	if (unshare(CLONE_NEWNS))
 		fz_setup_failed("unshare(CLONE_NEWNS): %s (needs root)", strerror(errno));
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
 		fz_setup_failed("making / private: %s", strerror(errno));
-	if (mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700"))
+	if (mount("bpf", PATHS_BPFFS, "bpf", 0, "mode=0700"))
 		fz_setup_failed("mounting bpffs: %s", strerror(errno));
-	snprintf(dir, sizeof(dir), "%s/%s", XDPBR_PIN_ROOT, bridge);
-	if ((mkdir(XDPBR_PIN_ROOT, 0700) && errno != EEXIST) ||
+	if (paths_build(&p, &host, -1) || pin_path_in(&p, dir, sizeof(dir), bridge, NULL))
+		fz_setup_failed("no pin path for bridge %s", bridge);
+	paths_set(&p);
+	if ((mkdir(p.pin_root, 0700) && errno != EEXIST) ||
 	    (mkdir(dir, 0700) && errno != EEXIST))
 		fz_setup_failed("mkdir %s: %s", dir, strerror(errno));
+	return dir;
 }
 
 #endif /* XDPBR_FUZZ_COMMON_H */

@@ -450,12 +450,12 @@ static void report(void)
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const char *names[NPORTS + 1], *peers[NPORTS + 1];
+	const char *names[NPORTS + 1], *peers[NPORTS + 1], *dir;
 	unsigned int idx[NPORTS + 1];
 	int err;
 
 	setvbuf(stderr, NULL, _IOLBF, 0);
-	fz_private_bpffs(BRIDGE);
+	dir = fz_private_bpffs(BRIDGE);
 	for (int i = 0; i < NPORTS; i++) {
 		names[i] = ports[i].name;
 		peers[i] = ports[i].peer;
@@ -468,7 +468,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	np_ifindex = idx[NPORTS];
 
 	libbpf_set_print(fz_libbpf_print);
-	err = dp_load(XDPBR_PIN_ROOT "/" BRIDGE);
+	err = dp_load(dir);
 	if (err)
 		fz_setup_failed("loading build/xdpbr.bpf.o: %s (FUZZ_VERBOSE=1 for the verifier log)",
 				strerror(-err));

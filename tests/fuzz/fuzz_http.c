@@ -161,14 +161,14 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	static const char *const names[] = { "p1", "p2" }, *const peers[] = { "q1", "q2" };
-	LIBBPF_OPTS(bpf_object_open_opts, oo, .pin_root_path = XDPBR_PIN_ROOT "/" BRIDGE);
+	LIBBPF_OPTS(bpf_object_open_opts, oo);
 	unsigned int ifindex[2];
 	char listen[32];
 	int err;
 
 	setvbuf(stderr, NULL, _IOLBF, 0);
 	signal(SIGPIPE, SIG_IGN);
-	fz_private_bpffs(BRIDGE);
+	oo.pin_root_path = fz_private_bpffs(BRIDGE);
 	fz_netns(names, peers, ifindex, 2);
 
 	libbpf_set_print(fz_libbpf_print);

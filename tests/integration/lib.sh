@@ -19,7 +19,7 @@
 #
 # Everything a test creates is removed by an EXIT/INT/TERM trap, also when
 # the test fails or is interrupted. The daemon and the CLI run in the root
-# namespace: `ip netns exec` would hide the /sys/fs/bpf pins from them.
+# namespace (test_netns runs them under `ip netns exec`).
 #
 # Output: one "ok - NAME" or "FAIL - NAME" line per check, the details of a
 # failure (command, exit status, output) indented below it, and exactly

@@ -20,6 +20,7 @@
 #include "xdpbr.h"
 #include "events.h"
 #include "log.h"
+#include "paths.h"
 #include "util.h"
 
 #define NO_IFINDEX 999999u	/* no such interface: "if999999" */
@@ -155,11 +156,14 @@ static void test_event_type_name(void **state)
 
 static void test_events_path(void **state)
 {
+	const struct ns_ids host = { 1, 2, 1, 2 }, netns = { 3, 4, 1, 2 };
+	struct xdpbr_paths p;
 	char buf[108];
 	char small[sizeof("/run/xdpbr/br0.sock")];
 
+	assert_int_equal(paths_build(&p, &host, -1), 0);
+	paths_set(&p);
 	assert_int_equal(events_path(buf, sizeof(buf), "br0"), 0);
-	assert_string_equal(buf, EVENTS_RUN_DIR "/br0.sock");
 	assert_string_equal(buf, "/run/xdpbr/br0.sock");
 	assert_int_equal(events_path(buf, sizeof(buf), "abcdefghijklmno"), 0);
 	assert_string_equal(buf, "/run/xdpbr/abcdefghijklmno.sock");
@@ -169,6 +173,13 @@ static void test_events_path(void **state)
 	assert_int_equal(events_path(small, sizeof(small) - 1, "br0"), -ENAMETOOLONG);
 	/* the longest bridge name fits a sockaddr_un path */
 	assert_true(strlen("/run/xdpbr/abcdefghijklmno.sock") < sizeof(buf));
+	/* another network namespace's: in a directory of its own */
+	assert_int_equal(paths_build(&p, &netns, 5), 0);
+	paths_set(&p);
+	assert_int_equal(events_path(buf, sizeof(buf), "br0"), 0);
+	assert_string_equal(buf, "/run/xdpbr/netns-3/br0.sock");
+	assert_int_equal(paths_build(&p, &host, -1), 0);
+	paths_set(&p);
 }
 
 /* What a monitor receives: the JSON of event_json() and a newline, one

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "xdpbr.h"
+#include "paths.h"
 #include "pins.h"
 #include "mock_bpf.h"
 
@@ -26,6 +27,18 @@ static const char *const names[] = {
 };
 #define NMAPS (sizeof(names) / sizeof(names[0]))
 _Static_assert(NMAPS * sizeof(int) == sizeof(struct xdpbr_maps), "one name per map");
+
+/* The paths of the host's network namespace, wherever the test runs. */
+static int host_paths(void **state)
+{
+	const struct ns_ids host = { 1, 2, 1, 2 };
+	struct xdpbr_paths p;
+
+	if (paths_build(&p, &host, -1))
+		return -1;
+	paths_set(&p);
+	return 0;
+}
 
 /* Pins a fake hash map per name under /sys/fs/bpf/xdpbr/<bridge>/, except
  * the one at index `skip`; map i holds i + 1 entries so it can be told
@@ -161,5 +174,5 @@ int main(void)
 		cmocka_unit_test_setup(test_open_name_too_long, mock_bpf_fixture),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, mock_bpf_fixture);
+	return cmocka_run_group_tests(tests, host_paths, mock_bpf_fixture);
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* test_util.c - lib/util.c: MAC text, names, prefixes, numbers, paths. */
+/* test_util.c - lib/util.c: MAC text, names, prefixes, numbers, clocks. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -168,31 +168,6 @@ static void test_mono_ns(void **state)
 	assert_true(b >= a);
 }
 
-static void test_pin_path(void **state)
-{
-	char buf[64];
-
-	assert_int_equal(pin_path(buf, sizeof(buf), "br0", NULL), 0);
-	assert_string_equal(buf, XDPBR_PIN_ROOT "/br0");
-	assert_string_equal(buf, "/sys/fs/bpf/xdpbr/br0");
-	assert_int_equal(pin_path(buf, sizeof(buf), "br0", XDPBR_MAP_FDB), 0);
-	assert_string_equal(buf, "/sys/fs/bpf/xdpbr/br0/xdpbr_fdb");
-}
-
-static void test_pin_path_too_long(void **state)
-{
-	const char *want = "/sys/fs/bpf/xdpbr/br0/xdpbr_fdb";
-	size_t len = strlen(want);
-	char buf[64];
-
-	/* exactly enough room for the text and its NUL */
-	assert_int_equal(pin_path(buf, len + 1, "br0", XDPBR_MAP_FDB), 0);
-	assert_string_equal(buf, want);
-	/* one byte short */
-	assert_int_equal(pin_path(buf, len, "br0", XDPBR_MAP_FDB), -ENAMETOOLONG);
-	assert_int_equal(pin_path(buf, 8, "br0", NULL), -ENAMETOOLONG);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,8 +182,6 @@ int main(void)
 		cmocka_unit_test(test_parse_u64_invalid),
 		cmocka_unit_test(test_parse_u64_range),
 		cmocka_unit_test(test_mono_ns),
-		cmocka_unit_test(test_pin_path),
-		cmocka_unit_test(test_pin_path_too_long),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
