@@ -107,8 +107,9 @@ ready()
 {
 	local n
 	n=$(cli "$1" -j link show 2>/dev/null |
-		jq '[.[] | select(.datapath != "none")] | length' 2>/dev/null)
-	[ "${n:-}" = "${NPORTS[$1]}" ]
+		jq '[.[] | select(.datapath != "none" and .host_interface == null)] | length' \
+			2>/dev/null)
+	[ "${n:-}" = "${NPORTS[$1]}" ] && grep -q "forwarding on" "${DLOG[$1]}"
 }
 
 # daemon_in S: start `ip netns exec BRNS xdpbrd $BR p1..pN` in the
@@ -169,7 +170,8 @@ no_dp_left()
 # fdb_macs S: the MACs of side S's FDB with their ports, "MAC@PORT" sorted.
 fdb_macs()
 {
-	cli_json "$1" fdb show | jq -r '.[] | "\(.mac | ascii_downcase)@\(.ifname)"' | sort
+	cli_json "$1" fdb show |
+		jq -r '.[] | select(.state != "permanent") | "\(.mac | ascii_downcase)@\(.ifname)"' | sort
 }
 
 # want_macs S: what fdb_macs S should print once every host of S spoke.
@@ -200,12 +202,13 @@ daemon_in a || abort "xdpbrd in ${BRNS[a]}" "$XT_WHY"
 check "A: xdpbrd says its state is under xdpbr-netns/${INO[a]}/$BR" \
 	grep -q "state in .*/xdpbr-netns/${INO[a]}/$BR)" "${DLOG[a]}"
 json=$(cli_json a link show)
-check_jq "A: link show from another ip netns exec: p1 p2 p3 of $BR" "$json" \
-	'length == 3 and ([.[].ifname] | sort) == ["p1","p2","p3"] and
-	 all(.[]; .master == $br and .state == "forwarding")' --arg br "$BR"
+check_jq "A: link show from another ip netns exec: p1 p2 p3 of $BR and its host port" "$json" \
+	'length == 4 and ([.[] | select(.host_interface == null) | .ifname] | sort) == ["p1","p2","p3"] and
+	 all(.[] | select(.host_interface == null); .master == $br and .state == "forwarding") and
+	 ([.[] | select(.host_interface == $br) | .ifname] == [$br + "-host"])' --arg br "$BR"
 json=$(cli_json a bridge show)
 check_jq "A: bridge show: $BR, its daemon reached on its socket" "$json" \
-	'length == 1 and .[0].ifname == $br and .[0].daemon == true and .[0].ports == 3' \
+	'length == 1 and .[0].ifname == $br and .[0].daemon == true and .[0].ports == 4' \
 	--arg br "$BR"
 check "A: pins in the host's bpffs, keyed by the namespace ($(pin_dir_of a))" \
 	test -e "$(pin_dir_of a)/xdpbr_fdb" -a -e "$(pin_dir_of a)/prog_tc"
@@ -234,18 +237,31 @@ check "B: ping b1 -> b2" ping_h b1 b2
 check "B: ping b2 -> b1 IPv6" ping_h b2 b1 -6
 check "A still forwards: ping a1 -> a3" ping_h a1 a3
 json=$(cli_json b link show)
-check_jq "B: link show: only B's p1 p2" "$json" \
-	'length == 2 and ([.[].ifname] | sort) == ["p1","p2"] and all(.[]; .master == $br)' \
-	--arg br "$BR"
+check_jq "B: link show: only B's p1 p2 (and its host port)" "$json" \
+	'length == 3 and ([.[] | select(.host_interface == null) | .ifname] | sort) == ["p1","p2"] and
+	 all(.[]; .master == $br)' --arg br "$BR"
 json=$(cli_json a link show)
-check_jq "A: link show: still only A's p1 p2 p3" "$json" 'length == 3'
+check_jq "A: link show: still only A's p1 p2 p3 (and its host port)" "$json" 'length == 4'
 check_eq "B: fdb show has b1 b2 only" "$(want_macs b)" "$(fdb_macs b 2>&1)"
 check_eq "A: fdb show has a1..a3 only" "$(want_macs a)" "$(fdb_macs a 2>&1)"
 json=$(cli_json b bridge show)
 check_jq "B: bridge show: $BR, 2 ports, its own daemon" "$json" \
-	'.[0].ifname == $br and .[0].ports == 2 and .[0].daemon == true' --arg br "$BR"
+	'.[0].ifname == $br and .[0].ports == 3 and .[0].daemon == true' --arg br "$BR"
 check "B: HTTP /stats in its namespace, the same port as A's" \
 	in_br b curl -fsS --max-time 2 -o /dev/null http://127.0.0.1:9100/stats
+
+# --- each bridge's host interface, named $BR in its own namespace
+mac_a=$(ip -n "${BRNS[a]}" -j link show dev "$BR" 2>/dev/null | jq -r '.[0].address // empty')
+mac_b=$(ip -n "${BRNS[b]}" -j link show dev "$BR" 2>/dev/null | jq -r '.[0].address // empty')
+check "A and B: a host interface $BR in each namespace ($mac_a, $mac_b)" \
+	test -n "$mac_a" -a -n "$mac_b"
+check "... with different addresses (the namespace is part of the derived MAC)" \
+	test "$mac_a" != "$mac_b"
+check_fail "host: no interface $BR" ip link show dev "$BR"
+in_br a ip addr add 198.18.1.254/24 dev "$BR" && in_br a ip link set dev "$BR" up
+check "A: the namespace's host pings a1 through its host interface" \
+	xt_poll 5 in_br a ping -c 1 -W 1 "${HIP4[a1]}"
+check "A: a2 pings the namespace's host" ip netns exec "${HNS[a2]}" ping -c 1 -W 2 198.18.1.254
 
 # --- the host sees neither
 check_fail "host: xdpbr -b $BR bridge show finds no such bridge" \
