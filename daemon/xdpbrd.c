@@ -376,7 +376,8 @@ static int hostif_attach(struct daemon *d)
 	struct xdpbr_port p;
 	int err;
 
-	hostif_prepare(&d->hostif, false);
+	/* Ready for the XDP path before the port is checked and attached. */
+	hostif_prepare(&d->hostif, bridge_port_path(&d->br, d->hostif.port) == PORT_PATH_XDP);
 	err = ctl_port_get(&d->br.maps, ifindex, &p);
 	if (err == -ENODEV)
 		err = bridge_add_port(&d->br, d->hostif.port);
@@ -392,8 +393,6 @@ static int hostif_attach(struct daemon *d)
 		return err;
 	}
 	d->hostif_xdp = p.mode != XDPBR_MODE_TC;
-	if (d->hostif_xdp)
-		hostif_prepare(&d->hostif, true);
 	/* Up already: taken over from an earlier daemon, which restarted its
 	 * NAPI when it came up (hostif_link); doing it again could drop a
 	 * frame in flight. */

@@ -652,6 +652,14 @@ static enum port_path port_path_for(struct bridge *br, const char *ifname, uint3
 	return path;
 }
 
+enum port_path bridge_port_path(struct bridge *br, const char *ifname)
+{
+	char kind[IF_NAMESIZE];
+	uint32_t ifindex = if_nametoindex(ifname);
+
+	return ifindex ? port_path_for(br, ifname, ifindex, kind, sizeof(kind)) : PORT_PATH_AUTO;
+}
+
 static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
 		      uint32_t cur_id, uint32_t cur_mode, uint32_t *mode)
 {

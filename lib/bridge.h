@@ -74,6 +74,10 @@ int bridge_check_port(struct bridge *br, const char *ifname);
 /* Adds ifname to the bridge's maps and attaches the program. */
 int bridge_add_port(struct bridge *br, const char *ifname);
 
+/* The datapath bridge_add_port() would give ifname (PORT_PATH_XDP or
+ * PORT_PATH_TC; PORT_PATH_AUTO when there is no such interface). */
+enum port_path bridge_port_path(struct bridge *br, const char *ifname);
+
 /* Stops the bridge. keep: leave it forwarding (programs attached, maps
  * pinned). Otherwise detach from every port and remove the pins; when
  * failed is set, undo only what this process did (an adopted bridge keeps

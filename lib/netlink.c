@@ -121,11 +121,16 @@ int link_get_info(uint32_t ifindex, struct link_info *li)
 	return nl_request(nlh, link_cb, li);
 }
 
-/* A request about one link: RTM_NEWLINK/SETLINK/DELLINK with flags. */
+/* A request about one link: RTM_NEWLINK/SETLINK/DELLINK with flags, in buf
+ * of MNL_SOCKET_BUFFER_SIZE bytes. The buffer is zeroed first: libmnl
+ * 1.0.4 leaves the padding after an attribute as it was. */
 static struct nlmsghdr *link_msg(char *buf, uint16_t type, uint16_t flags, int ifindex)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh;
 	struct ifinfomsg *ifm;
+
+	memset(buf, 0, MNL_SOCKET_BUFFER_SIZE);
+	nlh = mnl_nlmsg_put_header(buf);
 
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;

@@ -87,8 +87,8 @@ for i in 1 2 3; do
 	done
 done
 json=$("$XDPBR" -b "$BR" -j link show 2>&1)
-check_jq "link show: the 3 ports, native XDP" "$json" \
-	'length == 3 and ([.[].ifname] | sort) == ($ports | sort) and
+check_jq "link show: the 3 ports and the host interface's, native XDP" "$json" \
+	'length == 4 and ([.[] | select(.host_interface == null) | .ifname] | sort) == ($ports | sort) and
 	 all(.[]; .xdp_mode == "native" and .master == $br)' \
 	--argjson ports "$(printf '%s\n' "${PORTS[@]}" | jq -R . | jq -s .)" --arg br "$BR"
 new_id=$(port_prog_id "$P1")

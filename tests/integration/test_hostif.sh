@@ -147,6 +147,20 @@ check "h3 -> host after the change (h3's ARP cache flushed)" hexec 3 ping -c 1 -
 ip link set dev "$BR" address "$mac"
 xt_poll 3 local_entry "$mac" 0 || fail "the entry is back at $mac"
 
+# Deleted or flushed by hand, the host's entry comes back (within a second).
+check "xdpbr fdb del $mac dev $BR-host" "$XDPBR" -b "$BR" fdb del "$mac" dev "$BR-host"
+if xt_poll 3 local_entry "$mac" 0; then
+	pass "the daemon puts the deleted local entry back within 3 s"
+else
+	fail "the daemon puts the deleted local entry back within 3 s" "$("$XDPBR" -b "$BR" fdb show)"
+fi
+check "xdpbr fdb flush static" "$XDPBR" -b "$BR" fdb flush static
+if xt_poll 3 local_entry "$mac" 0; then
+	pass "... and the flushed one"
+else
+	fail "... and the flushed one" "$("$XDPBR" -b "$BR" fdb show)"
+fi
+
 # ---------------------------------------------------------------- DHCP, RA
 # h3 loses its static address and asks for one; dnsmasq on the host
 # interface answers through the bridge, and sends router advertisements.
