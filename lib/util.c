@@ -27,12 +27,14 @@ int mac_parse(const char *s, uint8_t mac[6])
 	if (!s)
 		return -EINVAL;
 	for (i = 0; i < 6; i++) {
-		hi = hexval(s[0]);
-		lo = hi < 0 ? -1 : hexval(s[1]);
-		if (hi < 0 || lo < 0)
+		hi = hexval(*s++);
+		if (hi < 0)
 			return -EINVAL;
-		mac[i] = (uint8_t)(hi << 4 | lo);
-		s += 2;
+		/* one or two digits an octet, as iproute2's `bridge` takes */
+		lo = hexval(*s);
+		if (lo >= 0)
+			s++;
+		mac[i] = (uint8_t)(lo < 0 ? hi : hi << 4 | lo);
 		if (i < 5) {
 			if (*s != ':' && *s != '-')
 				return -EINVAL;

@@ -10,7 +10,8 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Parses "02:00:5e:00:53:01" (also '-' separated). 0 or -EINVAL. */
+/* Parses "02:00:5e:00:53:01", also '-' separated and with one or two hex
+ * digits an octet, as `bridge` does ("2:0:5e:0:53:1"). 0 or -EINVAL. */
 int mac_parse(const char *s, uint8_t mac[6]);
 /* Formats into buf (at least MAC_STRLEN bytes); returns buf. */
 char *mac_format(const uint8_t mac[6], char *buf);

@@ -708,6 +708,8 @@ static void test_fdb_add(void **state)
 	OK(&c, "f", "a", "02:00:5e:00:53:01", "de", "p1", "s");
 	assert_int_equal(c.verb, VERB_ADD);
 	assert_int_equal(c.kind, FDB_KIND_STATIC);
+	OK(&c, "fdb", "add", "2:0:5e:0:53:1", "dev", "p1");	/* as `bridge` takes it */
+	assert_memory_equal(c.mac, mac1, 6);
 
 	BAD("dev", "fdb", "add", "02:00:5e:00:53:01", "d", "p1");	/* or dynamic */
 	BAD("LLADDR", "fdb", "add", "dev", "p1");

@@ -354,7 +354,7 @@ static void test_repeated_static(void **state)
 		 "static = 02:00:00:00:00:01 vlan 10\n"	/* same MAC, other VLAN */
 		 "static = 0A-BB-CC-DD-EE-FF\tvlan\t4094\n"
 		 "learning = off\n"
-		 "static = 02:00:00:00:00:02\n"
+		 "static = 2:0:0:0:0:2\n"		/* short octets, as `bridge` */
 		 "[port eth2]\n"
 		 "static = 02:00:00:00:00:01 vlan 11\n", &c);
 	assert_int_equal(c.nports, 2);

@@ -32,6 +32,26 @@ static void test_mac_parse_uppercase_and_dashes(void **state)
 	assert_memory_equal(mac, want, 6);
 }
 
+/* One or two digits an octet, as iproute2's `bridge fdb add` takes them. */
+static void test_mac_parse_short_octets(void **state)
+{
+	static const uint8_t want[6] = { 0x02, 0x00, 0x5e, 0x00, 0x53, 0x01 };
+	static const char *const forms[] = {
+		"2:0:5e:0:53:1", "02:0:5E:00:53:1", "2-0-5e-0-53-1", "02:00:5e:00:53:1",
+	};
+	uint8_t mac[6];
+
+	for (size_t i = 0; i < ARRAY_SIZE(forms); i++) {
+		memset(mac, 0xff, sizeof(mac));
+		if (mac_parse(forms[i], mac))
+			fail_msg("mac_parse(\"%s\") refused", forms[i]);
+		assert_memory_equal(mac, want, 6);
+	}
+	assert_int_equal(mac_parse("a:b:c:d:e:f", mac), 0);
+	assert_int_equal(mac[0], 0x0a);
+	assert_int_equal(mac[5], 0x0f);
+}
+
 static void test_mac_parse_invalid(void **state)
 {
 	static const char *const bad[] = {
@@ -39,7 +59,6 @@ static void test_mac_parse_invalid(void **state)
 		"02",
 		"02:00:5e:00:53",		/* five octets */
 		"02:00:5e:00:53:",		/* separator, no octet */
-		"02:00:5e:00:53:0",		/* half an octet */
 		"02:00:5e:00:53:01:",		/* trailing separator */
 		"02:00:5e:00:53:01:02",		/* seven octets */
 		"02:00:5e:00:53:01 ",		/* trailing space */
@@ -48,8 +67,10 @@ static void test_mac_parse_invalid(void **state)
 		"0x:00:5e:00:53:01",
 		"02.00.5e.00.53.01",		/* wrong separator */
 		"02:00:5e:00:5301",		/* missing separator */
-		"2:0:5e:0:53:1",		/* octets must be two digits */
-		"020:0:5e:00:53:01",
+		"020:0:5e:00:53:01",		/* three digits */
+		"02:00:5e:00:53:001",
+		"::5e:00:53:01",		/* an empty octet */
+		"02:00:5e:00::01",
 	};
 	uint8_t mac[6];
 
@@ -173,6 +194,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mac_parse_valid),
 		cmocka_unit_test(test_mac_parse_uppercase_and_dashes),
+		cmocka_unit_test(test_mac_parse_short_octets),
 		cmocka_unit_test(test_mac_parse_invalid),
 		cmocka_unit_test(test_mac_format),
 		cmocka_unit_test(test_mac_round_trip),
