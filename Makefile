@@ -36,6 +36,15 @@ LIB_LDLIBS        := $(call pkg,--libs $(LIB_PKGS))
 DAEMON_LDLIBS     := $(call pkg,--libs $(DAEMON_PKGS)) -lpthread
 CLI_LDLIBS        := $(call pkg,--libs $(CLI_PKGS))
 
+# The release, and the git revision of the tree built ("unknown" outside
+# git, or in a tree that is not the top of its own repository):
+# `xdpbrd --version`, `xdpbr -V`. Only lib/version.c sees them; it is
+# rebuilt when either changes ($(BUILD)/version.stamp).
+VERSION  := 0.1.0
+GIT_REV  := $(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] && \
+		    git describe --always --dirty 2>/dev/null || echo unknown)
+VERSION_FLAGS := -DXDPBR_VERSION='"$(VERSION)"' -DXDPBR_GIT='"$(GIT_REV)"'
+
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	      -Iinclude -Ibpf $(if $(MULTIARCH),-I/usr/include/$(MULTIARCH)) -MMD -MP
 
@@ -45,7 +54,7 @@ SKEL     := $(BUILD)/xdpbr.skel.h
 # lib/: the user-space library of xdpbrd, xdpbr, the tools and the tests.
 LIB_SRCS := lib/log.c lib/util.c lib/paths.c lib/pins.c lib/fdbtab.c \
 	    lib/ports.c lib/portstats.c lib/bridge.c lib/netlink.c \
-	    lib/json.c lib/ctl.c lib/report.c lib/events.c lib/hostif.c
+	    lib/json.c lib/ctl.c lib/report.c lib/events.c lib/hostif.c lib/version.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libxdpbr.a
 
@@ -71,7 +80,7 @@ MANDIR     ?= $(PREFIX)/share/man
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 
-.PHONY: all deps demo check clean install depcheck
+.PHONY: all deps demo check clean install depcheck FORCE
 all: $(BINS) $(BPF_OBJ) $(TOOLS)
 
 deps:
@@ -95,6 +104,11 @@ $(SKEL): $(BPF_OBJ)
 $(BUILD)/lib/%.o: lib/%.c $(SKEL) | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(LIB_PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/version.stamp: FORCE | $(BUILD)
+	@echo '$(VERSION) $(GIT_REV)' | cmp -s - $@ || echo '$(VERSION) $(GIT_REV)' >$@
+$(BUILD)/lib/version.o $(BUILD)/fuzz/lib/version.o: $(BUILD)/version.stamp
+$(BUILD)/lib/version.o $(BUILD)/fuzz/lib/version.o: CPPFLAGS += $(VERSION_FLAGS)
 
 $(BUILD)/daemon/%.o: daemon/%.c $(SKEL) | $(BUILD)
 	@mkdir -p $(dir $@)

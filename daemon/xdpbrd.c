@@ -33,6 +33,7 @@
 #include "ports.h"
 #include "privs.h"
 #include "util.h"
+#include "version.h"
 #include "xdpbr_rules.h"
 
 /* One ageing step per tick looks at no more than this many entries: a
@@ -107,6 +108,7 @@ static const char usage[] =
 	"                         the host's interface on the bridge, a netdev\n"
 	"                         named BRIDGE (default on)\n"
 	"  -v, --verbose          debug logging, including libbpf's\n"
+	"  -V, --version          the version and git revision, then exit\n"
 	"  -h, --help             this text\n";
 
 static void print_usage(FILE *f)
@@ -127,6 +129,7 @@ static const struct option long_opts[] = {
 	{ "listen", required_argument, NULL, 'l' },
 	{ "host-interface", required_argument, NULL, 'H' },
 	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -854,6 +857,7 @@ struct cmdline {
 	bool path_set;			/* -d: wins over the file's datapath */
 	bool check_only;		/* -n */
 	bool help;			/* -h */
+	bool version;			/* -V */
 	enum log_level level;
 	char **args;			/* BRIDGE [PORT...] */
 	int nargs;
@@ -938,6 +942,9 @@ static int parse_option(struct daemon *d, struct cmdline *cl, int opt, const cha
 	case 'v':
 		cl->level = LOG_LVL_DEBUG;
 		return 0;
+	case 'V':
+		cl->version = true;
+		return 0;
 	case 'h':
 		cl->help = true;
 		return 0;
@@ -952,9 +959,9 @@ static int parse_options(struct daemon *d, struct cmdline *cl, int argc, char **
 {
 	int opt, err;
 
-	while ((opt = getopt_long(argc, argv, "c:nm:d:ks:C:a:l:H:vh", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:nm:d:ks:C:a:l:H:vVh", long_opts, NULL)) != -1) {
 		err = parse_option(d, cl, opt, optarg);
-		if (err || cl->help)
+		if (err || cl->help || cl->version)
 			return err;
 	}
 	cl->args = argv + optind;
@@ -1193,6 +1200,10 @@ int main(int argc, char **argv)
 		return 2;
 	if (cl.help) {
 		print_usage(stdout);
+		return 0;
+	}
+	if (cl.version) {
+		puts(version_line("xdpbrd"));
 		return 0;
 	}
 	if (d.cfg_path && load_config(&d))

@@ -186,6 +186,24 @@ static void test_help(void **state)
 	}
 }
 
+/* -V, -Version and --version (iproute2's and GNU's spellings): the
+ * version, whatever follows. */
+static void test_version(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "-V");
+	assert_int_equal(c.object, OBJ_VERSION);
+	OK(&c, "-Version");
+	assert_int_equal(c.object, OBJ_VERSION);
+	OK(&c, "--version");
+	assert_int_equal(c.object, OBJ_VERSION);
+	OK(&c, "-j", "-V", "fdb", "frobnicate");
+	assert_int_equal(c.object, OBJ_VERSION);
+	BAD("-Vx", "-Vx");
+	BAD("version", "version");		/* an option, not an object */
+}
+
 static void test_unknown_command(void **state)
 {
 	BAD("frobnicate", "fdb", "frobnicate");
@@ -1247,6 +1265,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_object),
 		cmocka_unit_test(test_verbs),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_unknown_command),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_options_without_object),
