@@ -975,7 +975,7 @@ static int load_config(struct daemon *d)
 	int ret = config_parse_file(d->cfg_path, &d->cfg, err, sizeof(err));
 
 	if (ret)
-		fprintf(stderr, "xdpbrd: %s\n", err);
+		log_err("%s", err);
 	return ret;
 }
 
@@ -983,7 +983,7 @@ static int load_config(struct daemon *d)
 static int check_config(const struct daemon *d)
 {
 	if (!d->cfg_path) {
-		fprintf(stderr, "xdpbrd: -n needs a configuration file (-c FILE)\n");
+		log_err("-n needs a configuration file (-c FILE)");
 		return -EINVAL;
 	}
 	printf("%s: configuration OK\n", d->cfg_path);
@@ -1000,7 +1000,7 @@ static int merge_name(const struct daemon *d, struct cmdline *cl)
 	}
 	if (d->cfg_path && d->cfg.name[0]) {
 		if (cl->name && strcmp(cl->name, d->cfg.name)) {
-			fprintf(stderr, "xdpbrd: bridge '%s' on the command line, '%s' in %s\n",
+			log_err("bridge '%s' on the command line, '%s' in %s",
 				cl->name, d->cfg.name, d->cfg_path);
 			return -EINVAL;
 		}
@@ -1011,8 +1011,8 @@ static int merge_name(const struct daemon *d, struct cmdline *cl)
 		return -EINVAL;
 	}
 	if (bridge_name_valid(cl->name)) {
-		fprintf(stderr, "xdpbrd: invalid bridge name '%s' (1-15 characters of "
-			"letters, digits, '_', '.', '-')\n", cl->name);
+		log_err("invalid bridge name '%s' (1-15 characters of "
+			"letters, digits, '_', '.', '-')", cl->name);
 		return -EINVAL;
 	}
 	return 0;
@@ -1024,7 +1024,7 @@ static int merge_ports(struct daemon *d, struct cmdline *cl)
 	for (int i = 0; i < cl->nargs; i++)
 		for (int j = 0; j < i; j++)
 			if (!strcmp(cl->args[i], cl->args[j])) {
-				fprintf(stderr, "xdpbrd: port '%s' is given twice\n", cl->args[i]);
+				log_err("port '%s' is given twice", cl->args[i]);
 				return -EINVAL;
 			}
 	d->cli_ports = cl->args;
@@ -1036,12 +1036,12 @@ static int merge_ports(struct daemon *d, struct cmdline *cl)
 		if (add_unique(&cl->ports, &cl->nports, d->cli_ports[i]))
 			return -ENOMEM;
 	if (cl->nports < 1) {
-		fprintf(stderr, "xdpbrd: no ports: name them on the command line or in "
-			"[port NAME] sections of the configuration\n");
+		log_err("no ports: name them on the command line or in "
+			"[port NAME] sections of the configuration");
 		return -EINVAL;
 	}
 	if (cl->nports > XDPBR_PORTS_PER_BRIDGE) {
-		fprintf(stderr, "xdpbrd: too many ports (at most %d)\n", XDPBR_PORTS_PER_BRIDGE);
+		log_err("too many ports (at most %d)", XDPBR_PORTS_PER_BRIDGE);
 		return -EINVAL;
 	}
 	return 0;
@@ -1141,7 +1141,7 @@ static int start(struct daemon *d, const struct cmdline *cl)
 	log_init("xdpbrd", cl->level, false);
 	log_libbpf();
 	if (geteuid() != 0) {
-		log_warn("must be run as root: loading XDP programs needs CAP_BPF, "
+		log_err("must be run as root: loading XDP programs needs CAP_BPF, "
 			 "CAP_NET_ADMIN and CAP_SYS_ADMIN");
 		return -EPERM;
 	}
@@ -1151,7 +1151,7 @@ static int start(struct daemon *d, const struct cmdline *cl)
 		bridge_close(&d->br, false, true);
 		if (d->hostif_made)
 			hostif_close(d);
-		log_warn("bridge %s not started", cl->name);
+		log_err("bridge %s not started", cl->name);
 		config_free(&d->cfg);
 		return err;
 	}
@@ -1179,7 +1179,7 @@ static void stop(struct daemon *d, int ret)
 	if (quit)
 		log_info("caught signal %d, %s", (int)quit, what);
 	else
-		log_warn("main loop failed: %s; %s", strerror(-ret), what);
+		log_err("main loop failed: %s; %s", strerror(-ret), what);
 	stop_services(d);
 	bridge_close(&d->br, d->keep, false);
 	if (!d->keep)
@@ -1196,6 +1196,8 @@ int main(int argc, char **argv)
 	int ret;
 
 	d.hostif_opt = -1;
+	/* before the first message: start() sets the level of -v */
+	log_init("xdpbrd", LOG_LVL_INFO, false);
 	if (parse_options(&d, &cl, argc, argv))
 		return 2;
 	if (cl.help) {
