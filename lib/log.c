@@ -8,6 +8,8 @@
  * stderr is that stream (JOURNAL_STREAM names its device and inode, see
  * systemd.exec(5)), each line gets its priority and no ident (the journal
  * records the process); otherwise lines are "ident: message" as ever.
+ * Control characters and bytes that are not UTF-8 (an interface's name may
+ * hold them) are written as \xNN (text_escape).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include <bpf/libbpf.h>
 
 #include "log.h"
+#include "util.h"
 
 static const char *log_ident = "xdpbr";
 static enum log_level log_level = LOG_LVL_INFO;
@@ -73,7 +76,7 @@ static void put_lines(int prio, const char *text)
 __attribute__((format(printf, 3, 0)))
 static void vlog(enum log_level lvl, int prio, const char *fmt, va_list ap)
 {
-	char buf[1024];
+	char buf[1024], shown[4 * sizeof(buf)];
 
 	if (lvl > log_level)
 		return;
@@ -81,8 +84,9 @@ static void vlog(enum log_level lvl, int prio, const char *fmt, va_list ap)
 		vsyslog(prio, fmt, ap);
 		return;
 	}
+	/* names of interfaces may hold control characters: escaped */
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	put_lines(prio, buf);
+	put_lines(prio, text_escape(buf, shown, sizeof(shown)));
 }
 
 #define LOG_FN(name, lvl, prio)				\

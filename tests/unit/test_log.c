@@ -113,6 +113,21 @@ static void test_journal_multiline(void **state)
 	assert_string_equal(out, "t: first\nsecond\n");
 }
 
+/* An interface's name may hold control characters and bytes that are not
+ * UTF-8: they are escaped, so no log line carries a terminal's escape or
+ * breaks a UTF-8 reader. */
+static void test_escaped(void **state)
+{
+	struct capture c;
+	char out[512];
+
+	capture_start(&c, false, NULL);
+	log_init("t", LOG_LVL_INFO, false);
+	log_info("port %s added", "a\x1b[2J\xff");
+	capture_end(&c, out, sizeof(out));
+	assert_string_equal(out, "t: port a\\x1b[2J\\xff added\n");
+}
+
 /* JOURNAL_STREAM inherited from a parent whose stderr was the journal,
  * while ours goes elsewhere, or malformed: plain lines. */
 static void test_journal_stream_elsewhere(void **state)
@@ -139,6 +154,7 @@ int main(void)
 		cmocka_unit_test(test_journal_priorities),
 		cmocka_unit_test(test_journal_multiline),
 		cmocka_unit_test(test_journal_stream_elsewhere),
+		cmocka_unit_test(test_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
