@@ -190,14 +190,13 @@ static void test_help(void **state)
  * version, whatever follows. */
 static void test_version(void **state)
 {
+	static const char *const spellings[] = { "-V", "-Version", "--version", "-Ver" };
 	struct cli_cmd c;
 
-	OK(&c, "-V");
-	assert_int_equal(c.object, OBJ_VERSION);
-	OK(&c, "-Version");
-	assert_int_equal(c.object, OBJ_VERSION);
-	OK(&c, "--version");
-	assert_int_equal(c.object, OBJ_VERSION);
+	for (size_t i = 0; i < ARRAY_SIZE(spellings); i++) {
+		OK(&c, spellings[i]);
+		assert_int_equal(c.object, OBJ_VERSION);
+	}
 	OK(&c, "-j", "-V", "fdb", "frobnicate");
 	assert_int_equal(c.object, OBJ_VERSION);
 	BAD("-Vx", "-Vx");

@@ -58,6 +58,19 @@ static void capture_end(struct capture *c, char *out, size_t len)
 	unsetenv("JOURNAL_STREAM");
 }
 
+/* What fn logs at level, as "t", into out: with stderr the journal's
+ * stream (journal), or JOURNAL_STREAM set to other, or unset. */
+static void logged(bool journal, const char *other, enum log_level level,
+		   void (*fn)(void), char *out, size_t len)
+{
+	struct capture c;
+
+	capture_start(&c, journal, other);
+	log_init("t", level, false);
+	fn();
+	capture_end(&c, out, len);
+}
+
 static void log_all(void)
 {
 	log_err("stopped: %d", 1);
@@ -68,64 +81,41 @@ static void log_all(void)
 
 static void test_plain(void **state)
 {
-	struct capture c;
 	char out[512];
 
-	capture_start(&c, false, NULL);
-	log_init("t", LOG_LVL_DEBUG, false);
-	assert_false(log_stderr_is_journal());
-	log_all();
-	capture_end(&c, out, sizeof(out));
+	logged(false, NULL, LOG_LVL_DEBUG, log_all, out, sizeof(out));
 	assert_string_equal(out, "t: stopped: 1\nt: warned here\nt: info\nt: debug 7\n");
 }
 
 static void test_journal_priorities(void **state)
 {
-	struct capture c;
 	char out[512];
 
-	capture_start(&c, true, NULL);
-	log_init("t", LOG_LVL_DEBUG, false);
-	assert_true(log_stderr_is_journal());
-	log_all();
-	capture_end(&c, out, sizeof(out));
+	logged(true, NULL, LOG_LVL_DEBUG, log_all, out, sizeof(out));
 	assert_string_equal(out, "<3>stopped: 1\n<4>warned here\n<6>info\n<7>debug 7\n");
+}
+
+static void log_two_lines(void)
+{
+	log_warn("first\nsecond\n");
+	log_debug("not shown at info level");
 }
 
 /* Every line of a message carries the priority, or the journal would file
  * the second one as info. */
 static void test_journal_multiline(void **state)
 {
-	struct capture c;
 	char out[512];
 
-	capture_start(&c, true, NULL);
-	log_init("t", LOG_LVL_INFO, false);
-	log_warn("first\nsecond\n");
-	log_debug("not shown at info level");
-	capture_end(&c, out, sizeof(out));
+	logged(true, NULL, LOG_LVL_INFO, log_two_lines, out, sizeof(out));
 	assert_string_equal(out, "<4>first\n<4>second\n");
-
-	capture_start(&c, false, NULL);
-	log_init("t", LOG_LVL_INFO, false);
-	log_warn("first\nsecond");
-	capture_end(&c, out, sizeof(out));
+	logged(false, NULL, LOG_LVL_INFO, log_two_lines, out, sizeof(out));
 	assert_string_equal(out, "t: first\nsecond\n");
 }
 
-/* An interface's name may hold control characters and bytes that are not
- * UTF-8: they are escaped, so no log line carries a terminal's escape or
- * breaks a UTF-8 reader. */
-static void test_escaped(void **state)
+static void log_w(void)
 {
-	struct capture c;
-	char out[512];
-
-	capture_start(&c, false, NULL);
-	log_init("t", LOG_LVL_INFO, false);
-	log_info("port %s added", "a\x1b[2J\xff");
-	capture_end(&c, out, sizeof(out));
-	assert_string_equal(out, "t: port a\\x1b[2J\\xff added\n");
+	log_warn("w");
 }
 
 /* JOURNAL_STREAM inherited from a parent whose stderr was the journal,
@@ -134,17 +124,42 @@ static void test_journal_stream_elsewhere(void **state)
 {
 	static const char *const others[] = { "0:0", "1:2", "", "12", "12:", ":12",
 					       "1:2:3", "x:y", "1:2 " };
-	struct capture c;
 	char out[512];
 
 	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
-		capture_start(&c, false, others[i]);
-		log_init("t", LOG_LVL_INFO, false);
-		log_warn("w");
-		capture_end(&c, out, sizeof(out));
+		logged(false, others[i], LOG_LVL_INFO, log_w, out, sizeof(out));
 		if (strcmp(out, "t: w\n"))
 			fail_msg("JOURNAL_STREAM='%s': got '%s'", others[i], out);
 	}
+}
+
+static void log_odd_name(void)
+{
+	log_info("port %s added", "a\x1b[2J\xff");
+}
+
+/* An interface's name may hold control characters and bytes that are not
+ * UTF-8: they are escaped, so no log line carries a terminal's escape or
+ * breaks a UTF-8 reader. */
+static void test_escaped(void **state)
+{
+	char out[512];
+
+	logged(false, NULL, LOG_LVL_INFO, log_odd_name, out, sizeof(out));
+	assert_string_equal(out, "t: port a\\x1b[2J\\xff added\n");
+}
+
+/* The detection itself: stderr is the stream JOURNAL_STREAM names. */
+static void test_detection(void **state)
+{
+	struct capture c;
+
+	capture_start(&c, true, NULL);
+	assert_true(log_stderr_is_journal());
+	capture_end(&c, (char[8]){ 0 }, 8);
+	capture_start(&c, false, "1:2");
+	assert_false(log_stderr_is_journal());
+	capture_end(&c, (char[8]){ 0 }, 8);
 }
 
 int main(void)
@@ -155,6 +170,7 @@ int main(void)
 		cmocka_unit_test(test_journal_multiline),
 		cmocka_unit_test(test_journal_stream_elsewhere),
 		cmocka_unit_test(test_escaped),
+		cmocka_unit_test(test_detection),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
