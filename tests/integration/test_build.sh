@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # What the build tells a person: `make` on a machine that lacks a library
 # or the BPF headers names the Debian packages and `make deps` before it
 # compiles anything (not the compiler's "'bpf/bpf_helpers.h' file not

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # The helpers of lib.sh that other suites' verdicts rest on must fail when
 # what they read is broken, or a check built on them passes without
 # checking anything. Each helper that reads the CLI's JSON is run against

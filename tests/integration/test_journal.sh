@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # xdpbrd's log under systemd: when stderr is the journal's stream
 # (JOURNAL_STREAM names its device and inode, systemd.exec(5)), each line
 # starts with its syslog priority, which the journal files it under
