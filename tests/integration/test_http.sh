@@ -112,9 +112,9 @@ check_error()
 	shift 2
 	code=$(obs_req "$@")
 	body=$(cat "$XT_TMP/obs.body")
-	if [ "$code" = "$want" ] && jq -e --argjson s "$want" \
+	if [ "$code" = "$want" ] && jq_true "$body" \
 		'.status == $s and (.error | type) == "string" and (.error | length) > 0' \
-		<<<"$body" >/dev/null 2>&1; then
+		--argjson s "$want"; then
 		pass "$name"
 		return 0
 	fi
