@@ -1,6 +1,8 @@
 # xdpbr - XDP Ethernet bridge
 #
-#   make            build the datapath, skeleton, xdpbrd and xdpbr
+#   make            build the datapath, skeleton, xdpbrd and xdpbr (first
+#                   checks what the build needs: tools/checkdeps.sh names
+#                   the missing Debian packages)
 #   make deps       install build and test dependencies (Debian 12, as root)
 #   make demo       run the bridge on a demo topology of network namespaces
 #   make check      run all tests (unit, BPF_PROG_RUN, integration, and the
@@ -20,17 +22,28 @@ CPPFLAGS += -Iinclude -Ilib -I$(BUILD) -D_GNU_SOURCE -MMD -MP
 
 # Libraries per part, from pkg-config: each binary links only what it uses.
 # The compile flags follow our own -I, so lib/json.h is found before
-# json-c's json.h.
+# json-c's json.h. pkg-config's complaints about a missing library are
+# silenced here: depcheck (below) says what to install instead.
 PKG_CONFIG  ?= pkg-config
 LIB_PKGS    := libbpf libmnl json-c
 DAEMON_PKGS := $(LIB_PKGS) libsystemd libmicrohttpd inih libcap-ng
 CLI_PKGS    := $(LIB_PKGS)
-LIB_PKG_CFLAGS    := $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS))
-DAEMON_PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(DAEMON_PKGS))
-CLI_PKG_CFLAGS    := $(shell $(PKG_CONFIG) --cflags $(CLI_PKGS))
-LIB_LDLIBS        := $(shell $(PKG_CONFIG) --libs $(LIB_PKGS))
-DAEMON_LDLIBS     := $(shell $(PKG_CONFIG) --libs $(DAEMON_PKGS)) -lpthread
-CLI_LDLIBS        := $(shell $(PKG_CONFIG) --libs $(CLI_PKGS))
+pkg = $(shell $(PKG_CONFIG) $(1) 2>/dev/null)
+LIB_PKG_CFLAGS    := $(call pkg,--cflags $(LIB_PKGS))
+DAEMON_PKG_CFLAGS := $(call pkg,--cflags $(DAEMON_PKGS))
+CLI_PKG_CFLAGS    := $(call pkg,--cflags $(CLI_PKGS))
+LIB_LDLIBS        := $(call pkg,--libs $(LIB_PKGS))
+DAEMON_LDLIBS     := $(call pkg,--libs $(DAEMON_PKGS)) -lpthread
+CLI_LDLIBS        := $(call pkg,--libs $(CLI_PKGS))
+
+# The release, and the git revision of the tree built ("unknown" outside
+# git, or in a tree that is not the top of its own repository):
+# `xdpbrd --version`, `xdpbr -V`. Only lib/version.c sees them; it is
+# rebuilt when either changes ($(BUILD)/version.stamp).
+VERSION  := 0.1.0
+GIT_REV  := $(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] && \
+		    git describe --always --dirty 2>/dev/null || echo unknown)
+VERSION_FLAGS := -DXDPBR_VERSION='"$(VERSION)"' -DXDPBR_GIT='"$(GIT_REV)"'
 
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
 	      -Iinclude -Ibpf $(if $(MULTIARCH),-I/usr/include/$(MULTIARCH)) -MMD -MP
@@ -41,7 +54,7 @@ SKEL     := $(BUILD)/xdpbr.skel.h
 # lib/: the user-space library of xdpbrd, xdpbr, the tools and the tests.
 LIB_SRCS := lib/log.c lib/util.c lib/paths.c lib/pins.c lib/fdbtab.c \
 	    lib/ports.c lib/portstats.c lib/bridge.c lib/netlink.c \
-	    lib/json.c lib/ctl.c lib/report.c lib/events.c lib/hostif.c
+	    lib/json.c lib/ctl.c lib/report.c lib/events.c lib/hostif.c lib/version.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libxdpbr.a
 
@@ -67,13 +80,22 @@ MANDIR     ?= $(PREFIX)/share/man
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 
-.PHONY: all deps demo check clean install
+.PHONY: all deps demo check clean install depcheck FORCE
 all: $(BINS) $(BPF_OBJ) $(TOOLS)
 
 deps:
 	@tools/deps.sh
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c | $(BUILD)
+# Before anything is compiled: every tool, library and header the build
+# needs is there, or a list of what is missing with its Debian package and
+# a pointer to make deps (rather than the compiler's first "file not
+# found"). Order-only: it runs once a make, and rebuilds nothing.
+depcheck:
+	@CC='$(CC)' CLANG='$(CLANG)' BPFTOOL='$(BPFTOOL)' PKG_CONFIG='$(PKG_CONFIG)' \
+		MULTIARCH='$(MULTIARCH)' tools/checkdeps.sh \
+		$(if $(filter check-bins check %/tests/%,$(MAKECMDGOALS)),test)
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c | $(BUILD) depcheck
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(SKEL): $(BPF_OBJ)
@@ -82,6 +104,11 @@ $(SKEL): $(BPF_OBJ)
 $(BUILD)/lib/%.o: lib/%.c $(SKEL) | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(LIB_PKG_CFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/version.stamp: FORCE | $(BUILD)
+	@echo '$(VERSION) $(GIT_REV)' | cmp -s - $@ || echo '$(VERSION) $(GIT_REV)' >$@
+$(BUILD)/lib/version.o $(BUILD)/fuzz/lib/version.o: $(BUILD)/version.stamp
+$(BUILD)/lib/version.o $(BUILD)/fuzz/lib/version.o: CPPFLAGS += $(VERSION_FLAGS)
 
 $(BUILD)/daemon/%.o: daemon/%.c $(SKEL) | $(BUILD)
 	@mkdir -p $(dir $@)

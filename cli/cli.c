@@ -86,7 +86,7 @@ static const char usage_main[] =
 	"       xdpbr [OPTIONS] OBJECT COMMAND help\n"
 	"where  OBJECT := { bridge | link | fdb | vlan | stats | monitor }\n"
 	"       OPTIONS := { -j[son] | -p[retty] | -b[ridge] BRIDGE | -r[ate] SECONDS |\n"
-	"                    -h[elp] }\n"
+	"                    -V[ersion] | -h[elp] }\n"
 	"       BRIDGE defaults to the only bridge of this network namespace\n"
 	"       -r SECONDS: stats as per-second rates over SECONDS (= stats rate SECONDS)\n";
 static const char usage_bridge[] =
@@ -177,14 +177,17 @@ static const char *name_of(const struct word *tab, size_t n, int value)
 
 /* ------------------------------------------------------------ options */
 
-enum opt { OPT_JSON, OPT_PRETTY, OPT_BRIDGE, OPT_RATE, OPT_HELP };
+enum opt { OPT_JSON, OPT_PRETTY, OPT_BRIDGE, OPT_RATE, OPT_HELP, OPT_VERSION };
 
+/* -V[ersion] as iproute2 spells it, and the --version of GNU tools. */
 static const struct word options[] = {
 	{ "json", OPT_JSON },
 	{ "pretty", OPT_PRETTY },
 	{ "bridge", OPT_BRIDGE },
 	{ "rate", OPT_RATE },
 	{ "help", OPT_HELP },
+	{ "Version", OPT_VERSION },
+	{ "version", OPT_VERSION },
 };
 
 /* A rate interval: whole seconds, 1 .. CLI_RATE_MAX_S. */
@@ -743,6 +746,9 @@ static int parse_options(int argc, char **argv, int *i, struct cli_cmd *c,
 			break;
 		case OPT_HELP:
 			c->object = OBJ_HELP;
+			return 1;
+		case OPT_VERSION:
+			c->object = OBJ_VERSION;
 			return 1;
 		case AMBIGUOUS:
 			return fail(err, len, "ambiguous option '%s' (%s); try 'xdpbr help'",

@@ -39,12 +39,12 @@ static size_t fdb_filter(struct fdb_entry *e, size_t n, uint32_t dev, const stru
  * the daemon's GET /fdb (lib/json.c json_fdb()). */
 static void print_fdb_entry(const struct fdb_entry *e, const char *br, uint64_t now)
 {
-	char mac[MAC_STRLEN], ifname[IF_NAMESIZE];
+	char mac[MAC_STRLEN], ifname[IFNAME_SHOWN];
 	bool is_static = e->val.flags & XDPBR_FDB_STATIC;
 
 	print_open_object(NULL);
 	print_string(PRINT_ANY, "mac", "%s", mac_format(e->key.mac, mac));
-	print_string(PRINT_ANY, "ifname", " dev %s", ifname_of(e->val.ifindex, ifname));
+	print_string(PRINT_ANY, "ifname", " dev %s", ifname_shown(e->val.ifindex, ifname));
 	print_u64(PRINT_ANY, "vlan", " vlan %llu", e->key.vlan);
 	print_string(PRINT_ANY, "master", " master %s", br);
 	print_string(PRINT_JSON, "state", NULL, fdb_state_name(&e->val));

@@ -54,7 +54,7 @@ static void column_values(const struct xdpbr_stats *s, uint64_t v[COL__MAX])
 /* port rx_packets ... dropped, one line per port */
 static void print_counter_table(const struct report *r, uint32_t dev)
 {
-	char ifname[IF_NAMESIZE];
+	char ifname[IFNAME_SHOWN];
 
 	print_text("%-15s", "port");
 	for (int k = 0; k < COL__MAX; k++)
@@ -66,7 +66,7 @@ static void print_counter_table(const struct report *r, uint32_t dev)
 		if (dev && r->ports[i].ifindex != dev)
 			continue;
 		column_values(&r->stats[i], v);
-		print_text("%-15s", ifname_of(r->ports[i].ifindex, ifname));
+		print_text("%-15s", ifname_shown(r->ports[i].ifindex, ifname));
 		for (int k = 0; k < COL__MAX; k++)
 			print_text(" %*llu", columns[k].width, (unsigned long long)v[k]);
 		print_nl();
@@ -76,7 +76,7 @@ static void print_counter_table(const struct report *r, uint32_t dev)
 /* Non-zero detail counters, one line per port, like `ip -s -s`. */
 static void print_counter_details(const struct report *r, uint32_t dev)
 {
-	char ifname[IF_NAMESIZE];
+	char ifname[IFNAME_SHOWN];
 
 	for (size_t i = 0; i < r->nports; i++) {
 		bool any = false;
@@ -87,7 +87,7 @@ static void print_counter_details(const struct report *r, uint32_t dev)
 			if (!r->stats[i].c[d])
 				continue;
 			if (!any)
-				print_text("%s:", ifname_of(r->ports[i].ifindex, ifname));
+				print_text("%s:", ifname_shown(r->ports[i].ifindex, ifname));
 			any = true;
 			print_text(" %s %llu", counter_names[d],
 				   (unsigned long long)r->stats[i].c[d]);
@@ -158,12 +158,12 @@ static void print_port_rates(const struct xdpbr_stats *s0, const struct xdpbr_st
 			     uint32_t ifindex, double secs)
 {
 	uint64_t v0[COL__MAX], v1[COL__MAX];
-	char ifname[IF_NAMESIZE], key[32];
+	char ifname[IFNAME_SHOWN], key[32];
 
 	column_values(s0, v0);
 	column_values(s1, v1);
 	print_open_object(NULL);
-	print_string(PRINT_ANY, "ifname", "%-15s", ifname_of(ifindex, ifname));
+	print_string(PRINT_ANY, "ifname", "%-15s", ifname_shown(ifindex, ifname));
 	print_rate(PRINT_JSON, "interval_s", NULL, secs);
 	for (int k = 0; k < COL__MAX; k++) {
 		/* a counter never goes back; if it did, the port was reset */

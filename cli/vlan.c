@@ -14,7 +14,7 @@
 
 /* What vlan show shows of one port. */
 struct vlan_info {
-	char ifname[IF_NAMESIZE];
+	char ifname[IFNAME_SHOWN];	/* as shown (name_escape) */
 	struct xdpbr_vlan_port v;
 	uint16_t pvid;
 };
@@ -64,7 +64,7 @@ static int vlans_read(const struct cli_cmd *c, const struct target *t,
 		if (err)
 			return cli_error(err, "can't read the VLANs of bridge %s: %s%s", t->br,
 					 strerror(-err), errno_hint(err));
-		ifname_of(p[i].ifindex, vi[k].ifname);
+		ifname_shown(p[i].ifindex, vi[k].ifname);
 		vi[k++].pvid = p[i].port.pvid;
 	}
 	return (int)k;

@@ -23,6 +23,7 @@
 #include "paths.h"
 #include "pins.h"
 #include "util.h"
+#include "version.h"
 
 /* The bridge to work on: -b, or the only one pinned in this network
  * namespace. 0 or -errno. */
@@ -107,6 +108,10 @@ int main(int argc, char **argv)
 	}
 	if (c.object == OBJ_HELP) {
 		fputs(cli_usage(OBJ_NONE, VERB_HELP), stdout);
+		return 0;
+	}
+	if (c.object == OBJ_VERSION) {
+		puts(version_line("xdpbr"));
 		return 0;
 	}
 	if (c.verb == VERB_HELP || c.help) {

@@ -339,7 +339,7 @@ static int set_listen(struct parser *p, const struct key *k, const char *value)
 		why = listen_check(value, &sa, &salen);
 	if (why)
 		return fail(p, "listen: '%s': %s (expected ADDR:PORT, [IPv6]:PORT "
-			    "or none, e.g. 127.0.0.1:9100)", value, why);
+			    "or none, e.g. " CONFIG_LISTEN_DEFAULT ")", value, why);
 	snprintf(p->c->listen, sizeof(p->c->listen), "%s", value);
 	return 0;
 }

@@ -29,8 +29,18 @@
 #include "xdpbr.h"
 #include "ports.h"		/* enum port_path */
 
-/* The limits of the values are include/xdpbr.h's (XDPBR_*_MAX, ...). */
-#define CONFIG_LISTEN_DEFAULT	"127.0.0.1:9100"
+/*
+ * The limits of the values are include/xdpbr.h's (XDPBR_*_MAX, ...).
+ *
+ * The endpoint's default port: 9638, the first one the Prometheus
+ * project's list of exporter ports ("Default port allocations", its wiki)
+ * left unallocated in the copy read for this; 9100, the default before,
+ * is node_exporter's, taken on any monitored machine. Loopback only. One
+ * daemon per bridge: a second bridge on the same machine needs its own
+ * listen = (xdpbrd@.service: in its /etc/xdpbr/BRIDGE.conf); on a port
+ * already taken the daemon runs on without the endpoint and says so.
+ */
+#define CONFIG_LISTEN_DEFAULT	"127.0.0.1:9638"
 #define CONFIG_LISTEN_NONE	"none"		/* listen value: no endpoint */
 
 /* One "static = MAC [vlan ID]" line of a port. */

@@ -33,6 +33,7 @@
 #include "ports.h"
 #include "privs.h"
 #include "util.h"
+#include "version.h"
 #include "xdpbr_rules.h"
 
 /* One ageing step per tick looks at no more than this many entries: a
@@ -107,6 +108,7 @@ static const char usage[] =
 	"                         the host's interface on the bridge, a netdev\n"
 	"                         named BRIDGE (default on)\n"
 	"  -v, --verbose          debug logging, including libbpf's\n"
+	"  -V, --version          the version and git revision, then exit\n"
 	"  -h, --help             this text\n";
 
 static void print_usage(FILE *f)
@@ -127,6 +129,7 @@ static const struct option long_opts[] = {
 	{ "listen", required_argument, NULL, 'l' },
 	{ "host-interface", required_argument, NULL, 'H' },
 	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -853,6 +856,7 @@ struct cmdline {
 	bool path_set;			/* -d: wins over the file's datapath */
 	bool check_only;		/* -n */
 	bool help;			/* -h */
+	bool version;			/* -V */
 	enum log_level level;
 	char **args;			/* BRIDGE [PORT...] */
 	int nargs;
@@ -937,6 +941,9 @@ static int parse_option(struct daemon *d, struct cmdline *cl, int opt, const cha
 	case 'v':
 		cl->level = LOG_LVL_DEBUG;
 		return 0;
+	case 'V':
+		cl->version = true;
+		return 0;
 	case 'h':
 		cl->help = true;
 		return 0;
@@ -951,9 +958,9 @@ static int parse_options(struct daemon *d, struct cmdline *cl, int argc, char **
 {
 	int opt, err;
 
-	while ((opt = getopt_long(argc, argv, "c:nm:d:ks:C:a:l:H:vh", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:nm:d:ks:C:a:l:H:vVh", long_opts, NULL)) != -1) {
 		err = parse_option(d, cl, opt, optarg);
-		if (err || cl->help)
+		if (err || cl->help || cl->version)
 			return err;
 	}
 	cl->args = argv + optind;
@@ -967,7 +974,7 @@ static int load_config(struct daemon *d)
 	int ret = config_parse_file(d->cfg_path, &d->cfg, err, sizeof(err));
 
 	if (ret)
-		fprintf(stderr, "xdpbrd: %s\n", err);
+		log_err("%s", err);
 	return ret;
 }
 
@@ -975,7 +982,7 @@ static int load_config(struct daemon *d)
 static int check_config(const struct daemon *d)
 {
 	if (!d->cfg_path) {
-		fprintf(stderr, "xdpbrd: -n needs a configuration file (-c FILE)\n");
+		log_err("-n needs a configuration file (-c FILE)");
 		return -EINVAL;
 	}
 	printf("%s: configuration OK\n", d->cfg_path);
@@ -992,7 +999,7 @@ static int merge_name(const struct daemon *d, struct cmdline *cl)
 	}
 	if (d->cfg_path && d->cfg.name[0]) {
 		if (cl->name && strcmp(cl->name, d->cfg.name)) {
-			fprintf(stderr, "xdpbrd: bridge '%s' on the command line, '%s' in %s\n",
+			log_err("bridge '%s' on the command line, '%s' in %s",
 				cl->name, d->cfg.name, d->cfg_path);
 			return -EINVAL;
 		}
@@ -1003,8 +1010,8 @@ static int merge_name(const struct daemon *d, struct cmdline *cl)
 		return -EINVAL;
 	}
 	if (bridge_name_valid(cl->name)) {
-		fprintf(stderr, "xdpbrd: invalid bridge name '%s' (1-15 characters of "
-			"letters, digits, '_', '.', '-')\n", cl->name);
+		log_err("invalid bridge name '%s' (1-15 characters of "
+			"letters, digits, '_', '.', '-')", cl->name);
 		return -EINVAL;
 	}
 	return 0;
@@ -1016,7 +1023,7 @@ static int merge_ports(struct daemon *d, struct cmdline *cl)
 	for (int i = 0; i < cl->nargs; i++)
 		for (int j = 0; j < i; j++)
 			if (!strcmp(cl->args[i], cl->args[j])) {
-				fprintf(stderr, "xdpbrd: port '%s' is given twice\n", cl->args[i]);
+				log_err("port '%s' is given twice", cl->args[i]);
 				return -EINVAL;
 			}
 	d->cli_ports = cl->args;
@@ -1028,12 +1035,12 @@ static int merge_ports(struct daemon *d, struct cmdline *cl)
 		if (add_unique(&cl->ports, &cl->nports, d->cli_ports[i]))
 			return -ENOMEM;
 	if (cl->nports < 1) {
-		fprintf(stderr, "xdpbrd: no ports: name them on the command line or in "
-			"[port NAME] sections of the configuration\n");
+		log_err("no ports: name them on the command line or in "
+			"[port NAME] sections of the configuration");
 		return -EINVAL;
 	}
 	if (cl->nports > XDPBR_PORTS_PER_BRIDGE) {
-		fprintf(stderr, "xdpbrd: too many ports (at most %d)\n", XDPBR_PORTS_PER_BRIDGE);
+		log_err("too many ports (at most %d)", XDPBR_PORTS_PER_BRIDGE);
 		return -EINVAL;
 	}
 	return 0;
@@ -1133,7 +1140,7 @@ static int start(struct daemon *d, const struct cmdline *cl)
 	log_init("xdpbrd", cl->level, false);
 	log_libbpf();
 	if (geteuid() != 0) {
-		log_warn("must be run as root: loading XDP programs needs CAP_BPF, "
+		log_err("must be run as root: loading XDP programs needs CAP_BPF, "
 			 "CAP_NET_ADMIN and CAP_SYS_ADMIN");
 		return -EPERM;
 	}
@@ -1143,7 +1150,7 @@ static int start(struct daemon *d, const struct cmdline *cl)
 		bridge_close(&d->br, false, true);
 		if (d->hostif_made)
 			hostif_close(d);
-		log_warn("bridge %s not started", cl->name);
+		log_err("bridge %s not started", cl->name);
 		config_free(&d->cfg);
 		return err;
 	}
@@ -1171,7 +1178,7 @@ static void stop(struct daemon *d, int ret)
 	if (quit)
 		log_info("caught signal %d, %s", (int)quit, what);
 	else
-		log_warn("main loop failed: %s; %s", strerror(-ret), what);
+		log_err("main loop failed: %s; %s", strerror(-ret), what);
 	stop_services(d);
 	bridge_close(&d->br, d->keep, false);
 	if (!d->keep)
@@ -1188,10 +1195,16 @@ int main(int argc, char **argv)
 	int ret;
 
 	d.hostif_opt = -1;
+	/* before the first message: start() sets the level of -v */
+	log_init("xdpbrd", LOG_LVL_INFO, false);
 	if (parse_options(&d, &cl, argc, argv))
 		return 2;
 	if (cl.help) {
 		print_usage(stdout);
+		return 0;
+	}
+	if (cl.version) {
+		puts(version_line("xdpbrd"));
 		return 0;
 	}
 	if (d.cfg_path && load_config(&d))

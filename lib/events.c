@@ -77,17 +77,17 @@ bool events_daemon_runs(const char *bridge)
 struct json_object *event_json(const struct xdpbr_event *e, const char *bridge)
 {
 	struct json_object *o = json_object_new_object();
-	char mac[MAC_STRLEN], ifname[IF_NAMESIZE];
+	char mac[MAC_STRLEN], ifname[IFNAME_SHOWN];
 
 	json_object_object_add(o, "event", json_object_new_string(event_type_name(e->type)));
 	json_object_object_add(o, "mac", json_object_new_string(mac_format(e->mac, mac)));
 	json_object_object_add(o, "vlan", json_object_new_uint64(e->vlan));
 	json_object_object_add(o, "ifname",
-			       json_object_new_string(ifname_of(e->ifindex, ifname)));
+			       json_object_new_string(ifname_shown(e->ifindex, ifname)));
 	json_object_object_add(o, "master", json_object_new_string(bridge));
 	if (e->type == XDPBR_EV_MOVE)
 		json_object_object_add(o, "from",
-				       json_object_new_string(ifname_of(e->old_ifindex, ifname)));
+				       json_object_new_string(ifname_shown(e->old_ifindex, ifname)));
 	{
 		char ts[32];	/* microseconds are plenty, and print stably */
 

@@ -2,8 +2,10 @@
 /*
  * json.c - bridge state as json-c objects (the daemon's HTTP API, the
  * CLI's stats -j). Formatting: what a port's interface is comes gathered
- * (port_link_read()); the one lookup left here is ifname_of() for the
- * names of FDB entries' and counters' ports.
+ * (port_link_read()); the one lookup left here is ifname_shown() for the
+ * names of FDB entries' and counters' ports. Interface names are escaped
+ * (name_escape): a name may hold any byte but '/', ':' and whitespace,
+ * and JSON must be valid UTF-8.
  */
 #include <net/if.h>
 
@@ -31,14 +33,14 @@ struct json_object *json_fdb(const struct fdb_entry *e, size_t n,
 			     const char *bridge, uint64_t now_ns)
 {
 	struct json_object *arr = json_object_new_array();
-	char mac[MAC_STRLEN], ifname[IF_NAMESIZE];
+	char mac[MAC_STRLEN], ifname[IFNAME_SHOWN];
 
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *o = json_object_new_object();
 		struct json_object *flags = json_object_new_array();
 
 		add_str(o, "mac", mac_format(e[i].key.mac, mac));
-		add_str(o, "ifname", ifname_of(e[i].val.ifindex, ifname));
+		add_str(o, "ifname", ifname_shown(e[i].val.ifindex, ifname));
 		add_u64(o, "vlan", e[i].key.vlan);
 		add_str(o, "master", bridge);
 		add_str(o, "state", fdb_state_name(&e[i].val));
@@ -85,9 +87,9 @@ struct json_object *json_port_stats(const struct port_entry *p,
 				    const struct xdpbr_stats *s)
 {
 	struct json_object *o = json_object_new_object();
-	char ifname[IF_NAMESIZE];
+	char ifname[IFNAME_SHOWN];
 
-	add_str(o, "ifname", p ? ifname_of(p->ifindex, ifname) : "");
+	add_str(o, "ifname", p ? ifname_shown(p->ifindex, ifname) : "");
 	add_u64(o, "ifindex", p ? p->ifindex : 0);
 	for (int c = 0; c < XDPBR_CNT__MAX; c++)
 		add_u64(o, counter_names[c], s->c[c]);

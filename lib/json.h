@@ -13,7 +13,7 @@
  * JSON documents of the bridge state, with the keys of iproute2's
  * `bridge -j` where the concept matches: the daemon's HTTP API and the
  * CLI's stats -j (the CLI prints its other output through cli/print.h,
- * with the same keys). ifname lookups go through ifname_of() (ports.h); a
+ * with the same keys). ifname lookups go through ifname_shown() (ports.h); a
  * vanished port prints as "if<N>".
  */
 

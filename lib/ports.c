@@ -159,6 +159,13 @@ const char *ifname_of(uint32_t ifindex, char *buf)
 	return buf;
 }
 
+const char *ifname_shown(uint32_t ifindex, char *buf)
+{
+	char name[IF_NAMESIZE];
+
+	return name_escape(ifname_of(ifindex, name), buf, IFNAME_SHOWN);
+}
+
 const struct port_iff_name port_iff_names[PORT_IFF_NAMES] = {
 	{ IFF_BROADCAST, "BROADCAST" }, { IFF_MULTICAST, "MULTICAST" },
 	{ IFF_UP, "UP" }, { IFF_LOWER_UP, "LOWER_UP" },
@@ -171,10 +178,10 @@ void port_link_read(uint32_t ifindex, uint32_t p_flags, struct port_link *l)
 
 	memset(l, 0, sizeof(*l));
 	l->xdp_mode = XDPBR_MODE_NONE;
-	ifname_of(ifindex, l->ifname);
+	ifname_shown(ifindex, l->ifname);
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd >= 0) {
-		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", l->ifname);
+		ifname_of(ifindex, ifr.ifr_name);
 		if (!ioctl(fd, SIOCGIFFLAGS, &ifr))
 			l->ifflags = (unsigned short)ifr.ifr_flags;
 		if (!ioctl(fd, SIOCGIFMTU, &ifr))
@@ -192,7 +199,7 @@ void port_link_read(uint32_t ifindex, uint32_t p_flags, struct port_link *l)
 		struct link_info li;
 
 		if (!link_get_info(ifindex, &li) && li.peer_ifindex > 0 && li.peer_nsid < 0)
-			ifname_of((uint32_t)li.peer_ifindex, l->host_interface);
+			ifname_shown((uint32_t)li.peer_ifindex, l->host_interface);
 	}
 	/* An XDP port runs the TC program too, for frames it hands over. */
 	l->datapath = l->xdp_prog_id ? "xdp" : l->tc_prog_id ? "tc" : "none";

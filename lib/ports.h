@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "xdpbr.h"
+#include "util.h"		/* IFNAME_SHOWN */
 
 struct port_entry {
 	uint32_t ifindex;
@@ -50,7 +51,7 @@ const char *port_datapath_name(uint32_t mode);
 /* What the kernel says about a port's interface; the ports map says the
  * rest. Gathered by port_link_read(), shown by the CLI and lib/json.c. */
 struct port_link {
-	char ifname[IF_NAMESIZE];	/* "if<N>" if gone */
+	char ifname[IFNAME_SHOWN];	/* shown (name_escape); "if<N>" if gone */
 	unsigned int ifflags;		/* IFF_*, IFF_LOWER_UP from IFF_RUNNING */
 	int mtu;			/* 0 if unknown */
 	uint32_t xdp_prog_id;		/* what the interface really runs, */
@@ -58,8 +59,8 @@ struct port_link {
 	uint32_t tc_prog_id;		/* xdpbr's TC filter on its clsact ingress */
 	char kind[IF_NAMESIZE];		/* veth, tap, physical, ... (port_kind) */
 	const char *datapath;		/* what runs: "xdp", "tc" or "none" */
-	char host_interface[IF_NAMESIZE]; /* the host's end, for the port
-					 * flagged XDPBR_PORT_HOST; else "" */
+	char host_interface[IFNAME_SHOWN]; /* the host's end (shown), for
+					 * the port flagged XDPBR_PORT_HOST; else "" */
 };
 
 /* Asks the kernel (ioctl, XDP query, netlink) about port ifindex whose
@@ -78,5 +79,8 @@ extern const struct port_iff_name {
 
 /* Interface name for ifindex into buf (IF_NAMESIZE), "if<N>" if gone. */
 const char *ifname_of(uint32_t ifindex, char *buf);
+/* The same as it is shown, in text and JSON: escaped by name_escape()
+ * into buf (IFNAME_SHOWN). */
+const char *ifname_shown(uint32_t ifindex, char *buf);
 
 #endif

@@ -240,12 +240,12 @@ static void prom_label_escape(FILE *out, const char *s)
 
 static void prom_port_labels(FILE *out, const struct report *r, size_t i)
 {
-	char ifname[16];
+	char ifname[IFNAME_SHOWN];
 
 	fputs("{bridge=\"", out);
 	prom_label_escape(out, r->bridge);
 	fputs("\",port=\"", out);
-	prom_label_escape(out, ifname_of(r->ports[i].ifindex, ifname));
+	prom_label_escape(out, ifname_shown(r->ports[i].ifindex, ifname));
 	fputc('"', out);
 }
 

@@ -27,12 +27,14 @@ int mac_parse(const char *s, uint8_t mac[6])
 	if (!s)
 		return -EINVAL;
 	for (i = 0; i < 6; i++) {
-		hi = hexval(s[0]);
-		lo = hi < 0 ? -1 : hexval(s[1]);
-		if (hi < 0 || lo < 0)
+		hi = hexval(*s++);
+		if (hi < 0)
 			return -EINVAL;
-		mac[i] = (uint8_t)(hi << 4 | lo);
-		s += 2;
+		/* one or two digits an octet, as iproute2's `bridge` takes */
+		lo = hexval(*s);
+		if (lo >= 0)
+			s++;
+		mac[i] = (uint8_t)(lo < 0 ? hi : hi << 4 | lo);
 		if (i < 5) {
 			if (*s != ':' && *s != '-')
 				return -EINVAL;
@@ -47,6 +49,71 @@ char *mac_format(const uint8_t mac[6], char *buf)
 	snprintf(buf, MAC_STRLEN, "%02x:%02x:%02x:%02x:%02x:%02x",
 		 mac[0], mac[1], mac[2], mac[3], mac[4], mac[5]);
 	return buf;
+}
+
+/* The length of the UTF-8 sequence at s if it is valid (shortest form,
+ * not a surrogate, at most U+10FFFF) and encodes a printable character (not
+ * a C1 control, U+0080..U+009F); else 0. Reads no further than a byte that
+ * ends it early, such as the NUL. */
+static size_t utf8_printable(const unsigned char *s)
+{
+	unsigned int cp, min;
+	size_t n;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f, min = 0xa0;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f, min = 0x800;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07, min = 0x10000;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* name_escape, or with text a message: spaces and newlines kept, '\' as
+ * it is. */
+static char *escape(const char *in, bool text, char *out, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t o = 0, n;
+
+	/* each step writes at most 4 characters: one more for the NUL */
+	while (*s && o + 5 <= len) {
+		if (*s == '\\' && !text) {
+			out[o++] = '\\';
+			out[o++] = '\\';
+			s++;
+		} else if ((*s > 0x20 && *s < 0x7f) || (text && (*s == ' ' || *s == '\n'))) {
+			out[o++] = (char)*s++;
+		} else if ((n = utf8_printable(s))) {
+			memcpy(out + o, s, n);
+			o += n;
+			s += n;
+		} else {
+			snprintf(out + o, 5, "\\x%02x", *s++);
+			o += 4;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+char *name_escape(const char *name, char *out, size_t len)
+{
+	return escape(name, false, out, len);
+}
+
+char *text_escape(const char *text, char *out, size_t len)
+{
+	return escape(text, true, out, len);
 }
 
 int bridge_name_valid(const char *name)

@@ -155,8 +155,8 @@ static void check_cmd(const struct cli_cmd *c, int argc, char **argv)
 	CHECK(!c->bridge || (in_argv(c->bridge, argc, argv) && !bridge_name_valid(c->bridge)),
 	      "bridge '%s'", c->bridge);
 	CHECK(c->rate_s <= CLI_RATE_MAX_S, "rate %u", c->rate_s);
-	CHECK(c->object >= OBJ_NONE && c->object <= OBJ_HELP, "object %d", (int)c->object);
-	if (c->object == OBJ_HELP || c->object == OBJ_NONE)
+	CHECK(c->object >= OBJ_NONE && c->object <= OBJ_VERSION, "object %d", (int)c->object);
+	if (c->object == OBJ_HELP || c->object == OBJ_NONE || c->object == OBJ_VERSION)
 		return;
 	CHECK(!c->rate_s || c->object == OBJ_STATS, "rate %u for object %d", c->rate_s,
 	      (int)c->object);

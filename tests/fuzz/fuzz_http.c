@@ -3,7 +3,7 @@
  * fuzz_http.c - libFuzzer harness for the statistics endpoint (daemon/http.c
  * on libmicrohttpd), fed raw bytes over TCP.
  *
- * The real server, http_start(), runs on 127.0.0.1:9100 in a network
+ * The real server, http_start(), runs on 127.0.0.1:9638 in a network
  * namespace of the harness's own, against the maps of a loaded datapath:
  * the skeleton is loaded with its maps pinned in a private bpffs (a mount
  * namespace of its own, so nothing shows outside) and opened the daemon's
@@ -62,7 +62,7 @@
 
 #define BRIDGE		"fz"
 #define LISTEN_ADDR	"127.0.0.1"
-#define LISTEN_PORT	9100
+#define LISTEN_PORT	9638
 #define HANG_S		8		/* the server's own idle timeout is HTTP_TIMEOUT_S */
 #define RESP_MAX	(4 << 20)
 

@@ -112,7 +112,7 @@ mkdir -p "$C"
 cp "$DIR/../../../etc/xdpbrd.conf" "$C/example.conf"
 printf '[bridge]\nname = br0\n' >"$C/minimal.conf"
 printf '[bridge]\nname = br0\nvlan_filtering = on\ndefault_pvid = 0\n\n[port eth1]\npvid = 10\nuntagged = 10\nvlans = 20-30, 40 tagged\n\n[port eth2]\nvlans = 10,20\nstatic = 02:00:00:00:00:01 vlan 20\nstatic = 02-00-00-00-00-02\n' >"$C/vlans.conf"
-printf '[bridge]\r\nname = br0\r\nlisten = [::1]:9100\r\n[port eth1]\r\nisolated = yes\r\nhairpin = TRUE\r\nmax_learned = 4294967295\r\n' >"$C/crlf.conf"
+printf '[bridge]\r\nname = br0\r\nlisten = [::1]:9638\r\n[port eth1]\r\nisolated = yes\r\nhairpin = TRUE\r\nmax_learned = 4294967295\r\n' >"$C/crlf.conf"
 printf '\xef\xbb\xbf[bridge] ; comment\n  name = br0 ; inline\n# full line\n; another\nageing_time = 0\nfdb_size = 16\nmode = generic\n' >"$C/bom-comments.conf"
 printf '[bridge]\nname = br0\nname = br1\n' >"$C/err-duplicate-key.conf"
 printf '[port eth1]\npvid = 10\nvlans = 20\n' >"$C/err-pvid-not-member.conf"
@@ -167,7 +167,7 @@ W=$DIR/http
 rm -rf "$W"
 mkdir -p "$W"
 req() { printf '%b' "$2" >"$W/$1"; }
-req get-stats 'GET /stats HTTP/1.1\r\nHost: 127.0.0.1:9100\r\nUser-Agent: curl/7.88\r\nAccept: */*\r\n\r\n'
+req get-stats 'GET /stats HTTP/1.1\r\nHost: 127.0.0.1:9638\r\nUser-Agent: curl/7.88\r\nAccept: */*\r\n\r\n'
 req get-metrics-http10 'GET /metrics HTTP/1.0\r\n\r\n'
 req get-fdb 'GET /fdb HTTP/1.1\r\nHost: x\r\n\r\n'
 req get-fdb-port-vlan 'GET /fdb?port=p1&vlan=10 HTTP/1.1\r\nHost: x\r\n\r\n'

@@ -1,5 +1,6 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # variables set here for the test scripts
+# shellcheck disable=SC2016 # jq variables in single-quoted filters
 #
 # lib.sh - shared helpers for the integration tests (netns + veth, real
 # traffic). Source it first thing from a test script:
@@ -109,19 +110,53 @@ check()
 	return 1
 }
 
-# check_fail NAME CMD...: CMD must exit non-zero.
+# check_fail NAME CMD...: CMD must exit non-zero, and not by a signal (a
+# crash is not the failure a check expects): status 1..128.
 check_fail()
 {
 	local name=$1 out rc
 	shift
 	out=$("$@" 2>&1)
 	rc=$?
-	if [ $rc -ne 0 ]; then
+	if [ $rc -ne 0 ] && [ $rc -le 128 ]; then
 		pass "$name"
 		return 0
 	fi
-	fail "$name" "command: $*" "expected a failure, got exit status 0" \
-		"${out:-(no output)}"
+	fail "$name" "command: $*" \
+		"expected a failure (status 1..128), got exit status $rc$( ((rc > 128)) &&
+			echo " (killed by signal $((rc - 128)))")" "${out:-(no output)}"
+	return 1
+}
+
+# check_err NAME CMD...: CMD must fail (exit 1..127, not a crash) and say
+# why on stderr: a command refusing what it was asked.
+check_err()
+{
+	local name=$1 err rc
+	shift
+	err=$("$@" 2>&1 >/dev/null)
+	rc=$?
+	if [ $rc -ge 1 ] && [ $rc -lt 128 ] && [ -n "$err" ]; then
+		pass "$name"
+		return 0
+	fi
+	fail "$name" "command: $*" "exit status: $rc (expected 1..127)" \
+		"stderr: ${err:-(nothing)}"
+	return 1
+}
+
+# check_same NAME BEFORE AFTER [DETAIL...]: two reads of a counter (or any
+# count) that must not have changed: both numbers, and equal. Two failed
+# reads (empty, "null") are equal too, and prove nothing.
+check_same()
+{
+	local name=$1 a=$2 b=$3
+	shift 3
+	if [[ $a =~ ^[0-9]+$ ]] && [ "$a" = "$b" ]; then
+		pass "$name ($a)"
+		return 0
+	fi
+	fail "$name" "expected the same number twice, got '$a' then '$b'" "$@"
 	return 1
 }
 
@@ -150,6 +185,57 @@ check_jq()
 		return 0
 	fi
 	fail "$name" "jq filter: $filter $*" "result: $got" "input:" "$json"
+	return 1
+}
+
+# json_of TYPE CMD...: CMD's output, if CMD exited 0 and printed exactly
+# one JSON value of TYPE (array, object, number, string, boolean);
+# otherwise nothing, the reason on stderr, and status 1. For helpers that
+# read JSON: jq -e (jq 1.6) exits 0 on empty input, so `CMD | jq -e ...`
+# passes when CMD prints nothing, and a pipe hides CMD's failure or crash.
+json_of()
+{
+	local type=$1 out rc
+	shift
+	out=$("$@")
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "json_of: '$*' exited with status $rc${out:+: ${out:0:300}}" >&2
+		return 1
+	fi
+	if ! jq -se --arg t "$type" 'length == 1 and (.[0] | type) == $t' \
+		<<<"$out" >/dev/null 2>&1; then
+		echo "json_of: '$*' printed no JSON $type: '${out:0:300}'" >&2
+		return 1
+	fi
+	printf '%s\n' "$out"
+}
+
+# jq_true JSON FILTER [JQ-ARG...]: FILTER applied to JSON prints exactly
+# "true". Unlike jq -e, empty input, several values or an error are false.
+jq_true()
+{
+	local json=$1 filter=$2
+	shift 2
+	[ "$(jq -c "$@" "$filter" <<<"$json" 2>/dev/null)" = true ]
+}
+
+# json_is TYPE FILTER [JQ-ARG...] -- CMD...: CMD exits 0 and prints one
+# JSON value of TYPE, and FILTER on it is true: `check "..." json_is array
+# '.[0].mtu == 1500' -- ip -j link show dev X` instead of `ip ... | jq -e`.
+json_is()
+{
+	local type=$1 filter=$2 j
+	local -a args=()
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	j=$(json_of "$type" "$@") || return 1
+	jq_true "$j" "$filter" "${args[@]}" && return 0
+	echo "json_is: '$filter' is not true of: ${j:0:500}" >&2
 	return 1
 }
 
@@ -381,10 +467,18 @@ else
 	DP_KEY=datapath DP_VAL='"tc"'
 fi
 
-# port_counter PORT NAME: counter NAME of PORT from `xdpbr -j stats`.
+# port_counter PORT NAME: counter NAME of PORT from `xdpbr -j stats`; 1
+# (and nothing printed, the reason on stderr) when it can't be read.
 port_counter()
 {
-	"$XDPBR" -b "$BR" -j stats dev "$1" | jq -r --arg n "$2" '.[0][$n]'
+	local j v
+	j=$(json_of array "$XDPBR" -b "$BR" -j stats dev "$1") || return 1
+	v=$(jq -r --arg n "$2" '.[0][$n]' <<<"$j")
+	if ! [[ $v =~ ^[0-9]+$ ]]; then
+		echo "port_counter: no counter $2 of $1 in: $j" >&2
+		return 1
+	fi
+	echo "$v"
 }
 
 # counter_table: the rows of include/xdpbr.h's XDPBR_COUNTERS(X) table, and
@@ -729,21 +823,25 @@ fdb_json()
 }
 
 # fdb_has MAC PORT [STATE]: the FDB has MAC on PORT (with .state STATE if
-# given: "static" or "").
+# given: "static" or ""). False when fdb show fails or prints no array.
 # shellcheck disable=SC2119 # fdb_json without arguments: the whole FDB
 fdb_has()
 {
-	fdb_json | jq -e --arg mac "$1" --arg port "$2" --arg st "${3-any}" \
-		'any(.[]; (.mac | ascii_downcase) == $mac and .ifname == $port and
-		     ($st == "any" or .state == $st))' >/dev/null
+	local j
+	j=$(json_of array fdb_json) || return 1
+	jq_true "$j" 'any(.[]; (.mac | ascii_downcase) == $mac and .ifname == $port and
+			  ($st == "any" or .state == $st))' \
+		--arg mac "$1" --arg port "$2" --arg st "${3-any}"
 }
 
-# fdb_lacks MAC: the FDB has no entry for MAC (on any port, any VLAN).
+# fdb_lacks MAC: fdb show works and has no entry for MAC (on any port, any
+# VLAN).
 # shellcheck disable=SC2119 # fdb_json without arguments: the whole FDB
 fdb_lacks()
 {
-	fdb_json | jq -e --arg mac "$1" \
-		'all(.[]; (.mac | ascii_downcase) != $mac)' >/dev/null
+	local j
+	j=$(json_of array fdb_json) || return 1
+	jq_true "$j" 'all(.[]; (.mac | ascii_downcase) != $mac)' --arg mac "$1"
 }
 
 # bridge_field NAME: field NAME of `xdpbr -b $BR -j bridge show`.
@@ -826,25 +924,30 @@ pfx_link_is()
 # pfx_listed DEV: `xdpbr link show` lists DEV.
 pfx_listed()
 {
+	local j
 	# shellcheck disable=SC2119 # the whole list
-	pfx_link_json | jq -e --arg d "$1" 'any(.[]; .ifname == $d)' >/dev/null
+	j=$(json_of array pfx_link_json) || return 1
+	jq_true "$j" 'any(.[]; .ifname == $d)' --arg d "$1"
 }
 
-# pfx_fdb_has MAC PORT [STATE]: the FDB has MAC on PORT (state "static" or
-# "" when STATE is given).
+# pfx_unlisted DEV: `xdpbr link show` works and does not list DEV (not
+# `! pfx_listed`, which a failing or crashing CLI would satisfy).
+pfx_unlisted()
+{
+	local j
+	# shellcheck disable=SC2119 # the whole list
+	j=$(json_of array pfx_link_json) || return 1
+	jq_true "$j" 'all(.[]; .ifname != $d)' --arg d "$1"
+}
+
+# pfx_fdb_has MAC PORT [STATE], pfx_fdb_lacks MAC: fdb_has, fdb_lacks.
 pfx_fdb_has()
 {
-	"$XDPBR" -b "$BR" -j fdb show |
-		jq -e --arg m "$1" --arg p "$2" --arg s "${3-any}" \
-		'any(.[]; (.mac | ascii_downcase) == $m and .ifname == $p and
-		     ($s == "any" or .state == $s))' >/dev/null
+	fdb_has "$@"
 }
-
-# pfx_fdb_lacks MAC: no FDB entry for MAC on any port.
 pfx_fdb_lacks()
 {
-	"$XDPBR" -b "$BR" -j fdb show |
-		jq -e --arg m "$1" 'all(.[]; (.mac | ascii_downcase) != $m)' >/dev/null
+	fdb_lacks "$@"
 }
 
 # pfx_fdb_count PORT [STATE]: number of FDB entries on PORT (with .state
@@ -963,23 +1066,29 @@ pfx_ping_stop()
 	PFX_PING_PID[$1]=
 }
 
-# pfx_ping_check KEY [MIN]: the stopped ping KEY got at least MIN replies
-# (default 20) and no gap in their sequence numbers: no request was lost
-# while it ran (one still in flight when it was stopped is not a loss).
-# Prints a summary.
+# pfx_ping_check KEY [MIN]: the stopped ping KEY lost nothing: ping's own
+# summary says it received every request it sent but at most the last one,
+# still in flight when it was stopped; at least MIN (default 20) replies
+# came; and the replies ("bytes from" lines, not "Destination Host
+# Unreachable" ones) are requests 1..received, without a gap. Prints a
+# summary.
 pfx_ping_check()
 {
-	local out=$XT_TMP/ping.$1.out min=${2:-20} seqs n max missing
+	local out=$XT_TMP/ping.$1.out min=${2:-20} line tx rx seqs n missing
 
-	seqs=$(grep -o 'icmp_seq=[0-9]*' "$out" | cut -d= -f2 | sort -nu)
+	line=$(grep 'packets transmitted' "$out" 2>/dev/null)
+	tx=$(sed -n 's/^\([0-9]*\) packets transmitted.*/\1/p' <<<"$line")
+	rx=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' <<<"$line")
+	seqs=$(grep 'bytes from' "$out" 2>/dev/null | grep -o 'icmp_seq=[0-9]*' |
+		cut -d= -f2 | sort -nu)
 	n=$(grep -c . <<<"$seqs")
-	max=$(tail -n 1 <<<"$seqs")
-	max=${max:-0}
-	missing=$(comm -23 <(seq 1 "$max" | sort) <(printf '%s\n' "$seqs" | sort) |
+	missing=$(comm -23 <(seq 1 "${rx:-0}" | sort) <(printf '%s\n' "$seqs" | sort) |
 		sort -n | head -n 20 | tr '\n' ' ')
-	echo "replies: $n, last icmp_seq: $max, missing (first 20): ${missing:-none}"
-	tail -n 3 "$out"
-	[ "$n" -ge "$min" ] && [ "$n" -eq "$max" ]
+	echo "sent: ${tx:-?}, received: ${rx:-?} (ping's summary), replies: $n," \
+		"missing (first 20): ${missing:-none}"
+	tail -n 3 "$out" 2>/dev/null
+	[[ $tx =~ ^[0-9]+$ && $rx =~ ^[0-9]+$ ]] && ((rx >= min && tx - rx <= 1)) &&
+		[ "$n" = "$rx" ] && [ -z "$missing" ]
 }
 
 # pfx_daemon_start NPORTS ARG...: start `xdpbrd ARG...` in the background,
@@ -1240,9 +1349,8 @@ counters_add_up()
 {
 	local json
 	json=$(obs_cli_ports) || return 1
-	jq -e --argjson o "$(obs_outcome_names)" \
-		'length > 0 and all(.[]; .rx_packets == ([.[$o[]]] | add))' <<<"$json" \
-		>/dev/null || { echo "$json"; return 1; }
+	jq_true "$json" 'length > 0 and all(.[]; .rx_packets == ([.[$o[]]] | add))' \
+		--argjson o "$(obs_outcome_names)" || { echo "$json"; return 1; }
 }
 
 # ip_attach_all PIN: the bridge's ports attached by iproute2 alone, as
@@ -1523,7 +1631,9 @@ FLT_IPERF_MBPS=			# its receiver bit rate, Mbit/s
 # shellcheck disable=SC2119 # the whole FDB
 flt_fdb_snapshot()
 {
-	fdb_json | jq -c '[.[] | {mac: (.mac | ascii_downcase), ifname, vlan, state}] | sort'
+	local j
+	j=$(json_of array fdb_json) || return 1
+	jq -c '[.[] | {mac: (.mac | ascii_downcase), ifname, vlan, state}] | sort' <<<"$j"
 }
 
 # flt_rx_all: rx_packets of each port of $PORTS, space-separated.

@@ -114,7 +114,7 @@ check_fail "no tcp errors" grep -q '^error: ' "$out"
 
 # The JSON document.
 doc=$(cat "$json" 2>/dev/null)
-check "JSON is valid" jq -e . "$json"
+check "JSON is valid" json_of object cat "$json"
 check_jq "JSON: run keys" "$doc" '
 	(keys | contains(["tool", "date", "kernel", "cpus", "prefix", "link", "link_bps",
 			  "duration_s", "reps", "duts", "scenarios", "sizes", "cores",

@@ -86,8 +86,16 @@ else
 	fail "attach another XDP program to $P2" "$out"
 fi
 
-# --- not root
-run_xdpbrd setpriv --reuid=65534 --regid=65534 --clear-groups -- "$BR" "$P1" "$P2"
+# --- not root. The unprivileged user runs a copy of xdpbrd in a directory
+# it may enter: the checkout may live where it can't (a 0700 home), and
+# then it would get "Permission denied" instead of xdpbrd's message.
+UNPRIV_DIR=$(mktemp -d /tmp/xdpbr-unpriv.XXXXXX) || abort "mktemp -d"
+XT_CLEANUP_CMDS+=("rm -rf '$UNPRIV_DIR'")
+if ! { install -m 0755 "$XDPBRD" "$UNPRIV_DIR/xdpbrd" && chmod 0755 "$UNPRIV_DIR"; }; then
+	abort "copy xdpbrd to $UNPRIV_DIR"
+fi
+XDPBRD=$UNPRIV_DIR/xdpbrd run_xdpbrd setpriv --reuid=65534 --regid=65534 --clear-groups -- \
+	"$BR" "$P1" "$P2"
 check_failed "not root" "root|privilege|CAP_(BPF|NET_ADMIN|SYS_ADMIN)"
 check_nothing_left "not root" "$P1" "$P2"
 

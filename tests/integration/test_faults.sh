@@ -149,7 +149,7 @@ scenario_ports()
 	local k=c
 	traffic_start "$k"
 	check "$k: ip link del ${PORT[4]} (h4's port)" ip link del dev "${PORT[4]}"
-	if pfx_poll 3 eval '! pfx_listed "${PORT[4]}"'; then
+	if pfx_poll 3 pfx_unlisted "${PORT[4]}"; then
 		pass "$k: link show no longer lists ${PORT[4]}"
 	else
 		fail "$k: link show no longer lists ${PORT[4]} (within 3 s)" "$(pfx_link_json 2>&1)"

@@ -70,9 +70,10 @@ ping_summary()
 # ---------------------------------------------------------------- basics
 daemon_start || abort "xdpbrd" "$XT_WHY"
 check "the host interface $BR exists, a veth" \
-	bash -c "ip -j -d link show dev $BR | jq -e '.[0].linkinfo.info_kind == \"veth\"'"
+	json_is array '.[0].linkinfo.info_kind == "veth"' -- ip -j -d link show dev "$BR"
 check "its alias says it is xdpbr's" \
-	bash -c "ip -j link show dev $BR | jq -e '.[0].ifalias | startswith(\"xdpbr host interface\")'"
+	json_is array '.[0].ifalias | startswith("xdpbr host interface")' -- \
+	ip -j link show dev "$BR"
 hj=$(host_json)
 check_jq "link show: $BR-host is a port with host_interface $BR" "$hj" \
 	'.ifname == $p and .host_interface == $br' --arg p "$BR-host" --arg br "$BR"
@@ -83,8 +84,8 @@ check "the host's address is a permanent (local) FDB entry on $BR-host" local_en
 check "... shown as permanent in the text of fdb show" \
 	bash -c "'$XDPBR' -b $BR fdb show | grep -q '^$mac dev $BR-host vlan 0 master $BR permanent'"
 check "the host port appears in xdpbr stats" \
-	bash -c "'$XDPBR' -b $BR -j stats | jq -e 'any(.[]?; .ifname == \"$BR-host\")' ||
-		'$XDPBR' -b $BR stats | grep -q '^$BR-host '"
+	json_is array 'any(.[]; .ifname == $p)' --arg p "$BR-host" -- "$XDPBR" -b "$BR" -j stats
+check "... and in its text" bash -c "'$XDPBR' -b $BR stats | grep -q '^$BR-host '"
 
 host_up || abort "configuring $BR"
 xt_poll 5 host_port_forwarding || fail "the host port forwards once $BR is up" "$(host_json)"
@@ -189,8 +190,8 @@ check "h3 has an address from the range (${leased:-none})" test -n "$leased"
 check "dnsmasq's lease file has h3's MAC and address" \
 	bash -c "grep -i '${MAC[3]}' '$XT_TMP/leases' | grep -q ' ${leased:-none} '"
 check "the host reaches h3 at its leased address" ping -c 1 -W 2 "${leased:-198.18.0.99}"
-if xt_poll 15 bash -c "ip -n ${NS[1]} -6 -j addr show dev e0 scope global |
-	jq -e '[.[0].addr_info[] | select(.dynamic == true)] | length > 0'"; then
+if xt_poll 15 json_is array '[.[0].addr_info[] | select(.dynamic == true)] | length > 0' -- \
+	ip -n "${NS[1]}" -6 -j addr show dev e0 scope global; then
 	pass "h1 configured an IPv6 address from the host's router advertisement"
 else
 	fail "h1 configured an IPv6 address from the host's router advertisement" \
@@ -211,7 +212,8 @@ restart()
 		fail "$label: ping h1 -> host is running" "$(tail -3 "$out")"
 	daemon_stop "$sig"
 	check "$label: $BR is still there with no daemon, with its addresses" \
-		bash -c "ip -j addr show dev $BR | jq -e '[.[0].addr_info[].local] | index(\"$HOST4\") != null'"
+		json_is array '[.[0].addr_info[].local] | index($a) != null' --arg a "$HOST4" -- \
+		ip -j addr show dev "$BR"
 	daemon_start -k || abort "$label: restart" "$XT_WHY"
 	check "$label: the new daemon took the host interface over" \
 		grep -q "host interface $BR: taken over" "$DAEMON_LOG"
@@ -266,7 +268,8 @@ check "... saying what it is and what to do" \
 	"$XT_TMP/taken.out"
 check "... leaving no pins" test ! -e "$PIN_DIR"
 check "... and the other veth alone" \
-	bash -c "ip -j link show dev $BR | jq -e '.[0].ifalias == null and .[0].link == \"${BR}x\"'"
+	json_is array '.[0].ifalias == null and .[0].link == $l' --arg l "${BR}x" -- \
+	ip -j link show dev "$BR"
 daemon_start -H off || fail "xdpbrd -H off beside the other veth" "$XT_WHY"
 check_eq "-H off: no host port" 0 \
 	"$("$XDPBR" -b "$BR" -j link show | jq '[.[] | select(.host_interface != null)] | length')"

@@ -5,7 +5,11 @@
 # default address and --listen none.
 #
 # The daemon always gets its own loopback port (--listen): other tests,
-# and other bridges' daemons, may hold the default 127.0.0.1:9100.
+# and other bridges' daemons, may hold the default 127.0.0.1:9638. Then
+# the default, and a second bridge's daemon beside the first, as two
+# xdpbrd@BRIDGE instances run: the second's default address is taken, it
+# runs on without the endpoint and says which key to set; with listen = in
+# its file, both serve.
 # shellcheck disable=SC2016 # jq variables in single-quoted filters
 # shellcheck disable=SC2317 # functions that run through check / xt_poll
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
@@ -108,9 +112,9 @@ check_error()
 	shift 2
 	code=$(obs_req "$@")
 	body=$(cat "$XT_TMP/obs.body")
-	if [ "$code" = "$want" ] && jq -e --argjson s "$want" \
+	if [ "$code" = "$want" ] && jq_true "$body" \
 		'.status == $s and (.error | type) == "string" and (.error | length) > 0' \
-		<<<"$body" >/dev/null 2>&1; then
+		--argjson s "$want"; then
 		pass "$name"
 		return 0
 	fi
@@ -224,22 +228,26 @@ listening()
 }
 daemon_stop || fail "xdpbrd exits on SIGTERM" "status: $DAEMON_RC"
 
-# The default: 127.0.0.1:9100. Another daemon may hold it: then this one
-# warns, runs on, and serves nothing. Either way, only loopback.
+# The default: 127.0.0.1:9638 (not node_exporter's 9100). Another daemon
+# may hold it: then this one warns, runs on, and serves nothing. Either
+# way, only loopback.
+DEF=127.0.0.1:9638
 daemon_start || abort "xdpbrd start without --listen" "$XT_WHY"
 xt_poll 3 grep -qE 'statistics on|serve statistics' "$DAEMON_LOG"
 socks=$(listening "$DAEMON_PID")
-if grep -qF "statistics on http://127.0.0.1:9100/" "$DAEMON_LOG"; then
-	check_eq "default listen: 127.0.0.1:9100 and nothing else" 127.0.0.1:9100 \
+DEF_OURS=
+if grep -qF "statistics on http://$DEF/" "$DAEMON_LOG"; then
+	check_eq "default listen: $DEF and nothing else" "$DEF" \
 		"$socks" "$(ss -tlnp | grep -F "pid=$DAEMON_PID,")"
-elif grep -qF "serve statistics on 127.0.0.1:9100" "$DAEMON_LOG"; then
-	check_eq "default listen 127.0.0.1:9100 is busy: a warning, no socket" "" \
+	DEF_OURS=1
+elif grep -qF "serve statistics on $DEF" "$DAEMON_LOG"; then
+	check_eq "default listen $DEF is busy: a warning, no socket" "" \
 		"$socks" "$(cat "$DAEMON_LOG")"
 	check "default listen busy: xdpbrd runs on and forwards" hping 1 2
-	check "default listen busy: ss shows 9100 held on 127.0.0.1 by another process" \
-		bash -c 'ss -Htln "( sport = :9100 )" | grep -q "^LISTEN.*127\.0\.0\.1:9100 "'
+	check "default listen busy: ss shows ${DEF##*:} held on 127.0.0.1 by another process" \
+		bash -c "ss -Htln '( sport = :${DEF##*:} )' | grep -q '^LISTEN.*127\.0\.0\.1:${DEF##*:} '"
 else
-	fail "default listen: the log says 127.0.0.1:9100 (served or busy)" \
+	fail "default listen: the log says $DEF (served or busy)" \
 		"$(cat "$DAEMON_LOG")"
 fi
 if grep -qE '(0\.0\.0\.0|\*|\[::\]):' <<<"$socks"; then
@@ -247,6 +255,66 @@ if grep -qE '(0\.0\.0\.0|\*|\[::\]):' <<<"$socks"; then
 else
 	pass "default listen: not on a wildcard address (${socks:-no socket})"
 fi
+
+# A second bridge on the same machine, configured as xdpbrd@BRIDGE is
+# (-c /etc/xdpbr/BRIDGE.conf), with a port of its own (a veth pair in the
+# root namespace: nothing is sent through it).
+B2=xt${ID}b Q=xt${ID}q B2_LOG=$XT_TMP/b2.log B2_PID=
+XT_CLEANUP_CMDS+=("ip link del dev '$Q'" "rm -rf '$PIN_ROOT/$B2'" "rm -f '/run/xdpbr/$B2.sock'")
+if ! { ip link add "$Q" type veth peer name "${Q}x" && ip link set dev "$Q" up; }; then
+	abort "ip link add $Q (the second bridge's port)"
+fi
+
+# b2_start [LISTEN]: start the second bridge's daemon from its file (with
+# listen = LISTEN if given) and wait (10 s) until it forwards.
+b2_start()
+{
+	{
+		echo "[bridge]"
+		echo "name = $B2"
+		echo "host_interface = off"
+		[ -z "${1:-}" ] || echo "listen = $1"
+		echo "[port $Q]"
+	} >"$XT_TMP/b2.conf"
+	: >"$B2_LOG"
+	"$XDPBRD" -c "$XT_TMP/b2.conf" >>"$B2_LOG" 2>&1 &
+	B2_PID=$!
+	XT_PIDS+=("$B2_PID")
+	xt_poll 10 grep -q "bridge $B2: forwarding on 1 ports" "$B2_LOG"
+}
+
+# b2_stop: SIGTERM, and it exits 0.
+b2_stop()
+{
+	stop_pid "$B2_PID" TERM 10
+	check_eq "second bridge: xdpbrd exits 0 on SIGTERM" 0 "$STOP_RC" "$(cat "$B2_LOG")"
+}
+
+if b2_start; then
+	pass "second bridge, no listen =: it starts beside the first and forwards"
+	check "second bridge, no listen =: a warning names $DEF and the listen key" \
+		grep -qE "serve statistics on $DEF.*'listen ='" "$B2_LOG"
+	check_eq "second bridge, no listen =: no socket" "" "$(listening "$B2_PID")"
+	check "second bridge, no listen =: the first bridge forwards" hping 1 2
+	b2_stop
+else
+	fail "second bridge, no listen =: it starts beside the first" "$(cat "$B2_LOG")"
+fi
+p=$(obs_pick_port) || abort "no free loopback port"
+if b2_start "127.0.0.1:$p"; then
+	check_jq "second bridge, listen = 127.0.0.1:$p: its /stats names $B2" \
+		"$(curl -fsS --max-time 5 "http://127.0.0.1:$p/stats" 2>&1)" '.bridge.name == $b' \
+		--arg b "$B2"
+	if [ -n "$DEF_OURS" ]; then
+		check_jq "... and the first still serves its own on $DEF" \
+			"$(curl -fsS --max-time 5 "http://$DEF/stats" 2>&1)" '.bridge.name == $b' \
+			--arg b "$BR"
+	fi
+	b2_stop
+else
+	fail "second bridge, listen = 127.0.0.1:$p: it starts" "$(cat "$B2_LOG")"
+fi
+check_fail "second bridge: its pins are gone" test -e "$PIN_ROOT/$B2"
 daemon_stop || fail "xdpbrd exits on SIGTERM" "status: $DAEMON_RC"
 
 # --listen none: no endpoint at all.

@@ -51,7 +51,7 @@ port_down()
 			"$("$XDPBR" -b "$BR" fdb show 2>&1)"
 	fi
 	bcast_round "bc_$2"
-	check_eq "$phase: the broadcast is not transmitted on ${PORT[2]} (tx_packets unchanged)" \
+	check_same "$phase: the broadcast is not transmitted on ${PORT[2]} (tx_packets unchanged)" \
 		"$TX2_BEFORE" "$(port_counter "${PORT[2]}" tx_packets)" \
 		"$("$XDPBR" -b "$BR" -j stats dev "${PORT[2]}" 2>&1)"
 	check_fail "$phase: ping h1 -> h2 fails" hping 1 2
@@ -116,7 +116,7 @@ check "ping h3 -> h1 lost nothing while h2's port went down and up" pfx_ping_che
 
 # --- h3's port deleted
 check "ip link del ${PORT[3]}" ip link del dev "${PORT[3]}"
-if pfx_poll 3 eval '! pfx_listed "${PORT[3]}"'; then
+if pfx_poll 3 pfx_unlisted "${PORT[3]}"; then
 	pass "deleted: link show no longer lists ${PORT[3]}"
 else
 	fail "deleted: link show no longer lists ${PORT[3]} (within 3 s)" "$(pfx_link_json 2>&1)"

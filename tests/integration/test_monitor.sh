@@ -145,8 +145,11 @@ fi
 check_jq "age events: vlan 0, master $BR, no from" "$(obs_events js)" \
 	'[.[] | select(.event == "age")] | length >= 1 and
 	 all(.[]; .vlan == 0 and .master == $br and (has("from") | not))' --arg br "$BR"
-check_jq "the aged MAC of h1 is reported behind $P2, where it moved" \
-	"$(obs_events js)" 'all(.[]; select(.event == "age" and .mac == $m) | .ifname == $p)' \
+# h1's MAC is idle as well: its age event comes, and behind P2.
+xt_poll 15 obs_event_seen js '.event == "age" and .mac == $m' --arg m "${MAC[1]}"
+check_jq "the aged MAC of h1 is reported, behind $P2, where it moved" \
+	"$(obs_events js)" '[.[] | select(.event == "age" and .mac == $m)] |
+	 length >= 1 and all(.[]; .ifname == $p)' \
 	--arg m "${MAC[1]}" --arg p "$P2"
 check_jq "every line of the -j monitor is an event object" "$(obs_events js)" \
 	'type == "array" and all(.[]; type == "object" and

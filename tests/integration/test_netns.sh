@@ -227,8 +227,8 @@ check_eq "A: fdb show (another ip netns exec) has a1..a3 on p1..p3" \
 	"$(want_macs a)" "$(fdb_macs a 2>&1)"
 check "A: stats from another ip netns exec: p1 received frames" \
 	test "$(counter a p1 rx_packets)" -gt 0 2>/dev/null
-check "A: HTTP /stats in the namespace, port 9100" \
-	in_br a curl -fsS --max-time 2 -o /dev/null http://127.0.0.1:9100/stats
+check "A: HTTP /stats in the namespace, port 9638" \
+	in_br a curl -fsS --max-time 2 -o /dev/null http://127.0.0.1:9638/stats
 
 # --- a second bridge of the same name in namespace B
 daemon_in b || abort "xdpbrd $BR in ${BRNS[b]} next to A's" "$XT_WHY"
@@ -248,7 +248,7 @@ json=$(cli_json b bridge show)
 check_jq "B: bridge show: $BR, 2 ports, its own daemon" "$json" \
 	'.[0].ifname == $br and .[0].ports == 3 and .[0].daemon == true' --arg br "$BR"
 check "B: HTTP /stats in its namespace, the same port as A's" \
-	in_br b curl -fsS --max-time 2 -o /dev/null http://127.0.0.1:9100/stats
+	in_br b curl -fsS --max-time 2 -o /dev/null http://127.0.0.1:9638/stats
 
 # --- each bridge's host interface, named $BR in its own namespace
 mac_a=$(ip -n "${BRNS[a]}" -j link show dev "$BR" 2>/dev/null | jq -r '.[0].address // empty')

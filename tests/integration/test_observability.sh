@@ -139,8 +139,7 @@ reached()
 	local now m
 	now=$(obs_cli_ports) || return 1
 	m=$(mismatches "$(deltas "$base" "$now")") || return 1
-	jq -e 'map(select(test(" (rx|tx)_packets:"))) | length == 0' \
-		<<<"$m" >/dev/null
+	jq_true "$m" 'map(select(test(" (rx|tx)_packets:"))) | length == 0'
 }
 xt_poll 3 reached
 settled 3 || true

@@ -11,23 +11,6 @@
 . "$(dirname "$0")/lib.sh"
 XT_HOSTIF=off	# its checks enumerate exactly the ports and FDB entries it made
 
-# check_err NAME CMD...: CMD must fail (exit 1..127, not a crash) and say
-# why on stderr.
-check_err()
-{
-	local name=$1 err rc
-	shift
-	err=$("$@" 2>&1 >/dev/null)
-	rc=$?
-	if [ $rc -ge 1 ] && [ $rc -lt 128 ] && [ -n "$err" ]; then
-		pass "$name"
-		return 0
-	fi
-	fail "$name" "command: $*" "exit status: $rc (expected 1..127)" \
-		"stderr: ${err:-(nothing)}"
-	return 1
-}
-
 # fdb_count FILTER: number of FDB entries for which the jq FILTER is true.
 fdb_count()
 {

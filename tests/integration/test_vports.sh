@@ -193,8 +193,8 @@ check "h6's port counted frames in (rx_packets ${rx6:-?} -> more)" \
 check "... and out (tx_packets ${tx6:-?} -> more)" \
 	test "$(port_counter "${PORT[6]}" tx_packets)" -gt "${tx6:-0}"
 check "tapwire (the VM's side) saw frames both ways" \
-	bash -c "hexec() { ip netns exec ${NS[6]} \"\$@\"; }; hexec ip -s -j link show dev e0 |
-		jq -e '.[0].stats64.rx.packets > 0 and .[0].stats64.tx.packets > 0'"
+	json_is array '.[0].stats64.rx.packets > 0 and .[0].stats64.tx.packets > 0' -- \
+	hexec 6 ip -s -j link show dev e0
 
 # --- SIGKILL under traffic between the VMs, restart: nothing lost
 hexec 3 ping -i 0.01 -c 400 -w 30 "${IP4[4]}" >"$XT_TMP/ping.k" 2>&1 &

@@ -186,6 +186,23 @@ static void test_help(void **state)
 	}
 }
 
+/* -V, -Version and --version (iproute2's and GNU's spellings): the
+ * version, whatever follows. */
+static void test_version(void **state)
+{
+	static const char *const spellings[] = { "-V", "-Version", "--version", "-Ver" };
+	struct cli_cmd c;
+
+	for (size_t i = 0; i < ARRAY_SIZE(spellings); i++) {
+		OK(&c, spellings[i]);
+		assert_int_equal(c.object, OBJ_VERSION);
+	}
+	OK(&c, "-j", "-V", "fdb", "frobnicate");
+	assert_int_equal(c.object, OBJ_VERSION);
+	BAD("-Vx", "-Vx");
+	BAD("version", "version");		/* an option, not an object */
+}
+
 static void test_unknown_command(void **state)
 {
 	BAD("frobnicate", "fdb", "frobnicate");
@@ -708,6 +725,8 @@ static void test_fdb_add(void **state)
 	OK(&c, "f", "a", "02:00:5e:00:53:01", "de", "p1", "s");
 	assert_int_equal(c.verb, VERB_ADD);
 	assert_int_equal(c.kind, FDB_KIND_STATIC);
+	OK(&c, "fdb", "add", "2:0:5e:0:53:1", "dev", "p1");	/* as `bridge` takes it */
+	assert_memory_equal(c.mac, mac1, 6);
 
 	BAD("dev", "fdb", "add", "02:00:5e:00:53:01", "d", "p1");	/* or dynamic */
 	BAD("LLADDR", "fdb", "add", "dev", "p1");
@@ -1245,6 +1264,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_object),
 		cmocka_unit_test(test_verbs),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_version),
 		cmocka_unit_test(test_unknown_command),
 		cmocka_unit_test(test_options),
 		cmocka_unit_test(test_options_without_object),

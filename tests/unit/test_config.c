@@ -354,7 +354,7 @@ static void test_repeated_static(void **state)
 		 "static = 02:00:00:00:00:01 vlan 10\n"	/* same MAC, other VLAN */
 		 "static = 0A-BB-CC-DD-EE-FF\tvlan\t4094\n"
 		 "learning = off\n"
-		 "static = 02:00:00:00:00:02\n"
+		 "static = 2:0:0:0:0:2\n"		/* short octets, as `bridge` */
 		 "[port eth2]\n"
 		 "static = 02:00:00:00:00:01 vlan 11\n", &c);
 	assert_int_equal(c.nports, 2);
@@ -574,22 +574,22 @@ static void test_errors_values(void **state)
 		/* listen */
 		{ "[bridge]\nlisten = 127.0.0.1\n",
 		  NAME ":2: listen: '127.0.0.1': no ':PORT' (expected ADDR:PORT, [IPv6]:PORT or none, "
-		  "e.g. 127.0.0.1:9100)" },
-		{ "[bridge]\nlisten = localhost:9100\n",
-		  NAME ":2: listen: 'localhost:9100': not an IPv4 address (expected ADDR:PORT, "
-		  "[IPv6]:PORT or none, e.g. 127.0.0.1:9100)" },
+		  "e.g. 127.0.0.1:9638)" },
+		{ "[bridge]\nlisten = localhost:9638\n",
+		  NAME ":2: listen: 'localhost:9638': not an IPv4 address (expected ADDR:PORT, "
+		  "[IPv6]:PORT or none, e.g. 127.0.0.1:9638)" },
 		{ "[bridge]\nlisten = 127.0.0.1:0\n",
 		  NAME ":2: listen: '127.0.0.1:0': the port is not a number in 1..65535 (expected "
-		  "ADDR:PORT, [IPv6]:PORT or none, e.g. 127.0.0.1:9100)" },
-		{ "[bridge]\nlisten = ::1:9100\n",
-		  NAME ":2: listen: '::1:9100': an IPv6 address goes in brackets: [ADDR]:PORT "
-		  "(expected ADDR:PORT, [IPv6]:PORT or none, e.g. 127.0.0.1:9100)" },
+		  "ADDR:PORT, [IPv6]:PORT or none, e.g. 127.0.0.1:9638)" },
+		{ "[bridge]\nlisten = ::1:9638\n",
+		  NAME ":2: listen: '::1:9638': an IPv6 address goes in brackets: [ADDR]:PORT "
+		  "(expected ADDR:PORT, [IPv6]:PORT or none, e.g. 127.0.0.1:9638)" },
 		{ "[bridge]\nlisten = [::1]\n",
 		  NAME ":2: listen: '[::1]': no ':PORT' after ']' (expected ADDR:PORT, "
-		  "[IPv6]:PORT or none, e.g. 127.0.0.1:9100)" },
+		  "[IPv6]:PORT or none, e.g. 127.0.0.1:9638)" },
 		{ "[bridge]\nlisten = [127.0.0.1]:80\n",
 		  NAME ":2: listen: '[127.0.0.1]:80': not an IPv6 address (expected ADDR:PORT, "
-		  "[IPv6]:PORT or none, e.g. 127.0.0.1:9100)" },
+		  "[IPv6]:PORT or none, e.g. 127.0.0.1:9638)" },
 	};
 
 	CHECK_ERRORS(cases);
@@ -1477,7 +1477,7 @@ static void test_port_equal_vlans(void **state)
 static void test_listen_parse(void **state)
 {
 	static const char *const bad[] = {
-		"", "127.0.0.1", "127.0.0.1:", ":9100", "127.0.0.1:0", "127.0.0.1:65536",
+		"", "127.0.0.1", "127.0.0.1:", ":9638", "127.0.0.1:0", "127.0.0.1:65536",
 		"127.0.0.1:+80", "127.0.0.1:80x", "127.1:80", "256.0.0.1:80", "localhost:80",
 		"::1:80", "[::1]", "[::1]80", "[::1:80", "[]:80", "[127.0.0.1]:80",
 		"[fe80::1%eth0]:80", " 127.0.0.1:80",
@@ -1488,9 +1488,9 @@ static void test_listen_parse(void **state)
 	socklen_t len = 0;
 	struct in6_addr want6;
 
-	assert_int_equal(config_listen_parse("127.0.0.1:9100", &sa, &len), 0);
+	assert_int_equal(config_listen_parse("127.0.0.1:9638", &sa, &len), 0);
 	assert_int_equal(sin->sin_family, AF_INET);
-	assert_int_equal(ntohs(sin->sin_port), 9100);
+	assert_int_equal(ntohs(sin->sin_port), 9638);
 	assert_int_equal(ntohl(sin->sin_addr.s_addr), 0x7f000001);
 	assert_int_equal(len, sizeof(*sin));
 
@@ -1554,7 +1554,7 @@ static void test_listen_none(void **state)
 	assert_int_equal(len, 0);
 	config_free(&c);
 
-	assert_false(config_listen_none("127.0.0.1:9100"));
+	assert_false(config_listen_none("127.0.0.1:9638"));
 	assert_false(config_listen_none(""));
 	assert_false(config_listen_none(NULL));
 	assert_false(config_listen_none("None"));
@@ -1563,7 +1563,7 @@ static void test_listen_none(void **state)
 	assert_int_equal(config_listen_parse("none ", &sa, &len), -EINVAL);
 	assert_int_equal(parse("[bridge]\nlisten = None\n", &c), -EINVAL);
 	assert_string_equal(err, NAME ":2: listen: 'None': no ':PORT' (expected ADDR:PORT, "
-			    "[IPv6]:PORT or none, e.g. 127.0.0.1:9100)");
+			    "[IPv6]:PORT or none, e.g. 127.0.0.1:9638)");
 	assert_zeroed(&c);
 }
 

@@ -32,6 +32,26 @@ static void test_mac_parse_uppercase_and_dashes(void **state)
 	assert_memory_equal(mac, want, 6);
 }
 
+/* One or two digits an octet, as iproute2's `bridge fdb add` takes them. */
+static void test_mac_parse_short_octets(void **state)
+{
+	static const uint8_t want[6] = { 0x02, 0x00, 0x5e, 0x00, 0x53, 0x01 };
+	static const char *const forms[] = {
+		"2:0:5e:0:53:1", "02:0:5E:00:53:1", "2-0-5e-0-53-1", "02:00:5e:00:53:1",
+	};
+	uint8_t mac[6];
+
+	for (size_t i = 0; i < ARRAY_SIZE(forms); i++) {
+		memset(mac, 0xff, sizeof(mac));
+		if (mac_parse(forms[i], mac))
+			fail_msg("mac_parse(\"%s\") refused", forms[i]);
+		assert_memory_equal(mac, want, 6);
+	}
+	assert_int_equal(mac_parse("a:b:c:d:e:f", mac), 0);
+	assert_int_equal(mac[0], 0x0a);
+	assert_int_equal(mac[5], 0x0f);
+}
+
 static void test_mac_parse_invalid(void **state)
 {
 	static const char *const bad[] = {
@@ -39,7 +59,6 @@ static void test_mac_parse_invalid(void **state)
 		"02",
 		"02:00:5e:00:53",		/* five octets */
 		"02:00:5e:00:53:",		/* separator, no octet */
-		"02:00:5e:00:53:0",		/* half an octet */
 		"02:00:5e:00:53:01:",		/* trailing separator */
 		"02:00:5e:00:53:01:02",		/* seven octets */
 		"02:00:5e:00:53:01 ",		/* trailing space */
@@ -48,8 +67,10 @@ static void test_mac_parse_invalid(void **state)
 		"0x:00:5e:00:53:01",
 		"02.00.5e.00.53.01",		/* wrong separator */
 		"02:00:5e:00:5301",		/* missing separator */
-		"2:0:5e:0:53:1",		/* octets must be two digits */
-		"020:0:5e:00:53:01",
+		"020:0:5e:00:53:01",		/* three digits */
+		"02:00:5e:00:53:001",
+		"::5e:00:53:01",		/* an empty octet */
+		"02:00:5e:00::01",
 	};
 	uint8_t mac[6];
 
@@ -58,6 +79,62 @@ static void test_mac_parse_invalid(void **state)
 			fail_msg("mac_parse(\"%s\") accepted", bad[i]);
 	}
 	assert_int_equal(mac_parse(NULL, mac), -EINVAL);
+}
+
+/* Interface names may hold any byte but '/', ':' and whitespace: shown as
+ * printable ASCII and valid UTF-8, the rest as \xNN, '\' doubled. */
+static void test_name_escape(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "eth0", "eth0" },
+		{ "", "" },
+		{ "a\x01" "b", "a\\x01b" },			/* a control character */
+		{ "a\x1b[2J", "a\\x1b[2J" },		/* ESC: no terminal tricks */
+		{ "a\x7f", "a\\x7f" },			/* DEL */
+		{ "x\xff\xfe", "x\\xff\\xfe" },		/* not UTF-8 */
+		{ "caf\xc3\xa9", "caf\xc3\xa9" },		/* valid UTF-8: kept */
+		{ "\xe2\x82\xac" "1", "\xe2\x82\xac" "1" },	/* U+20AC, 3 bytes */
+		{ "\xf0\x9f\x90\xa7", "\xf0\x9f\x90\xa7" },	/* U+1F427, 4 bytes */
+		{ "\xc3", "\\xc3" },				/* cut short by the NUL */
+		{ "\xc3(", "\\xc3(" },			/* a bad continuation */
+		{ "\xc0\xaf", "\\xc0\\xaf" },		/* overlong '/' */
+		{ "\xe0\x80\xaf", "\\xe0\\x80\\xaf" },	/* overlong, 3 bytes */
+		{ "\xed\xa0\x80", "\\xed\\xa0\\x80" },	/* a surrogate */
+		{ "\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80" },	/* > U+10FFFF */
+		{ "\xc2\x9b", "\\xc2\\x9b" },		/* C1 control (CSI) */
+		{ "\xc2\xa0", "\xc2\xa0" },			/* U+00A0: printable */
+		{ "a\\b", "a\\\\b" },			/* a backslash, doubled */
+		{ "a b", "a\\x20b" },				/* a space */
+	};
+	char out[IFNAME_SHOWN];
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		name_escape(cases[i].in, out, sizeof(out));
+		if (strcmp(out, cases[i].out))
+			fail_msg("case %zu: got '%s', want '%s'", i, out, cases[i].out);
+	}
+	/* the longest name: 15 bytes, 4 characters each */
+	assert_string_equal(name_escape("\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a"
+					"\x0b\x0c\x0d\x0e\x0f", out, sizeof(out)),
+			    "\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08\\x09\\x0a"
+			    "\\x0b\\x0c\\x0d\\x0e\\x0f");
+	/* truncated, never cut inside an escape */
+	assert_string_equal(name_escape("ab\x01", out, 6), "ab");
+	assert_string_equal(name_escape("ab\x01", out, 7), "ab\\x01");
+	assert_string_equal(name_escape("abc", out, 1), "");
+}
+
+/* A message: the same, but spaces, newlines and '\' are kept. */
+static void test_text_escape(void **state)
+{
+	char out[64];
+
+	assert_string_equal(text_escape("port a\x01\xff b\\c\nnext", out, sizeof(out)),
+			    "port a\\x01\\xff b\\c\nnext");
+	assert_string_equal(text_escape("tab\there caf\xc3\xa9", out, sizeof(out)),
+			    "tab\\x09here caf\xc3\xa9");
 }
 
 static void test_mac_format(void **state)
@@ -173,7 +250,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mac_parse_valid),
 		cmocka_unit_test(test_mac_parse_uppercase_and_dashes),
+		cmocka_unit_test(test_mac_parse_short_octets),
 		cmocka_unit_test(test_mac_parse_invalid),
+		cmocka_unit_test(test_name_escape),
+		cmocka_unit_test(test_text_escape),
 		cmocka_unit_test(test_mac_format),
 		cmocka_unit_test(test_mac_round_trip),
 		cmocka_unit_test(test_bridge_name_valid),
