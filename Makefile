@@ -129,7 +129,7 @@ $(BUILD)/xdpbr: $(BUILD)/cli/xdpbr.o $(CLI_OBJS) $(LIB)
 	$(CC) $(LDFLAGS) $^ $(CLI_LDLIBS) -o $@
 
 # Unit tests: real module code, libbpf syscalls wrapped (tests/unit/mock_bpf.c).
-UNIT_WRAP := -Wl,--wrap=bpf_map_lookup_batch,--wrap=bpf_map_get_next_key,--wrap=bpf_map_lookup_elem,--wrap=bpf_obj_get,--wrap=libbpf_num_possible_cpus,--wrap=bpf_obj_get_info_by_fd
+UNIT_WRAP := -Wl,--wrap=bpf_map_lookup_batch,--wrap=bpf_map_get_next_key,--wrap=bpf_map_lookup_elem,--wrap=bpf_map_update_elem,--wrap=bpf_map_delete_elem,--wrap=bpf_map_delete_batch,--wrap=bpf_obj_get,--wrap=libbpf_num_possible_cpus,--wrap=bpf_obj_get_info_by_fd
 # They see every folder's headers and link every module (the daemon's and
 # the CLI's without their main()), so they need every library.
 TEST_CPPFLAGS := -Idaemon -Icli $(DAEMON_PKG_CFLAGS)

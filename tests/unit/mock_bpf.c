@@ -24,8 +24,12 @@ struct fake_map {
 	size_t slot_size;		/* bytes stored and copied per key */
 	unsigned int max_entries;
 	unsigned int n;			/* hash: entries in use */
-	unsigned char *keys;		/* hash: n keys, insertion order */
+	unsigned int slots;		/* hash: slots ever used, 0..slots-1 */
+	unsigned char *used;		/* hash: which of them hold an entry */
+	unsigned char *keys;		/* hash: by slot */
 	unsigned char *vals;
+	unsigned int walks;		/* walks begun (mock_walks) */
+	size_t read;			/* entries handed out by walks */
 };
 
 static struct fake_map maps[MAX_MAPS];
@@ -69,6 +73,7 @@ static int fail_errno(int err)
 void mock_bpf_reset(void)
 {
 	for (int i = 0; i < nmaps; i++) {
+		free(maps[i].used);
 		free(maps[i].keys);
 		free(maps[i].vals);
 	}
@@ -124,13 +129,16 @@ int mock_map_create(enum mock_map_type type, size_t key_size, size_t value_size,
 	else
 		m->slot_size = value_size;
 	m->vals = calloc(max_entries, m->slot_size);
-	if (type == MOCK_HASH)
+	if (type == MOCK_HASH) {
 		m->keys = calloc(max_entries, key_size);
-	else
+		m->used = calloc(max_entries, 1);
+	} else {
 		m->n = max_entries;
-	if (!m->vals || (type == MOCK_HASH && !m->keys)) {
+	}
+	if (!m->vals || (type == MOCK_HASH && (!m->keys || !m->used))) {
 		free(m->vals);
 		free(m->keys);
+		free(m->used);
 		memset(m, 0, sizeof(*m));
 		return -ENOMEM;
 	}
@@ -140,10 +148,18 @@ int mock_map_create(enum mock_map_type type, size_t key_size, size_t value_size,
 
 static long hash_find(const struct fake_map *m, const void *key)
 {
-	for (unsigned int i = 0; i < m->n; i++)
-		if (!memcmp(m->keys + (size_t)i * m->key_size, key, m->key_size))
+	for (unsigned int i = 0; i < m->slots; i++)
+		if (m->used[i] && !memcmp(m->keys + (size_t)i * m->key_size, key, m->key_size))
 			return i;
 	return -1;
+}
+
+/* The first slot from i on that holds an entry; m->slots if none. */
+static unsigned int hash_next(const struct fake_map *m, unsigned int i)
+{
+	while (i < m->slots && !m->used[i])
+		i++;
+	return i;
 }
 
 int mock_map_update(int fd, const void *key, const void *value)
@@ -166,7 +182,12 @@ int mock_map_update(int fd, const void *key, const void *value)
 	if (i < 0) {
 		if (m->n == m->max_entries)
 			return -E2BIG;
-		i = m->n++;
+		for (i = 0; i < m->slots && m->used[i]; i++)
+			;	/* the first free slot, as a bucket could be anywhere */
+		if (i == m->slots)
+			m->slots++;
+		m->used[i] = 1;
+		m->n++;
 		memcpy(m->keys + (size_t)i * m->key_size, key, m->key_size);
 	}
 	memcpy(m->vals + (size_t)i * m->slot_size, value, m->slot_size);
@@ -184,10 +205,7 @@ int mock_map_delete(int fd, const void *key)
 	if (i < 0)
 		return -ENOENT;
 	m->n--;
-	memmove(m->keys + (size_t)i * m->key_size, m->keys + (size_t)(i + 1) * m->key_size,
-		(m->n - (size_t)i) * m->key_size);
-	memmove(m->vals + (size_t)i * m->slot_size, m->vals + (size_t)(i + 1) * m->slot_size,
-		(m->n - (size_t)i) * m->slot_size);
+	m->used[i] = 0;		/* the others keep their slots, as in buckets */
 	return 0;
 }
 
@@ -226,6 +244,20 @@ unsigned int mock_calls(enum mock_op op)
 	return calls[op];
 }
 
+unsigned int mock_walks(int fd)
+{
+	struct fake_map *m = map_of(fd);
+
+	return m ? m->walks : 0;
+}
+
+size_t mock_entries_read(int fd)
+{
+	struct fake_map *m = map_of(fd);
+
+	return m ? m->read : 0;
+}
+
 /* Counts the call, runs a due hook; returns the injected errno, or 0. */
 static int enter(enum mock_op op)
 {
@@ -246,7 +278,8 @@ static int enter(enum mock_op op)
 
 /*
  * Hash maps only, as the kernel's htab does it: the cursor is opaque to the
- * caller (here: the index of the next entry as a __u64). A call that runs
+ * caller (here: the slot to go on from as a __u64, and slots stay put as
+ * buckets do, so deleting what a walk read doesn't make it skip). A call that runs
  * out of entries before filling *count returns -ENOENT with *count set to
  * what it did copy; a call that fills *count exactly returns 0, and the next
  * one -ENOENT with *count 0. An early failure leaves *count as it was, as
@@ -257,7 +290,7 @@ int __wrap_bpf_map_lookup_batch(int fd, void *in_batch, void *out_batch,
 				const struct bpf_map_batch_opts *opts)
 {
 	struct fake_map *m;
-	__u64 start = 0, k;
+	__u64 start = 0, k = 0;
 	int err = enter(MOCK_OP_LOOKUP_BATCH);
 
 	if (err)
@@ -271,14 +304,16 @@ int __wrap_bpf_map_lookup_batch(int fd, void *in_batch, void *out_batch,
 		return 0;
 	if (in_batch)
 		memcpy(&start, in_batch, sizeof(start));
-	k = start < m->n ? m->n - start : 0;
-	if (k > *count)
-		k = *count;
-	if (k) {
-		memcpy(keys, m->keys + start * m->key_size, k * m->key_size);
-		memcpy(values, m->vals + start * m->slot_size, k * m->slot_size);
+	m->walks += !start;
+	for (start = hash_next(m, (unsigned int)(start < m->slots ? start : m->slots));
+	     start < m->slots && k < *count; start = hash_next(m, (unsigned int)start + 1)) {
+		memcpy((unsigned char *)keys + k * m->key_size,
+		       m->keys + start * m->key_size, m->key_size);
+		memcpy((unsigned char *)values + k * m->slot_size,
+		       m->vals + start * m->slot_size, m->slot_size);
+		k++;
 	}
-	start += k;
+	m->read += k;
 	memcpy(out_batch, &start, sizeof(start));
 	if (k < *count) {
 		*count = (__u32)k;
@@ -315,10 +350,12 @@ int __wrap_bpf_map_get_next_key(int fd, const void *key, void *next_key)
 	}
 	/* htab: a missing (e.g. just deleted) key restarts from the first */
 	i = key ? hash_find(m, key) : -1;
-	i = i < 0 ? 0 : i + 1;
-	if ((unsigned long)i >= m->n)
+	m->walks += !key;
+	i = hash_next(m, i < 0 ? 0 : (unsigned int)i + 1);
+	if ((unsigned long)i >= m->slots)
 		return fail_errno(ENOENT);
 	memcpy(next_key, m->keys + (size_t)i * m->key_size, m->key_size);
+	m->read++;
 	return 0;
 }
 
@@ -346,6 +383,68 @@ int __wrap_bpf_map_lookup_elem(int fd, const void *key, void *value)
 	}
 	memcpy(value, m->vals + (size_t)i * m->slot_size, m->slot_size);
 	return 0;
+}
+
+/* BPF_ANY, BPF_NOEXIST, BPF_EXIST as the kernel's htab and array: an
+ * array's keys all exist. */
+int __wrap_bpf_map_update_elem(int fd, const void *key, const void *value, __u64 flags)
+{
+	struct fake_map *m;
+	bool exists;
+	int err = enter(MOCK_OP_UPDATE_ELEM);
+
+	if (err)
+		return fail_errno(err);
+	m = map_of(fd);
+	if (!m)
+		return fail_errno(EBADF);
+	if (flags > BPF_EXIST)
+		return fail_errno(EINVAL);
+	exists = m->type != MOCK_HASH || hash_find(m, key) >= 0;
+	if (flags == BPF_NOEXIST && exists)
+		return fail_errno(EEXIST);
+	if (flags == BPF_EXIST && !exists)
+		return fail_errno(ENOENT);
+	err = mock_map_update(fd, key, value);
+	return err ? fail_errno(-err) : 0;
+}
+
+/* Hash maps only (an array's entries can't be deleted: EINVAL). */
+int __wrap_bpf_map_delete_elem(int fd, const void *key)
+{
+	struct fake_map *m;
+	int err = enter(MOCK_OP_DELETE_ELEM);
+
+	if (err)
+		return fail_errno(err);
+	m = map_of(fd);
+	if (!m)
+		return fail_errno(EBADF);
+	err = mock_map_delete(fd, key);
+	return err ? fail_errno(-err) : 0;
+}
+
+/* As the kernel's generic_map_delete_batch: key by key, stopping at the
+ * first that fails, *count set to how many went. */
+int __wrap_bpf_map_delete_batch(int fd, const void *keys, __u32 *count,
+				const struct bpf_map_batch_opts *opts)
+{
+	struct fake_map *m;
+	__u32 done = 0;
+	int err = enter(MOCK_OP_DELETE_BATCH);
+
+	if (err)
+		return fail_errno(err);
+	m = map_of(fd);
+	if (!m)
+		return fail_errno(EBADF);
+	for (; done < *count; done++) {
+		err = mock_map_delete(fd, (const unsigned char *)keys + done * m->key_size);
+		if (err)
+			break;
+	}
+	*count = done;
+	return err ? fail_errno(-err) : 0;
 }
 
 int __wrap_bpf_obj_get(const char *pathname)

@@ -32,6 +32,9 @@ enum mock_op {
 	MOCK_OP_GET_NEXT_KEY,
 	MOCK_OP_LOOKUP_ELEM,
 	MOCK_OP_OBJ_GET,
+	MOCK_OP_UPDATE_ELEM,
+	MOCK_OP_DELETE_ELEM,
+	MOCK_OP_DELETE_BATCH,
 	MOCK_OP__MAX,
 };
 
@@ -72,12 +75,23 @@ void mock_hook(enum mock_op op, unsigned int nth, void (*fn)(void *), void *arg)
 /* Calls of op since the last reset. */
 unsigned int mock_calls(enum mock_op op);
 
+/* Of the map at fd, since it was made: how many walks began (a
+ * lookup_batch without a cursor, a get_next_key without a key), and how
+ * many entries lookup_batch and get_next_key handed out. One pass over a
+ * table of n entries: 1 walk, n entries. */
+unsigned int mock_walks(int fd);
+size_t mock_entries_read(int fd);
+
 /* The wrappers (prototypes of the libbpf functions they replace). */
 int __wrap_bpf_map_lookup_batch(int fd, void *in_batch, void *out_batch,
 				void *keys, void *values, __u32 *count,
 				const struct bpf_map_batch_opts *opts);
 int __wrap_bpf_map_get_next_key(int fd, const void *key, void *next_key);
 int __wrap_bpf_map_lookup_elem(int fd, const void *key, void *value);
+int __wrap_bpf_map_update_elem(int fd, const void *key, const void *value, __u64 flags);
+int __wrap_bpf_map_delete_elem(int fd, const void *key);
+int __wrap_bpf_map_delete_batch(int fd, const void *keys, __u32 *count,
+				const struct bpf_map_batch_opts *opts);
 int __wrap_bpf_obj_get(const char *pathname);
 int __wrap_libbpf_num_possible_cpus(void);
 
