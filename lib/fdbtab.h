@@ -2,6 +2,7 @@
 #ifndef XDPBR_FDBTAB_H
 #define XDPBR_FDBTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "xdpbr.h"
@@ -10,6 +11,54 @@ struct fdb_entry {
 	struct xdpbr_fdb_key key;
 	struct xdpbr_fdb_val val;
 };
+
+/* Entries read per system call. */
+#define FDB_BATCH 1024
+
+/*
+ * Walking the FDB in the table's own order: its hash buckets, one after
+ * the other (not sorted). A cursor is the bucket to go on from, 0 for the
+ * first. The kernel never moves an entry to another bucket, so a walk that
+ * follows the cursor meets each entry that is there throughout exactly
+ * once, whatever is learned, moved or deleted meanwhile, and needs no copy
+ * of the table.
+ */
+
+/* Reads the entries of the buckets from *cursor on into e, at most max
+ * (1..FDB_BATCH) and never part of a bucket, and moves *cursor past them.
+ * Returns how many; 0 (and *cursor unchanged) when the next bucket alone
+ * holds more than max; -errno. *end: the last bucket has been read. */
+int fdb_read(int map_fd, uint64_t *cursor, uint32_t max, struct fdb_entry *e, bool *end);
+
+/* One pass over the table: fn(entry, arg) for each entry, which may delete
+ * it. Stops at fn's first non-zero return and returns it; else 0 or -errno. */
+int fdb_walk(int map_fd, int (*fn)(const struct fdb_entry *e, void *arg), void *arg);
+
+/*
+ * A page of the entries that match, from a cursor (the HTTP GET /fdb):
+ * at most room of them, reading at most budget entries of the table (a
+ * filter that matches few can't make a page read the whole table). Set
+ * the fields above the line, then call fdb_page_next until it returns 0.
+ * A page ends before a bucket that doesn't fit in what room is left;
+ * only a first bucket bigger than room itself is taken whole.
+ */
+struct fdb_page {
+	int fd;
+	uint64_t cursor;	/* where the page starts; once done: the next page's */
+	size_t room;		/* entries the page may still take */
+	size_t budget;		/* entries of the table it may still read */
+	bool (*match)(const struct fdb_entry *e, const void *arg);	/* NULL: all */
+	const void *arg;
+	/* ---- */
+	bool done;		/* the page is complete */
+	bool end;		/* ... and it reached the table's end: no next page */
+	bool started;		/* the page has read something */
+	uint32_t grow;		/* read size for a first bucket bigger than room */
+};
+
+/* The page's next entries into e (FDB_BATCH of room): how many, 0 once the
+ * page is done, or -errno. */
+int fdb_page_next(struct fdb_page *pg, struct fdb_entry *e);
 
 /* Reads the whole FDB into a malloc'd array sorted by (vlan, mac).
  * 0 or -errno; *out is NULL when empty. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* test_fdb.c - lib/fdbtab.c: dumping the FDB map and entry age
- * (staleness: test_rules.c). */
+ * (staleness: test_rules.c), walking it in one pass and by pages. */
 #include <errno.h>
 #include <malloc.h>
 #include <setjmp.h>
@@ -242,6 +242,203 @@ static void test_dump_bad_fd(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* ------------------------------------------------------------ walks */
+
+struct visits {
+	int fd;
+	unsigned char *seen;	/* by nth_key id (the value's ifindex) */
+	unsigned int count, calls, stop_at;
+	bool delete;
+};
+
+static int visit(const struct fdb_entry *e, void *arg)
+{
+	struct visits *v = arg;
+
+	assert_true(e->val.ifindex < v->count);
+	assert_int_equal(v->seen[e->val.ifindex]++, 0);
+	if (v->delete)
+		assert_int_equal(mock_map_delete(v->fd, &e->key), 0);
+	if (++v->calls == v->stop_at)
+		return -EINTR;
+	return 0;
+}
+
+/* One pass: each entry once, fn may delete what it is given, nothing is
+ * skipped for it. */
+static void test_walk_deleting(void **state)
+{
+	struct visits v = { .fd = fdb_map(4096), .count = 2500, .delete = true };
+
+	v.seen = calloc(v.count, 1);
+	assert_non_null(v.seen);
+	fill_many(v.fd, v.count);
+	assert_int_equal(fdb_walk(v.fd, visit, &v), 0);
+	assert_int_equal(v.calls, v.count);
+	assert_int_equal(mock_map_len(v.fd), 0);
+	assert_int_equal(mock_walks(v.fd), 1);
+	assert_int_equal(mock_entries_read(v.fd), v.count);
+	free(v.seen);
+}
+
+static void test_walk_stops(void **state)
+{
+	struct visits v = { .fd = fdb_map(4096), .count = 2500, .stop_at = 1500 };
+
+	v.seen = calloc(v.count, 1);
+	assert_non_null(v.seen);
+	fill_many(v.fd, v.count);
+	assert_int_equal(fdb_walk(v.fd, visit, &v), -EINTR);
+	assert_int_equal(v.calls, 1500);
+	/* a read that fails after the first batch */
+	memset(v.seen, 0, v.count);
+	v.calls = v.stop_at = 0;
+	mock_fail(MOCK_OP_LOOKUP_BATCH, 1, EIO);
+	assert_int_equal(fdb_walk(v.fd, visit, &v), -EIO);
+	assert_int_equal(v.calls, FDB_BATCH);
+	free(v.seen);
+}
+
+/* ------------------------------------------------------------ pages */
+
+static bool every_tenth(const struct fdb_entry *e, const void *arg)
+{
+	return e->val.ifindex % 10 == 0;
+}
+
+/* Follows pages of room entries from the start; marks what they hold in
+ * seen (once each) and returns how many pages it took. */
+static unsigned int pages(int fd, size_t room, size_t budget, unsigned int count,
+			  unsigned char *seen, void (*between)(unsigned int page))
+{
+	static struct fdb_entry e[FDB_BATCH];
+	uint64_t cursor = 0;
+	unsigned int npages = 0;
+
+	for (;;) {
+		struct fdb_page pg = { .fd = fd, .cursor = cursor, .room = room,
+				       .budget = budget, .match = budget ? every_tenth : NULL };
+		size_t got = 0;
+		int n;
+
+		if (!budget)
+			pg.budget = SIZE_MAX;
+		while ((n = fdb_page_next(&pg, e)) > 0) {
+			for (int i = 0; i < n; i++) {
+				unsigned int id = e[i].val.ifindex;
+
+				if (id < count && seen[id]++)
+					fail_msg("entry %u twice (page %u)", id, npages);
+			}
+			got += (size_t)n;
+		}
+		assert_int_equal(n, 0);
+		assert_true(pg.done);
+		assert_true(got <= room);
+		npages++;
+		if (pg.end)
+			return npages;
+		assert_true(pg.cursor > cursor);
+		cursor = pg.cursor;
+		if (between)
+			between(npages);
+	}
+}
+
+static void test_pages_whole_table(void **state)
+{
+	int fd = fdb_map(4096);
+	unsigned char *seen = calloc(2500, 1);
+
+	assert_non_null(seen);
+	fill_many(fd, 2500);
+	/* 7 a page: 358 pages, the last short and ending the walk */
+	assert_int_equal(pages(fd, 7, 0, 2500, seen, NULL), 358);
+	for (unsigned int i = 0; i < 2500; i++)
+		assert_int_equal(seen[i], 1);
+	assert_int_equal(mock_entries_read(fd), 2500);
+	free(seen);
+}
+
+/* A filter that matches one in ten: a page reads no more than its budget,
+ * even when that fills it only partly. */
+static void test_pages_filter_budget(void **state)
+{
+	int fd = fdb_map(4096);
+	unsigned char *seen = calloc(2500, 1);
+
+	assert_non_null(seen);
+	fill_many(fd, 2500);
+	/* room 100 would take 1000 entries; the budget of 300 ends each page
+	 * first: 9 pages (8 of 300 read, 30 kept; then 100) */
+	assert_int_equal(pages(fd, 100, 300, 2500, seen, NULL), 9);
+	for (unsigned int i = 0; i < 2500; i++)
+		assert_int_equal(seen[i], i % 10 == 0);
+	assert_int_equal(mock_entries_read(fd), 2500);
+	free(seen);
+}
+
+static int churn_fd;
+
+/* Between pages: delete 50 entries not read yet and add 50 new ones. */
+static void churn(unsigned int page)
+{
+	for (unsigned int i = 0; i < 50; i++) {
+		struct xdpbr_fdb_key k = nth_key(2000 + page * 50 + i);
+		struct xdpbr_fdb_key add_k = nth_key(5000 + page * 50 + i);
+		struct xdpbr_fdb_val v = { .ifindex = 5000 + page * 50 + i };
+
+		mock_map_delete(churn_fd, &k);
+		assert_int_equal(mock_map_update(churn_fd, &add_k, &v), 0);
+	}
+}
+
+/* Entries learned and deleted between pages: each entry there throughout
+ * comes exactly once (pages() fails on a second time). */
+static void test_pages_under_change(void **state)
+{
+	unsigned char *seen = calloc(2000, 1);
+
+	churn_fd = fdb_map(8192);
+	assert_non_null(seen);
+	fill_many(churn_fd, 3000);
+	pages(churn_fd, 500, 0, 2000, seen, churn);
+	for (unsigned int i = 0; i < 2000; i++)
+		assert_int_equal(seen[i], 1);
+	free(seen);
+}
+
+/* The next bucket doesn't fit (ENOSPC from the kernel): after entries, the
+ * page ends before it; as the page's first, it is read with more room. */
+static void test_page_bucket_too_big(void **state)
+{
+	static struct fdb_entry e[FDB_BATCH];
+	int fd = fdb_map(4096);
+	struct fdb_page pg = { .fd = fd, .room = 2000, .budget = SIZE_MAX };
+
+	fill_many(fd, 2500);
+	mock_fail(MOCK_OP_LOOKUP_BATCH, 1, ENOSPC);
+	assert_int_equal(fdb_page_next(&pg, e), FDB_BATCH);
+	assert_int_equal(fdb_page_next(&pg, e), 0);
+	assert_true(pg.done && !pg.end);
+	assert_int_equal(pg.cursor, FDB_BATCH);	/* the mock's cursor: a slot */
+
+	pg = (struct fdb_page){ .fd = fd, .cursor = pg.cursor, .room = 1, .budget = SIZE_MAX };
+	mock_fail(MOCK_OP_LOOKUP_BATCH, 0, ENOSPC);
+	assert_int_equal(fdb_page_next(&pg, e), 2);	/* the read of 2 */
+	assert_int_equal(fdb_page_next(&pg, e), 0);
+	assert_true(pg.done && !pg.end);
+
+	/* a bucket over FDB_BATCH: an error, not a page that never moves */
+	pg = (struct fdb_page){ .fd = fd, .room = 5000, .budget = SIZE_MAX };
+	mock_fail(MOCK_OP_LOOKUP_BATCH, 0, ENOSPC);
+	assert_int_equal(fdb_page_next(&pg, e), -ENOSPC);
+
+	pg = (struct fdb_page){ .fd = fd, .room = 5000, .budget = SIZE_MAX };
+	mock_fail(MOCK_OP_LOOKUP_BATCH, 0, EPERM);
+	assert_int_equal(fdb_page_next(&pg, e), -EPERM);
+}
+
 static void test_updated_s(void **state)
 {
 	struct xdpbr_fdb_val v = { .last_seen = 100 * SEC };
@@ -268,6 +465,12 @@ int main(void)
 		cmocka_unit_test_setup(test_dump_error_first_batch, mock_bpf_fixture),
 		cmocka_unit_test_setup(test_dump_error_later_batch_frees, mock_bpf_fixture),
 		cmocka_unit_test_setup(test_dump_bad_fd, mock_bpf_fixture),
+		cmocka_unit_test_setup(test_walk_deleting, mock_bpf_fixture),
+		cmocka_unit_test_setup(test_walk_stops, mock_bpf_fixture),
+		cmocka_unit_test_setup(test_pages_whole_table, mock_bpf_fixture),
+		cmocka_unit_test_setup(test_pages_filter_budget, mock_bpf_fixture),
+		cmocka_unit_test_setup(test_pages_under_change, mock_bpf_fixture),
+		cmocka_unit_test_setup(test_page_bucket_too_big, mock_bpf_fixture),
 		cmocka_unit_test(test_updated_s),
 	};
 
