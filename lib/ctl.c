@@ -96,16 +96,25 @@ void ctl_set_delete_hook(void (*fn)(const struct xdpbr_fdb_key *k,
 	delete_hook_arg = arg;
 }
 
-/* Deletes one entry; keeps the learned counts in step for dynamic ones. */
-static int fdb_delete(const struct xdpbr_maps *m, const struct fdb_entry *e)
+/* Deletes one entry and tells the hook; the learned counts are the
+ * caller's. */
+static int fdb_unlink(const struct xdpbr_maps *m, const struct fdb_entry *e)
 {
 	if (bpf_map_delete_elem(m->fdb, &e->key))
 		return -errno;
 	if (delete_hook)
 		delete_hook(&e->key, &e->val, delete_hook_arg);
-	if (!(e->val.flags & XDPBR_FDB_STATIC))
-		learned_adjust(m, e->val.slot, -1);
 	return 0;
+}
+
+/* Deletes one entry; keeps the learned counts in step for dynamic ones. */
+static int fdb_delete(const struct xdpbr_maps *m, const struct fdb_entry *e)
+{
+	int err = fdb_unlink(m, e);
+
+	if (!err && !(e->val.flags & XDPBR_FDB_STATIC))
+		learned_adjust(m, e->val.slot, -1);
+	return err;
 }
 
 int ctl_port_get(const struct xdpbr_maps *m, uint32_t ifindex, struct xdpbr_port *p)
@@ -260,35 +269,67 @@ int ctl_fdb_del(const struct xdpbr_maps *m, const uint8_t mac[6],
 	return n ? n : -ENOENT;
 }
 
-/* Deletes the entries that match f and lie in VLANs lo..hi; the number
- * deleted or -errno. */
-static int fdb_flush_in(const struct xdpbr_maps *m, const struct fdb_filter *f,
-			int lo, int hi)
-{
-	struct fdb_entry *e;
-	size_t n;
-	int err, deleted = 0;
+/* A flush: one pass over the table (no copy, no sort), deleting what
+ * matches; the learned counts are adjusted once per port at the end, not
+ * per entry. */
+struct flush {
+	const struct xdpbr_maps *m;
+	const struct fdb_filter *f;
+	int lo, hi;			/* VLANs */
+	const uint32_t *ports;		/* and one of these ports, if nports */
+	size_t nports;
+	/* dynamic entries deleted, by slot ([XDPBR_MAX_PORTS]: a bad slot,
+	 * which only the total counts, as learned_adjust does) */
+	uint64_t dynamic[XDPBR_MAX_PORTS + 1];
+	int deleted;
+};
 
-	err = fdb_dump(m->fdb, &e, &n);
+static bool flush_match(const struct flush *fl, const struct fdb_entry *e)
+{
+	bool port = !fl->nports;
+
+	if (e->key.vlan < fl->lo || e->key.vlan > fl->hi || !fdb_match(e, fl->f))
+		return false;
+	for (size_t i = 0; !port && i < fl->nports; i++)
+		port = e->val.ifindex == fl->ports[i];
+	return port;
+}
+
+static int flush_one(const struct fdb_entry *e, void *arg)
+{
+	struct flush *fl = arg;
+	int err;
+
+	if (!flush_match(fl, e))
+		return 0;
+	err = fdb_unlink(fl->m, e);
 	if (err)
-		return err;
-	for (size_t i = 0; i < n; i++) {
-		if (!fdb_match(&e[i], f) || e[i].key.vlan < lo || e[i].key.vlan > hi)
-			continue;
-		err = fdb_delete(m, &e[i]);
-		if (err && err != -ENOENT)
-			break;
-		deleted += !err;
-		err = 0;
-	}
-	free(e);
-	fdb_removed(m, 0, (uint64_t)deleted);
-	return err ? err : deleted;
+		return err == -ENOENT ? 0 : err;
+	if (!(e->val.flags & XDPBR_FDB_STATIC))
+		fl->dynamic[e->val.slot < XDPBR_MAX_PORTS ? e->val.slot : XDPBR_MAX_PORTS]++;
+	fl->deleted++;
+	return 0;
+}
+
+/* Deletes the entries that match f, lie in VLANs lo..hi and, if nports,
+ * are on one of ports; the number deleted or -errno. */
+static int fdb_flush_in(const struct xdpbr_maps *m, const struct fdb_filter *f,
+			int lo, int hi, const uint32_t *ports, size_t nports)
+{
+	struct flush fl = { .m = m, .f = f, .lo = lo, .hi = hi,
+			    .ports = ports, .nports = nports };
+	int err = fdb_walk(m->fdb, flush_one, &fl);
+
+	for (uint32_t s = 0; s <= XDPBR_MAX_PORTS; s++)
+		if (fl.dynamic[s])
+			learned_adjust(m, s, -(int64_t)fl.dynamic[s]);
+	fdb_removed(m, 0, (uint64_t)fl.deleted);
+	return err ? err : fl.deleted;
 }
 
 int ctl_fdb_flush(const struct xdpbr_maps *m, const struct fdb_filter *f)
 {
-	return fdb_flush_in(m, f, 0, UINT16_MAX);	/* every VLAN */
+	return fdb_flush_in(m, f, 0, UINT16_MAX, NULL, 0);	/* every VLAN */
 }
 
 int ctl_config_get(const struct xdpbr_maps *m, struct xdpbr_config *c)
@@ -594,12 +635,12 @@ int ctl_vlan_add(const struct xdpbr_maps *m, uint32_t ifindex, uint16_t from,
 	return 0;
 }
 
-/* Entries of a port in VLANs from..to: they can't be used any more. */
-static int fdb_flush_vlans(const struct xdpbr_maps *m, uint32_t ifindex,
-			   uint16_t from, uint16_t to)
+/* Entries of ports in VLANs from..to: they can't be used any more. */
+static int fdb_flush_vlans(const struct xdpbr_maps *m, const uint32_t *ports,
+			   size_t nports, uint16_t from, uint16_t to)
 {
-	const struct fdb_filter f = { .ifindex = ifindex, .vlan = -1, .kind = FDB_KIND_ANY };
-	int n = fdb_flush_in(m, &f, from, to);
+	const struct fdb_filter f = { .vlan = -1, .kind = FDB_KIND_ANY };
+	int n = nports ? fdb_flush_in(m, &f, from, to, ports, nports) : 0;
 
 	return n < 0 ? n : 0;
 }
@@ -611,7 +652,7 @@ int ctl_vlan_del(const struct xdpbr_maps *m, uint32_t ifindex, uint16_t from, ui
 
 	if (!err && p.pvid && p.pvid >= from && p.pvid <= to)
 		err = port_set_pvid(m, ifindex, &p, 0);
-	return err ? err : fdb_flush_vlans(m, ifindex, from, to);
+	return err ? err : fdb_flush_vlans(m, &ifindex, 1, from, to);
 }
 
 int ctl_vlan_set_port(const struct xdpbr_maps *m, uint32_t ifindex,
@@ -643,8 +684,9 @@ int ctl_set_default_pvid(const struct xdpbr_maps *m, uint16_t pvid, int egress_f
 {
 	struct port_entry *ports;
 	struct xdpbr_config c;
+	uint32_t *moved;
+	size_t n, nmoved = 0;
 	uint16_t old;
-	size_t n;
 	int err;
 
 	if (pvid > XDPBR_VLAN_MAX)
@@ -661,6 +703,11 @@ int ctl_set_default_pvid(const struct xdpbr_maps *m, uint16_t pvid, int egress_f
 	err = ports_dump(m->ports, &ports, &n);
 	if (err)
 		return err;
+	moved = calloc(n ? n : 1, sizeof(*moved));
+	if (!moved) {
+		free(ports);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n && !err; i++) {
 		struct xdpbr_port p = ports[i].port;
 		struct xdpbr_vlan_port v;
@@ -686,10 +733,17 @@ int ctl_set_default_pvid(const struct xdpbr_maps *m, uint16_t pvid, int egress_f
 		err = vlan_put(m, p.slot, &v);
 		if (!err)
 			err = ctl_port_apply(m, ports[i].ifindex, &p, egress_fd);
-		if (!err && old)
-			err = fdb_flush_vlans(m, ports[i].ifindex, old, old);
+		if (!err)
+			moved[nmoved++] = ports[i].ifindex;
 	}
 	free(ports);
+	/* The moved ports' entries in the old VLAN, in one pass for all. */
+	if (old) {
+		int ferr = fdb_flush_vlans(m, moved, nmoved, old, old);
+
+		err = err ? err : ferr;
+	}
+	free(moved);
 	return err;
 }
 

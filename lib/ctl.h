@@ -41,7 +41,8 @@ int ctl_fdb_local_del(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t
 int ctl_fdb_del(const struct xdpbr_maps *m, const uint8_t mac[6],
 		const struct fdb_filter *f);
 
-/* Deletes every entry matching f. Returns the number deleted. */
+/* Deletes every entry matching f, in one pass over the table. Returns the
+ * number deleted. */
 int ctl_fdb_flush(const struct xdpbr_maps *m, const struct fdb_filter *f);
 
 /* State of an ageing sweep that runs over several calls. */
@@ -131,7 +132,8 @@ int ctl_vlan_set_port(const struct xdpbr_maps *m, uint32_t ifindex,
 		      const struct xdpbr_vlan_port *v, uint16_t pvid);
 
 /* vlan_filtering on/off, and the default PVID: ports whose PVID was the old
- * default move to the new one (as untagged members), like the kernel. */
+ * default move to the new one (as untagged members), like the kernel, and
+ * their entries in the old VLAN go, in one pass over the table for all. */
 int ctl_vlan_filtering(const struct xdpbr_maps *m, bool on);
 int ctl_set_default_pvid(const struct xdpbr_maps *m, uint16_t pvid, int egress_fd);
 

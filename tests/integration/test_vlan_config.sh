@@ -5,7 +5,8 @@
 # ports start as untagged members of VLAN default_pvid (1), a VLAN added
 # again takes the new flags (also losing its PVID), removing a port from a
 # VLAN flushes its FDB entries there, default_pvid changes only while
-# filtering is off and moves the ports still on the old default.
+# filtering is off and moves the ports still on the old default, flushing
+# their entries in the old VLAN.
 #
 # The topology the CLI builds is the one of test_vlan (xdpbr(8) EXAMPLES):
 # h1, h2 access ports of VLAN 10, h3 of VLAN 20, h4 a trunk (10-20 tagged).
@@ -268,6 +269,43 @@ check "link add dev P4 master $BR" xv link add dev "${PORT[4]}" master "$BR"
 check_jq "re-added P4: VLAN 5, PVID, untagged only" \
 	"$(xv -j vlan show dev "${PORT[4]}" 2>&1)" \
 	'.[0].vlans == [{vlan: 5, flags: ["PVID", "Egress Untagged"]}]'
+
+# A default PVID change flushes the entries in the old VLAN of every port
+# that moves (one pass over the FDB for all of them, lib/ctl.c), and only
+# those: not the old VLAN's entries on a port that stays, not the moved
+# ports' entries in other VLANs.
+# fdb_entry_in MAC PORT VID: "yes" or "no"; nothing when the CLI fails.
+fdb_entry_in()
+{
+	local out
+	out=$(fdb_json) && [ -n "$out" ] || return 1
+	jq -r --arg m "$1" --arg p "$2" --argjson v "$3" \
+		'if any(.[]; (.mac | ascii_downcase) == $m and .ifname == $p and .vlan == $v)
+		 then "yes" else "no" end' <<<"$out"
+}
+S1=$(test_mac 11) S2=$(test_mac 12) S4=$(test_mac 14) S4B=$(test_mac 15)
+check "vlan add dev P1 vid 5 pvid untagged (P1 on the default too)" \
+	xv vlan add dev "${PORT[1]}" vid 5 pvid untagged
+check "fdb add S1 dev P1 vlan 5" xv fdb add "$S1" dev "${PORT[1]}" vlan 5
+check "fdb add S2 dev P2 vlan 5 (P2 stays on its PVID 10)" \
+	xv fdb add "$S2" dev "${PORT[2]}" vlan 5
+check "fdb add S4 dev P4 vlan 5" xv fdb add "$S4" dev "${PORT[4]}" vlan 5
+check "fdb add S4B dev P4 vlan 10" xv fdb add "$S4B" dev "${PORT[4]}" vlan 10
+check_eq "before: the four entries are there" "yes yes yes yes" \
+	"$(fdb_entry_in "$S1" "${PORT[1]}" 5) $(fdb_entry_in "$S2" "${PORT[2]}" 5) $(
+	   fdb_entry_in "$S4" "${PORT[4]}" 5) $(fdb_entry_in "$S4B" "${PORT[4]}" 10)" \
+	"$(fdb_json 2>&1)"
+check "bridge set vlan_filtering off default_pvid 6" \
+	xv bridge set vlan_filtering off default_pvid 6
+check_members "P1 and P4 (on the old default) move to VLAN 6; P2, P3 stay" \
+	"1 6 Egress Untagged,PVID" "1 10 Egress Untagged" \
+	"2 10 Egress Untagged,PVID" \
+	"3 10 Egress Untagged,PVID" "3 20 Egress Untagged" \
+	"4 6 Egress Untagged,PVID"
+check_eq "P1's and P4's entries in VLAN 5 flushed (static too); P2's in VLAN 5 and P4's in VLAN 10 kept" \
+	"S1 no, S2 yes, S4 no, S4B yes" \
+	"S1 $(fdb_entry_in "$S1" "${PORT[1]}" 5), S2 $(fdb_entry_in "$S2" "${PORT[2]}" 5), S4 $(fdb_entry_in "$S4" "${PORT[4]}" 5), S4B $(fdb_entry_in "$S4B" "${PORT[4]}" 10)" \
+	"$(fdb_json 2>&1)"
 
 check "xdpbrd still running" proc_alive "$DAEMON_PID"
 finish

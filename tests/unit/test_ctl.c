@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* test_ctl.c - lib/ctl.c against the mocked maps: what flushes and default
+ * PVID changes delete, and that each costs one pass over the FDB whatever
+ * the number of ports, with no copy of the table and no round trip to the
+ * learned counters per entry. */
+#include <errno.h>
+#include <malloc.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <linux/bpf.h>
+#include <bpf/bpf.h>
+
+#include "xdpbr.h"
+#include "xdpbr_rules.h"
+#include "ctl.h"
+#include "fdbtab.h"
+#include "pins.h"
+#include "mock_bpf.h"
+
+#define NPORTS		XDPBR_PORTS_PER_BRIDGE	/* 63: slots 1..63 */
+#define PER_PORT	100			/* entries per port */
+#define IFINDEX(slot)	(100 + (slot))
+#define VLAN_OTHER	10
+
+static struct xdpbr_maps m;
+
+static int map(enum mock_map_type t, size_t k, size_t v, unsigned int n)
+{
+	int fd = mock_map_create(t, k, v, n);
+
+	assert_true(fd >= 0);
+	return fd;
+}
+
+/* Every map ctl.c touches; the devmaps as hashes (the mock has no
+ * devmap: a hash of the same key and value does what ctl.c asks). */
+static void maps_make(void)
+{
+	const struct xdpbr_config cfg = { .ageing_ns = 300 * XDPBR_NSEC_PER_SEC };
+	__u32 zero = 0;
+
+	m.fdb = map(MOCK_HASH, sizeof(struct xdpbr_fdb_key), sizeof(struct xdpbr_fdb_val),
+		    NPORTS * PER_PORT * 2);
+	m.ports = map(MOCK_HASH, sizeof(__u32), sizeof(struct xdpbr_port), XDPBR_MAX_PORTS);
+	m.config = map(MOCK_ARRAY, sizeof(__u32), sizeof(struct xdpbr_config), 1);
+	m.tx = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val), XDPBR_MAX_PORTS);
+	m.flood_bc = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val), XDPBR_MAX_PORTS);
+	m.flood_mc = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val), XDPBR_MAX_PORTS);
+	m.flood_uu = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val), XDPBR_MAX_PORTS);
+	m.learned = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u64), XDPBR_MAX_PORTS);
+	m.bridge = map(MOCK_ARRAY, sizeof(__u32), sizeof(struct xdpbr_bridge_stats), 1);
+	m.vlans = map(MOCK_ARRAY, sizeof(__u32), sizeof(struct xdpbr_vlan_port), XDPBR_MAX_PORTS);
+	m.storm = map(MOCK_ARRAY, sizeof(__u32), sizeof(struct xdpbr_storm), XDPBR_MAX_PORTS);
+	m.ifslot = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u32), XDPBR_IFINDEX_FAST);
+	m.portcfg = map(MOCK_ARRAY, sizeof(__u32), sizeof(struct xdpbr_port), XDPBR_MAX_PORTS);
+	m.fdbgen = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u64), 1);
+	m.slotif = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u32), XDPBR_MAX_PORTS);
+	m.skbports = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u32), 1);
+	m.stats = m.events = m.evbudget = -1;
+	assert_int_equal(mock_map_update(m.config, &zero, &cfg), 0);
+}
+
+/* Entry i of a port: VLAN 1 (the default PVID) for even i, VLAN_OTHER for
+ * odd; every tenth static. */
+static struct fdb_entry entry_of(uint32_t slot, unsigned int i)
+{
+	struct fdb_entry e = {
+		.key = { .vlan = i % 2 ? VLAN_OTHER : XDPBR_DEFAULT_PVID,
+			 .mac = { 0x02, 0x00, (__u8)slot, (__u8)(i >> 8), (__u8)i, 0x01 } },
+		.val = { .ifindex = IFINDEX(slot), .slot = (__u16)slot,
+			 .flags = i % 10 == 9 ? XDPBR_FDB_STATIC : 0, .last_seen = 1 },
+	};
+
+	return e;
+}
+
+static bool is_static(unsigned int i)
+{
+	return i % 10 == 9;
+}
+
+/* NPORTS ports, each an untagged member of the default PVID, with
+ * PER_PORT entries, and learned counters that agree with them. */
+static int bridge_setup(void **state)
+{
+	__u64 learned[XDPBR_MAX_PORTS] = { 0 };
+
+	mock_bpf_reset();
+	maps_make();
+	for (uint32_t slot = 1; slot <= NPORTS; slot++) {
+		struct xdpbr_port p = { .slot = slot, .flags = XDPBR_PORT_DEFAULT_FLAGS };
+
+		assert_int_equal(ctl_vlan_port_init(&m, &p), 0);
+		assert_int_equal(p.pvid, XDPBR_DEFAULT_PVID);
+		assert_int_equal(ctl_port_apply(&m, IFINDEX(slot), &p, -1), 0);
+		for (unsigned int i = 0; i < PER_PORT; i++) {
+			struct fdb_entry e = entry_of(slot, i);
+
+			assert_int_equal(mock_map_update(m.fdb, &e.key, &e.val), 0);
+			if (!is_static(i)) {
+				learned[slot]++;
+				learned[XDPBR_LEARNED_TOTAL]++;
+			}
+		}
+	}
+	for (__u32 s = 0; s < XDPBR_MAX_PORTS; s++)
+		assert_int_equal(mock_map_update(m.learned, &s, &learned[s]), 0);
+	return 0;
+}
+
+static bool fdb_has(uint32_t slot, unsigned int i)
+{
+	struct fdb_entry e = entry_of(slot, i);
+	struct xdpbr_fdb_val v;
+
+	return !bpf_map_lookup_elem(m.fdb, &e.key, &v);
+}
+
+static uint64_t learned_of(__u32 slot)
+{
+	uint64_t n = 0;
+
+	assert_int_equal(ctl_learned_get(&m, slot, &n), 0);
+	return n;
+}
+
+static __u64 flushed_total(void)
+{
+	struct xdpbr_bridge_stats bs = { 0 };
+	__u32 zero = 0;
+
+	assert_int_equal(bpf_map_lookup_elem(m.bridge, &zero, &bs), 0);
+	return bs.flushed;
+}
+
+/* Bytes allocated, from the arena and mmap()ed (a big copy of the table
+ * is the latter). */
+static size_t heap_in_use(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+static size_t heap_at_first_delete;
+
+static void note_heap(void *arg)
+{
+	heap_at_first_delete = heap_in_use();
+}
+
+static unsigned int hook_calls;
+
+static void count_deleted(const struct xdpbr_fdb_key *k, const struct xdpbr_fdb_val *v,
+			  void *arg)
+{
+	hook_calls++;
+}
+
+/* What one flush must cost, whatever it deletes: one walk that reads
+ * the table once; no copy of it (the heap at the first delete is what it
+ * was before, give or take a few allocations); and no lookup per entry
+ * (the learned counts are adjusted per port, at the end). */
+struct cost {
+	unsigned int walks;
+	size_t read, before, lookups;
+};
+
+/* first_delete: which delete_elem call is the flush's first (a port's
+ * removal deletes from the devmaps before). */
+static void cost_start(struct cost *c, unsigned int first_delete)
+{
+	c->walks = mock_walks(m.fdb);
+	c->read = mock_entries_read(m.fdb);
+	c->lookups = mock_calls(MOCK_OP_LOOKUP_ELEM);
+	heap_at_first_delete = 0;
+	mock_hook(MOCK_OP_DELETE_ELEM, first_delete, note_heap, NULL);
+	c->before = heap_in_use();
+}
+
+static void cost_check(const struct cost *c, size_t table, size_t lookups_max)
+{
+	size_t lookups = mock_calls(MOCK_OP_LOOKUP_ELEM) - c->lookups;
+
+	if (mock_walks(m.fdb) - c->walks != 1)
+		fail_msg("%u walks over the FDB, want 1",
+			 mock_walks(m.fdb) - c->walks);
+	assert_int_equal(mock_entries_read(m.fdb) - c->read, table);
+	assert_true(heap_at_first_delete > 0);
+	if (heap_at_first_delete > c->before + 4096)
+		fail_msg("%zu bytes more on the heap at the first delete: a copy of the "
+			 "table (%zu entries)", heap_at_first_delete - c->before, table);
+	if (lookups > lookups_max)
+		fail_msg("%zu lookups for one flush, want at most %zu (none per entry)",
+			 lookups, lookups_max);
+}
+
+/* A reload that changes the default PVID of every port: one pass, the
+ * entries of the old default VLAN flushed on every port that moved, as
+ * before. */
+static void test_default_pvid_all_ports_one_pass(void **state)
+{
+	const size_t table = NPORTS * PER_PORT;
+	unsigned int dynamic_per_port = 0, deleted_per_port = 0;
+	struct cost c;
+
+	for (unsigned int i = 0; i < PER_PORT; i++)
+		if (!(i % 2)) {
+			deleted_per_port++;
+			dynamic_per_port += !is_static(i);
+		}
+	ctl_set_delete_hook(count_deleted, NULL);
+	hook_calls = 0;
+	cost_start(&c, 1);
+	assert_int_equal(ctl_set_default_pvid(&m, 5, -1), 0);
+	ctl_set_delete_hook(NULL, NULL);
+	/* ctl_port_apply and the rest read ports and VLANs per port: bounded
+	 * by the ports, not the table. */
+	cost_check(&c, table, NPORTS * (XDPBR_MAX_PORTS + 16));
+
+	for (uint32_t slot = 1; slot <= NPORTS; slot++) {
+		struct xdpbr_vlan_port v;
+		struct xdpbr_port p;
+
+		assert_int_equal(ctl_port_get(&m, IFINDEX(slot), &p), 0);
+		assert_int_equal(p.pvid, 5);
+		assert_int_equal(ctl_vlan_get(&m, slot, &v), 0);
+		assert_true(xdpbr_vlan_test(v.member, 5) && xdpbr_vlan_test(v.untagged, 5));
+		assert_false(xdpbr_vlan_test(v.member, XDPBR_DEFAULT_PVID));
+		for (unsigned int i = 0; i < PER_PORT; i++)
+			if (fdb_has(slot, i) != (i % 2 == 1))
+				fail_msg("slot %u entry %u (vlan %u): %s", slot, i,
+					 entry_of(slot, i).key.vlan,
+					 fdb_has(slot, i) ? "kept" : "deleted");
+		assert_int_equal(learned_of(slot), (PER_PORT - PER_PORT / 10) - dynamic_per_port);
+	}
+	assert_int_equal(mock_map_len(m.fdb), table - NPORTS * deleted_per_port);
+	assert_int_equal(hook_calls, NPORTS * deleted_per_port);
+	assert_int_equal(flushed_total(), NPORTS * deleted_per_port);
+	assert_int_equal(learned_of(XDPBR_LEARNED_TOTAL),
+			 NPORTS * ((PER_PORT - PER_PORT / 10) - dynamic_per_port));
+}
+
+/* Ports the user gave their own PVID stay, with their entries; with no
+ * port to move, the FDB is not even read. */
+static void test_default_pvid_configured_ports_stay(void **state)
+{
+	struct cost c;
+
+	assert_int_equal(ctl_vlan_add(&m, IFINDEX(3), VLAN_OTHER, VLAN_OTHER, true, true), 0);
+	assert_int_equal(ctl_vlan_add(&m, IFINDEX(4), VLAN_OTHER, VLAN_OTHER, true, true), 0);
+	cost_start(&c, 1);
+	assert_int_equal(ctl_set_default_pvid(&m, 7, -1), 0);
+	cost_check(&c, NPORTS * PER_PORT, NPORTS * (XDPBR_MAX_PORTS + 16));
+	for (uint32_t slot = 1; slot <= NPORTS; slot++) {
+		struct xdpbr_port p;
+		bool stays = slot == 3 || slot == 4;
+
+		assert_int_equal(ctl_port_get(&m, IFINDEX(slot), &p), 0);
+		assert_int_equal(p.pvid, stays ? VLAN_OTHER : 7);
+		assert_int_equal(fdb_has(slot, 0), stays);	/* VLAN 1 */
+		assert_true(fdb_has(slot, 1));			/* VLAN_OTHER */
+	}
+
+	/* Every port has its own PVID now: nothing moves, nothing is read. */
+	for (uint32_t slot = 1; slot <= NPORTS; slot++)
+		assert_int_equal(ctl_vlan_add(&m, IFINDEX(slot), VLAN_OTHER, VLAN_OTHER,
+					      true, true), 0);
+	c.walks = mock_walks(m.fdb);
+	assert_int_equal(ctl_set_default_pvid(&m, 8, -1), 0);
+	assert_int_equal(mock_walks(m.fdb), c.walks);
+}
+
+/* A flush of one port's dynamic entries: one pass over the table, the
+ * port's learned counter down by what went, the rest untouched. */
+static void test_flush_port_one_pass(void **state)
+{
+	const struct fdb_filter f = { .ifindex = IFINDEX(7), .vlan = -1,
+				      .kind = FDB_KIND_DYNAMIC };
+	const size_t table = NPORTS * PER_PORT, dynamic = PER_PORT - PER_PORT / 10;
+	__u64 total = learned_of(XDPBR_LEARNED_TOTAL);
+	struct cost c;
+
+	cost_start(&c, 1);
+	assert_int_equal(ctl_fdb_flush(&m, &f), (int)dynamic);
+	cost_check(&c, table, 8);
+	for (unsigned int i = 0; i < PER_PORT; i++) {
+		assert_int_equal(fdb_has(7, i), is_static(i));
+		assert_true(fdb_has(6, i) && fdb_has(8, i));
+	}
+	assert_int_equal(learned_of(7), 0);
+	assert_int_equal(learned_of(8), dynamic);
+	assert_int_equal(learned_of(XDPBR_LEARNED_TOTAL), total - dynamic);
+	assert_int_equal(flushed_total(), dynamic);
+	assert_int_equal(mock_map_len(m.fdb), table - dynamic);
+}
+
+/* Filters by VLAN and kind, over every port: the same single pass. */
+static void test_flush_vlan_static(void **state)
+{
+	const struct fdb_filter f = { .vlan = VLAN_OTHER, .kind = FDB_KIND_STATIC };
+	unsigned int want = 0;
+	struct cost c;
+
+	for (unsigned int i = 0; i < PER_PORT; i++)
+		want += i % 2 && is_static(i);
+	cost_start(&c, 1);
+	assert_int_equal(ctl_fdb_flush(&m, &f), (int)(NPORTS * want));
+	cost_check(&c, NPORTS * PER_PORT, 8);
+	for (unsigned int i = 0; i < PER_PORT; i++)
+		assert_int_equal(fdb_has(9, i), !(i % 2 && is_static(i)));
+	assert_int_equal(learned_of(9), PER_PORT - PER_PORT / 10);
+}
+
+/* Removing a port flushes all its entries, static ones too, in one pass. */
+static void test_port_remove_one_pass(void **state)
+{
+	const size_t table = NPORTS * PER_PORT;
+	struct xdpbr_port p;
+	struct cost c;
+
+	cost_start(&c, 5);	/* after flood_bc, flood_mc, flood_uu, tx */
+	assert_int_equal(ctl_port_remove(&m, IFINDEX(12)), 0);
+	cost_check(&c, table, 3 * XDPBR_MAX_PORTS);
+	assert_int_equal(ctl_port_get(&m, IFINDEX(12), &p), -ENODEV);
+	for (unsigned int i = 0; i < PER_PORT; i++)
+		assert_false(fdb_has(12, i));
+	assert_int_equal(mock_map_len(m.fdb), table - PER_PORT);
+	assert_int_equal(learned_of(12), 0);
+}
+
+/* A delete that fails mid-walk stops the flush with its error; what went
+ * before it is counted. */
+static void test_flush_error(void **state)
+{
+	const struct fdb_filter f = { .ifindex = IFINDEX(2), .vlan = -1, .kind = FDB_KIND_ANY };
+
+	mock_fail(MOCK_OP_DELETE_ELEM, 10, EPERM);
+	assert_int_equal(ctl_fdb_flush(&m, &f), -EPERM);
+	assert_int_equal(mock_map_len(m.fdb), NPORTS * PER_PORT - 10);
+	assert_int_equal(flushed_total(), 10);
+	/* the same flush again finishes the job */
+	assert_int_equal(ctl_fdb_flush(&m, &f), PER_PORT - 10);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_default_pvid_all_ports_one_pass, bridge_setup),
+		cmocka_unit_test_setup(test_default_pvid_configured_ports_stay, bridge_setup),
+		cmocka_unit_test_setup(test_flush_port_one_pass, bridge_setup),
+		cmocka_unit_test_setup(test_flush_vlan_static, bridge_setup),
+		cmocka_unit_test_setup(test_port_remove_one_pass, bridge_setup),
+		cmocka_unit_test_setup(test_flush_error, bridge_setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
