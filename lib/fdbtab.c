@@ -74,45 +74,42 @@ static size_t min_size(size_t a, size_t b)
 
 int fdb_page_next(struct fdb_page *pg, struct fdb_entry *e)
 {
-	while (!pg->done) {
-		size_t max = min_size(min_size(pg->room, pg->budget), FDB_BATCH);
-		bool end;
-		int n, k = 0;
+	size_t max = min_size(min_size(pg->room, pg->budget), FDB_BATCH);
+	bool end;
+	int n, k = 0;
 
-		if (pg->grow > max)
-			max = pg->grow;
-		if (!max) {
-			pg->done = true;
-			break;
-		}
-		n = fdb_read(pg->fd, &pg->cursor, (uint32_t)max, e, &end);
-		if (n < 0)
-			return n;
-		if (!n && !end) {
-			/* The next bucket doesn't fit: the page ends before
-			 * it, unless it is the page's first. */
-			if (!pg->started && max == FDB_BATCH)
-				return -ENOSPC;
-			if (pg->started) {
-				pg->done = true;
-				break;
-			}
-			pg->grow = (uint32_t)min_size(max * 2, FDB_BATCH);
-			continue;
-		}
-		pg->started = true;
-		pg->grow = 0;
-		pg->budget -= min_size((size_t)n, pg->budget);
-		for (int i = 0; i < n; i++)
-			if (!pg->match || pg->match(&e[i], pg->arg))
-				e[k++] = e[i];
-		pg->room -= min_size((size_t)k, pg->room);
-		if (end)
-			pg->done = pg->end = true;
-		if (k)
-			return k;
+	if (pg->done)
+		return 0;
+	if (pg->grow > max)
+		max = pg->grow;
+	if (!max) {
+		pg->done = true;
+		return 0;
 	}
-	return 0;
+	n = fdb_read(pg->fd, &pg->cursor, (uint32_t)max, e, &end);
+	if (n < 0)
+		return n;
+	if (!n && !end) {
+		/* The next bucket doesn't fit: the page ends before it,
+		 * unless it is the page's first. */
+		if (!pg->started && max == FDB_BATCH)
+			return -ENOSPC;
+		if (pg->started)
+			pg->done = true;
+		else
+			pg->grow = (uint32_t)min_size(max * 2, FDB_BATCH);
+		return 0;
+	}
+	pg->started = true;
+	pg->grow = 0;
+	pg->budget -= min_size((size_t)n, pg->budget);
+	for (int i = 0; i < n; i++)
+		if (!pg->match || pg->match(&e[i], pg->arg))
+			e[k++] = e[i];
+	pg->room -= min_size((size_t)k, pg->room);
+	pg->end = end;
+	pg->done = end || !pg->room || !pg->budget;
+	return k;
 }
 
 struct dump {

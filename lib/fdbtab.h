@@ -38,7 +38,7 @@ int fdb_walk(int map_fd, int (*fn)(const struct fdb_entry *e, void *arg), void *
  * A page of the entries that match, from a cursor (the HTTP GET /fdb):
  * at most room of them, reading at most budget entries of the table (a
  * filter that matches few can't make a page read the whole table). Set
- * the fields above the line, then call fdb_page_next until it returns 0.
+ * the fields above the line, then call fdb_page_next until done is set.
  * A page ends before a bucket that doesn't fit in what room is left;
  * only a first bucket bigger than room itself is taken whole.
  */
@@ -56,8 +56,8 @@ struct fdb_page {
 	uint32_t grow;		/* read size for a first bucket bigger than room */
 };
 
-/* The page's next entries into e (FDB_BATCH of room): how many, 0 once the
- * page is done, or -errno. */
+/* One read of the page into e (room for FDB_BATCH): how many of the
+ * entries read match (0 too while the page goes on), or -errno. */
 int fdb_page_next(struct fdb_page *pg, struct fdb_entry *e);
 
 /* Reads the whole FDB into a malloc'd array sorted by (vlan, mac).

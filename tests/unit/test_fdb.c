@@ -323,7 +323,9 @@ static unsigned int pages(int fd, size_t room, size_t budget, unsigned int count
 
 		if (!budget)
 			pg.budget = SIZE_MAX;
-		while ((n = fdb_page_next(&pg, e)) > 0) {
+		while (!pg.done) {
+			n = fdb_page_next(&pg, e);
+			assert_true(n >= 0);
 			for (int i = 0; i < n; i++) {
 				unsigned int id = e[i].val.ifindex;
 
@@ -332,8 +334,7 @@ static unsigned int pages(int fd, size_t room, size_t budget, unsigned int count
 			}
 			got += (size_t)n;
 		}
-		assert_int_equal(n, 0);
-		assert_true(pg.done);
+		assert_int_equal(fdb_page_next(&pg, e), 0);
 		assert_true(got <= room);
 		npages++;
 		if (pg.end)
@@ -419,15 +420,17 @@ static void test_page_bucket_too_big(void **state)
 	fill_many(fd, 2500);
 	mock_fail(MOCK_OP_LOOKUP_BATCH, 1, ENOSPC);
 	assert_int_equal(fdb_page_next(&pg, e), FDB_BATCH);
+	assert_false(pg.done);
 	assert_int_equal(fdb_page_next(&pg, e), 0);
 	assert_true(pg.done && !pg.end);
 	assert_int_equal(pg.cursor, FDB_BATCH);	/* the mock's cursor: a slot */
 
 	pg = (struct fdb_page){ .fd = fd, .cursor = pg.cursor, .room = 1, .budget = SIZE_MAX };
 	mock_fail(MOCK_OP_LOOKUP_BATCH, 0, ENOSPC);
+	assert_int_equal(fdb_page_next(&pg, e), 0);	/* too small a read */
+	assert_false(pg.done);
 	assert_int_equal(fdb_page_next(&pg, e), 2);	/* the read of 2 */
-	assert_int_equal(fdb_page_next(&pg, e), 0);
-	assert_true(pg.done && !pg.end);
+	assert_true(pg.done && !pg.end);		/* room was 1: full */
 
 	/* a bucket over FDB_BATCH: an error, not a page that never moves */
 	pg = (struct fdb_page){ .fd = fd, .room = 5000, .budget = SIZE_MAX };
