@@ -36,7 +36,7 @@ static size_t fdb_filter(struct fdb_entry *e, size_t n, uint32_t dev, const stru
 
 /* "MAC dev DEV vlan VID master BRIDGE [static] updated S", or its object
  * {"mac","ifname","vlan","master","state","flags","updated"}: the keys of
- * the daemon's GET /fdb (lib/json.c json_fdb()). */
+ * the daemon's GET /fdb (lib/json.c json_fdb_entry()). */
 static void print_fdb_entry(const struct fdb_entry *e, const char *br, uint64_t now)
 {
 	char mac[MAC_STRLEN], ifname[IFNAME_SHOWN];

@@ -19,18 +19,15 @@
 
 #define CT_JSON "application/json"
 #define CT_PROM "text/plain; version=0.0.4; charset=utf-8"
+#define HTTP_FDB_BLOCK (16 * 1024)	/* bytes of a streamed body per write */
+#define HTTP_FDB_READS 4		/* FDB reads per write at most */
 
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
-			     const char *type, char *body, size_t len)
+/* Sends r with the headers of every answer. */
+static enum MHD_Result queue(struct MHD_Connection *c, unsigned int status,
+			     const char *type, struct MHD_Response *r)
 {
-	struct MHD_Response *r;
 	enum MHD_Result ret;
 
-	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-	if (!r) {
-		free(body);
-		return MHD_NO;
-	}
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
@@ -38,6 +35,19 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
 	ret = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
 	return ret;
+}
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status,
+			     const char *type, char *body, size_t len)
+{
+	struct MHD_Response *r;
+
+	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	return queue(c, status, type, r);
 }
 
 static enum MHD_Result reply_json(struct MHD_Connection *c, unsigned int status,
@@ -81,6 +91,8 @@ struct query {
 	const char *const *allowed;
 	const char *port;
 	const char *vlan;
+	const char *limit;
+	const char *after;
 	const char *bad;		/* first parameter not allowed */
 };
 
@@ -101,6 +113,10 @@ static enum MHD_Result query_cb(void *cls, enum MHD_ValueKind kind, const char *
 		q->port = value ? value : "";
 	else if (!strcmp(key, "vlan"))
 		q->vlan = value ? value : "";
+	else if (!strcmp(key, "limit"))
+		q->limit = value ? value : "";
+	else if (!strcmp(key, "after"))
+		q->after = value ? value : "";
 	return MHD_YES;
 }
 
@@ -162,15 +178,144 @@ static enum MHD_Result get_metrics(struct http *h, struct MHD_Connection *c)
 	return reply(c, MHD_HTTP_OK, CT_PROM, body, len);
 }
 
-static enum MHD_Result get_fdb(struct http *h, struct MHD_Connection *c,
-			       const struct query *q)
+/*
+ * GET /fdb: one page, streamed as it is read (fdb_page, lib/fdbtab.h): the
+ * body is written a piece at a time into libmicrohttpd's buffer as the
+ * client takes it, so a connection holds one batch of entries and one
+ * entry's text whatever the page's size, the table is never copied, and
+ * one write (HTTP_FDB_BLOCK bytes, HTTP_FDB_READS reads of the table at
+ * most) is all the server's thread does for it before it serves the other
+ * connections again: a big page never holds up /stats or /metrics.
+ */
+struct fdb_stream {
+	struct fdb_page pg;
+	uint32_t ifindex;		/* only this port's entries; 0: all */
+	int vlan;			/* only this VLAN's; -1: all */
+	struct fdb_entry e[FDB_BATCH];
+	int n, i;			/* entries in e; the next to send */
+	int reads;			/* reads of the table in this write */
+	bool any;			/* an entry was sent (a comma before the next) */
+	enum { FS_OPEN, FS_ENTRIES, FS_CLOSE, FS_DONE } step;
+	bool failed;
+	char piece[512];		/* the text being sent, and how far */
+	size_t len, off;
+	char bridge[16];
+	uint64_t now_ns;
+	struct ifname_cache names;
+};
+
+static bool fdb_wanted(const struct fdb_entry *e, const void *arg)
 {
-	struct fdb_entry *e;
-	struct json_object *arr;
+	const struct fdb_stream *s = arg;
+
+	return (!s->ifindex || e->val.ifindex == s->ifindex) &&
+	       (s->vlan < 0 || e->key.vlan == s->vlan);
+}
+
+static int piece(struct fdb_stream *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int piece(struct fdb_stream *s, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(s->piece, sizeof(s->piece), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(s->piece))
+		return -EOVERFLOW;
+	s->len = (size_t)n;
+	s->off = 0;
+	return 0;
+}
+
+static int piece_entry(struct fdb_stream *s, const struct fdb_entry *e)
+{
+	struct json_object *o = json_fdb_entry(e, s->bridge, s->now_ns, &s->names);
+	int err = piece(s, "%s%s", s->any ? "," : "",
+			json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+						       JSON_C_TO_STRING_NOSLASHESCAPE));
+
+	json_object_put(o);
+	s->any = true;
+	return err;
+}
+
+/* The next piece of the body: 0; 1 when the body is complete; 2 when this
+ * write has read the table enough times; -errno. */
+static int fdb_stream_next(struct fdb_stream *s)
+{
+	int n;
+
+	switch (s->step) {
+	case FS_OPEN:
+		s->step = FS_ENTRIES;
+		return piece(s, "{\"entries\":[");
+	case FS_ENTRIES:
+		if (s->i < s->n)
+			return piece_entry(s, &s->e[s->i++]);
+		if (s->pg.done) {
+			s->step = FS_CLOSE;
+			return fdb_stream_next(s);
+		}
+		if (s->reads == HTTP_FDB_READS)
+			return 2;
+		n = fdb_page_next(&s->pg, s->e);
+		if (n < 0)
+			return n;
+		s->reads++;
+		s->n = n;
+		s->i = 0;
+		return fdb_stream_next(s);
+	case FS_CLOSE:
+		s->step = FS_DONE;
+		if (s->pg.end)
+			return piece(s, "],\"next\":null}\n");
+		return piece(s, "],\"next\":\"%llu\"}\n", (unsigned long long)s->pg.cursor);
+	case FS_DONE:
+		break;
+	}
+	return 1;
+}
+
+/* libmicrohttpd's reader: fills buf with the next max bytes of the body. A
+ * failure after the status was sent can only cut the body short: the
+ * client sees a truncated chunked body (or connection), never a page that
+ * looks complete. */
+static ssize_t fdb_stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct fdb_stream *s = cls;
+	size_t out = 0, k;
+	int ret = 0;
+
+	s->reads = 0;
+	while (out < max && !s->failed && ret != 1) {
+		if (s->off == s->len) {
+			ret = fdb_stream_next(s);
+			if (ret == 2 && out)
+				break;
+			if (ret == 2)	/* reads that matched nothing: send a */
+				ret = piece(s, " ");	/* space, JSON's filler */
+			s->failed = ret < 0;
+			continue;
+		}
+		k = s->len - s->off < max - out ? s->len - s->off : max - out;
+		memcpy(buf + out, s->piece + s->off, k);
+		s->off += k;
+		out += k;
+	}
+	if (out)
+		return (ssize_t)out;
+	return s->failed ? MHD_CONTENT_READER_END_WITH_ERROR : MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+static enum MHD_Result get_fdb(struct http *h, struct MHD_Connection *c,
+			       const struct query *q, bool head)
+{
+	struct fdb_stream *s;
+	struct MHD_Response *r;
+	uint64_t vid = 0, limit = HTTP_FDB_PAGE, after = 0;
 	uint32_t dev = 0;
-	uint64_t vid = 0;
-	size_t n, k = 0;
-	int err;
 
 	if (q->port) {
 		struct xdpbr_port p;
@@ -184,20 +329,39 @@ static enum MHD_Result get_fdb(struct http *h, struct MHD_Connection *c,
 	if (q->vlan && parse_u64(q->vlan, XDPBR_VLAN_MAX, &vid))
 		return reply_error(c, MHD_HTTP_BAD_REQUEST,
 				   "vlan '%.16s' is not a VLAN id (0-%d)", q->vlan, XDPBR_VLAN_MAX);
-	err = fdb_dump(h->maps->fdb, &e, &n);
-	if (err)
-		return reply_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR,
-				   "can't read the FDB: %s", strerror(-err));
-	for (size_t i = 0; i < n; i++)
-		if ((!dev || e[i].val.ifindex == dev) && (!q->vlan || e[i].key.vlan == vid))
-			e[k++] = e[i];
-	arr = json_fdb(e, k, h->bridge, mono_ns());
-	free(e);
-	return reply_json(c, MHD_HTTP_OK, arr);
+	if (q->limit && (parse_u64(q->limit, HTTP_FDB_PAGE_MAX, &limit) || !limit))
+		return reply_error(c, MHD_HTTP_BAD_REQUEST,
+				   "limit '%.16s' is not a page size (1-%d)", q->limit,
+				   HTTP_FDB_PAGE_MAX);
+	if (q->after && parse_u64(q->after, UINT32_MAX, &after))
+		return reply_error(c, MHD_HTTP_BAD_REQUEST,
+				   "after '%.24s' is not a cursor (the \"next\" of a page)",
+				   q->after);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return MHD_NO;
+	s->pg = (struct fdb_page){ .fd = h->maps->fdb, .cursor = after, .room = limit,
+				   .budget = HTTP_FDB_READ_MAX, .match = fdb_wanted, .arg = s };
+	s->ifindex = dev;
+	s->vlan = q->vlan ? (int)vid : -1;
+	snprintf(s->bridge, sizeof(s->bridge), "%s", h->bridge);
+	s->now_ns = mono_ns();
+	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, HTTP_FDB_BLOCK,
+					      fdb_stream_read, s, free);
+	if (!r) {
+		free(s);
+		return MHD_NO;
+	}
+	/* libmicrohttpd 0.9.75 sends the last chunk ("0\r\n\r\n") after the
+	 * headers of a chunked answer to HEAD, which is no body: answer HEAD
+	 * without chunks, closing the connection after the headers. */
+	if (head)
+		MHD_set_response_options(r, MHD_RF_HTTP_VERSION_1_0_ONLY, MHD_RO_END);
+	return queue(c, MHD_HTTP_OK, CT_JSON, r);
 }
 
 static const char *const no_params[] = { NULL };
-static const char *const fdb_params[] = { "port", "vlan", NULL };
+static const char *const fdb_params[] = { "port", "vlan", "limit", "after", NULL };
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version,
@@ -241,7 +405,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return get_stats(h, c);
 	if (!strcmp(url, "/metrics"))
 		return get_metrics(h, c);
-	return get_fdb(h, c, &q);
+	return get_fdb(h, c, &q, !strcmp(method, MHD_HTTP_METHOD_HEAD));
 }
 
 int http_start(struct http *h, const struct xdpbr_maps *m, const char *bridge,

@@ -8,10 +8,15 @@
  *
  *   GET /stats     the JSON document (README "Stats endpoint")
  *   GET /metrics   Prometheus text format
- *   GET /fdb       the FDB, keys as `xdpbr -j fdb show`; ?port=IFNAME&vlan=VID
+ *   GET /fdb       a page of the FDB, keys as `xdpbr -j fdb show`:
+ *                  {"entries": [...], "next": CURSOR or null};
+ *                  ?port=IFNAME&vlan=VID&limit=N&after=CURSOR
  *
  * Unknown paths 404, other methods 405, bad parameters 400. Connections are
- * bounded in number, per client and in time.
+ * bounded in number, per client and in time; a page of /fdb in size and in
+ * the entries of the table it reads, and it is streamed as it is read, a
+ * bounded step at a time: one batch of entries per connection whatever the
+ * page or the table, and /stats and /metrics wait for one step at most.
  */
 #include <pthread.h>
 #include <stdbool.h>
@@ -22,6 +27,9 @@
 #define HTTP_MAX_CONNECTIONS	64
 #define HTTP_MAX_PER_IP		16
 #define HTTP_TIMEOUT_S		5
+#define HTTP_FDB_PAGE		1000	/* entries of an /fdb page by default */
+#define HTTP_FDB_PAGE_MAX	10000	/* ... at most (limit=) */
+#define HTTP_FDB_READ_MAX	65536	/* entries of the table a page reads at most */
 
 struct MHD_Daemon;
 

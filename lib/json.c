@@ -3,9 +3,9 @@
  * json.c - bridge state as json-c objects (the daemon's HTTP API, the
  * CLI's stats -j). Formatting: what a port's interface is comes gathered
  * (port_link_read()); the one lookup left here is ifname_shown() for the
- * names of FDB entries' and counters' ports. Interface names are escaped
- * (name_escape): a name may hold any byte but '/', ':' and whitespace,
- * and JSON must be valid UTF-8.
+ * names of FDB entries' (through a cache) and counters' ports. Interface
+ * names are escaped (name_escape): a name may hold any byte but '/', ':'
+ * and whitespace, and JSON must be valid UTF-8.
  */
 #include <net/if.h>
 
@@ -29,28 +29,23 @@ static void add_bool(struct json_object *o, const char *k, int v)
 	json_object_object_add(o, k, json_object_new_boolean(v != 0));
 }
 
-struct json_object *json_fdb(const struct fdb_entry *e, size_t n,
-			     const char *bridge, uint64_t now_ns)
+struct json_object *json_fdb_entry(const struct fdb_entry *e, const char *bridge,
+				   uint64_t now_ns, struct ifname_cache *names)
 {
-	struct json_object *arr = json_object_new_array();
+	struct json_object *o = json_object_new_object();
+	struct json_object *flags = json_object_new_array();
 	char mac[MAC_STRLEN], ifname[IFNAME_SHOWN];
 
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *o = json_object_new_object();
-		struct json_object *flags = json_object_new_array();
-
-		add_str(o, "mac", mac_format(e[i].key.mac, mac));
-		add_str(o, "ifname", ifname_shown(e[i].val.ifindex, ifname));
-		add_u64(o, "vlan", e[i].key.vlan);
-		add_str(o, "master", bridge);
-		add_str(o, "state", fdb_state_name(&e[i].val));
-		if (e[i].val.flags & XDPBR_FDB_LOCAL)
-			json_object_array_add(flags, json_object_new_string("self"));
-		json_object_object_add(o, "flags", flags);
-		add_u64(o, "updated", fdb_updated_s(&e[i].val, now_ns));
-		json_object_array_add(arr, o);
-	}
-	return arr;
+	add_str(o, "mac", mac_format(e->key.mac, mac));
+	add_str(o, "ifname", ifname_cached(names, e->val.ifindex, ifname));
+	add_u64(o, "vlan", e->key.vlan);
+	add_str(o, "master", bridge);
+	add_str(o, "state", fdb_state_name(&e->val));
+	if (e->val.flags & XDPBR_FDB_LOCAL)
+		json_object_array_add(flags, json_object_new_string("self"));
+	json_object_object_add(o, "flags", flags);
+	add_u64(o, "updated", fdb_updated_s(&e->val, now_ns));
+	return o;
 }
 
 struct json_object *json_port(const struct port_entry *p, const struct port_link *l,

@@ -17,9 +17,10 @@
  * vanished port prints as "if<N>".
  */
 
-/* [{"mac","ifname","vlan","master","state","flags","updated"}, ...] */
-struct json_object *json_fdb(const struct fdb_entry *e, size_t n,
-			     const char *bridge, uint64_t now_ns);
+/* One FDB entry: {"mac","ifname","vlan","master","state","flags",
+ * "updated"}, its port's name through names (a page's cache). */
+struct json_object *json_fdb_entry(const struct fdb_entry *e, const char *bridge,
+				   uint64_t now_ns, struct ifname_cache *names);
 
 /* One port, from the ports map and its interface (port_link_read()):
  * {"ifindex","ifname","flags","mtu","master","state","xdp_mode",

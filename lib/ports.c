@@ -166,6 +166,17 @@ const char *ifname_shown(uint32_t ifindex, char *buf)
 	return name_escape(ifname_of(ifindex, name), buf, IFNAME_SHOWN);
 }
 
+const char *ifname_cached(struct ifname_cache *c, uint32_t ifindex, char *buf)
+{
+	for (unsigned int i = 0; i < c->n; i++)
+		if (c->ifindex[i] == ifindex)
+			return c->name[i];
+	if (c->n == IFNAME_CACHE)
+		return ifname_shown(ifindex, buf);
+	c->ifindex[c->n] = ifindex;
+	return ifname_shown(ifindex, c->name[c->n++]);
+}
+
 const struct port_iff_name port_iff_names[PORT_IFF_NAMES] = {
 	{ IFF_BROADCAST, "BROADCAST" }, { IFF_MULTICAST, "MULTICAST" },
 	{ IFF_UP, "UP" }, { IFF_LOWER_UP, "LOWER_UP" },

@@ -83,4 +83,18 @@ const char *ifname_of(uint32_t ifindex, char *buf);
  * into buf (IFNAME_SHOWN). */
 const char *ifname_shown(uint32_t ifindex, char *buf);
 
+/* Interface names as shown, for a run of lookups (a page of FDB entries,
+ * most on a few ports): each ifindex is asked of the kernel and escaped
+ * once, up to IFNAME_CACHE of them; zero it to start. */
+#define IFNAME_CACHE XDPBR_MAX_PORTS
+struct ifname_cache {
+	unsigned int n;
+	uint32_t ifindex[IFNAME_CACHE];
+	char name[IFNAME_CACHE][IFNAME_SHOWN];
+};
+
+/* ifname_shown(), through the cache; buf (IFNAME_SHOWN) is used only when
+ * it is full. */
+const char *ifname_cached(struct ifname_cache *c, uint32_t ifindex, char *buf);
+
 #endif

@@ -17,7 +17,9 @@
  *    accepting connections, and answers or closes within HANG_S seconds;
  *  - every response starts with a status line "HTTP/1.x NNN " whose NNN is
  *    200, 400, 404, 405, 413, 414, 431, 500 or 505, has a header block, and
- *    a body of its Content-Length (none after a HEAD). One interim response
+ *    a body of its Content-Length, or chunks that end (a streamed /fdb
+ *    page), or the rest of the stream when it has neither (a streamed page
+ *    to HTTP/1.0); none after a HEAD. One interim response
  *    is allowed too: "100 Continue", which libmicrohttpd sends by itself to
  *    a request with "Expect: 100-continue" and a body (http.c then answers
  *    400); it has no body, and the server may close after it when the body
@@ -328,6 +330,45 @@ static void check_json(int status, const char *body, size_t len)
 	json_tokener_free(tok);
 }
 
+/* A chunked body at p (before end) decoded into out (RESP_MAX); where it
+ * ends, or NULL with a reason when it is not a complete chunked body. */
+static const char *dechunk(const char *p, const char *end, char *out, size_t *len,
+			   const char **why)
+{
+	*len = 0;
+	for (;;) {
+		const char *eol = memmem(p, (size_t)(end - p), "\r\n", 2);
+		unsigned long long n;
+		char *e;
+
+		if (!eol) {
+			*why = "a chunk size line without CRLF";
+			return NULL;
+		}
+		n = strtoull(p, &e, 16);
+		if (e == p || (e != eol && *e != ';')) {
+			*why = "a chunk size that is not hex";
+			return NULL;
+		}
+		p = eol + 2;
+		if (!n)		/* the last chunk; no trailers from this server */
+			break;
+		if ((size_t)(end - p) < n + 2 || memcmp(p + n, "\r\n", 2) ||
+		    *len + n > RESP_MAX) {
+			*why = "a chunk shorter than its size, or without CRLF";
+			return NULL;
+		}
+		memcpy(out + *len, p, n);
+		*len += n;
+		p += n + 2;
+	}
+	if ((size_t)(end - p) < 2 || memcmp(p, "\r\n", 2)) {
+		*why = "no CRLF after the last chunk";
+		return NULL;
+	}
+	return p + 2;
+}
+
 /* Walks the responses; returns how many. */
 static int check_responses(const char *r, size_t len)
 {
@@ -335,9 +376,10 @@ static int check_responses(const char *r, size_t len)
 	int n = 0;
 
 	while (p < end) {
-		const char *hdr, *hend, *v;
+		static char chunks[RESP_MAX];
+		const char *hdr, *hend, *v, *why;
 		size_t vlen, body;
-		bool ok = false;
+		bool ok = false, chunked, sized;
 		int status;
 		char *e;
 
@@ -363,7 +405,10 @@ static int check_responses(const char *r, size_t len)
 		hdr += 2;
 		hend += 2;			/* the last header's CRLF */
 		v = header(hdr, hend, "Content-Length", &vlen);
+		sized = v;
 		body = v ? (size_t)strtoull(v, NULL, 10) : 0;
+		v = header(hdr, hend, "Transfer-Encoding", &vlen);
+		chunked = v && vlen >= 7 && !strncasecmp(v, "chunked", 7);
 		p = hend + 2;
 		if (status == 100 && body)
 			fz_fail("100 Continue with a body");
@@ -371,10 +416,25 @@ static int check_responses(const char *r, size_t len)
 		    !header(hdr, hend, "Allow", &vlen))
 			fz_fail("405 without Allow");
 		/* after a HEAD, no body: the next response, or the end */
-		if (body && (p == end || ((size_t)(end - p) >= 7 && !strncmp(p, "HTTP/1.", 7)))) {
+		if ((body || chunked || (!sized && status == 200)) &&
+		    (p == end || ((size_t)(end - p) >= 7 && !strncmp(p, "HTTP/1.", 7)))) {
 			n++;
 			continue;
 		}
+		if (chunked) {
+			const char *next = dechunk(p, end, chunks, &body, &why);
+
+			if (!next)
+				fz_fail("response %d (%d): chunked body: %s", n + 1, status, why);
+			v = header(hdr, hend, "Content-Type", &vlen);
+			if (v && vlen >= 16 && !strncmp(v, "application/json", 16))
+				check_json(status, chunks, body);
+			p = next;
+			n++;
+			continue;
+		}
+		if (!sized && status == 200)
+			body = (size_t)(end - p);	/* to the close: a stream to HTTP/1.0 */
 		if ((size_t)(end - p) < body)
 			fz_fail("response %d (%d): body of %zu bytes, Content-Length %zu", n + 1,
 				status, (size_t)(end - p), body);

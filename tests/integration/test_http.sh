@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The HTTP statistics endpoint of xdpbrd (doc/http-api.md): /stats, /fdb
-# and its parameters, errors (400, 404, 405 with a JSON body), malformed
+# and its parameters and pages, errors (400, 404, 405 with a JSON body), malformed
 # requests and idle clients that must not hurt the daemon, the loopback-only
 # default address and --listen none.
 #
@@ -66,8 +66,13 @@ check_eq "GET /metrics: Content-Type is Prometheus text 0.0.4" yes \
 
 # ---------------------------------------------------------------- /fdb
 
-fdb=$(obs_get /fdb 2>&1)
-check_jq "GET /fdb: an array, every entry with mac, ifname, vlan, master, state, flags, updated" \
+# A page: {"entries": [...], "next": null} (the whole table fits in one).
+page=$(obs_get /fdb 2>&1)
+check_jq "GET /fdb: a page, {entries, next}, next null (the table fits in one page)" \
+	"$page" 'type == "object" and keys == ["entries", "next"] and .next == null and
+	 (.entries | type) == "array"'
+fdb=$(jq -c .entries <<<"$page" 2>&1)
+check_jq "GET /fdb: entries with mac, ifname, vlan, master, state, flags, updated" \
 	"$fdb" 'type == "array" and length >= 4 and
 	 all(.[]; has("mac") and has("ifname") and has("vlan") and has("master") and
 		  has("state") and has("flags") and has("updated"))'
@@ -84,23 +89,69 @@ cli=$(fdb_json 2>&1)
 check_eq "GET /fdb: the same entries as xdpbr -j fdb show" \
 	"$(jq -c "$key" <<<"$cli" 2>&1)" "$(jq -c "$key" <<<"$fdb" 2>&1)"
 
-json=$(obs_get "/fdb?port=$P1" 2>&1)
+json=$(obs_get "/fdb?port=$P1" 2>&1 | jq -c 'select(.next == null) | .entries' 2>&1)
 check_jq "GET /fdb?port=$P1: only $P1's entries, h1 and the static one" "$json" \
 	'length == 2 and all(.[]; .ifname == $p) and
 	 any(.[]; (.mac | ascii_downcase) == $m) and
 	 any(.[]; (.mac | ascii_downcase) == $s)' \
 	--arg p "$P1" --arg m "${MAC[1]}" --arg s "$STATIC"
-json=$(obs_get "/fdb?vlan=0" 2>&1)
+json=$(obs_get "/fdb?vlan=0" 2>&1 | jq -c 'select(.next == null) | .entries' 2>&1)
 check_jq "GET /fdb?vlan=0: VLAN 0 only (not $STATIC5)" "$json" \
 	'length >= 3 and all(.[]; .vlan == 0)'
-json=$(obs_get "/fdb?vlan=5" 2>&1)
+json=$(obs_get "/fdb?vlan=5" 2>&1 | jq -c 'select(.next == null) | .entries' 2>&1)
 check_jq "GET /fdb?vlan=5: just $STATIC5" "$json" \
 	'length == 1 and (.[0].mac | ascii_downcase) == $s and .[0].vlan == 5' \
 	--arg s "$STATIC5"
-json=$(obs_get "/fdb?port=$P2&vlan=0" 2>&1)
+json=$(obs_get "/fdb?port=$P2&vlan=0" 2>&1 | jq -c 'select(.next == null) | .entries' 2>&1)
 check_jq "GET /fdb?port=$P2&vlan=0: h2 only" "$json" \
 	'length == 1 and .[0].ifname == $p and (.[0].mac | ascii_downcase) == $m' \
 	--arg p "$P2" --arg m "${MAC[2]}"
+
+# Pages of two: following "next" gives every entry of the one-page answer,
+# once each; "next" is a string (an opaque cursor) until the last page's null.
+after= pages=0 walked='[]' why=
+while :; do
+	page=$(obs_get "/fdb?limit=2${after:+&after=$after}" 2>&1)
+	if ! jq -e 'keys == ["entries", "next"] and (.entries | length) <= 2 and
+		    (.next == null or (.next | type) == "string")' <<<"$page" >/dev/null 2>&1 ||
+		[ -z "$page" ]; then
+		why="page $pages (after=$after): $page"
+		break
+	fi
+	walked=$(jq -c --argjson w "$walked" '$w + .entries' <<<"$page")
+	pages=$((pages + 1))
+	after=$(jq -r '.next // empty' <<<"$page")
+	[ -n "$after" ] && ((pages < 20)) || break
+done
+if [ -z "$why" ] && [ -z "$after" ]; then
+	check_eq "GET /fdb?limit=2, following next ($pages pages): the entries of /fdb, once each" \
+		"$(jq -c "$key" <<<"$fdb" 2>&1)" "$(jq -c "$key" <<<"$walked" 2>&1)"
+	check_jq "GET /fdb?limit=2: $pages pages for $(jq length <<<"$fdb") entries" \
+		"$pages" '. >= (($n + 1) / 2 | floor)' --argjson n "$(jq length <<<"$fdb")"
+else
+	fail "GET /fdb?limit=2, following next" "${why:-more than 20 pages}"
+fi
+check_jq "GET /fdb?after=4294967295 (past the table's end): no entries, next null" \
+	"$(obs_get "/fdb?after=4294967295" 2>&1)" '.entries == [] and .next == null'
+
+# HTTP/1.0 (no chunks: the body ends with the connection) and HEAD.
+# http10 METHOD PATH: the raw answer to an HTTP/1.0 request.
+http10()
+{
+	(exec 3<>"/dev/tcp/127.0.0.1/$HPORT" &&
+		printf '%s %s HTTP/1.0\r\n\r\n' "$1" "$2" >&3 &&
+		timeout 8 cat <&3)
+}
+raw10=$(http10 GET "/fdb?limit=2" | tr -d '\r')
+check_jq "GET /fdb HTTP/1.0: 200, the page's JSON until the connection closes" \
+	"$(sed '1,/^$/d' <<<"$raw10")" '(.entries | length) == 2 and (.next | type) == "string"'
+check_eq "GET /fdb HTTP/1.0: status 200" "HTTP/1.x 200 OK" \
+	"$(head -n 1 <<<"$raw10" | sed 's|^HTTP/1\.[01] |HTTP/1.x |')" "$raw10"
+http10 HEAD /fdb >"$XT_TMP/head.out"
+first=$(head -n 1 "$XT_TMP/head.out" | tr -d '\r' | sed 's|^HTTP/1\.[01] |HTTP/1.x |')
+end=$(tail -c 4 "$XT_TMP/head.out" | od -An -tx1 | tr -d ' \n')
+check_eq "HEAD /fdb: 200, headers only, no body" "HTTP/1.x 200 OK, ends 0d0a0d0a" \
+	"$first, ends $end" "$(cat "$XT_TMP/head.out")"
 
 # ---------------------------------------------------------------- errors
 
@@ -128,6 +179,10 @@ check_error "GET /fdb?vlan=4095: 400" 400 GET "/fdb?vlan=4095"
 check_error "GET /fdb?port=nosuch: 400" 400 GET "/fdb?port=nosuch"
 check_error "GET /fdb?port=lo (not a port): 400" 400 GET "/fdb?port=lo"
 check_error "GET /fdb?foo=1: 400" 400 GET "/fdb?foo=1"
+for q in limit=0 limit=10001 limit=abc limit= limit=-1 after=abc after= after=-1 \
+	after=4294967296; do
+	check_error "GET /fdb?$q: 400" 400 GET "/fdb?$q"
+done
 check_error "GET /stats?port=$P1 (no parameters there): 400" 400 GET "/stats?port=$P1"
 check_error "GET /nosuch: 404" 404 GET /nosuch
 check_error "GET /: 404" 404 GET /

@@ -102,7 +102,7 @@ check_json "GET /stats: the names escaped" "$(obs_get /stats 2>&1)" \
 	"(.ports | map(.ifname) | sort) == $names" \
 	--arg p1 "$P1" --arg odd "$ODD_SHOWN" --arg utf "$UTF"
 check_json "GET /fdb: h2 on $ODD_SHOWN" "$(obs_get /fdb 2>&1)" \
-	'any(.[]; .mac == $m2 and .ifname == $odd)' --arg m2 "${MAC[2]}" --arg odd "$ODD_SHOWN"
+	'any(.entries[]; .mac == $m2 and .ifname == $odd)' --arg m2 "${MAC[2]}" --arg odd "$ODD_SHOWN"
 metrics=$(obs_get /metrics 2>&1)
 check_text "GET /metrics: port labels escaped (the backslashes doubled in the label)" \
 	"$metrics" "port=\"xt$ID\\\\x01\\\\xff\"" "port=\"$UTF\""
