@@ -138,14 +138,23 @@ static __u64 flushed_total(void)
 	return bs.flushed;
 }
 
-/* Bytes allocated, from the arena and mmap()ed (a big copy of the table
- * is the latter). */
+/* Bytes allocated: from the arena and mmap()ed (a big copy of the table
+ * is the latter), or ASan's own count in a SANITIZE=1 build, where
+ * mallinfo2() knows nothing. */
+#ifdef __SANITIZE_ADDRESS__
+size_t __sanitizer_get_current_allocated_bytes(void);	/* gcc 12 has no header */
+static size_t heap_in_use(void)
+{
+	return __sanitizer_get_current_allocated_bytes();
+}
+#else
 static size_t heap_in_use(void)
 {
 	struct mallinfo2 mi = mallinfo2();
 
 	return mi.uordblks + mi.hblkhd;
 }
+#endif
 
 static size_t heap_at_first_delete;
 
