@@ -276,6 +276,21 @@ static int enter(enum mock_op op)
 	return 0;
 }
 
+/* Counts the call of op on fd and finds its map: NULL, with the errno to
+ * fail with in *err, on an injected failure or an unknown fd. */
+static struct fake_map *enter_map(enum mock_op op, int fd, int *err)
+{
+	struct fake_map *m;
+
+	*err = enter(op);
+	if (*err)
+		return NULL;
+	m = map_of(fd);
+	if (!m)
+		*err = EBADF;
+	return m;
+}
+
 /*
  * Hash maps only, as the kernel's htab does it: the cursor is opaque to the
  * caller (here: the slot to go on from as a __u64, and slots stay put as
@@ -291,13 +306,11 @@ int __wrap_bpf_map_lookup_batch(int fd, void *in_batch, void *out_batch,
 {
 	struct fake_map *m;
 	__u64 start = 0, k = 0;
-	int err = enter(MOCK_OP_LOOKUP_BATCH);
+	int err;
 
-	if (err)
-		return fail_errno(err);
-	m = map_of(fd);
+	m = enter_map(MOCK_OP_LOOKUP_BATCH, fd, &err);
 	if (!m)
-		return fail_errno(EBADF);
+		return fail_errno(err);
 	if (m->type != MOCK_HASH || !out_batch || !count)
 		return fail_errno(EINVAL);	/* arrays: not faked */
 	if (!*count)
@@ -327,13 +340,11 @@ int __wrap_bpf_map_get_next_key(int fd, const void *key, void *next_key)
 	struct fake_map *m;
 	__u32 idx;
 	long i;
-	int err = enter(MOCK_OP_GET_NEXT_KEY);
+	int err;
 
-	if (err)
-		return fail_errno(err);
-	m = map_of(fd);
+	m = enter_map(MOCK_OP_GET_NEXT_KEY, fd, &err);
 	if (!m)
-		return fail_errno(EBADF);
+		return fail_errno(err);
 	if (m->type != MOCK_HASH) {
 		/* array_map_get_next_key: NULL or out of range -> 0 */
 		idx = UINT32_MAX;
@@ -364,13 +375,11 @@ int __wrap_bpf_map_lookup_elem(int fd, const void *key, void *value)
 	struct fake_map *m;
 	__u32 idx;
 	long i;
-	int err = enter(MOCK_OP_LOOKUP_ELEM);
+	int err;
 
-	if (err)
-		return fail_errno(err);
-	m = map_of(fd);
+	m = enter_map(MOCK_OP_LOOKUP_ELEM, fd, &err);
 	if (!m)
-		return fail_errno(EBADF);
+		return fail_errno(err);
 	if (m->type == MOCK_HASH) {
 		i = hash_find(m, key);
 		if (i < 0)
@@ -391,13 +400,11 @@ int __wrap_bpf_map_update_elem(int fd, const void *key, const void *value, __u64
 {
 	struct fake_map *m;
 	bool exists;
-	int err = enter(MOCK_OP_UPDATE_ELEM);
+	int err;
 
-	if (err)
-		return fail_errno(err);
-	m = map_of(fd);
+	m = enter_map(MOCK_OP_UPDATE_ELEM, fd, &err);
 	if (!m)
-		return fail_errno(EBADF);
+		return fail_errno(err);
 	if (flags > BPF_EXIST)
 		return fail_errno(EINVAL);
 	exists = m->type != MOCK_HASH || hash_find(m, key) >= 0;
@@ -413,13 +420,11 @@ int __wrap_bpf_map_update_elem(int fd, const void *key, const void *value, __u64
 int __wrap_bpf_map_delete_elem(int fd, const void *key)
 {
 	struct fake_map *m;
-	int err = enter(MOCK_OP_DELETE_ELEM);
+	int err;
 
-	if (err)
-		return fail_errno(err);
-	m = map_of(fd);
+	m = enter_map(MOCK_OP_DELETE_ELEM, fd, &err);
 	if (!m)
-		return fail_errno(EBADF);
+		return fail_errno(err);
 	err = mock_map_delete(fd, key);
 	return err ? fail_errno(-err) : 0;
 }
@@ -431,13 +436,11 @@ int __wrap_bpf_map_delete_batch(int fd, const void *keys, __u32 *count,
 {
 	struct fake_map *m;
 	__u32 done = 0;
-	int err = enter(MOCK_OP_DELETE_BATCH);
+	int err;
 
-	if (err)
-		return fail_errno(err);
-	m = map_of(fd);
+	m = enter_map(MOCK_OP_DELETE_BATCH, fd, &err);
 	if (!m)
-		return fail_errno(EBADF);
+		return fail_errno(err);
 	for (; done < *count; done++) {
 		err = mock_map_delete(fd, (const unsigned char *)keys + done * m->key_size);
 		if (err)

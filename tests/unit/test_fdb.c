@@ -346,37 +346,36 @@ static unsigned int pages(int fd, size_t room, size_t budget, unsigned int count
 	}
 }
 
-static void test_pages_whole_table(void **state)
+/* Pages of room entries (and a budget, with the one-in-ten filter) over a
+ * table of 2500: want_pages of them, every entry that matches once, the
+ * table read once. */
+static void check_pages(size_t room, size_t budget, unsigned int want_pages)
 {
 	int fd = fdb_map(4096);
 	unsigned char *seen = calloc(2500, 1);
 
 	assert_non_null(seen);
 	fill_many(fd, 2500);
-	/* 7 a page: 358 pages, the last short and ending the walk */
-	assert_int_equal(pages(fd, 7, 0, 2500, seen, NULL), 358);
+	assert_int_equal(pages(fd, room, budget, 2500, seen, NULL), want_pages);
 	for (unsigned int i = 0; i < 2500; i++)
-		assert_int_equal(seen[i], 1);
+		assert_int_equal(seen[i], !budget || i % 10 == 0);
 	assert_int_equal(mock_entries_read(fd), 2500);
 	free(seen);
+}
+
+static void test_pages_whole_table(void **state)
+{
+	/* 7 a page: 358 pages, the last short and ending the walk */
+	check_pages(7, 0, 358);
 }
 
 /* A filter that matches one in ten: a page reads no more than its budget,
  * even when that fills it only partly. */
 static void test_pages_filter_budget(void **state)
 {
-	int fd = fdb_map(4096);
-	unsigned char *seen = calloc(2500, 1);
-
-	assert_non_null(seen);
-	fill_many(fd, 2500);
 	/* room 100 would take 1000 entries; the budget of 300 ends each page
 	 * first: 9 pages (8 of 300 read, 30 kept; then 100) */
-	assert_int_equal(pages(fd, 100, 300, 2500, seen, NULL), 9);
-	for (unsigned int i = 0; i < 2500; i++)
-		assert_int_equal(seen[i], i % 10 == 0);
-	assert_int_equal(mock_entries_read(fd), 2500);
-	free(seen);
+	check_pages(100, 300, 9);
 }
 
 static int churn_fd;
