@@ -109,7 +109,7 @@ check_jq "GET /fdb?port=$P2&vlan=0: h2 only" "$json" \
 
 # Pages of two: following "next" gives every entry of the one-page answer,
 # once each; "next" is a string (an opaque cursor) until the last page's null.
-after= pages=0 walked='[]' why=
+after='' pages=0 walked='[]' why=
 while :; do
 	page=$(obs_get "/fdb?limit=2${after:+&after=$after}" 2>&1)
 	if ! jq -e 'keys == ["entries", "next"] and (.entries | length) <= 2 and
@@ -121,7 +121,9 @@ while :; do
 	walked=$(jq -c --argjson w "$walked" '$w + .entries' <<<"$page")
 	pages=$((pages + 1))
 	after=$(jq -r '.next // empty' <<<"$page")
-	[ -n "$after" ] && ((pages < 20)) || break
+	if [ -z "$after" ] || ((pages >= 20)); then
+		break
+	fi
 done
 if [ -z "$why" ] && [ -z "$after" ]; then
 	check_eq "GET /fdb?limit=2, following next ($pages pages): the entries of /fdb, once each" \
