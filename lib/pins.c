@@ -43,7 +43,15 @@ static const char *const datapath_only[] = {
 
 #define MAP_FD(m, i) ((int *)((char *)(m) + map_pins[i].off))
 
-int maps_open_pinned(const char *bridge, struct xdpbr_maps *m)
+/* A pin opened read-write (flags 0) or read-only (BPF_F_RDONLY). */
+static int obj_get(const char *path, __u32 flags)
+{
+	LIBBPF_OPTS(bpf_obj_get_opts, o, .file_flags = flags);
+
+	return flags ? bpf_obj_get_opts(path, &o) : bpf_obj_get(path);
+}
+
+static int open_pinned(const char *bridge, struct xdpbr_maps *m, __u32 flags)
 {
 	char path[PATH_MAX];
 	size_t i;
@@ -55,7 +63,7 @@ int maps_open_pinned(const char *bridge, struct xdpbr_maps *m)
 		err = pin_path(path, sizeof(path), bridge, map_pins[i].name);
 		if (err)
 			goto fail;
-		*MAP_FD(m, i) = bpf_obj_get(path);
+		*MAP_FD(m, i) = obj_get(path, flags);
 		if (*MAP_FD(m, i) < 0) {
 			err = -errno;
 			goto fail;
@@ -65,6 +73,16 @@ int maps_open_pinned(const char *bridge, struct xdpbr_maps *m)
 fail:
 	maps_close(m);
 	return err;
+}
+
+int maps_open_pinned(const char *bridge, struct xdpbr_maps *m)
+{
+	return open_pinned(bridge, m, 0);
+}
+
+int maps_open_pinned_ro(const char *bridge, struct xdpbr_maps *m)
+{
+	return open_pinned(bridge, m, BPF_F_RDONLY);
 }
 
 void maps_close(struct xdpbr_maps *m)

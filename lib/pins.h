@@ -29,6 +29,9 @@ struct xdpbr_maps {
  * in the host's network namespace, see paths.h). 0 or -errno; on error
  * nothing stays open. */
 int maps_open_pinned(const char *bridge, struct xdpbr_maps *m);
+/* The same, every descriptor read-only (BPF_F_RDONLY): lookups work, the
+ * kernel refuses updates and deletes through them. */
+int maps_open_pinned_ro(const char *bridge, struct xdpbr_maps *m);
 void maps_close(struct xdpbr_maps *m);
 
 /* Removes every map pin of the bridge (those of struct xdpbr_maps and the
