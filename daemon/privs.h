@@ -3,14 +3,21 @@
 #define XDPBR_PRIVS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /*
- * Least privilege: once the bridge is up, xdpbrd keeps only what its loop
- * needs (libcap-ng), in the effective, permitted and bounding sets:
+ * Least privilege, per thread (capabilities are a thread's, not a
+ * process's).
  *
- *   CAP_BPF        every bpf() call (map reads/writes for ageing, events,
- *                  statistics, config reloads), since Debian sets
- *                  kernel.unprivileged_bpf_disabled
+ * The main thread: once the bridge is up, xdpbrd keeps only what its loop
+ * needs (libcap-ng), in the effective and permitted sets, and in the
+ * bounding set where it may reduce it (CAP_SETPCAP; under the systemd unit,
+ * CapabilityBoundingSet= has done it):
+ *
+ *   CAP_BPF        every bpf() call of the loop (map reads/writes for
+ *                  ageing, events, statistics, config reloads), since
+ *                  Debian sets kernel.unprivileged_bpf_disabled
  *   CAP_NET_ADMIN  attaching and detaching XDP on ports that come and go,
  *                  and link events
  *   CAP_PERFMON    re-attaching the drop-counting tracepoints when their
@@ -23,7 +30,31 @@
  * while running is not checked for a peer that can't receive (the check
  * enters the peer's namespace) and a port that still runs an earlier
  * program of this bridge can't be taken over until a restart.
+ *
+ * Every other thread (the HTTP endpoint's, the only code that parses
+ * network input) holds no capability at all: privs_drop_thread.
  */
+/* The set the main thread keeps: PRIVS_KEPT, and CAP_NET_BIND_SERVICE
+ * when bind_low_port. */
+uint64_t privs_wanted(bool bind_low_port);
+
+/* Before anything is changed: the permitted set holds every capability
+ * privs_drop will keep. 0, or -EPERM having said which are missing. */
+int privs_check(bool bind_low_port);
+
+/* Drops the main thread to privs_wanted(bind_low_port). What counts is
+ * read back from the kernel, not libcap-ng's verdict (it reports a failure
+ * when only the bounding set could not be reduced): 0 when the effective
+ * and permitted sets are exactly that, else -EPERM, said. */
 int privs_drop(bool bind_low_port);
+
+/* The calling thread gives up every capability and the right to gain any
+ * (no_new_privs: not even by executing a program as root); the rest of
+ * the process keeps its own. 0 when its sets read back empty, else
+ * -errno. */
+int privs_drop_thread(void);
+
+/* "CAP_BPF, CAP_NET_ADMIN" for a mask of capability bits ("none" for 0). */
+const char *privs_names(uint64_t mask, char *buf, size_t len);
 
 #endif
