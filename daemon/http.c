@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* http.c - the statistics endpoint (see http.h). */
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
 #include <microhttpd.h>
 
 #include "config.h"
@@ -14,6 +19,8 @@
 #include "http.h"
 #include "json.h"
 #include "log.h"
+#include "pins.h"
+#include "privs.h"
 #include "report.h"
 #include "util.h"
 
@@ -408,19 +415,68 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	return get_fdb(h, c, &q, !strcmp(method, MHD_HTTP_METHOD_HEAD));
 }
 
-int http_start(struct http *h, const struct xdpbr_maps *m, const char *bridge,
-	       const char *listen, uint64_t start_ns)
+/* The HTTP thread: no capabilities, then serve until http_stop. Signals
+ * stay blocked here (they are the main loop's). */
+static void *serve(void *arg)
+{
+	struct http *h = arg;
+	const union MHD_DaemonInfo *info;
+	MHD_UNSIGNED_LONG_LONG ms;
+	struct pollfd pfd[2];
+
+	pthread_setname_np(pthread_self(), "xdpbrd-http");
+	h->thread_err = privs_drop_thread();
+	sem_post(&h->ready);
+	info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+	if (h->thread_err || !info)
+		return NULL;
+	pfd[0] = (struct pollfd){ .fd = info->epoll_fd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = h->stop_fd, .events = POLLIN };
+	for (;;) {
+		int timeout = -1;
+
+		if (MHD_get_timeout(h->mhd, &ms) == MHD_YES)
+			timeout = ms < INT_MAX ? (int)ms : INT_MAX;
+		if (poll(pfd, 2, timeout) < 0 && errno != EINTR)
+			break;
+		if (pfd[1].revents)
+			break;
+		MHD_run(h->mhd);
+	}
+	return NULL;
+}
+
+/* The thread, created with every signal blocked; 0 once it has dropped
+ * its capabilities, else -errno (and it is gone). */
+static int serve_start(struct http *h)
+{
+	sigset_t all, old;
+	int err;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = -pthread_create(&h->thread, NULL, serve, h);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return err;
+	while (sem_wait(&h->ready) && errno == EINTR)
+		;
+	if (!h->thread_err)
+		return 0;
+	pthread_join(h->thread, NULL);
+	log_warn("the HTTP thread couldn't give up its capabilities: %s; not serving",
+		 strerror(-h->thread_err));
+	return h->thread_err;
+}
+
+/* libmicrohttpd without a thread of its own: the socket bound here, in
+ * the caller's thread; requests parsed only in serve(). */
+static int mhd_start(struct http *h, const char *listen)
 {
 	struct sockaddr_storage sa;
 	socklen_t salen;
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
+	unsigned int flags = MHD_USE_EPOLL;
 
-	memset(h, 0, sizeof(*h));
-	h->maps = m;
-	h->start_ns = start_ns;
-	snprintf(h->bridge, sizeof(h->bridge), "%s", bridge);
-	snprintf(h->listen, sizeof(h->listen), "%s", listen);
-	pthread_mutex_init(&h->lock, NULL);
 	if (config_listen_parse(listen, &sa, &salen) || sa.ss_family == AF_UNSPEC)
 		return -EINVAL;		/* no address, or none: nothing to serve */
 	if (sa.ss_family == AF_INET6)
@@ -437,11 +493,58 @@ int http_start(struct http *h, const struct xdpbr_maps *m, const char *bridge,
 	return 0;
 }
 
+int http_start(struct http *h, const char *bridge, const char *listen, uint64_t start_ns)
+{
+	int err;
+
+	memset(h, 0, sizeof(*h));
+	h->open = true;
+	h->start_ns = start_ns;
+	h->stop_fd = -1;
+	memset(&h->ro, 0xff, sizeof(h->ro));	/* every fd -1 */
+	h->maps = &h->ro;
+	snprintf(h->bridge, sizeof(h->bridge), "%s", bridge);
+	snprintf(h->listen, sizeof(h->listen), "%s", listen);
+	pthread_mutex_init(&h->lock, NULL);
+	sem_init(&h->ready, 0, 0);
+	err = maps_open_pinned_ro(bridge, &h->ro);
+	if (!err)
+		err = mhd_start(h, listen);
+	if (!err) {
+		h->stop_fd = eventfd(0, EFD_CLOEXEC);
+		if (h->stop_fd < 0)
+			err = -errno;
+	}
+	if (!err)
+		err = serve_start(h);
+	if (!err)
+		h->running = true;
+	else
+		http_stop(h);
+	return err;
+}
+
 void http_stop(struct http *h)
 {
+	uint64_t one = 1;
+
+	if (!h->open)
+		return;
+	if (h->running) {
+		if (write(h->stop_fd, &one, sizeof(one)) != sizeof(one))
+			log_warn("Couldn't stop the HTTP thread: %s", strerror(errno));
+		pthread_join(h->thread, NULL);
+		h->running = false;
+	}
 	if (h->mhd)
 		MHD_stop_daemon(h->mhd);
 	h->mhd = NULL;
+	if (h->stop_fd >= 0)
+		close(h->stop_fd);
+	h->stop_fd = -1;
+	maps_close(&h->ro);
+	sem_destroy(&h->ready);
+	h->open = false;
 }
 
 void http_set_fdb(struct http *h, uint64_t entries, uint64_t dynamic, uint64_t statics)

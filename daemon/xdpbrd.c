@@ -579,7 +579,7 @@ static void do_reload(struct daemon *d)
 
 		http_stop(&d->http);
 		if (!config_listen_none(listen) &&
-		    http_start(&d->http, &d->br.maps, d->br.name, listen, d->start_ns))
+		    http_start(&d->http, d->br.name, listen, d->start_ns))
 			log_warn("Couldn't serve statistics on %s", listen);
 		else if (!config_listen_none(listen))
 			log_info("statistics now on http://%s/", listen);
@@ -809,7 +809,7 @@ static void start_services(struct daemon *d)
 	int err;
 
 	if (!config_listen_none(listen)) {
-		err = http_start(&d->http, &d->br.maps, d->br.name, listen, d->start_ns);
+		err = http_start(&d->http, d->br.name, listen, d->start_ns);
 		if (err)
 			log_warn("Couldn't serve statistics on %s: %s (choose another address "
 				 "with --listen or 'listen =' in the configuration)", listen,
@@ -1131,10 +1131,22 @@ static int open_bridge(struct daemon *d, const struct cmdline *cl)
 	return err;
 }
 
+/* A start that failed: what it did undone (an adopted bridge keeps its
+ * pins and the ports it had). */
+static void start_failed(struct daemon *d, const char *name)
+{
+	bridge_close(&d->br, false, true);
+	if (d->hostif_made)
+		hostif_close(d);
+	log_err("bridge %s not started", name);
+	config_free(&d->cfg);
+}
+
 /* The bridge forwarding, the services up, privileges dropped. 0 or -errno;
  * nothing is left behind on failure. */
 static int start(struct daemon *d, const struct cmdline *cl)
 {
+	bool low_port;
 	int err;
 
 	log_init("xdpbrd", cl->level, false);
@@ -1144,14 +1156,16 @@ static int start(struct daemon *d, const struct cmdline *cl)
 			 "CAP_NET_ADMIN and CAP_SYS_ADMIN");
 		return -EPERM;
 	}
+	low_port = listen_port_low(listen_of(d, &d->cfg));
+	err = privs_check(low_port);
+	if (err) {
+		config_free(&d->cfg);
+		return err;
+	}
 	catch_signals();
 	err = open_bridge(d, cl);
 	if (err) {
-		bridge_close(&d->br, false, true);
-		if (d->hostif_made)
-			hostif_close(d);
-		log_err("bridge %s not started", cl->name);
-		config_free(&d->cfg);
+		start_failed(d, cl->name);
 		return err;
 	}
 	d->start_ns = mono_ns();
@@ -1161,7 +1175,12 @@ static int start(struct daemon *d, const struct cmdline *cl)
 	resync_links(d);
 	start_services(d);
 	block_signals();
-	privs_drop(listen_port_low(listen_of(d, &d->cfg)));
+	err = privs_drop(low_port);
+	if (err) {
+		stop_services(d);
+		start_failed(d, cl->name);
+		return err;
+	}
 	log_info("bridge %s: forwarding on %d ports (%s, state in %s)", cl->name, d->br.nports,
 		 d->br.adopted ? "adopted the pinned bridge" : "new bridge", d->br.dir);
 	sd_notifyf(0, "READY=1\nSTATUS=forwarding on %d ports", d->br.nports);

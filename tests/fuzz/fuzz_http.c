@@ -6,9 +6,11 @@
  * The real server, http_start(), runs on 127.0.0.1:9638 in a network
  * namespace of the harness's own, against the maps of a loaded datapath:
  * the skeleton is loaded with its maps pinned in a private bpffs (a mount
- * namespace of its own, so nothing shows outside) and opened the daemon's
- * way, maps_open_pinned(). The bridge "fz" has two veth ports, FDB entries
- * (static and dynamic, VLANs 0 and 10) and counters.
+ * namespace of its own, so nothing shows outside); the harness fills them
+ * through maps_open_pinned(), the server reads them as in the daemon,
+ * read-only from the pins, in its thread without capabilities. The bridge
+ * "fz" has two veth ports, FDB entries (static and dynamic, VLANs 0 and 10)
+ * and counters.
  *
  * Each input is sent as it is on a new connection, which is then half-closed
  * (no more requests); the harness reads until the server closes. What must
@@ -186,7 +188,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	bridge_fill(ifindex);
 
 	snprintf(listen, sizeof(listen), "%s:%d", LISTEN_ADDR, LISTEN_PORT);
-	err = http_start(&server, &maps, BRIDGE, listen, mono_ns());
+	err = http_start(&server, BRIDGE, listen, mono_ns());
 	if (err)
 		fz_setup_failed("http_start(%s): %s", listen, strerror(-err));
 	http_set_fdb(&server, 5, 3, 2);
