@@ -54,7 +54,8 @@ SKEL     := $(BUILD)/xdpbr.skel.h
 # lib/: the user-space library of xdpbrd, xdpbr, the tools and the tests.
 LIB_SRCS := lib/log.c lib/util.c lib/paths.c lib/pins.c lib/fdbtab.c \
 	    lib/ports.c lib/portstats.c lib/bridge.c lib/netlink.c \
-	    lib/json.c lib/ctl.c lib/report.c lib/events.c lib/hostif.c lib/version.c
+	    lib/json.c lib/ctl.c lib/report.c lib/events.c lib/hostif.c lib/version.c \
+	    lib/lock.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libxdpbr.a
 
