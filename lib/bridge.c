@@ -25,8 +25,8 @@
 #include "xdpbr.skel.h"
 #include "bridge.h"
 #include "ctl.h"
-#include "events.h"
 #include "fdbtab.h"
+#include "lock.h"
 #include "log.h"
 #include "netlink.h"
 #include "paths.h"
@@ -34,6 +34,11 @@
 #include "util.h"
 
 #define KERNEL_BTF "/sys/kernel/btf/vmlinux"
+/* How long a port's slot claim waits for another process's (each takes
+ * milliseconds). */
+#define SLOT_LOCK_WAIT_MS 5000
+/* What a second daemon for a running bridge is told. */
+#define LOCK_HINT_DAEMON "one daemon per bridge; stop that one first"
 
 /* The bpffs the pins go to, mounted on /sys/fs/bpf if it is missing. The
  * host's, reached from another mount namespace (paths.h), was found a bpffs
@@ -316,15 +321,53 @@ void bridge_skel_maps(const struct xdpbr *skel, struct xdpbr_maps *m)
 static int bridge_init(struct bridge *br, const char *name, enum xdpbr_mode mode)
 {
 	memset(br, 0, sizeof(*br));
-	br->prog_rx_fd = br->prog_egress_fd = br->prog_tc_fd = -1;
+	br->prog_rx_fd = br->prog_egress_fd = br->prog_tc_fd = br->lock_fd = -1;
 	memset(&br->maps, 0xff, sizeof(br->maps));	/* every fd -1 */
 	br->mode = mode;
 	snprintf(br->name, sizeof(br->name), "%s", name);
 	return pin_path(br->dir, sizeof(br->dir), name, NULL);
 }
 
-/* bpffs mounted, the bridge's pin directory there and private. A directory
- * that was there already means a bridge to adopt. */
+/* The name of process pid (its comm) into buf; "?" if it is gone. */
+static const char *proc_name(pid_t pid, char *buf, size_t len)
+{
+	char path[32];
+	FILE *f;
+
+	snprintf(buf, len, "?");
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(buf, (int)len, f))
+			buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+	return buf;
+}
+
+/* One process runs a bridge: the lock on its pin directory (lock.h), held
+ * until bridge_close. -EBUSY, said with the holder's pid and what to do
+ * (hint), when another has it. */
+static int bridge_lock(struct bridge *br, const char *hint)
+{
+	char name[32];
+	pid_t pid = 0;
+	int err = lock_dir(br->dir, &br->lock_fd, &pid);
+
+	if (err == -EBUSY && pid)
+		log_warn("bridge %s is run by %s (pid %d): %s", br->name,
+			 proc_name(pid, name, sizeof(name)), (int)pid, hint);
+	else if (err == -EBUSY)
+		log_warn("bridge %s is run by another process (it holds the lock on %s): %s",
+			 br->name, br->dir, hint);
+	else if (err)
+		log_warn("Couldn't lock %s: %s", br->dir, strerror(-err));
+	return err;
+}
+
+/* bpffs mounted, the bridge's pin directory there and private, and locked
+ * (bridge_lock) before anything in it is touched. A directory that was
+ * there already means a bridge to adopt. */
 static int pin_dir_prepare(struct bridge *br)
 {
 	struct stat st;
@@ -333,7 +376,8 @@ static int pin_dir_prepare(struct bridge *br)
 	if (err)
 		return err;
 	br->adopted = !stat(br->dir, &st);
-	return mkdir_private(br->dir);
+	err = mkdir_private(br->dir);
+	return err ? err : bridge_lock(br, LOCK_HINT_DAEMON);
 }
 
 /* Opens the datapath object, set to reuse the maps pinned in the bridge's
@@ -513,9 +557,10 @@ int bridge_check_port(struct bridge *br, const char *ifname)
 }
 
 /* Puts the port into every map the datapath reads, keeping the slot, flags
- * and limit of a port the bridge already had (adoption). */
-static int port_maps_add(struct bridge *br, const char *ifname, uint32_t ifindex,
-			 uint32_t mode)
+ * and limit of a port the bridge already had (adoption). Called with the
+ * slot lock held (port_maps_add). */
+static int port_maps_add_locked(struct bridge *br, const char *ifname, uint32_t ifindex,
+				uint32_t mode)
 {
 	struct xdpbr_port p = { .flags = XDPBR_PORT_DEFAULT_FLAGS, .mode = mode };
 	struct port_entry *ports;
@@ -550,6 +595,36 @@ static int port_maps_add(struct bridge *br, const char *ifname, uint32_t ifindex
 			br->port_init(ifname, &p, br->port_init_arg);
 	}
 	return ctl_port_apply(&br->maps, ifindex, &p, br->prog_egress_fd);
+}
+
+/* A slot is chosen from the ports map and written back into it: two
+ * processes doing that at once (the daemon and `xdpbr link add`, or two
+ * CLIs) would choose the same one. The slot lock on the pin root (lock.h)
+ * keeps them apart. */
+static int port_maps_add(struct bridge *br, const char *ifname, uint32_t ifindex,
+			 uint32_t mode)
+{
+	const struct xdpbr_paths *p;
+	pid_t pid = 0;
+	int lk = -1, err = paths_get(&p);
+
+	if (err)
+		return err;
+	err = lock_dir_wait(p->pin_root, SLOT_LOCK_WAIT_MS, &lk, &pid);
+	if (err == -EBUSY) {
+		log_warn("Couldn't claim a slot for '%s': pid %d has held the port slot lock "
+			 "on %s for %d s", ifname, (int)pid, p->pin_root_shown,
+			 SLOT_LOCK_WAIT_MS / 1000);
+		return err;
+	}
+	if (err) {
+		log_warn("Couldn't take the port slot lock on %s: %s", p->pin_root_shown,
+			 strerror(-err));
+		return err;
+	}
+	err = port_maps_add_locked(br, ifname, ifindex, mode);
+	lock_release(&lk);
+	return err;
 }
 
 static void port_maps_del(struct bridge *br, uint32_t ifindex)
@@ -898,6 +973,7 @@ void bridge_close(struct bridge *br, bool keep, bool failed)
 	release_tracepoints(br, keep && !failed);
 	xdpbr__destroy(br->skel);
 	br->skel = NULL;
+	lock_release(&br->lock_fd);
 }
 
 int bridge_adopt_ports(struct bridge *br)
@@ -964,6 +1040,8 @@ int bridge_create(const char *name)
 	}
 	err = bridge_open(&br, name, &o);
 	bridge_close(&br, true, err != 0);
+	if (err == -EBUSY)
+		return err;	/* a daemon took the bridge meanwhile: its pins */
 	if (err && !moved) {
 		maps_unpin(name);
 		rmdir(dir);
@@ -981,14 +1059,15 @@ int bridge_destroy(const char *name)
 	size_t n;
 	int err;
 
-	if (events_daemon_runs(name)) {
-		log_warn("xdpbrd runs bridge %s: stop it instead (SIGTERM detaches it and "
-			 "removes the pins)", name);
-		return -EBUSY;
-	}
 	err = bridge_open_pinned(&br, name);
 	if (err)
 		return err;
+	/* Held while it goes: no daemon starts on it half-destroyed. */
+	err = bridge_lock(&br, "stop it instead (SIGTERM detaches it and removes the pins)");
+	if (err) {
+		bridge_close_pinned(&br);
+		return err;
+	}
 	err = ports_dump(br.maps.ports, &ports, &n);
 	if (!err) {
 		for (size_t i = 0; i < n; i++)
@@ -998,6 +1077,7 @@ int bridge_destroy(const char *name)
 	bridge_close_pinned(&br);
 	if (!err)
 		unpin_all(&br);
+	lock_release(&br.lock_fd);
 	return err;
 }
 
@@ -1009,7 +1089,7 @@ int bridge_open_pinned(struct bridge *br, const char *name)
 	int err;
 
 	memset(br, 0, sizeof(*br));
-	br->prog_rx_fd = br->prog_egress_fd = br->prog_tc_fd = -1;
+	br->prog_rx_fd = br->prog_egress_fd = br->prog_tc_fd = br->lock_fd = -1;
 	br->adopted = true;
 	snprintf(br->name, sizeof(br->name), "%s", name);
 	err = pin_path(br->dir, sizeof(br->dir), name, NULL);
@@ -1107,6 +1187,11 @@ int bridge_pins_check(struct bridge *br)
 	err = pin_root_prepare(false);
 	if (!err)
 		err = mkdir_private(br->dir);
+	if (!err && br->lock_fd >= 0 && !lock_is_on(br->lock_fd, br->dir)) {
+		/* The directory was made anew: the lock goes with it. */
+		lock_release(&br->lock_fd);
+		err = bridge_lock(br, LOCK_HINT_DAEMON);
+	}
 	if (err)
 		return err;
 	bpf_object__for_each_map(map, br->skel->obj) {

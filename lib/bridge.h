@@ -53,15 +53,19 @@ struct bridge {
 	enum port_path (*port_path)(const char *ifname, void *arg);
 	enum port_path path;		/* the bridge's default */
 	bool adopted;			/* pins existed: never remove them on failure */
+	int lock_fd;			/* one process per bridge: the flock on
+					 * dir (lib/lock.h), -1 when not held */
 	enum xdpbr_mode mode;		/* requested; XDPBR_MODE_NONE: auto */
 	struct bridge_port ports[XDPBR_MAX_PORTS];
 	int nports;
 };
 
-/* Mounts bpffs if needed, loads the datapath (reusing pinned maps: a
- * restarted daemon adopts the bridge), pins maps and programs under
- * /sys/fs/bpf/xdpbr/<name>/ (another network namespace's: paths.h). 0 or
- * -errno, with the reason logged. */
+/* Mounts bpffs if needed, takes the bridge's lock (one daemon per bridge:
+ * -EBUSY, said with the pid of the process that runs it, before anything
+ * is changed; held until bridge_close), loads the datapath (reusing
+ * pinned maps: a restarted daemon adopts the bridge), pins maps and
+ * programs under /sys/fs/bpf/xdpbr/<name>/ (another network namespace's:
+ * paths.h). 0 or -errno, with the reason logged. */
 int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o);
 
 /* The map descriptors of a loaded skeleton. */
@@ -71,7 +75,9 @@ void bridge_skel_maps(const struct xdpbr *skel, struct xdpbr_maps *m);
  * foreign XDP program. 0 or -errno, with the reason logged. */
 int bridge_check_port(struct bridge *br, const char *ifname);
 
-/* Adds ifname to the bridge's maps and attaches the program. */
+/* Adds ifname to the bridge's maps and attaches the program. A new port's
+ * slot is claimed under the slot lock (lib/lock.h), so processes adding
+ * ports at once never share one. */
 int bridge_add_port(struct bridge *br, const char *ifname);
 
 /* The datapath bridge_add_port() would give ifname (PORT_PATH_XDP or
