@@ -25,7 +25,7 @@ struct caps {
 static int caps_get(struct caps *c)
 {
 	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct d[2];
+	struct __user_cap_data_struct d[2] = { 0 };	/* valgrind sees d[0] filled only */
 
 	if (syscall(SYS_capget, &h, d))
 		return -errno;
