@@ -562,38 +562,29 @@ int bridge_check_port(struct bridge *br, const char *ifname)
 static int port_maps_add_locked(struct bridge *br, const char *ifname, uint32_t ifindex,
 				uint32_t mode)
 {
-	struct xdpbr_port p = { .flags = XDPBR_PORT_DEFAULT_FLAGS, .mode = mode };
-	struct port_entry *ports;
-	const struct port_entry *old;
-	size_t n;
-	int err, slot;
+	struct xdpbr_port p;
+	int slot, err = ctl_port_get(&br->maps, ifindex, &p);
 
-	err = ports_dump(br->maps.ports, &ports, &n);
+	if (!err) {
+		p.mode = mode;
+		return ctl_port_apply(&br->maps, ifindex, &p, br->prog_egress_fd);
+	}
+	if (err != -ENODEV)
+		return err;
+	slot = ports_slot_for_new(br->maps.ports, br->maps.slotif);
+	if (slot == -ENOSPC)
+		log_warn("bridge %s is full (%d ports)", br->name, XDPBR_PORTS_PER_BRIDGE);
+	if (slot < 0)
+		return slot;
+	p = (struct xdpbr_port){ .flags = XDPBR_PORT_DEFAULT_FLAGS, .mode = mode,
+				 .slot = (uint32_t)slot };
+	/* A new port starts in the default VLAN, untagged, like on the
+	 * kernel bridge; the slot's previous membership is forgotten. */
+	err = ctl_vlan_port_init(&br->maps, &p);
 	if (err)
 		return err;
-	old = ports_find(ports, n, ifindex);
-	if (old) {
-		p = old->port;
-		p.mode = mode;
-	} else {
-		slot = ports_free_slot(ports, n);
-		if (slot < 0) {
-			free(ports);
-			log_warn("bridge %s is full (%d ports)", br->name, XDPBR_PORTS_PER_BRIDGE);
-			return slot;
-		}
-		p.slot = (uint32_t)slot;
-	}
-	free(ports);
-	if (!old) {
-		/* A new port starts in the default VLAN, untagged, like on the
-		 * kernel bridge; the slot's previous membership is forgotten. */
-		err = ctl_vlan_port_init(&br->maps, &p);
-		if (err)
-			return err;
-		if (br->port_init)
-			br->port_init(ifname, &p, br->port_init_arg);
-	}
+	if (br->port_init)
+		br->port_init(ifname, &p, br->port_init_arg);
 	return ctl_port_apply(&br->maps, ifindex, &p, br->prog_egress_fd);
 }
 

@@ -91,6 +91,28 @@ int ports_free_slot(const struct port_entry *ports, size_t n)
 	return -ENOSPC;
 }
 
+int ports_slot_for_new(int ports_fd, int slotif_fd)
+{
+	struct port_entry all[2 * XDPBR_MAX_PORTS], *ports;
+	size_t n, k;
+	int err = ports_dump(ports_fd, &ports, &n);
+
+	if (err)
+		return err;
+	memcpy(all, ports, n * sizeof(*ports));
+	free(ports);
+	k = n;
+	for (__u32 slot = 1; slot < XDPBR_MAX_PORTS; slot++) {
+		__u32 ifindex = 0;
+
+		if (bpf_map_lookup_elem(slotif_fd, &slot, &ifindex))
+			return -errno;
+		if (ifindex)
+			all[k++] = (struct port_entry){ .ifindex = ifindex, .port.slot = slot };
+	}
+	return ports_free_slot(all, k);
+}
+
 static const char *const mode_names[] = {
 #define MODE_NAME(e, name) [XDPBR_MODE_##e] = name,
 	XDPBR_MODES(MODE_NAME)

@@ -20,6 +20,16 @@ int ports_dump(int map_fd, struct port_entry **out, size_t *n);
 /* Lowest slot in 1..XDPBR_MAX_PORTS-1 not used by ports[]; -ENOSPC if full. */
 int ports_free_slot(const struct port_entry *ports, size_t n);
 
+/* The slot for a new port: the lowest one that neither the slot -> ifindex
+ * array (slotif_fd, xdpbr_slotif) nor the ports map (ports_fd) gives to a
+ * port. Both are read: the array is written in place and so read whole
+ * whatever else changes; a walk of the ports hash can miss an entry
+ * rewritten meanwhile (the kernel links the new copy at the head of its
+ * bucket, behind the walk), but shows a port whose removal stopped after
+ * its slot was cleared. The caller holds the slot lock (lock.h). A slot,
+ * -ENOSPC or -errno. */
+int ports_slot_for_new(int ports_fd, int slotif_fd);
+
 /* The entry for ifindex, or NULL. */
 const struct port_entry *ports_find(const struct port_entry *ports, size_t n,
 				    uint32_t ifindex);

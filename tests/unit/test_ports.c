@@ -234,6 +234,65 @@ static void test_free_slot_full(void **state)
 	assert_int_equal(ports_free_slot(p, ARRAY_SIZE(p) - 1), 1);	/* the last is slot 1 */
 }
 
+static int slotif_map(void)
+{
+	int fd = mock_map_create(MOCK_ARRAY, sizeof(__u32), sizeof(__u32), XDPBR_MAX_PORTS);
+
+	assert_true(fd >= 0);
+	return fd;
+}
+
+static void slotif_set(int fd, __u32 slot, __u32 ifindex)
+{
+	assert_int_equal(mock_map_update(fd, &slot, &ifindex), 0);
+}
+
+/* A port's slot counts as held when either map says so: the ports map
+ * (slots 1, 2, 4, 5 and 3 from add_five) or the slot -> ifindex array. */
+static void test_slot_for_new(void **state)
+{
+	int ports = ports_map(), slotif = slotif_map();
+
+	assert_int_equal(ports_slot_for_new(ports, slotif), 1);
+	add_five(ports);
+	assert_int_equal(ports_slot_for_new(ports, slotif), 6);
+	slotif_set(slotif, 6, 77);
+	assert_int_equal(ports_slot_for_new(ports, slotif), 7);
+}
+
+/* A port a walk of the ports hash did not see (rewritten during the walk:
+ * the kernel moves the new copy to the head of its bucket) still holds
+ * its slot through the array; a port whose removal stopped after the
+ * array was cleared still holds it through the ports map. */
+static void test_slot_for_new_either_map(void **state)
+{
+	int ports = ports_map(), slotif = slotif_map();
+
+	add(ports, 10, 1, XDPBR_MODE_TC);
+	slotif_set(slotif, 2, 11);		/* in the array only */
+	assert_int_equal(ports_slot_for_new(ports, slotif), 3);
+	slotif_set(slotif, 3, 12);
+	slotif_set(slotif, 2, 0);		/* freed */
+	assert_int_equal(ports_slot_for_new(ports, slotif), 2);
+}
+
+static void test_slot_for_new_full(void **state)
+{
+	int ports = ports_map(), slotif = slotif_map();
+
+	for (__u32 s = 1; s < XDPBR_MAX_PORTS; s++)
+		slotif_set(slotif, s, 100 + s);
+	assert_int_equal(ports_slot_for_new(ports, slotif), -ENOSPC);
+}
+
+static void test_slot_for_new_read_error(void **state)
+{
+	int ports = ports_map(), slotif = slotif_map();
+
+	mock_fail(MOCK_OP_LOOKUP_ELEM, 0, EPERM);
+	assert_int_equal(ports_slot_for_new(ports, slotif), -EPERM);
+}
+
 static void test_find(void **state)
 {
 	const struct port_entry p[3] = {
@@ -300,6 +359,10 @@ int main(void)
 		cmocka_unit_test(test_free_slot_holes),
 		cmocka_unit_test(test_free_slot_ignores_bad_slots),
 		cmocka_unit_test(test_free_slot_full),
+		cmocka_unit_test_setup(test_slot_for_new, mock_bpf_fixture),
+		cmocka_unit_test_setup(test_slot_for_new_either_map, mock_bpf_fixture),
+		cmocka_unit_test_setup(test_slot_for_new_full, mock_bpf_fixture),
+		cmocka_unit_test_setup(test_slot_for_new_read_error, mock_bpf_fixture),
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_mode_name),
 		cmocka_unit_test(test_mode_name_tc),
