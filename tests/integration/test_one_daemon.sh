@@ -7,6 +7,7 @@
 #    redirect_errors counted once), the event socket stays the first
 #    daemon's (same inode, its monitor still gets events), its HTTP
 #    endpoint answers and the second one's never does;
+#  - pins removed by hand and put back by the daemon come with its lock;
 #  - the lock dies with its holder: after a SIGKILL, a new daemon starts
 #    and adopts the bridge with no ping lost, and a second one is then
 #    refused naming the new daemon's pid.
@@ -147,6 +148,19 @@ fi
 obs_monitor_stop mon
 check_fail "the first daemon logged nothing about a second one" \
 	grep -qi "taken over\|detached" "$DAEMON_LOG"
+
+# ---------------------------- pins removed: the lock comes back with them
+
+# The daemon puts removed pins back (bridge_pins_check) in a directory made
+# anew: its lock must move there too.
+rm -rf "$PIN_DIR"
+check "pins removed by hand: the daemon puts them back" xt_poll 5 test -e "$PIN_DIR/xdpbr_fdb"
+second "$XT_TMP/second2.log"
+check_eq "after that, a second xdpbrd is still refused (exit status 1)" 1 "$SECOND_RC" \
+	"$(cat "$XT_TMP/second2.log")"
+check "... naming pid $FIRST" grep -q "pid $FIRST\b" "$XT_TMP/second2.log"
+second_stop
+check "ping h1 -> h2" hping 1 2
 
 # -------------------------------------------- SIGKILL: no stale lock
 

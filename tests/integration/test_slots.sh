@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Port slots claimed at once by the CLI and the daemon never collide: while
 # the daemon adds the ports a reloaded configuration file names (SIGHUP),
-# `xdpbr link add` adds others, all in parallel. Every port must end with a
-# slot of its own, the slot -> ifindex map must lead back to it, and hosts
-# on ports added either way must reach each other. Three rounds; ports of
-# a round are removed before the next (by the file, and by link del).
+# `xdpbr link add` adds others: in rounds 1 and 3 twenty commands in
+# parallel, in round 2 one after the other (so that only the daemon can
+# meet them). Every port must end with a slot of its own, the slot ->
+# ifindex map must lead back to it, and hosts on ports added either way
+# must reach each other. Ports of a round are removed before the next (by
+# the file, and by link del).
 #
 # Choosing a slot and writing it takes a few hundred microseconds, so on a
 # busy machine the processes rarely meet in it by chance. To make them
@@ -147,18 +149,27 @@ SLOW_BPF_US=$SLOW_BPF_US LD_PRELOAD=$SLOW pfx_daemon_start 1 -c "$CONF" ||
 FIRST_CLI=$((2 + NCONF))
 for ((r = 1; r <= ROUNDS; r++)); do
 	conf 2 $((1 + NCONF))
+	if ((r % 2)); then
+		way=parallel
+		kill -HUP "$DAEMON_PID"
+	else
+		way="one after the other"
+	fi
 	pids=()
 	for ((i = FIRST_CLI; i <= N; i++)); do
 		SLOW_BPF_US=$SLOW_BPF_US LD_PRELOAD=$SLOW \
 			"$XDPBR" link add dev "${PORT[i]}" master "$BR" >"$XT_TMP/add.$i.out" 2>&1 &
 		pids+=("$!")
-		[ "$i" = $((FIRST_CLI + NCLI / 2)) ] && kill -HUP "$DAEMON_PID"
+		if [ "$i" = "$FIRST_CLI" ] && ! ((r % 2)); then
+			kill -HUP "$DAEMON_PID"
+		fi
+		((r % 2)) || wait "$!"
 	done
 	bad=''
 	for ((k = 0; k < ${#pids[@]}; k++)); do
 		wait "${pids[k]}" || bad+="${PORT[FIRST_CLI + k]}: $(cat "$XT_TMP/add.$((FIRST_CLI + k)).out"); "
 	done
-	check_eq "round $r: $NCLI parallel 'xdpbr link add' all succeed" "" "$bad"
+	check_eq "round $r: $NCLI 'xdpbr link add' ($way) all succeed" "" "$bad"
 	check_round "$r"
 	check "round $r: ping h2 (added by the file) -> h$N (added by the CLI)" hping 2 "$N"
 	# Back to one port for the next round.
