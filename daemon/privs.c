@@ -78,12 +78,12 @@ int privs_check(bool bind_low_port)
 	int err = caps_get(&c);
 
 	if (err) {
-		log_warn("Couldn't read the capabilities xdpbrd runs with: %s", strerror(-err));
+		log_err("Couldn't read the capabilities xdpbrd runs with: %s", strerror(-err));
 		return err;
 	}
 	if ((c.prm & want) == want)
 		return 0;
-	log_warn("xdpbrd runs without %s, which it keeps to run the bridge (daemon/privs.h); "
+	log_err("xdpbrd runs without %s, which it keeps to run the bridge (daemon/privs.h); "
 		 "start it as root, or with those capabilities too",
 		 privs_names(want & ~c.prm, names, sizeof(names)));
 	return -EPERM;
@@ -122,12 +122,12 @@ int privs_drop(bool bind_low_port)
 	capng_apply(CAPNG_SELECT_BOTH);
 	err = caps_get(&c);
 	if (err) {
-		log_warn("Couldn't read back the capabilities after dropping them: %s",
+		log_err("Couldn't read back the capabilities after dropping them: %s",
 			 strerror(-err));
 		return err;
 	}
 	if (c.eff != want || c.prm != want || c.inh) {
-		log_warn("Couldn't drop capabilities: the main thread holds %s, it should hold "
+		log_err("Couldn't drop capabilities: the main thread holds %s, it should hold "
 			 "exactly %s", privs_names(c.eff | c.prm | c.inh, have, sizeof(have)),
 			 privs_names(want, wanted, sizeof(wanted)));
 		return -EPERM;
