@@ -208,7 +208,7 @@ check_jq "GET /stats from the capability-free thread: both ports, h1's pings cou
 	 any(.ports[]; .ifname == $p and .counters.forwarded >= 1)' --arg p "${PORT[1]}"
 fdb=$(obs_get /fdb)
 check_jq "GET /fdb from the capability-free thread: h1's MAC" "${fdb:-null}" \
-	'any(.[]; .mac == $m)' --arg m "${MAC[1]}"
+	'any(.entries[]; .mac == $m)' --arg m "${MAC[1]}"
 check_threads "after serving requests: still none in the HTTP thread" "$DAEMON_PID"
 
 # ------------------------------------------------- read-only map descriptors
