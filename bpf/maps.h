@@ -106,8 +106,11 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } xdpbr_stats SEC(".maps");
 
-/* Dynamic entries learned per port slot, bridge total in slot 0: the
- * learning limits. Written atomically on learn, move and delete only. */
+/* Dynamic entries per port slot, bridge total in slot 0, for the learning
+ * limits: the datapath's count, changed atomically on a learn and a move
+ * only; and user space's, changed on its adds and deletes only (a signed
+ * __u64 each; their sum is the count, xdpbr_rules.h). Two maps, so neither
+ * side's write can lose one of the other's. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, XDPBR_MAX_PORTS);
@@ -115,6 +118,14 @@ struct {
 	__type(value, __u64);
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } xdpbr_learned SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XDPBR_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_learned_user SEC(".maps");
 
 /* VLAN membership and egress tagging per port slot. */
 struct {

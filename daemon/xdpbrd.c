@@ -808,6 +808,9 @@ static void age_step(struct daemon *d)
 		if (d->http.mhd)
 			http_set_fdb(&d->http, dyn + d->sweep.statics, dyn, d->sweep.statics);
 	}
+	if (d->sweep.repaired)
+		log_debug("learned counts set to what the quiet sweep counted (they had "
+			  "drifted)");
 	if (d->sweep.aged)
 		log_info("aged out %llu FDB entries (sweep of %llu entries, %.1f ms CPU)",
 			 (unsigned long long)d->sweep.aged, (unsigned long long)d->sweep.seen,

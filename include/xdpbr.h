@@ -54,6 +54,7 @@
 #define XDPBR_MAP_FLOOD_MC	"xdpbr_flood_mc"
 #define XDPBR_MAP_FLOOD_UU	"xdpbr_flood_uu"
 #define XDPBR_MAP_LEARNED	"xdpbr_learned"
+#define XDPBR_MAP_LEARNED_USER	"xdpbr_learned_user"
 #define XDPBR_MAP_VLANS		"xdpbr_vlans"
 #define XDPBR_MAP_EVENTS	"xdpbr_events"
 #define XDPBR_MAP_EVBUDGET	"xdpbr_evbudget"
@@ -268,10 +269,12 @@ enum xdpbr_counter {
 #define XDPBR_CNT_OUTCOME_FIRST	XDPBR_CNT_FORWARDED
 #define XDPBR_CNT_OUTCOME_LAST	XDPBR_CNT_DROP_REDIRECT
 
-/* Dynamic FDB entries per port slot, with the bridge total in slot 0:
- * xdpbr_learned (ARRAY of __u64). Changed atomically, and only when an entry
- * is learned, moves or is deleted; the daemon recounts it from the table on
- * each full ageing sweep, so a drift from a race is bounded and temporary. */
+/* Dynamic FDB entries per port slot, with the bridge total in slot 0: the
+ * sum of the datapath's count, xdpbr_learned (changed atomically when it
+ * learns or moves an entry), and user space's, xdpbr_learned_user (changed
+ * when it adds or deletes one), signed __u64s both (xdpbr_learned_count()).
+ * The daemon repairs a drift from a race after an ageing pass during which
+ * nothing else changed the table. */
 #define XDPBR_LEARNED_TOTAL	0
 
 /*

@@ -299,6 +299,7 @@ void bridge_skel_maps(const struct xdpbr *skel, struct xdpbr_maps *m)
 		.flood_mc = bpf_map__fd(skel->maps.xdpbr_flood_mc),
 		.flood_uu = bpf_map__fd(skel->maps.xdpbr_flood_uu),
 		.learned = bpf_map__fd(skel->maps.xdpbr_learned),
+		.learned_user = bpf_map__fd(skel->maps.xdpbr_learned_user),
 		.events = bpf_map__fd(skel->maps.xdpbr_events),
 		.evbudget = bpf_map__fd(skel->maps.xdpbr_evbudget),
 		.bridge = bpf_map__fd(skel->maps.xdpbr_bridge),

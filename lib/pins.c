@@ -24,6 +24,7 @@ static const struct {
 	{ XDPBR_MAP_FLOOD_MC,	offsetof(struct xdpbr_maps, flood_mc) },
 	{ XDPBR_MAP_FLOOD_UU,	offsetof(struct xdpbr_maps, flood_uu) },
 	{ XDPBR_MAP_LEARNED,	offsetof(struct xdpbr_maps, learned) },
+	{ XDPBR_MAP_LEARNED_USER, offsetof(struct xdpbr_maps, learned_user) },
 	{ XDPBR_MAP_EVENTS,	offsetof(struct xdpbr_maps, events) },
 	{ XDPBR_MAP_EVBUDGET,	offsetof(struct xdpbr_maps, evbudget) },
 	{ XDPBR_MAP_BRIDGE,	offsetof(struct xdpbr_maps, bridge) },

@@ -13,6 +13,7 @@ struct xdpbr_maps {
 	int flood_mc;
 	int flood_uu;
 	int learned;
+	int learned_user;
 	int events;
 	int evbudget;
 	int bridge;

@@ -2,7 +2,8 @@
 /* test_ctl.c - lib/ctl.c against the mocked maps: what flushes and default
  * PVID changes delete, and that each costs one pass over the FDB whatever
  * the number of ports, with no copy of the table and no round trip to the
- * learned counters per entry. */
+ * learned counters per entry; what an ageing pass does to the learned
+ * counts. */
 #include <errno.h>
 #include <malloc.h>
 #include <setjmp.h>
@@ -53,6 +54,7 @@ static void maps_make(void)
 	m.flood_mc = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val), XDPBR_MAX_PORTS);
 	m.flood_uu = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val), XDPBR_MAX_PORTS);
 	m.learned = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u64), XDPBR_MAX_PORTS);
+	m.learned_user = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u64), XDPBR_MAX_PORTS);
 	m.bridge = map(MOCK_ARRAY, sizeof(__u32), sizeof(struct xdpbr_bridge_stats), 1);
 	m.vlans = map(MOCK_ARRAY, sizeof(__u32), sizeof(struct xdpbr_vlan_port), XDPBR_MAX_PORTS);
 	m.storm = map(MOCK_ARRAY, sizeof(__u32), sizeof(struct xdpbr_storm), XDPBR_MAX_PORTS);
@@ -357,6 +359,128 @@ static void test_flush_error(void **state)
 	assert_int_equal(ctl_fdb_flush(&m, &f), PER_PORT - 10);
 }
 
+/* ---- the ageing sweep and the learned counts */
+
+#define NOW	(1000 * XDPBR_NSEC_PER_SEC)	/* ageing time: 300 s (maps_make) */
+
+static struct fdb_entry sweep_entry(unsigned int i, __u8 kind, __u64 last_seen)
+{
+	struct fdb_entry e = {
+		.key.mac = { 0x02, kind, (__u8)(i >> 16), (__u8)(i >> 8), (__u8)i, 0x01 },
+		.val = { .ifindex = IFINDEX(1), .slot = 1, .last_seen = last_seen },
+	};
+
+	return e;
+}
+
+/* Slot 1's side of the learned counts, and the bridge's. */
+static void counts_set(int fd, __u64 n)
+{
+	__u32 one = 1, total = XDPBR_LEARNED_TOTAL;
+
+	assert_int_equal(mock_map_update(fd, &one, &n), 0);
+	assert_int_equal(mock_map_update(fd, &total, &n), 0);
+}
+
+/* One port (slot 1) with `stale` entries older than the ageing time,
+ * first in the table, then `fresh` ones; the datapath counted them all. */
+static void sweep_setup(unsigned int stale, unsigned int fresh)
+{
+	mock_bpf_reset();
+	maps_make();
+	for (unsigned int i = 0; i < stale + fresh; i++) {
+		struct fdb_entry e = sweep_entry(i, 1, i < stale ? 1 : NOW);
+
+		assert_int_equal(mock_map_update(m.fdb, &e.key, &e.val), 0);
+	}
+	counts_set(m.learned, stale + fresh);
+}
+
+static int age_to_end(struct fdb_sweep *sw, uint32_t budget)
+{
+	int ret, steps = 0;
+
+	while (!(ret = ctl_fdb_age(&m, NOW, budget, sw)))
+		steps++;
+	assert_int_equal(ret, 1);
+	return steps + 1;
+}
+
+/*
+ * The datapath learns while a pass runs, into buckets the pass has already
+ * read: the counts must still say what the table holds. (A pass used to
+ * end by writing the counts it had taken, here 7000 for 10000 entries, and
+ * a flood went on learning past the limit by the difference.)
+ */
+static void test_age_pass_while_the_datapath_learns(void **state)
+{
+	struct fdb_sweep sw = { 0 };
+
+	sweep_setup(3000, 7000);
+	assert_int_equal(ctl_fdb_age(&m, NOW, 4096, &sw), 0);	/* 3000 aged */
+	assert_int_equal(learned_of(XDPBR_LEARNED_TOTAL), 7000);
+	/* 3000 new MACs, in the slots the aged entries left: behind the pass */
+	for (unsigned int i = 0; i < 3000; i++) {
+		struct fdb_entry e = sweep_entry(i, 2, NOW);
+
+		assert_int_equal(mock_map_update(m.fdb, &e.key, &e.val), 0);
+	}
+	counts_set(m.learned, 13000);
+	age_to_end(&sw, 4096);
+	assert_int_equal(sw.aged, 3000);
+	assert_int_equal(sw.counts[XDPBR_LEARNED_TOTAL], 7000);	/* what it saw */
+	assert_false(sw.repaired);
+	assert_int_equal(mock_map_len(m.fdb), 10000);
+	assert_int_equal(learned_of(1), 10000);
+	assert_int_equal(learned_of(XDPBR_LEARNED_TOTAL), 10000);
+}
+
+/* A pass during which nothing else changed the table mends a drift (a
+ * user-space change lost in a race): the counts become what it counted. */
+static void test_age_quiet_pass_mends_a_drift(void **state)
+{
+	struct fdb_sweep sw = { 0 };
+
+	sweep_setup(0, 5000);
+	counts_set(m.learned_user, 7);
+	assert_int_equal(learned_of(XDPBR_LEARNED_TOTAL), 5007);
+	assert_true(age_to_end(&sw, 2048) >= 2);	/* a pass of several steps */
+	assert_true(sw.repaired);
+	assert_int_equal(learned_of(1), 5000);
+	assert_int_equal(learned_of(XDPBR_LEARNED_TOTAL), 5000);
+	/* the next quiet pass has nothing to mend */
+	age_to_end(&sw, 2048);
+	assert_false(sw.repaired);
+	assert_int_equal(learned_of(XDPBR_LEARNED_TOTAL), 5000);
+}
+
+/* A CLI flush of one stale entry between the pass's read and its delete:
+ * the entry, and counting it out, are the flush's. */
+static void cli_deletes_entry_10(void *arg)
+{
+	struct fdb_entry gone = sweep_entry(10, 1, 1);
+
+	assert_int_equal(mock_map_delete(m.fdb, &gone.key), 0);
+	counts_set(m.learned_user, (__u64)-1);
+}
+
+/* What a pass ages out leaves the counts as it goes, and only what it
+ * deleted itself. */
+static void test_age_counts_out_what_it_deletes(void **state)
+{
+	struct fdb_sweep sw = { 0 };
+
+	sweep_setup(2000, 6000);
+	mock_hook(MOCK_OP_DELETE_BATCH, 1, cli_deletes_entry_10, NULL);
+	assert_int_equal(ctl_fdb_age(&m, NOW, 4096, &sw), 0);	/* the 1st batch */
+	assert_int_equal(sw.aged, 1999);
+	assert_int_equal(learned_of(XDPBR_LEARNED_TOTAL), 8000 - 1 - 1999);
+	age_to_end(&sw, 4096);
+	assert_int_equal(sw.aged, 1999);
+	assert_int_equal(learned_of(1), 6000);
+	assert_int_equal(learned_of(XDPBR_LEARNED_TOTAL), 6000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +490,9 @@ int main(void)
 		cmocka_unit_test_setup(test_flush_vlan_static, bridge_setup),
 		cmocka_unit_test_setup(test_port_remove_one_pass, bridge_setup),
 		cmocka_unit_test_setup(test_flush_error, bridge_setup),
+		cmocka_unit_test(test_age_pass_while_the_datapath_learns),
+		cmocka_unit_test(test_age_quiet_pass_mends_a_drift),
+		cmocka_unit_test(test_age_counts_out_what_it_deletes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
