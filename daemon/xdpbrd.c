@@ -570,6 +570,9 @@ static void on_link_event(const struct link_event *ev, void *arg)
 			port_link_state(d, ev->ifindex, ev->flags);
 		return;
 	}
+	if (!ev->deleted && bridge_port_name_follow(&d->br, ev->ifindex, p.slot) == 1 &&
+	    if_indextoname(ev->ifindex, name))
+		log_info("port (ifindex %u) renamed %s", ev->ifindex, name);
 	if (ev->deleted) {
 		ctl_port_remove(&d->br.maps, ev->ifindex);
 		if (d->hostif_port && ev->ifindex == d->hostif.port_ifindex) {
@@ -1184,6 +1187,15 @@ static int open_bridge(struct daemon *d, const struct cmdline *cl)
 	d->br.port_init = init_port_from_cfg;
 	d->br.port_path = port_path_from_cfg;
 	d->br.port_init_arg = d;
+	/* Ports whose interface went while no daemon ran go before any port is
+	 * added: an interface that got one's ifindex is not that port. */
+	if (!err && d->br.adopted) {
+		int gone = bridge_reconcile_ports(&d->br);
+
+		if (gone < 0)
+			log_warn("Couldn't check the pinned ports against the interfaces: %s",
+				 strerror(-gone));
+	}
 	if (!err && hostif_wanted(d, &d->cfg))
 		err = hostif_open(d, &d->cfg);
 	/* Check every port before attaching any: nothing half-attached. */

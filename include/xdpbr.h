@@ -65,6 +65,7 @@
 #define XDPBR_MAP_FDBGEN	"xdpbr_fdbgen"
 #define XDPBR_MAP_SKBPORTS	"xdpbr_skbports"
 #define XDPBR_MAP_SLOTIF	"xdpbr_slotif"
+#define XDPBR_MAP_PORTNAME	"xdpbr_portname"
 #define XDPBR_PIN_LINK_XMIT	"link_devmap_xmit"
 #define XDPBR_PIN_LINK_REDIR	"link_redirect_err"
 #define XDPBR_PIN_PROG_RX	"prog_rx"
@@ -184,6 +185,15 @@ struct xdpbr_port {
 	__u16 mode;			/* enum xdpbr_mode */
 	__u16 pvid;			/* VLAN of untagged ingress; 0 = none */
 	__u32 max_learned;		/* dynamic entries learned here; 0 = no limit */
+};
+
+/* The interface name of the port in a slot, as user space added it
+ * (xdpbr_portname, ARRAY indexed by slot; "" for a free slot). The datapath
+ * never reads it: it names a port whose interface is gone (deleted while no
+ * daemon ran), for the log and for `xdpbr link del dev OLDNAME`. */
+#define XDPBR_IFNAMSIZ		16	/* IFNAMSIZ, with its NUL */
+struct xdpbr_port_name {
+	char name[XDPBR_IFNAMSIZ];
 };
 
 /* VLAN membership of a port (xdpbr_vlans, ARRAY indexed by slot): bit vid of
@@ -356,6 +366,7 @@ _Static_assert(sizeof(struct xdpbr_config) == 24, "config layout");
 _Static_assert(sizeof(struct xdpbr_vlan_port) == 1024, "vlan layout");
 _Static_assert(sizeof(struct xdpbr_event) == 32, "event layout");
 _Static_assert(sizeof(struct xdpbr_storm) == 24, "storm layout");
+_Static_assert(sizeof(struct xdpbr_port_name) == 16, "port name layout");
 _Static_assert(XDPBR_MAX_PORTS <= 65535, "slot must fit fdb_val.slot");
 #define XDPBR_MODE_COUNT_ONE(e, name) + 1
 _Static_assert(0 XDPBR_MODES(XDPBR_MODE_COUNT_ONE) == XDPBR_MODE_TC + 1,

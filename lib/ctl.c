@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* ctl.c - operations on a bridge's pinned maps (see ctl.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -626,14 +627,66 @@ int ctl_port_remove(const struct xdpbr_maps *m, uint32_t ifindex)
 		return err;
 	port_erase(m, ifindex, p.slot);
 	skbports_recount(m);
-	if (p.slot < XDPBR_MAX_PORTS) {
-		/* the slot starts afresh for its next port */
-		struct xdpbr_storm no_limits = { 0 };
-
-		learned_reset(m, p.slot);
-		bpf_map_update_elem(m->storm, &p.slot, &no_limits, 0);
-	}
+	if (p.slot < XDPBR_MAX_PORTS)
+		ctl_slot_reset(m, p.slot);	/* afresh for its next port */
 	return 0;
+}
+
+/* Zeroes a slot of a per-CPU map: every CPU's value (of value_size bytes,
+ * which the kernel lays out 8-byte aligned). */
+static int percpu_zero(int fd, uint32_t slot, size_t value_size)
+{
+	int ncpus = libbpf_num_possible_cpus(), err = 0;
+	void *zero;
+
+	if (ncpus <= 0)
+		return ncpus ? ncpus : -EINVAL;
+	zero = calloc((size_t)ncpus, (value_size + 7) & ~(size_t)7);
+	if (!zero)
+		return -ENOMEM;
+	if (bpf_map_update_elem(fd, &slot, zero, 0))
+		err = -errno;
+	free(zero);
+	return err;
+}
+
+int ctl_slot_reset(const struct xdpbr_maps *m, uint32_t slot)
+{
+	struct xdpbr_vlan_port no_vlans = { 0 };
+	struct xdpbr_storm no_limits = { 0 };
+	struct xdpbr_port_name no_name = { 0 };
+	int err;
+
+	if (!slot || slot >= XDPBR_MAX_PORTS)
+		return -EINVAL;
+	learned_reset(m, slot);
+	err = percpu_zero(m->stats, slot, sizeof(struct xdpbr_stats)) ?:
+	      percpu_zero(m->storm_state, slot, sizeof(struct xdpbr_storm_bucket)) ?:
+	      percpu_zero(m->xmit_seen, slot, sizeof(__u64));
+	if (!err && (bpf_map_update_elem(m->storm, &slot, &no_limits, 0) ||
+		     bpf_map_update_elem(m->vlans, &slot, &no_vlans, 0) ||
+		     bpf_map_update_elem(m->portname, &slot, &no_name, 0)))
+		err = -errno;
+	return err;
+}
+
+int ctl_port_name_get(const struct xdpbr_maps *m, uint32_t slot, char name[XDPBR_IFNAMSIZ])
+{
+	struct xdpbr_port_name pn = { 0 };
+
+	if (bpf_map_lookup_elem(m->portname, &slot, &pn))
+		return -errno;
+	memcpy(name, pn.name, XDPBR_IFNAMSIZ);
+	name[XDPBR_IFNAMSIZ - 1] = '\0';
+	return 0;
+}
+
+int ctl_port_name_set(const struct xdpbr_maps *m, uint32_t slot, const char *name)
+{
+	struct xdpbr_port_name pn = { 0 };
+
+	snprintf(pn.name, sizeof(pn.name), "%s", name);
+	return bpf_map_update_elem(m->portname, &slot, &pn, 0) ? -errno : 0;
 }
 
 /* ---------------------------------------------------------------- VLANs */

@@ -153,7 +153,17 @@ int ctl_storm_get(const struct xdpbr_maps *m, uint32_t ifindex, struct xdpbr_sto
 int ctl_storm_set(const struct xdpbr_maps *m, uint32_t ifindex,
 		  const uint32_t pps[XDPBR_STORM__MAX]);
 
-/* Removes a port from every map and flushes all its FDB entries. */
+/* Removes a port from every map and flushes all its FDB entries; its slot
+ * is reset (ctl_slot_reset). Works for a port whose interface is gone. */
 int ctl_port_remove(const struct xdpbr_maps *m, uint32_t ifindex);
+
+/* A slot as a new port must find it: its counters, storm limits and
+ * buckets, VLANs, learned count and name all zero. 0 or -errno. */
+int ctl_slot_reset(const struct xdpbr_maps *m, uint32_t slot);
+
+/* The name of the port in slot when it was added (xdpbr_portname; "" if
+ * none was recorded), and recording it. 0 or -errno. */
+int ctl_port_name_get(const struct xdpbr_maps *m, uint32_t slot, char name[XDPBR_IFNAMSIZ]);
+int ctl_port_name_set(const struct xdpbr_maps *m, uint32_t slot, const char *name);
 
 #endif

@@ -39,22 +39,10 @@ conf()
 	} >"$CONF"
 }
 
-# entry MAC: "PORT STATE" of MAC's FDB entry, "none" when there is none;
-# fails when the FDB can't be read.
-entry()
-{
-	local json
-	json=$("$XDPBR" -b "$BR" -j fdb show) || return 1
-	[ -n "$json" ] || return 1
-	jq -r --arg m "$1" \
-		'[.[] | select((.mac | ascii_downcase) == $m) | "\(.ifname) \(.state)"] |
-		 if length == 0 then "none" else join(",") end' <<<"$json"
-}
-
-# entry_is MAC WANT: entry MAC prints WANT.
+# entry_is MAC WANT: fdb_where MAC prints WANT.
 entry_is()
 {
-	[ "$(entry "$1")" = "$2" ]
+	[ "$(fdb_where "$1")" = "$2" ]
 }
 
 # fill OFFSET: dynamic entries on h2's port until the FDB is full.
@@ -84,7 +72,7 @@ S3=$(test_mac 3)
 
 conf 100 "static = $S1"
 pfx_daemon_start 2 -s "$FDB_SIZE" -c "$CONF" || abort "xdpbrd -c $CONF" "$XT_WHY"
-check_eq "started: $S1 static on ${PORT[1]}" "${PORT[1]} static" "$(entry "$S1" 2>&1)"
+check_eq "started: $S1 static on ${PORT[1]}" "${PORT[1]} static" "$(fdb_where "$S1" 2>&1)"
 check_eq "started: ageing_time 100 from the file" 100 "$(bridge_field ageing_time 2>&1)"
 check "fill the FDB (fdbfill)" fill 0
 check_eq "the FDB is full: $FDB_SIZE entries" "$FDB_SIZE" "$(bridge_field fdb_entries 2>&1)"
@@ -104,7 +92,7 @@ else
 	fail "reload: the daemon says the FDB refused $S2" "$(cat "$DAEMON_LOG")"
 fi
 check_eq "reload: ageing_time back to the default, 300" 300 "$(bridge_field ageing_time 2>&1)"
-check_eq "reload: $S2 not written (no room)" none "$(entry "$S2" 2>&1)"
+check_eq "reload: $S2 not written (no room)" none "$(fdb_where "$S2" 2>&1)"
 pfx_check_daemon "reload: the daemon keeps running"
 # the same file again: nothing to apply for the port, yet S2 is still due
 check "SIGHUP again (the same file)" kill -HUP "$DAEMON_PID"
@@ -114,7 +102,7 @@ if xt_poll 3 entry_is "$S2" "${PORT[1]} static"; then
 	pass "room made: $S2 written static on ${PORT[1]} (within 3 s)"
 else
 	fail "room made: $S2 written static on ${PORT[1]} (within 3 s)" \
-		"$(entry "$S2" 2>&1)" "$(cat "$DAEMON_LOG")"
+		"$(fdb_where "$S2" 2>&1)" "$(cat "$DAEMON_LOG")"
 fi
 check "the daemon says it wrote $S2" grep -qF "static entry $S2 vlan 0 on ${PORT[1]} written" \
 	"$DAEMON_LOG"
@@ -135,16 +123,16 @@ if grep -qF "static entry $S3 vlan 0 on ${PORT[1]}: the FDB is full" "$DAEMON_LO
 else
 	fail "restart: the daemon says the FDB refused $S3" "$(cat "$DAEMON_LOG")"
 fi
-check_eq "restart: $S1 still static on ${PORT[1]}" "${PORT[1]} static" "$(entry "$S1" 2>&1)"
-check_eq "restart: $S2 still static on ${PORT[1]}" "${PORT[1]} static" "$(entry "$S2" 2>&1)"
-check_eq "restart: $S3 not written (no room)" none "$(entry "$S3" 2>&1)"
+check_eq "restart: $S1 still static on ${PORT[1]}" "${PORT[1]} static" "$(fdb_where "$S1" 2>&1)"
+check_eq "restart: $S2 still static on ${PORT[1]}" "${PORT[1]} static" "$(fdb_where "$S2" 2>&1)"
+check_eq "restart: $S3 not written (no room)" none "$(fdb_where "$S3" 2>&1)"
 check "restart: ping h1 -> h2" hping 1 2
 check "fdb flush dynamic" "$XDPBR" -b "$BR" fdb flush dynamic
 if xt_poll 3 entry_is "$S3" "${PORT[1]} static"; then
 	pass "room made: $S3 written static on ${PORT[1]} (within 3 s)"
 else
 	fail "room made: $S3 written static on ${PORT[1]} (within 3 s)" \
-		"$(entry "$S3" 2>&1)" "$(cat "$DAEMON_LOG")"
+		"$(fdb_where "$S3" 2>&1)" "$(cat "$DAEMON_LOG")"
 fi
 
 # --- a static entry dropped from the file before there was room is
@@ -162,7 +150,7 @@ sleep 0.5
 check "fdb flush dynamic" "$XDPBR" -b "$BR" fdb flush dynamic
 sleep 2
 check_eq "$(test_mac 4), dropped from the file, is not written later" none \
-	"$(entry "$(test_mac 4)" 2>&1)"
+	"$(fdb_where "$(test_mac 4)" 2>&1)"
 pfx_check_daemon "the daemon runs"
 
 finish
