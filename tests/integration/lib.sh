@@ -1794,8 +1794,7 @@ flt_daemon_alive()
 fdb_where()
 {
 	local json
-	json=$("$XDPBR" -b "$BR" -j fdb show) || return 1
-	[ -n "$json" ] || return 1
+	json=$(json_of array fdb_json) || return 1
 	jq -r --arg m "$1" \
 		'[.[] | select((.mac | ascii_downcase) == $m) | "\(.ifname) \(.state)"] |
 		 if length == 0 then "none" else join(",") end' <<<"$json"

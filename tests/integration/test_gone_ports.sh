@@ -20,12 +20,10 @@
 # shellcheck disable=SC2317 # functions that run through check and xt_poll
 . "$(dirname "$0")/lib.sh"
 
-# links: `xdpbr -j link show`, non-empty or failing.
+# links: `xdpbr -j link show`, a JSON array or failing.
 links()
 {
-	local j
-	j=$("$XDPBR" -b "$BR" -j link show) || return 1
-	[ -n "$j" ] && echo "$j"
+	json_of array pfx_link_json
 }
 
 # link_of JQ-SELECT: the one port `link show` lists for which the jq
@@ -51,11 +49,8 @@ quiet()
 # all_zero PORT: every counter of PORT in `xdpbr -j stats` is 0.
 all_zero()
 {
-	local j
-	j=$("$XDPBR" -b "$BR" -j stats dev "$1") || return 1
-	[ -n "$j" ] || return 1
-	jq -e --argjson n "$(obs_counter_names)" \
-		'length == 1 and (.[0] as $p | all($n[]; $p[.] == 0))' <<<"$j" >/dev/null
+	json_is array 'length == 1 and (.[0] as $p | all($n[]; $p[.] == 0))' \
+		--argjson n "$(obs_counter_names)" -- "$XDPBR" -b "$BR" -j stats dev "$1"
 }
 
 xt_require

@@ -19,7 +19,7 @@
 # The limits hold within MARGIN entries: one per CPU but one (CPUs that
 # each pass the limit check with room for one more learn each one).
 #
-# In both: the known hosts' entries (learned before the flood) stay where
+# In each: the known hosts' entries (learned before the flood) stay where
 # they are, h1 -> h2 loses no ping and its unicast is never flooded (h3 sees
 # none of it), the HTTP endpoint answers every request within 100 ms, and
 # the daemon's RSS stays below 64 MiB. The figures are printed as "info:"
@@ -50,10 +50,11 @@ info()
 
 # flood KEY SRC_MAC: pktgen in h4, MACS source MACs from SRC_MAC, to h4's
 # own MAC (the bridge learns, then drops the frame: same port), SECS at
-# full rate on one core, right after FLOOD_BEFORE (a command) returns. While it runs: GET /stats every 0.1 s (slowest
-# answer in HTTP_WORST, answers over HTTP_MS in HTTP_SLOW) and `bridge show`
-# every 0.5 s (largest fdb_entries in FDB_PEAK, of FDB_SAMPLES reads that
-# gave a number). PK_FRAMES, PK_MPPS: what pktgen sent.
+# full rate on one core, right after FLOOD_BEFORE (a command, if set)
+# returns. While it runs: GET /stats every 0.1 s (slowest answer in
+# HTTP_WORST, answers over HTTP_MS in HTTP_SLOW) and `bridge show` every
+# 0.5 s (largest fdb_entries in FDB_PEAK, of FDB_SAMPLES reads that gave a
+# number). PK_FRAMES, PK_MPPS: what pktgen sent.
 flood()
 {
 	local key=$1 src=$2 pid ms n k=0 out
