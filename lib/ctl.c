@@ -650,23 +650,30 @@ static int percpu_zero(int fd, uint32_t slot, size_t value_size)
 	return err;
 }
 
+static int zero_at(int fd, uint32_t slot, const void *zero)
+{
+	return bpf_map_update_elem(fd, &slot, zero, 0) ? -errno : 0;
+}
+
+/* Every part is reset even when one fails: the first error. */
 int ctl_slot_reset(const struct xdpbr_maps *m, uint32_t slot)
 {
-	struct xdpbr_vlan_port no_vlans = { 0 };
-	struct xdpbr_storm no_limits = { 0 };
-	struct xdpbr_port_name no_name = { 0 };
-	int err;
+	static const struct xdpbr_vlan_port no_vlans;
+	static const struct xdpbr_storm no_limits;
+	static const struct xdpbr_port_name no_name;
+	int errs[6], err = 0;
 
 	if (!slot || slot >= XDPBR_MAX_PORTS)
 		return -EINVAL;
 	learned_reset(m, slot);
-	err = percpu_zero(m->stats, slot, sizeof(struct xdpbr_stats)) ?:
-	      percpu_zero(m->storm_state, slot, sizeof(struct xdpbr_storm_bucket)) ?:
-	      percpu_zero(m->xmit_seen, slot, sizeof(__u64));
-	if (!err && (bpf_map_update_elem(m->storm, &slot, &no_limits, 0) ||
-		     bpf_map_update_elem(m->vlans, &slot, &no_vlans, 0) ||
-		     bpf_map_update_elem(m->portname, &slot, &no_name, 0)))
-		err = -errno;
+	errs[0] = percpu_zero(m->stats, slot, sizeof(struct xdpbr_stats));
+	errs[1] = percpu_zero(m->storm_state, slot, sizeof(struct xdpbr_storm_bucket));
+	errs[2] = percpu_zero(m->xmit_seen, slot, sizeof(__u64));
+	errs[3] = zero_at(m->storm, slot, &no_limits);
+	errs[4] = zero_at(m->vlans, slot, &no_vlans);
+	errs[5] = zero_at(m->portname, slot, &no_name);
+	for (size_t i = 0; i < ARRAY_SIZE(errs) && !err; i++)
+		err = errs[i];
 	return err;
 }
 

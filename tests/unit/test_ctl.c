@@ -21,6 +21,7 @@
 #include "ctl.h"
 #include "fdbtab.h"
 #include "pins.h"
+#include "util.h"
 #include "mock_bpf.h"
 
 #define NPORTS		XDPBR_PORTS_PER_BRIDGE	/* 63: slots 1..63 */
@@ -63,7 +64,14 @@ static void maps_make(void)
 	m.fdbgen = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u64), 1);
 	m.slotif = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u32), XDPBR_MAX_PORTS);
 	m.skbports = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u32), 1);
-	m.stats = m.events = m.evbudget = -1;
+	m.portname = map(MOCK_ARRAY, sizeof(__u32), sizeof(struct xdpbr_port_name),
+			 XDPBR_MAX_PORTS);
+	m.stats = map(MOCK_PERCPU_ARRAY, sizeof(__u32), sizeof(struct xdpbr_stats),
+		      XDPBR_MAX_PORTS);
+	m.storm_state = map(MOCK_PERCPU_ARRAY, sizeof(__u32), sizeof(struct xdpbr_storm_bucket),
+			    XDPBR_MAX_PORTS);
+	m.xmit_seen = map(MOCK_PERCPU_ARRAY, sizeof(__u32), sizeof(__u64), XDPBR_MAX_PORTS);
+	m.events = m.evbudget = -1;
 	assert_int_equal(mock_map_update(m.config, &zero, &cfg), 0);
 }
 
@@ -345,6 +353,65 @@ static void test_port_remove_one_pass(void **state)
 	assert_int_equal(learned_of(12), 0);
 }
 
+/* Every byte of a slot of map fd (per-CPU: every CPU's) is b. */
+static bool slot_all(int fd, __u32 slot, size_t size, unsigned char b)
+{
+	unsigned char v[4096];
+
+	assert_true(size <= sizeof(v));
+	memset(v, ~b, size);
+	assert_int_equal(bpf_map_lookup_elem(fd, &slot, v), 0);
+	for (size_t i = 0; i < size; i++)
+		if (v[i] != b)
+			return false;
+	return true;
+}
+
+static void slot_fill(int fd, __u32 slot, size_t size)
+{
+	unsigned char v[4096];
+
+	memset(v, 0x5a, size);
+	assert_int_equal(mock_map_update(fd, &slot, v), 0);
+}
+
+/* A port leaves its slot as a new port must find it: counters, storm
+ * limits and buckets, the xmit tracepoint's bookkeeping, VLANs, name and
+ * learned count all zero (a gone port's used to be inherited). */
+static void test_port_remove_resets_its_slot(void **state)
+{
+	const size_t cpus = 4;	/* the mock's */
+	const struct {
+		int fd;
+		size_t size;
+	} parts[] = {
+		{ m.stats, cpus * sizeof(struct xdpbr_stats) },
+		{ m.storm_state, cpus * sizeof(struct xdpbr_storm_bucket) },
+		{ m.xmit_seen, cpus * sizeof(__u64) },
+		{ m.storm, sizeof(struct xdpbr_storm) },
+		{ m.vlans, sizeof(struct xdpbr_vlan_port) },
+		{ m.portname, sizeof(struct xdpbr_port_name) },
+	};
+	char name[XDPBR_IFNAMSIZ];
+
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
+		slot_fill(parts[i].fd, 12, parts[i].size);
+	assert_int_equal(ctl_port_name_set(&m, 12, "eth12"), 0);
+	assert_int_equal(ctl_port_name_get(&m, 12, name), 0);
+	assert_string_equal(name, "eth12");
+	assert_int_equal(ctl_port_remove(&m, IFINDEX(12)), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
+		if (!slot_all(parts[i].fd, 12, parts[i].size, 0))
+			fail_msg("part %zu of slot 12 not reset", i);
+	assert_int_equal(learned_of(12), 0);
+	assert_int_equal(ctl_port_name_get(&m, 12, name), 0);
+	assert_string_equal(name, "");
+	/* the neighbours keep theirs */
+	assert_false(slot_all(m.vlans, 11, sizeof(struct xdpbr_vlan_port), 0));
+	assert_int_equal(learned_of(11), PER_PORT - PER_PORT / 10);
+	assert_int_equal(ctl_slot_reset(&m, 0), -EINVAL);	/* slot 0 is no port's */
+}
+
 /* A delete that fails mid-walk stops the flush with its error; what went
  * before it is counted. */
 static void test_flush_error(void **state)
@@ -489,6 +556,7 @@ int main(void)
 		cmocka_unit_test_setup(test_flush_port_one_pass, bridge_setup),
 		cmocka_unit_test_setup(test_flush_vlan_static, bridge_setup),
 		cmocka_unit_test_setup(test_port_remove_one_pass, bridge_setup),
+		cmocka_unit_test_setup(test_port_remove_resets_its_slot, bridge_setup),
 		cmocka_unit_test_setup(test_flush_error, bridge_setup),
 		cmocka_unit_test(test_age_pass_while_the_datapath_learns),
 		cmocka_unit_test(test_age_quiet_pass_mends_a_drift),
