@@ -9,6 +9,7 @@
 #ifndef XDPBR_FDB_H
 #define XDPBR_FDB_H
 
+#include <linux/errno.h>
 #include "xdpbr_rules.h"
 #include "maps.h"
 #include "ports.h"
@@ -23,40 +24,43 @@ enum learn_result {
 	LEARN_SPOOFED,		/* source is a static MAC of another port: drop */
 };
 
-static __always_inline __u64 *learned_of(__u32 slot)
+/*
+ * The dynamic entries of a slot (XDPBR_LEARNED_TOTAL: the bridge) are the
+ * sum of two counts: the datapath's own (xdpbr_learned) and user space's
+ * (xdpbr_learned_user), each written by its side alone, so no change of
+ * one side ever overwrites one of the other (xdpbr_rules.h).
+ */
+static __always_inline __u64 learned_count(__u32 slot)
 {
-	return bpf_map_lookup_elem(&xdpbr_learned, &slot);
+	__u64 *dp = bpf_map_lookup_elem(&xdpbr_learned, &slot);
+	__u64 *us = bpf_map_lookup_elem(&xdpbr_learned_user, &slot);
+
+	return xdpbr_learned_count(dp ? *dp : 0, us ? *us : 0);
 }
 
 /* Whether a new dynamic entry on this port would pass the bridge-wide and
- * the port's limit. Reads two shared counters that change only when an
- * entry is learned or removed, never per packet. */
+ * the port's limit. Reads four shared counters that change only when an
+ * entry is learned, moved or removed, never per packet. */
 static __always_inline int learn_allowed(const struct xdpbr_port *port, __u32 slot)
 {
 	struct xdpbr_config *cfg = config_get();
-	__u64 *n;
 
-	if (cfg && cfg->fdb_max_learned) {
-		n = learned_of(XDPBR_LEARNED_TOTAL);
-		if (n && xdpbr_limit_reached(*n, cfg->fdb_max_learned))
-			return 0;
-	}
-	if (port->max_learned) {
-		n = learned_of(slot);
-		if (n && xdpbr_limit_reached(*n, port->max_learned))
-			return 0;
-	}
+	if (cfg && cfg->fdb_max_learned &&
+	    xdpbr_limit_reached(learned_count(XDPBR_LEARNED_TOTAL), cfg->fdb_max_learned))
+		return 0;
+	if (port->max_learned && xdpbr_limit_reached(learned_count(slot), port->max_learned))
+		return 0;
 	return 1;
 }
 
+/* Adds d to the datapath's count of slot: atomically, and with no floor (a
+ * test of the old value then a decrement would let two CPUs moving the same
+ * MAC take it below zero and wrap); the counts are signed. */
 static __always_inline void learned_add(__u32 slot, __s64 d)
 {
-	__u64 *n = learned_of(slot);
+	__u64 *n = bpf_map_lookup_elem(&xdpbr_learned, &slot);
 
 	if (n)
-		__sync_fetch_and_add(n, d);
-	n = learned_of(XDPBR_LEARNED_TOTAL);
-	if (n && slot != XDPBR_LEARNED_TOTAL)
 		__sync_fetch_and_add(n, d);
 }
 
@@ -116,6 +120,7 @@ fdb_learn(const struct xdpbr_fdb_key *key, __u32 ifindex, __u32 slot,
 {
 	struct xdpbr_fdb_val *v, nv = {};
 	__u32 old_slot = 0, old_ifindex = 0;
+	long err;
 
 	v = bpf_map_lookup_elem(&xdpbr_fdb, key);
 	if (v) {
@@ -143,8 +148,14 @@ fdb_learn(const struct xdpbr_fdb_key *key, __u32 ifindex, __u32 slot,
 	nv.ifindex = ifindex;
 	nv.slot = slot;
 	nv.last_seen = now;
-	if (bpf_map_update_elem(&xdpbr_fdb, key, &nv, BPF_ANY)) {
-		count(st, XDPBR_CNT_LEARN_FAILED);
+	/* A new entry only if there is none (another CPU may have learned
+	 * the MAC since the lookup: it counted it), a move only if the entry
+	 * is still there (user space may have deleted it: not counted
+	 * again). Each entry is counted once. */
+	err = bpf_map_update_elem(&xdpbr_fdb, key, &nv, v ? BPF_EXIST : BPF_NOEXIST);
+	if (err) {
+		if (err != -EEXIST && err != -ENOENT)
+			count(st, XDPBR_CNT_LEARN_FAILED);
 		return LEARN_OK;
 	}
 	*last_seen = now;
@@ -157,19 +168,13 @@ fdb_learn(const struct xdpbr_fdb_key *key, __u32 ifindex, __u32 slot,
 		fdb_event(XDPBR_EV_MOVE, key, ifindex, old_ifindex, now, st);
 		if (old_slot != slot && old_slot != XDPBR_LEARNED_TOTAL &&
 		    old_slot < XDPBR_MAX_PORTS) {
-			__u64 *n = learned_of(old_slot);
-
-			/* Never below zero: a count the daemon zeroed (port
-			 * removed) must not wrap and block learning. */
-			if (n && *n)
-				__sync_fetch_and_add(n, -1);
-			n = learned_of(slot);
-			if (n)
-				__sync_fetch_and_add(n, 1);
+			learned_add(old_slot, -1);
+			learned_add(slot, 1);
 		}
 	} else {
 		count(st, XDPBR_CNT_LEARNED);
 		learned_add(slot, 1);
+		learned_add(XDPBR_LEARNED_TOTAL, 1);
 		fdb_event(XDPBR_EV_LEARN, key, ifindex, 0, now, st);
 	}
 	return LEARN_HERE;

@@ -97,6 +97,16 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } xdpbr_slotif SEC(".maps");
 
+/* slot -> the name of its port's interface (struct xdpbr_port_name),
+ * written by user space when it adds the port; never read here. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XDPBR_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct xdpbr_port_name);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_portname SEC(".maps");
+
 /* Per-CPU counters, indexed by port slot (0: frames on a non-port). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -106,15 +116,22 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } xdpbr_stats SEC(".maps");
 
-/* Dynamic entries learned per port slot, bridge total in slot 0: the
- * learning limits. Written atomically on learn, move and delete only. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XDPBR_MAX_PORTS);
-	__type(key, __u32);
-	__type(value, __u64);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_learned SEC(".maps");
+/* Dynamic entries per port slot, bridge total in slot 0, for the learning
+ * limits: the datapath's count, changed atomically on a learn and a move
+ * only; and user space's, changed on its adds and deletes only (a signed
+ * __u64 each; their sum is the count, xdpbr_rules.h). Two maps, so neither
+ * side's write can lose one of the other's. */
+#define XDPBR_LEARNED_MAP(name)					\
+struct {							\
+	__uint(type, BPF_MAP_TYPE_ARRAY);			\
+	__uint(max_entries, XDPBR_MAX_PORTS);			\
+	__type(key, __u32);					\
+	__type(value, __u64);					\
+	__uint(pinning, LIBBPF_PIN_BY_NAME);			\
+} name SEC(".maps")
+
+XDPBR_LEARNED_MAP(xdpbr_learned);
+XDPBR_LEARNED_MAP(xdpbr_learned_user);
 
 /* VLAN membership and egress tagging per port slot. */
 struct {

@@ -46,7 +46,7 @@ struct word {
 			"              [ storm [ bcast PPS ] [ mcast PPS ] [ unknown PPS ] ]\n"
 #define U_LINK_ADD	"xdpbr [OPTIONS] link add dev DEV master BRIDGE\n" \
 			"              [ mode { native | generic | auto } ]\n"
-#define U_LINK_DEL	"xdpbr [OPTIONS] link del dev DEV\n"
+#define U_LINK_DEL	"xdpbr [OPTIONS] link del { dev DEV | slot N }\n"
 #define U_FDB_SHOW	"xdpbr [OPTIONS] fdb show [ dev DEV ] [ vlan VID ] [ dynamic | static ]\n"
 #define U_FDB_ADD	"xdpbr [OPTIONS] fdb add LLADDR dev DEV [ vlan VID ] [ static | dynamic ]\n"
 #define U_FDB_DEL	"xdpbr [OPTIONS] fdb del LLADDR [ dev DEV ] [ vlan VID ]\n"
@@ -69,6 +69,8 @@ struct word {
 			"       100000000; each CPU gets an even share, rounded up; a class not given\n" \
 			"       keeps its limit\n"
 #define N_LINK_ADD	"       BRIDGE := a bridge running from /sys/fs/bpf/xdpbr/BRIDGE\n"
+#define N_LINK_DEL	"       DEV := a port, or the name a port had whose interface is gone (deleted\n" \
+			"       while no xdpbrd ran); N := the slot of a port, as link show says\n"
 #define N_FDB		"       LLADDR := xx:xx:xx:xx:xx:xx, VID := 0 .. 4094\n"
 #define N_FDB_ADD	"       fdb add: VID 0 unless given, a static entry unless 'dynamic' is given\n"
 #define N_VLAN		"       VID := 1 .. 4094; pvid (a single VID only): untagged frames received\n" \
@@ -94,7 +96,7 @@ static const char usage_bridge[] =
 	N_BRIDGE N_BRIDGE_ADD;
 static const char usage_link[] =
 	"Usage: " U_LINK_SHOW MORE U_LINK_SET MORE U_LINK_ADD MORE U_LINK_DEL U_OPTIONS
-	N_LINK_SET;
+	N_LINK_SET N_LINK_DEL;
 static const char usage_fdb[] =
 	"Usage: " U_FDB_SHOW MORE U_FDB_ADD MORE U_FDB_DEL MORE U_FDB_FLUSH U_OPTIONS N_FDB N_FDB_ADD;
 static const char usage_vlan[] =
@@ -419,6 +421,17 @@ static int kw_ageing(struct cli_cmd *c, const struct keyword *k, const char *v,
 	return 0;
 }
 
+static int kw_slot(struct cli_cmd *c, const struct keyword *k, const char *v,
+		   char *err, size_t len)
+{
+	uint64_t n;
+
+	if (parse_u64(v, XDPBR_PORTS_PER_BRIDGE, &n) || !n)
+		return fail(err, len, "invalid slot '%s' (1-%d)", v, XDPBR_PORTS_PER_BRIDGE);
+	c->slot = (uint32_t)n;
+	return 0;
+}
+
 static int kw_master(struct cli_cmd *c, const struct keyword *k, const char *v,
 		     char *err, size_t len)
 {
@@ -527,7 +540,7 @@ static int kw_mode(struct cli_cmd *c, const struct keyword *k, const char *v,
 enum kw_id {
 	K_DEV, K_VLAN, K_DYNAMIC, K_STATIC, CLI_PORT_FLAGS(FLAG_KW_ID) K_MAX_LEARNED, K_AGEING, K_FDB_MAX,
 	K_MASTER, K_MODE, K_RATE, K_COUNT, K_VID, K_PVID, K_UNTAGGED, K_VLAN_FILTERING,
-	K_DEFAULT_PVID, K_STORM, K_HELP,
+	K_DEFAULT_PVID, K_STORM, K_SLOT, K_HELP,
 };
 
 /* link set FLAG { on | off } */
@@ -559,6 +572,8 @@ static const struct keyword keywords[] = {
 	{ { "default_pvid", K_DEFAULT_PVID }, KW_DEFAULT_PVID, kw_default_pvid,
 	  "a VLAN id (1-4094, 0 = none)", 0, NULL },
 	{ { "storm", K_STORM }, KW_STORM, NULL, NULL, 0, kw_storm },
+	{ { "slot", K_SLOT }, KW_SLOT, kw_slot, "a slot number (see link show)", 0,
+	  NULL },
 	{ { "help", K_HELP }, KW_HELP, NULL, NULL, 0, NULL },
 };
 
@@ -607,6 +622,14 @@ static int check_link_add(struct cli_cmd *c, char *err, size_t len)
 	return 0;
 }
 
+/* link del: one port, by its name or by its slot. */
+static int check_link_del(struct cli_cmd *c, char *err, size_t len)
+{
+	if ((c->seen & KW_DEV) && (c->seen & KW_SLOT))
+		return fail(err, len, "'dev' and 'slot' both name a port; give one");
+	return 0;
+}
+
 /* vlan add: a port has one PVID, so pvid takes a single VLAN. */
 static int check_vlan_add(struct cli_cmd *c, char *err, size_t len)
 {
@@ -642,8 +665,8 @@ static const struct command commands[] = {
 	  "Usage: " U_LINK_SET U_OPTIONS N_LINK_SET, do_link_set, false },
 	{ OBJ_LINK, VERB_ADD, KW_DEV | KW_MASTER | KW_MODE, KW_DEV | KW_MASTER, 0,
 	  check_link_add, "Usage: " U_LINK_ADD U_OPTIONS N_LINK_ADD, do_link_add, false },
-	{ OBJ_LINK, VERB_DEL, KW_DEV, KW_DEV, 0, NULL, "Usage: " U_LINK_DEL U_OPTIONS,
-	  do_link_del, false },
+	{ OBJ_LINK, VERB_DEL, KW_DEV | KW_SLOT, 0, KW_DEV | KW_SLOT, check_link_del,
+	  "Usage: " U_LINK_DEL U_OPTIONS N_LINK_DEL, do_link_del, false },
 	{ OBJ_FDB, VERB_SHOW, KW_DEV | KW_VLAN | KW_KIND, 0, 0, NULL,
 	  "Usage: " U_FDB_SHOW U_OPTIONS, do_fdb_show, false },
 	{ OBJ_FDB, VERB_ADD, KW_LLADDR | KW_DEV | KW_VLAN | KW_KIND, KW_LLADDR | KW_DEV, 0,

@@ -48,6 +48,7 @@ enum cli_kw {
 	KW_DEFAULT_PVID	= 1U << 21,	/* bridge set default_pvid */
 	KW_STORM	= 1U << 22,	/* link set storm CLASS PPS ... */
 	KW_NAME		= 1U << 23,	/* the positional NAME of bridge add/del */
+	KW_SLOT		= 1U << 24,	/* link del slot N */
 };
 
 #define CLI_AGEING_MAX_S 1000000	/* ageing_time limit, seconds */
@@ -73,6 +74,7 @@ struct cli_cmd {
 	bool help;			/* `OBJECT COMMAND help`: usage of the command */
 	unsigned int seen;		/* enum cli_kw bits */
 	const char *dev;		/* dev DEV, or NULL */
+	uint32_t slot;			/* link del slot N (1..XDPBR_MAX_PORTS-1) */
 	int vlan;			/* vlan VID, or -1 */
 	enum fdb_kind kind;		/* fdb add: FDB_KIND_STATIC unless dynamic */
 	uint8_t mac[6];			/* LLADDR */

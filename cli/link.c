@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* link.c - xdpbr link show | set | add | del: the bridge's ports. */
 #include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,6 +19,7 @@ struct link_info {
 	const struct port_entry *p;
 	struct port_link l;
 	struct xdpbr_storm storm;
+	bool gone;		/* its interface is gone: l.ifname is the name it had */
 };
 
 int shown_ports(const struct cli_cmd *c, struct target *t, uint32_t *dev,
@@ -33,6 +36,23 @@ int shown_ports(const struct cli_cmd *c, struct target *t, uint32_t *dev,
 	return 0;
 }
 
+/* Whether the port's interface is gone (deleted while no daemon ran, or its
+ * ifindex now another interface's, running none of the bridge's programs):
+ * then l->ifname becomes the name it had. */
+static bool link_gone(const struct target *t, const struct port_entry *p,
+		      struct port_link *l)
+{
+	char had[XDPBR_IFNAMSIZ] = "", now[IF_NAMESIZE];
+
+	ctl_port_name_get(&t->m, p->port.slot, had);
+	if (if_indextoname(p->ifindex, now) &&
+	    (!had[0] || !strcmp(had, now) || strcmp(l->datapath, "none")))
+		return false;
+	if (had[0])
+		snprintf(l->ifname, sizeof(l->ifname), "%s", had);
+	return true;
+}
+
 static int link_info_read(const struct target *t, const struct port_entry *p,
 			  struct link_info *li)
 {
@@ -40,6 +60,7 @@ static int link_info_read(const struct target *t, const struct port_entry *p,
 
 	li->p = p;
 	port_link_read(p->ifindex, p->port.flags, &li->l);
+	li->gone = link_gone(t, p, &li->l);
 	memset(&li->storm, 0, sizeof(li->storm));
 	err = ctl_storm_get(&t->m, p->ifindex, &li->storm);
 	return err == -ENODEV ? 0 : err;	/* ENODEV: removed since the dump */
@@ -118,7 +139,7 @@ static void print_link(const struct link_info *li, const char *br)
 	print_ifflags(li->l.ifflags);
 	print_u64(PRINT_ANY, "mtu", " mtu %llu", (uint64_t)li->l.mtu);
 	print_string(PRINT_ANY, "master", " master %s", br);
-	print_string(PRINT_ANY, "state", " state %s",
+	print_string(PRINT_ANY, "state", " state %s", li->gone ? "gone" :
 		     port_forwarding(p, &li->l) ? "forwarding" : "disabled");
 	print_string(PRINT_ANY, "kind", " kind %s", li->l.kind);
 	print_string(PRINT_ANY, "datapath", " datapath %s", li->l.datapath ? li->l.datapath : "none");
@@ -128,7 +149,7 @@ static void print_link(const struct link_info *li, const char *br)
 	print_string(PRINT_ANY, "xdp_mode", " xdp %s", port_mode_name(li->l.xdp_mode));
 	print_u64(li->l.xdp_prog_id ? PRINT_ANY : PRINT_JSON, "xdp_prog_id", " id %llu",
 		  li->l.xdp_prog_id);
-	print_u64(PRINT_JSON, "slot", NULL, p->port.slot);
+	print_u64(li->gone ? PRINT_ANY : PRINT_JSON, "slot", " slot %llu", p->port.slot);
 	print_port_flags(p->port.flags);
 	print_u64(PRINT_ANY, "max_learned", " max_learned %llu", p->port.max_learned);
 	print_u64(PRINT_ANY, "pvid", " pvid %llu", p->port.pvid);
@@ -240,27 +261,27 @@ int do_link_add(const struct cli_cmd *c, struct target *t)
 	return 0;
 }
 
+/* By the port's name (or the one it had, if its interface is gone) or by
+ * its slot; bridge_del_* say why one isn't there. */
 int do_link_del(const struct cli_cmd *c, struct target *t)
 {
-	struct xdpbr_port p;
 	struct bridge br;
-	uint32_t dev;
+	char what[32];
 	int err;
 
-	err = dev_ifindex(c, &dev);
-	if (err)
-		return err;
-	err = ctl_port_get(&t->m, dev, &p);	/* checked here for the CLI's message */
-	if (err)
-		return port_error(err, c, t, "remove");
 	err = bridge_open_pinned(&br, t->br);
 	if (err)
 		return cli_error(err, "can't open bridge %s: %s%s", t->br, strerror(-err),
 				 errno_hint(err));
-	err = bridge_del_port(&br, c->dev);
+	err = c->dev ? bridge_del_port(&br, c->dev) : bridge_del_slot(&br, c->slot);
 	bridge_close_pinned(&br);
-	if (err)
-		return cli_error(err, "couldn't remove '%s' from bridge %s: %s%s", c->dev,
-				 t->br, strerror(-err), errno_hint(err));
-	return 0;
+	if (!err)
+		return 0;
+	if (c->dev)
+		snprintf(what, sizeof(what), "'%s'", c->dev);
+	else
+		snprintf(what, sizeof(what), "the port in slot %u", c->slot);
+	return cli_error(err, "couldn't remove %s from bridge %s: %s%s", what, t->br,
+			 strerror(-err), err == -ENODEV ? " (see 'xdpbr link show')" :
+			 errno_hint(err));
 }

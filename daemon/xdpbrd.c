@@ -85,6 +85,16 @@ struct daemon {
 	struct hostif_fdb hostif_fdb;	/* its local FDB entries */
 	int hostif_err;			/* last sync error, said once */
 	unsigned int ticks;
+	uint64_t ageing_opt_ns;		/* -a, or 0: the file's, else the default */
+	/* Static entries of the file that could not be written (the FDB was
+	 * full, ...): retried every second and on each reload. */
+	struct pending_static *pending;
+	size_t npending;
+};
+
+struct pending_static {
+	char port[IF_NAMESIZE];
+	struct config_static s;
 };
 
 static const char usage[] =
@@ -160,8 +170,12 @@ static int apply_bridge_cfg(struct daemon *d, const struct config *c)
 
 	if (err)
 		return err;
-	if (c->ageing_set)
-		xc.ageing_ns = ageing_ns_of(c->ageing_s);
+	/* -a wins; a file without ageing_time means the default, so that
+	 * removing the key from the file restores it on reload. */
+	if (d->ageing_opt_ns)
+		xc.ageing_ns = d->ageing_opt_ns;
+	else
+		xc.ageing_ns = c->ageing_set ? ageing_ns_of(c->ageing_s) : 0;
 	xc.fdb_max_learned = c->fdb_max_learned;
 	err = ctl_config_set(&d->br.maps, &xc);
 	if (!err)
@@ -200,6 +214,44 @@ static bool static_in(const struct config_port *cp, const struct config_static *
 	return false;
 }
 
+static const struct config_port *cfg_port(const struct daemon *d, const char *name)
+{
+	return d->cfg_path ? config_port_find(&d->cfg, name) : NULL;
+}
+
+/* Forgets the static entries of port still to be written (it is being
+ * applied again). */
+static void pending_drop_port(struct daemon *d, const char *port)
+{
+	for (size_t i = 0; i < d->npending;) {
+		if (strcmp(d->pending[i].port, port))
+			i++;
+		else
+			d->pending[i] = d->pending[--d->npending];
+	}
+}
+
+/* The FDB refused a static entry of the file (full, most likely, after a
+ * MAC flood): said, and kept to be tried again every second and at each
+ * reload (statics_retry). The bridge runs on without it meanwhile. */
+static void static_failed(struct daemon *d, const char *port, const struct config_static *s,
+			  int err)
+{
+	struct pending_static *t = realloc(d->pending, (d->npending + 1) * sizeof(*t));
+	char mac[MAC_STRLEN];
+
+	log_warn("%s:%d: Couldn't write static entry %s vlan %u on %s: %s; trying again "
+		 "every second", d->cfg_path, s->line, mac_format(s->mac, mac), s->vlan, port,
+		 err == -E2BIG ? "the FDB is full (a larger fdb_size, or fdb_max_learned "
+		 "below it, leaves room)" : strerror(-err));
+	if (!t)
+		return;
+	d->pending = t;
+	t = &d->pending[d->npending++];
+	snprintf(t->port, sizeof(t->port), "%s", port);
+	t->s = *s;
+}
+
 /* The file's flags and learning limit on a port entry; the state bits
  * (XDPBR_PORT_DOWN) and everything else stay. */
 static void port_take_cfg(struct xdpbr_port *p, const struct config_port *cp)
@@ -211,13 +263,13 @@ static void port_take_cfg(struct xdpbr_port *p, const struct config_port *cp)
 /* A port's flags, limits (learning, storm control) and static entries; old
  * is what was applied before (NULL: nothing), so that statics dropped from
  * the file are removed. Storm limits are always written: a key dropped from
- * the file lifts its limit. */
+ * the file lifts its limit. A static entry the FDB refuses is no error: it
+ * is said and tried again (static_failed). */
 static int apply_port_cfg(struct daemon *d, const struct config_port *old,
 			  const struct config_port *cp, const struct config *c)
 {
 	uint32_t ifindex = if_nametoindex(cp->name);
 	struct xdpbr_port p;
-	char mac[MAC_STRLEN];
 	int err;
 
 	if (!ifindex)
@@ -240,18 +292,43 @@ static int apply_port_cfg(struct daemon *d, const struct config_port *old,
 		if (!static_in(cp, &old->statics[i]))
 			ctl_fdb_del(&d->br.maps, old->statics[i].mac, &f);
 	}
+	pending_drop_port(d, cp->name);
 	for (size_t i = 0; i < cp->nstatics; i++) {
 		err = ctl_fdb_add(&d->br.maps, cp->statics[i].mac, cp->statics[i].vlan,
 				  ifindex, true);
-		if (err) {
-			log_warn("%s:%d: static entry %s vlan %u on %s: %s",
-				 d->cfg_path, cp->statics[i].line,
-				 mac_format(cp->statics[i].mac, mac), cp->statics[i].vlan,
-				 cp->name, strerror(-err));
-			return err;
-		}
+		if (err)
+			static_failed(d, cp->name, &cp->statics[i], err);
 	}
 	return 0;
+}
+
+/* Tries the static entries the FDB refused again: those still in the
+ * running file are written when they can be, the others forgotten. */
+static void statics_retry(struct daemon *d)
+{
+	char mac[MAC_STRLEN];
+	size_t i = 0;
+
+	while (i < d->npending) {
+		const struct pending_static *ps = &d->pending[i];
+		uint32_t ifindex = if_nametoindex(ps->port);
+		struct xdpbr_port p;
+		int err = -ENODEV;
+
+		if (!static_in(cfg_port(d, ps->port), &ps->s)) {
+			d->pending[i] = d->pending[--d->npending];
+			continue;
+		}
+		if (ifindex && !ctl_port_get(&d->br.maps, ifindex, &p))
+			err = ctl_fdb_add(&d->br.maps, ps->s.mac, ps->s.vlan, ifindex, true);
+		if (err) {
+			i++;
+			continue;
+		}
+		log_info("%s:%d: static entry %s vlan %u on %s written at last", d->cfg_path,
+			 ps->s.line, mac_format(ps->s.mac, mac), ps->s.vlan, ps->port);
+		d->pending[i] = d->pending[--d->npending];
+	}
 }
 
 /* The configuration of port ifname, from the file being applied (a reload)
@@ -458,11 +535,6 @@ static void hostif_reload(struct daemon *d, const struct config *nc)
 	}
 }
 
-static const struct config_port *cfg_port(const struct daemon *d, const char *name)
-{
-	return d->cfg_path ? config_port_find(&d->cfg, name) : NULL;
-}
-
 /* The host's end of the host interface went up or down (not a port). */
 static void hostif_link(struct daemon *d, const struct link_event *ev)
 {
@@ -498,6 +570,9 @@ static void on_link_event(const struct link_event *ev, void *arg)
 			port_link_state(d, ev->ifindex, ev->flags);
 		return;
 	}
+	if (!ev->deleted && bridge_port_name_follow(&d->br, ev->ifindex, p.slot) == 1 &&
+	    if_indextoname(ev->ifindex, name))
+		log_info("port (ifindex %u) renamed %s", ev->ifindex, name);
 	if (ev->deleted) {
 		ctl_port_remove(&d->br.maps, ev->ifindex);
 		if (d->hostif_port && ev->ifindex == d->hostif.port_ifindex) {
@@ -621,6 +696,7 @@ static void do_reload(struct daemon *d)
 	d->pending_cfg = NULL;
 	config_free(&d->cfg);
 	d->cfg = nc;
+	statics_retry(d);
 	log_info("reloaded %s", d->cfg_path);
 	sd_notify(0, "READY=1");
 }
@@ -735,6 +811,9 @@ static void age_step(struct daemon *d)
 		if (d->http.mhd)
 			http_set_fdb(&d->http, dyn + d->sweep.statics, dyn, d->sweep.statics);
 	}
+	if (d->sweep.repaired)
+		log_debug("learned counts set to what the quiet sweep counted (they had "
+			  "drifted)");
 	if (d->sweep.aged)
 		log_info("aged out %llu FDB entries (sweep of %llu entries, %.1f ms CPU)",
 			 (unsigned long long)d->sweep.aged, (unsigned long long)d->sweep.seen,
@@ -786,8 +865,10 @@ static int run(struct daemon *d)
 			next_age = mono_ns() + AGE_TICK_MS * 1000000ULL;
 			age_step(d);
 			check_pins(d);
-			if (++d->ticks % (1000 / AGE_TICK_MS) == 0)
+			if (++d->ticks % (1000 / AGE_TICK_MS) == 0) {
 				hostif_sync(d);
+				statics_retry(d);
+			}
 		}
 	}
 	return 0;
@@ -921,6 +1002,7 @@ static int parse_option(struct daemon *d, struct cmdline *cl, int opt, const cha
 			return -EINVAL;
 		}
 		cl->o.ageing_ns = ageing_ns_of(v);
+		d->ageing_opt_ns = cl->o.ageing_ns;
 		return 0;
 	case 'l':
 		if (config_listen_parse(arg, &ss, &sl)) {
@@ -1105,6 +1187,15 @@ static int open_bridge(struct daemon *d, const struct cmdline *cl)
 	d->br.port_init = init_port_from_cfg;
 	d->br.port_path = port_path_from_cfg;
 	d->br.port_init_arg = d;
+	/* Ports whose interface went while no daemon ran go before any port is
+	 * added: an interface that got one's ifindex is not that port. */
+	if (!err && d->br.adopted) {
+		int gone = bridge_reconcile_ports(&d->br);
+
+		if (gone < 0)
+			log_warn("Couldn't check the pinned ports against the interfaces: %s",
+				 strerror(-gone));
+	}
 	if (!err && hostif_wanted(d, &d->cfg))
 		err = hostif_open(d, &d->cfg);
 	/* Check every port before attaching any: nothing half-attached. */
@@ -1204,6 +1295,7 @@ static void stop(struct daemon *d, int ret)
 		hostif_close(d);
 	linkwatch_close(d->nl);
 	config_free(&d->cfg);
+	free(d->pending);
 }
 
 /* Exit status: 0, 1 for a failure, 2 for a usage error. */

@@ -54,6 +54,7 @@
 #define XDPBR_MAP_FLOOD_MC	"xdpbr_flood_mc"
 #define XDPBR_MAP_FLOOD_UU	"xdpbr_flood_uu"
 #define XDPBR_MAP_LEARNED	"xdpbr_learned"
+#define XDPBR_MAP_LEARNED_USER	"xdpbr_learned_user"
 #define XDPBR_MAP_VLANS		"xdpbr_vlans"
 #define XDPBR_MAP_EVENTS	"xdpbr_events"
 #define XDPBR_MAP_EVBUDGET	"xdpbr_evbudget"
@@ -64,6 +65,7 @@
 #define XDPBR_MAP_FDBGEN	"xdpbr_fdbgen"
 #define XDPBR_MAP_SKBPORTS	"xdpbr_skbports"
 #define XDPBR_MAP_SLOTIF	"xdpbr_slotif"
+#define XDPBR_MAP_PORTNAME	"xdpbr_portname"
 #define XDPBR_PIN_LINK_XMIT	"link_devmap_xmit"
 #define XDPBR_PIN_LINK_REDIR	"link_redirect_err"
 #define XDPBR_PIN_PROG_RX	"prog_rx"
@@ -185,6 +187,15 @@ struct xdpbr_port {
 	__u32 max_learned;		/* dynamic entries learned here; 0 = no limit */
 };
 
+/* The interface name of the port in a slot, as user space added it
+ * (xdpbr_portname, ARRAY indexed by slot; "" for a free slot). The datapath
+ * never reads it: it names a port whose interface is gone (deleted while no
+ * daemon ran), for the log and for `xdpbr link del dev OLDNAME`. */
+#define XDPBR_IFNAMSIZ		16	/* IFNAMSIZ, with its NUL */
+struct xdpbr_port_name {
+	char name[XDPBR_IFNAMSIZ];
+};
+
 /* VLAN membership of a port (xdpbr_vlans, ARRAY indexed by slot): bit vid of
  * member[] = the port is in VLAN vid; of untagged[] = it sends that VLAN's
  * frames untagged. Enforced only with XDPBR_CFG_VLAN_FILTERING. */
@@ -268,10 +279,12 @@ enum xdpbr_counter {
 #define XDPBR_CNT_OUTCOME_FIRST	XDPBR_CNT_FORWARDED
 #define XDPBR_CNT_OUTCOME_LAST	XDPBR_CNT_DROP_REDIRECT
 
-/* Dynamic FDB entries per port slot, with the bridge total in slot 0:
- * xdpbr_learned (ARRAY of __u64). Changed atomically, and only when an entry
- * is learned, moves or is deleted; the daemon recounts it from the table on
- * each full ageing sweep, so a drift from a race is bounded and temporary. */
+/* Dynamic FDB entries per port slot, with the bridge total in slot 0: the
+ * sum of the datapath's count, xdpbr_learned (changed atomically when it
+ * learns or moves an entry), and user space's, xdpbr_learned_user (changed
+ * when it adds or deletes one), signed __u64s both (xdpbr_learned_count()).
+ * The daemon repairs a drift from a race after an ageing pass during which
+ * nothing else changed the table. */
 #define XDPBR_LEARNED_TOTAL	0
 
 /*
@@ -353,6 +366,7 @@ _Static_assert(sizeof(struct xdpbr_config) == 24, "config layout");
 _Static_assert(sizeof(struct xdpbr_vlan_port) == 1024, "vlan layout");
 _Static_assert(sizeof(struct xdpbr_event) == 32, "event layout");
 _Static_assert(sizeof(struct xdpbr_storm) == 24, "storm layout");
+_Static_assert(sizeof(struct xdpbr_port_name) == 16, "port name layout");
 _Static_assert(XDPBR_MAX_PORTS <= 65535, "slot must fit fdb_val.slot");
 #define XDPBR_MODE_COUNT_ONE(e, name) + 1
 _Static_assert(0 XDPBR_MODES(XDPBR_MODE_COUNT_ONE) == XDPBR_MODE_TC + 1,

@@ -53,6 +53,17 @@ XDPBR_RULE int xdpbr_fdb_stale(const struct xdpbr_fdb_val *v, __u64 now, __u64 a
 	return now > v->last_seen && now - v->last_seen > ageing_ns;
 }
 
+/* The dynamic entries of a slot: the datapath's count (xdpbr_learned) plus
+ * user space's (xdpbr_learned_user), both signed. A sum below zero is a
+ * drift (a race of a move with a delete, two CPUs moving one MAC) and
+ * counts as none, so it never wraps into a count that blocks learning. */
+XDPBR_RULE __u64 xdpbr_learned_count(__u64 dp, __u64 user)
+{
+	__s64 n = (__s64)(dp + user);
+
+	return n < 0 ? 0 : (__u64)n;
+}
+
 /* Learning limits (fdb_max_learned, max_learned): n entries already learned
  * leave no room for another; a limit of 0 is no limit. */
 XDPBR_RULE int xdpbr_limit_reached(__u64 n, __u32 limit)

@@ -304,6 +304,7 @@ void bridge_skel_maps(const struct xdpbr *skel, struct xdpbr_maps *m)
 		.flood_mc = bpf_map__fd(skel->maps.xdpbr_flood_mc),
 		.flood_uu = bpf_map__fd(skel->maps.xdpbr_flood_uu),
 		.learned = bpf_map__fd(skel->maps.xdpbr_learned),
+		.learned_user = bpf_map__fd(skel->maps.xdpbr_learned_user),
 		.events = bpf_map__fd(skel->maps.xdpbr_events),
 		.evbudget = bpf_map__fd(skel->maps.xdpbr_evbudget),
 		.bridge = bpf_map__fd(skel->maps.xdpbr_bridge),
@@ -314,6 +315,9 @@ void bridge_skel_maps(const struct xdpbr *skel, struct xdpbr_maps *m)
 		.fdbgen = bpf_map__fd(skel->maps.xdpbr_fdbgen),
 		.slotif = bpf_map__fd(skel->maps.xdpbr_slotif),
 		.skbports = bpf_map__fd(skel->maps.xdpbr_skbports),
+		.portname = bpf_map__fd(skel->maps.xdpbr_portname),
+		.storm_state = bpf_map__fd(skel->maps.xdpbr_storm_state),
+		.xmit_seen = bpf_map__fd(skel->maps.xdpbr_xmit_seen),
 	};
 }
 
@@ -556,18 +560,32 @@ int bridge_check_port(struct bridge *br, const char *ifname)
 	return 0;
 }
 
+static bool port_is_there(struct bridge *br, uint32_t ifindex);
+static int port_remove(struct bridge *br, const struct port_entry *pe);
+
 /* Puts the port into every map the datapath reads, keeping the slot, flags
- * and limit of a port the bridge already had (adoption). Called with the
- * slot lock held (port_maps_add). */
+ * and limit of a port the bridge already had (adoption). A pinned port of
+ * this ifindex that is gone (the ifindex is now another interface's) is
+ * removed first: the new interface starts afresh. Called with the slot
+ * lock held (port_maps_add). */
 static int port_maps_add_locked(struct bridge *br, const char *ifname, uint32_t ifindex,
 				uint32_t mode)
 {
 	struct xdpbr_port p;
 	int slot, err = ctl_port_get(&br->maps, ifindex, &p);
 
+	if (!err && !port_is_there(br, ifindex)) {
+		const struct port_entry old = { .ifindex = ifindex, .port = p };
+
+		err = port_remove(br, &old);
+		if (err)
+			return err;
+		err = -ENODEV;
+	}
 	if (!err) {
 		p.mode = mode;
-		return ctl_port_apply(&br->maps, ifindex, &p, br->prog_egress_fd);
+		err = ctl_port_apply(&br->maps, ifindex, &p, br->prog_egress_fd);
+		return err ? err : ctl_port_name_set(&br->maps, p.slot, ifname);
 	}
 	if (err != -ENODEV)
 		return err;
@@ -578,14 +596,16 @@ static int port_maps_add_locked(struct bridge *br, const char *ifname, uint32_t 
 		return slot;
 	p = (struct xdpbr_port){ .flags = XDPBR_PORT_DEFAULT_FLAGS, .mode = mode,
 				 .slot = (uint32_t)slot };
-	/* A new port starts in the default VLAN, untagged, like on the
-	 * kernel bridge; the slot's previous membership is forgotten. */
-	err = ctl_vlan_port_init(&br->maps, &p);
+	/* A new port starts with the slot's counters, limits and buckets
+	 * zero, in the default VLAN, untagged, like on the kernel bridge;
+	 * whatever an earlier port left is forgotten. */
+	err = ctl_slot_reset(&br->maps, p.slot) ?: ctl_vlan_port_init(&br->maps, &p);
 	if (err)
 		return err;
 	if (br->port_init)
 		br->port_init(ifname, &p, br->port_init_arg);
-	return ctl_port_apply(&br->maps, ifindex, &p, br->prog_egress_fd);
+	err = ctl_port_apply(&br->maps, ifindex, &p, br->prog_egress_fd);
+	return err ? err : ctl_port_name_set(&br->maps, p.slot, ifname);
 }
 
 /* A slot is chosen from the ports map and written back into it: two
@@ -1126,32 +1146,141 @@ void bridge_close_pinned(struct bridge *br)
 	br->prog_rx_fd = br->prog_egress_fd = br->prog_tc_fd = -1;
 }
 
-int bridge_del_port(struct bridge *br, const char *ifname)
+/*
+ * Whether the interface of a pinned port is still that port: it exists and
+ * runs this bridge's program (XDP, or TC on the skb path). A deleted
+ * interface takes its programs along; one that got its ifindex afterwards
+ * (created with that index, or numbering wrapped) has none of ours.
+ */
+static bool port_is_there(struct bridge *br, uint32_t ifindex)
 {
-	uint32_t ifindex = if_nametoindex(ifname);
-	struct xdpbr_port p;
+	char name[IF_NAMESIZE];
+	uint32_t id, mode;
+
+	if (!if_indextoname(ifindex, name))
+		return false;
+	if (!xdp_query(ifindex, &id, &mode) && prog_is_ours(br, id))
+		return true;
+	return !tc_query(ifindex, &id) && prog_is_ours(br, id);
+}
+
+/* Removes a port: detached if its interface is still there, out of every
+ * map with its FDB entries, its slot reset, and no longer one of br's. */
+static int port_remove(struct bridge *br, const struct port_entry *pe)
+{
+	char name[XDPBR_IFNAMSIZ] = "";
+	bool there = port_is_there(br, pe->ifindex);
 	int err;
 
-	if (!ifindex) {
-		log_warn("Unknown interface '%s'", ifname);
-		return -ENODEV;
-	}
-	err = ctl_port_get(&br->maps, ifindex, &p);
-	if (err) {
-		if (err == -ENODEV)
-			log_warn("'%s' is not a port of bridge %s", ifname, br->name);
-		return err;
-	}
-	detach_one(br, ifindex);
-	err = ctl_port_remove(&br->maps, ifindex);
+	if (ctl_port_name_get(&br->maps, pe->port.slot, name) || !name[0])
+		ifname_of(pe->ifindex, name);	/* added before names were kept */
+	if (there)
+		detach_one(br, pe->ifindex);
+	err = ctl_port_remove(&br->maps, pe->ifindex);
 	for (int i = 0; i < br->nports; i++)
-		if (br->ports[i].ifindex == ifindex) {
+		if (br->ports[i].ifindex == pe->ifindex) {
 			br->ports[i] = br->ports[--br->nports];
 			break;
 		}
-	if (!err)
-		log_info("port %s (ifindex %u) removed from bridge %s", ifname, ifindex, br->name);
+	if (err)
+		log_warn("Couldn't remove port %s (ifindex %u) from bridge %s: %s", name,
+			 pe->ifindex, br->name, strerror(-err));
+	else if (there)
+		log_info("port %s (ifindex %u) removed from bridge %s", name, pe->ifindex,
+			 br->name);
+	else
+		log_info("port %s (ifindex %u, slot %u) is gone: removed from bridge %s with "
+			 "its FDB entries", name, pe->ifindex, pe->port.slot, br->name);
 	return err;
+}
+
+/* The port whose interface is gone that was added under name (0 and *out),
+ * or -ENODEV. */
+static int port_gone_named(struct bridge *br, const char *name, struct port_entry *out)
+{
+	struct port_entry *ports;
+	char had[XDPBR_IFNAMSIZ];
+	size_t n;
+	int err = ports_dump(br->maps.ports, &ports, &n);
+
+	if (err)
+		return err;
+	err = -ENODEV;
+	for (size_t i = 0; i < n && err; i++)
+		if (!ctl_port_name_get(&br->maps, ports[i].port.slot, had) &&
+		    !strcmp(had, name) && !port_is_there(br, ports[i].ifindex)) {
+			*out = ports[i];
+			err = 0;
+		}
+	free(ports);
+	return err;
+}
+
+int bridge_del_port(struct bridge *br, const char *ifname)
+{
+	struct port_entry pe = { .ifindex = if_nametoindex(ifname) };
+	int err = pe.ifindex ? ctl_port_get(&br->maps, pe.ifindex, &pe.port) : -ENODEV;
+
+	if (err == -ENODEV)
+		err = port_gone_named(br, ifname, &pe);
+	if (err == -ENODEV)
+		log_warn("'%s' is not a port of bridge %s, nor the name of one whose "
+			 "interface is gone", ifname, br->name);
+	return err ? err : port_remove(br, &pe);
+}
+
+int bridge_del_slot(struct bridge *br, uint32_t slot)
+{
+	struct port_entry *ports;
+	size_t n;
+	int err = ports_dump(br->maps.ports, &ports, &n);
+
+	if (err)
+		return err;
+	err = -ENODEV;
+	for (size_t i = 0; i < n && err == -ENODEV; i++)
+		if (ports[i].port.slot == slot)
+			err = port_remove(br, &ports[i]);
+	free(ports);
+	if (err == -ENODEV)
+		log_warn("bridge %s has no port in slot %u", br->name, slot);
+	return err;
+}
+
+int bridge_port_name_follow(struct bridge *br, uint32_t ifindex, uint32_t slot)
+{
+	char had[XDPBR_IFNAMSIZ] = "", name[IF_NAMESIZE];
+
+	if (!if_indextoname(ifindex, name))
+		return -ENODEV;
+	ctl_port_name_get(&br->maps, slot, had);
+	if (!strcmp(had, name))
+		return 0;
+	for (int i = 0; i < br->nports; i++)
+		if (br->ports[i].ifindex == ifindex)
+			snprintf(br->ports[i].ifname, sizeof(br->ports[i].ifname), "%s", name);
+	return ctl_port_name_set(&br->maps, slot, name) ?: 1;
+}
+
+int bridge_reconcile_ports(struct bridge *br)
+{
+	struct port_entry *ports;
+	size_t n;
+	int err = ports_dump(br->maps.ports, &ports, &n), gone = 0;
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < n && !err; i++) {
+		if (port_is_there(br, ports[i].ifindex)) {
+			/* renamed meanwhile, or added before names were kept */
+			bridge_port_name_follow(br, ports[i].ifindex, ports[i].port.slot);
+			continue;
+		}
+		err = port_remove(br, &ports[i]);
+		gone += !err;
+	}
+	free(ports);
+	return err ? err : gone;
 }
 
 /*

@@ -111,8 +111,27 @@ int bridge_create(const char *name);
  * removed. -EBUSY while an xdpbrd runs it (its SIGTERM does this). */
 int bridge_destroy(const char *name);
 
-/* Detaches a port, removes it from the maps and flushes its FDB entries. */
+/* Detaches a port, removes it from the maps and flushes its FDB entries.
+ * ifname is the port's interface, or the name a port whose interface is
+ * gone had (deleted while no daemon ran). -ENODEV (said) if neither. */
 int bridge_del_port(struct bridge *br, const char *ifname);
+
+/* The same for the port in slot, whatever became of its interface.
+ * -ENODEV (said) if the slot has no port. */
+int bridge_del_slot(struct bridge *br, uint32_t slot);
+
+/*
+ * Removes the pinned ports whose interface is gone: deleted while no daemon
+ * ran (a crash, --keep, a bridge without a daemon), or whose ifindex is now
+ * another interface's, which must not inherit the port's slot, settings,
+ * static entries or counters. The others keep everything; their recorded
+ * name follows a rename. The number removed, or -errno.
+ */
+int bridge_reconcile_ports(struct bridge *br);
+
+/* Records the name the interface of the port (ifindex, slot) has now: 1 if
+ * it was renamed, 0 if not, -errno. */
+int bridge_port_name_follow(struct bridge *br, uint32_t ifindex, uint32_t slot);
 
 /* Puts back the bridge's pins if they were removed. 0: all there; 1: put
  * back; -ENOENT: bpffs is not mounted; -errno. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* ctl.c - operations on a bridge's pinned maps (see ctl.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,30 +36,102 @@ static bool fdb_match(const struct fdb_entry *e, const struct fdb_filter *f)
 	return true;
 }
 
+/* ---- learned counts: the datapath's (xdpbr_learned) plus user space's
+ * (xdpbr_learned_user, the only one written here); see xdpbr.h. */
+
 int ctl_learned_get(const struct xdpbr_maps *m, uint32_t slot, uint64_t *n)
 {
-	__u64 v = 0;
+	__u64 dp = 0, user = 0;
 
-	if (bpf_map_lookup_elem(m->learned, &slot, &v))
+	if (bpf_map_lookup_elem(m->learned, &slot, &dp) ||
+	    bpf_map_lookup_elem(m->learned_user, &slot, &user))
 		return -errno;
-	*n = v;
+	*n = xdpbr_learned_count(dp, user);
 	return 0;
 }
 
-/* Adjusts a learned counter, never below zero. Not atomic against the
- * datapath's own updates: the recount after each full sweep repairs that. */
-static void learned_adjust(const struct xdpbr_maps *m, uint32_t slot, int64_t d)
+static void learned_user_add(const struct xdpbr_maps *m, uint32_t slot, int64_t d)
 {
-	uint32_t keys[2] = { slot, XDPBR_LEARNED_TOTAL };
+	__u64 v = 0;
 
-	for (int i = 0; i < 2; i++) {
-		__u64 v = 0;
+	if (!d || bpf_map_lookup_elem(m->learned_user, &slot, &v))
+		return;
+	v += (__u64)d;
+	bpf_map_update_elem(m->learned_user, &slot, &v, 0);
+}
 
-		if (bpf_map_lookup_elem(m->learned, &keys[i], &v))
-			continue;
-		v = d < 0 && v < (__u64)-d ? 0 : v + (__u64)d;
-		bpf_map_update_elem(m->learned, &keys[i], &v, 0);
+/* A read and a write: two user-space writers at once (the daemon's sweep
+ * and a CLI flush) can lose one's change, which a quiet sweep repairs
+ * (learned_repair); a change of the datapath's, in the other map, is never
+ * lost. */
+void ctl_learned_adjust(const struct xdpbr_maps *m, uint32_t slot, int64_t d)
+{
+	learned_user_add(m, slot, d);
+	if (slot != XDPBR_LEARNED_TOTAL)
+		learned_user_add(m, XDPBR_LEARNED_TOTAL, d);
+}
+
+/* The slot's count starts again from 0: its port left, or a new one takes
+ * it. The bridge's total keeps the entries it counts. */
+static void learned_reset(const struct xdpbr_maps *m, uint32_t slot)
+{
+	__u64 dp = 0, user;
+
+	bpf_map_lookup_elem(m->learned, &slot, &dp);
+	user = -dp;
+	bpf_map_update_elem(m->learned_user, &slot, &user, 0);
+}
+
+/* Both sides' counts of every slot, and the datapath's moves so far (the low
+ * half of the FDB generation, xdpbr.h). 0 or -errno. */
+static int learned_snapshot(const struct xdpbr_maps *m, uint64_t dp[XDPBR_MAX_PORTS],
+			    uint64_t user[XDPBR_MAX_PORTS], uint32_t *moves)
+{
+	__u64 gen = 0;
+	__u32 zero = 0;
+
+	for (__u32 s = 0; s < XDPBR_MAX_PORTS; s++) {
+		__u64 a = 0, b = 0;
+
+		if (bpf_map_lookup_elem(m->learned, &s, &a) ||
+		    bpf_map_lookup_elem(m->learned_user, &s, &b))
+			return -errno;
+		dp[s] = a;
+		user[s] = b;
 	}
+	if (bpf_map_lookup_elem(m->fdbgen, &zero, &gen))
+		return -errno;
+	*moves = (uint32_t)gen;
+	return 0;
+}
+
+/*
+ * At the end of an ageing pass: when nothing but the pass itself changed
+ * the counts while it ran (the datapath learned and moved nothing, user
+ * space changed nothing but the pass's own deletions), what the pass
+ * counted is the table, and the counts become that. A pass during which
+ * anything else changed proves nothing and leaves them as they are, so
+ * the counts are never overwritten with an old picture of a table that
+ * is filling (what let a flood overshoot the limits). 1 if repaired.
+ */
+static int learned_repair(const struct xdpbr_maps *m, const struct fdb_sweep *sw)
+{
+	uint64_t dp[XDPBR_MAX_PORTS], user[XDPBR_MAX_PORTS];
+	uint32_t moves;
+	int fixed = 0;
+
+	if (learned_snapshot(m, dp, user, &moves) || moves != sw->moves0)
+		return 0;
+	for (__u32 s = 0; s < XDPBR_MAX_PORTS; s++)
+		if (dp[s] != sw->dp0[s] || user[s] != sw->user0[s] - sw->aged_slot[s])
+			return 0;
+	for (__u32 s = 0; s < XDPBR_MAX_PORTS; s++) {
+		__u64 want = sw->counts[s] - dp[s];
+
+		if (want != user[s] && !bpf_map_update_elem(m->learned_user, &s, &want, 0))
+			fixed = 1;
+	}
+	return fixed;
 }
 
 void ctl_bridge_stats_add(const struct xdpbr_maps *m, uint64_t aged, uint64_t flushed)
@@ -113,7 +186,7 @@ static int fdb_delete(const struct xdpbr_maps *m, const struct fdb_entry *e)
 	int err = fdb_unlink(m, e);
 
 	if (!err && !(e->val.flags & XDPBR_FDB_STATIC))
-		learned_adjust(m, e->val.slot, -1);
+		ctl_learned_adjust(m, e->val.slot, -1);
 	return err;
 }
 
@@ -199,9 +272,9 @@ static int fdb_write(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t 
 	if (had)
 		fdbgen_bump_user(m);
 	if (had && !(old.flags & XDPBR_FDB_STATIC))
-		learned_adjust(m, old.slot, -1);
+		ctl_learned_adjust(m, old.slot, -1);
 	if (!is_static)
-		learned_adjust(m, val.slot, 1);
+		ctl_learned_adjust(m, val.slot, 1);
 	return 0;
 }
 
@@ -279,7 +352,7 @@ struct flush {
 	const uint32_t *ports;		/* and one of these ports, if nports */
 	size_t nports;
 	/* dynamic entries deleted, by slot ([XDPBR_MAX_PORTS]: a bad slot,
-	 * which only the total counts, as learned_adjust does) */
+	 * which only the total counts, as ctl_learned_adjust does) */
 	uint64_t dynamic[XDPBR_MAX_PORTS + 1];
 	int deleted;
 };
@@ -322,7 +395,7 @@ static int fdb_flush_in(const struct xdpbr_maps *m, const struct fdb_filter *f,
 
 	for (uint32_t s = 0; s <= XDPBR_MAX_PORTS; s++)
 		if (fl.dynamic[s])
-			learned_adjust(m, s, -(int64_t)fl.dynamic[s]);
+			ctl_learned_adjust(m, s, -(int64_t)fl.dynamic[s]);
 	fdb_removed(m, 0, (uint64_t)fl.deleted);
 	return err ? err : fl.deleted;
 }
@@ -351,29 +424,6 @@ int ctl_config_set(const struct xdpbr_maps *m, const struct xdpbr_config *c)
 	return 0;
 }
 
-int ctl_learned_recount(const struct xdpbr_maps *m)
-{
-	__u64 counts[XDPBR_MAX_PORTS] = { 0 };
-	struct fdb_entry *e;
-	size_t n;
-	int err;
-
-	err = fdb_dump(m->fdb, &e, &n);
-	if (err)
-		return err;
-	for (size_t i = 0; i < n; i++) {
-		if (e[i].val.flags & XDPBR_FDB_STATIC || e[i].val.slot >= XDPBR_MAX_PORTS)
-			continue;
-		counts[e[i].val.slot]++;
-		counts[XDPBR_LEARNED_TOTAL]++;
-	}
-	free(e);
-	for (__u32 s = 0; s < XDPBR_MAX_PORTS; s++)
-		if (bpf_map_update_elem(m->learned, &s, &counts[s], 0))
-			return -errno;
-	return 0;
-}
-
 /*
  * Ageing sweep in bounded steps. The cursor is the hash map's batch cursor
  * (a bucket index), so a step costs at most `budget` entries and one
@@ -383,13 +433,14 @@ int ctl_learned_recount(const struct xdpbr_maps *m)
  */
 #define FDB_AGE_BATCH 4096
 
-/* Deletes keys in batches; a key already gone is skipped. The number
- * deleted, or -errno. */
-static int delete_keys(int fd, const struct xdpbr_fdb_key *k, uint32_t n)
+/* Deletes keys in batches; a key already gone is skipped and marked in
+ * gone[]. The number deleted, or -errno. */
+static int delete_keys(int fd, const struct xdpbr_fdb_key *k, uint32_t n, bool *gone)
 {
 	uint32_t done = 0, count;
 	int deleted = 0;
 
+	memset(gone, 0, n * sizeof(*gone));
 	while (done < n) {
 		count = n - done;
 		if (!bpf_map_delete_batch(fd, k + done, &count, NULL)) {
@@ -400,9 +451,50 @@ static int delete_keys(int fd, const struct xdpbr_fdb_key *k, uint32_t n)
 			return -errno;
 		/* count entries went; the next one was gone already */
 		deleted += (int)count;
+		gone[done + count] = true;
 		done += count + 1;
 	}
 	return deleted;
+}
+
+/* A pass begins: the counts it may repair at its end, as they are now. */
+static int sweep_begin(const struct xdpbr_maps *m, struct fdb_sweep *sw)
+{
+	void (*cb)(const struct xdpbr_fdb_key *, const struct xdpbr_fdb_val *, void *) =
+		sw->on_aged;
+	void *arg = sw->arg;
+
+	memset(sw, 0, sizeof(*sw));
+	sw->on_aged = cb;
+	sw->arg = arg;
+	sw->running = true;
+	return learned_snapshot(m, sw->dp0, sw->user0, &sw->moves0);
+}
+
+/* The entries of one step that the sweep deleted (not those gone before):
+ * counted out, and told to on_aged. */
+static void sweep_aged(const struct xdpbr_maps *m, struct fdb_sweep *sw,
+		       const struct xdpbr_fdb_key *k, const struct xdpbr_fdb_val *v,
+		       const bool *gone, uint32_t n)
+{
+	int64_t per_slot[XDPBR_MAX_PORTS] = { 0 };
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (gone[i])
+			continue;
+		if (v[i].slot < XDPBR_MAX_PORTS && !(v[i].flags & XDPBR_FDB_STATIC))
+			per_slot[v[i].slot]++;
+		if (sw->on_aged)
+			sw->on_aged(&k[i], &v[i], sw->arg);
+	}
+	for (uint32_t s = 0; s < XDPBR_MAX_PORTS; s++) {
+		if (!per_slot[s])
+			continue;
+		ctl_learned_adjust(m, s, -per_slot[s]);
+		sw->aged_slot[s] += (uint64_t)per_slot[s];
+		if (s != XDPBR_LEARNED_TOTAL)
+			sw->aged_slot[XDPBR_LEARNED_TOTAL] += (uint64_t)per_slot[s];
+	}
 }
 
 int ctl_fdb_age(const struct xdpbr_maps *m, uint64_t now_ns, uint32_t budget,
@@ -410,6 +502,7 @@ int ctl_fdb_age(const struct xdpbr_maps *m, uint64_t now_ns, uint32_t budget,
 {
 	static struct xdpbr_fdb_key keys[FDB_AGE_BATCH], stale[FDB_AGE_BATCH];
 	static struct xdpbr_fdb_val vals[FDB_AGE_BATCH], stale_val[FDB_AGE_BATCH];
+	static bool gone[FDB_AGE_BATCH];
 	struct xdpbr_config cfg;
 	uint64_t ageing;
 	uint32_t looked = 0, nstale;
@@ -421,14 +514,9 @@ int ctl_fdb_age(const struct xdpbr_maps *m, uint64_t now_ns, uint32_t budget,
 		return err;
 	ageing = xdpbr_ageing_ns(&cfg);
 	if (!sw->running) {
-		void (*cb)(const struct xdpbr_fdb_key *, const struct xdpbr_fdb_val *, void *) =
-			sw->on_aged;
-		void *arg = sw->arg;
-
-		memset(sw, 0, sizeof(*sw));
-		sw->on_aged = cb;
-		sw->arg = arg;
-		sw->running = true;
+		err = sweep_begin(m, sw);
+		if (err)
+			return err;
 	}
 
 	while (!done && looked < budget) {
@@ -460,25 +548,21 @@ int ctl_fdb_age(const struct xdpbr_maps *m, uint64_t now_ns, uint32_t budget,
 		/* A host heard from between the read and the delete is learned
 		 * again by its next frame: one flooded frame, no lasting harm,
 		 * and a lookup per entry would double the sweep's cost. */
-		err = delete_keys(m->fdb, stale, nstale);
+		err = delete_keys(m->fdb, stale, nstale, gone);
 		if (err < 0)
 			return err;
 		sw->aged += (uint64_t)err;
 		fdb_removed(m, (uint64_t)err, 0);
-		for (__u32 i = 0; sw->on_aged && i < nstale; i++)
-			sw->on_aged(&stale[i], &stale_val[i], sw->arg);
+		sweep_aged(m, sw, stale, stale_val, gone, nstale);
 	}
 	if (!done)
 		return 0;
 
-	/* End of the pass: the counts it took replace the running ones. */
 	sw->running = false;
 	sw->cursor = 0;
 	for (__u32 s = 1; s < XDPBR_MAX_PORTS; s++)
 		sw->counts[XDPBR_LEARNED_TOTAL] += sw->counts[s];
-	for (__u32 s = 0; s < XDPBR_MAX_PORTS; s++)
-		if (bpf_map_update_elem(m->learned, &s, &sw->counts[s], 0))
-			return -errno;
+	sw->repaired = learned_repair(m, sw);
 	return 1;
 }
 
@@ -543,15 +627,73 @@ int ctl_port_remove(const struct xdpbr_maps *m, uint32_t ifindex)
 		return err;
 	port_erase(m, ifindex, p.slot);
 	skbports_recount(m);
-	if (p.slot < XDPBR_MAX_PORTS) {
-		/* the slot starts afresh for its next port */
-		struct xdpbr_storm no_limits = { 0 };
-		__u64 zero = 0;
-
-		bpf_map_update_elem(m->learned, &p.slot, &zero, 0);
-		bpf_map_update_elem(m->storm, &p.slot, &no_limits, 0);
-	}
+	if (p.slot < XDPBR_MAX_PORTS)
+		ctl_slot_reset(m, p.slot);	/* afresh for its next port */
 	return 0;
+}
+
+/* Zeroes a slot of a per-CPU map: every CPU's value (of value_size bytes,
+ * which the kernel lays out 8-byte aligned). */
+static int percpu_zero(int fd, uint32_t slot, size_t value_size)
+{
+	int ncpus = libbpf_num_possible_cpus(), err = 0;
+	void *zero;
+
+	if (ncpus <= 0)
+		return ncpus ? ncpus : -EINVAL;
+	zero = calloc((size_t)ncpus, (value_size + 7) & ~(size_t)7);
+	if (!zero)
+		return -ENOMEM;
+	if (bpf_map_update_elem(fd, &slot, zero, 0))
+		err = -errno;
+	free(zero);
+	return err;
+}
+
+static int zero_at(int fd, uint32_t slot, const void *zero)
+{
+	return bpf_map_update_elem(fd, &slot, zero, 0) ? -errno : 0;
+}
+
+/* Every part is reset even when one fails: the first error. */
+int ctl_slot_reset(const struct xdpbr_maps *m, uint32_t slot)
+{
+	static const struct xdpbr_vlan_port no_vlans;
+	static const struct xdpbr_storm no_limits;
+	static const struct xdpbr_port_name no_name;
+	int errs[6], err = 0;
+
+	if (!slot || slot >= XDPBR_MAX_PORTS)
+		return -EINVAL;
+	learned_reset(m, slot);
+	errs[0] = percpu_zero(m->stats, slot, sizeof(struct xdpbr_stats));
+	errs[1] = percpu_zero(m->storm_state, slot, sizeof(struct xdpbr_storm_bucket));
+	errs[2] = percpu_zero(m->xmit_seen, slot, sizeof(__u64));
+	errs[3] = zero_at(m->storm, slot, &no_limits);
+	errs[4] = zero_at(m->vlans, slot, &no_vlans);
+	errs[5] = zero_at(m->portname, slot, &no_name);
+	for (size_t i = 0; i < ARRAY_SIZE(errs) && !err; i++)
+		err = errs[i];
+	return err;
+}
+
+int ctl_port_name_get(const struct xdpbr_maps *m, uint32_t slot, char name[XDPBR_IFNAMSIZ])
+{
+	struct xdpbr_port_name pn = { 0 };
+
+	if (bpf_map_lookup_elem(m->portname, &slot, &pn))
+		return -errno;
+	memcpy(name, pn.name, XDPBR_IFNAMSIZ);
+	name[XDPBR_IFNAMSIZ - 1] = '\0';
+	return 0;
+}
+
+int ctl_port_name_set(const struct xdpbr_maps *m, uint32_t slot, const char *name)
+{
+	struct xdpbr_port_name pn = { 0 };
+
+	snprintf(pn.name, sizeof(pn.name), "%s", name);
+	return bpf_map_update_elem(m->portname, &slot, &pn, 0) ? -errno : 0;
 }
 
 /* ---------------------------------------------------------------- VLANs */

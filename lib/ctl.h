@@ -53,6 +53,13 @@ struct fdb_sweep {
 	uint64_t seen;			/* entries looked at in this pass */
 	uint64_t aged;			/* entries deleted in this pass */
 	uint64_t statics;		/* static entries seen in this pass */
+	bool repaired;			/* the pass set the learned counts right */
+	/* The learned counts as the pass began (both sides', and the
+	 * datapath's moves) and what it deleted per slot: whether anything
+	 * else changed them meanwhile. */
+	uint64_t dp0[XDPBR_MAX_PORTS], user0[XDPBR_MAX_PORTS];
+	uint32_t moves0;
+	uint64_t aged_slot[XDPBR_MAX_PORTS];
 	/* Called for each entry aged out, if set (events to `xdpbr monitor`). */
 	void (*on_aged)(const struct xdpbr_fdb_key *k, const struct xdpbr_fdb_val *v,
 			void *arg);
@@ -61,21 +68,24 @@ struct fdb_sweep {
 
 /*
  * Deletes dynamic entries older than the ageing time, looking at no more
- * than budget entries. Call it repeatedly with the same sweep: a pass over
- * the table ends when ctl_fdb_age returns 1 (after that sw->seen and
- * sw->aged describe the pass); the learned counts are then rewritten from
- * what the pass counted, with no second walk and no copy of the table.
- * 0 while the pass goes on, -errno on error.
+ * than budget entries, and takes what it deleted off the learned counts.
+ * Call it repeatedly with the same sweep: a pass over the table ends when
+ * ctl_fdb_age returns 1 (after that sw->seen and sw->aged describe the
+ * pass). If nothing else changed the learned counts while the pass ran,
+ * they are then set to what it counted (sw->repaired when that changed
+ * them): a drift from a race is mended with no second walk and no copy of
+ * the table. 0 while the pass goes on, -errno on error.
  */
 int ctl_fdb_age(const struct xdpbr_maps *m, uint64_t now_ns, uint32_t budget,
 		struct fdb_sweep *sw);
 
-/* Recounts xdpbr_learned from the table (dynamic entries per slot and in
- * total). */
-int ctl_learned_recount(const struct xdpbr_maps *m);
-
-/* Reads the learned counter of a slot (XDPBR_LEARNED_TOTAL: the bridge). */
+/* The dynamic entries of a slot (XDPBR_LEARNED_TOTAL: the bridge), the
+ * datapath's count and user space's together. */
 int ctl_learned_get(const struct xdpbr_maps *m, uint32_t slot, uint64_t *n);
+
+/* Adds d to user space's count of a slot and of the bridge: for entries
+ * written or deleted other than through these functions (tools/fdbfill). */
+void ctl_learned_adjust(const struct xdpbr_maps *m, uint32_t slot, int64_t d);
 
 /* Called for every entry a del, flush or port-down deletes (the daemon
  * turns them into events); NULL to stop. */
@@ -143,7 +153,17 @@ int ctl_storm_get(const struct xdpbr_maps *m, uint32_t ifindex, struct xdpbr_sto
 int ctl_storm_set(const struct xdpbr_maps *m, uint32_t ifindex,
 		  const uint32_t pps[XDPBR_STORM__MAX]);
 
-/* Removes a port from every map and flushes all its FDB entries. */
+/* Removes a port from every map and flushes all its FDB entries; its slot
+ * is reset (ctl_slot_reset). Works for a port whose interface is gone. */
 int ctl_port_remove(const struct xdpbr_maps *m, uint32_t ifindex);
+
+/* A slot as a new port must find it: its counters, storm limits and
+ * buckets, VLANs, learned count and name all zero. 0 or -errno. */
+int ctl_slot_reset(const struct xdpbr_maps *m, uint32_t slot);
+
+/* The name of the port in slot when it was added (xdpbr_portname; "" if
+ * none was recorded), and recording it. 0 or -errno. */
+int ctl_port_name_get(const struct xdpbr_maps *m, uint32_t slot, char name[XDPBR_IFNAMSIZ]);
+int ctl_port_name_set(const struct xdpbr_maps *m, uint32_t slot, const char *name);
 
 #endif

@@ -24,6 +24,7 @@ static const struct {
 	{ XDPBR_MAP_FLOOD_MC,	offsetof(struct xdpbr_maps, flood_mc) },
 	{ XDPBR_MAP_FLOOD_UU,	offsetof(struct xdpbr_maps, flood_uu) },
 	{ XDPBR_MAP_LEARNED,	offsetof(struct xdpbr_maps, learned) },
+	{ XDPBR_MAP_LEARNED_USER, offsetof(struct xdpbr_maps, learned_user) },
 	{ XDPBR_MAP_EVENTS,	offsetof(struct xdpbr_maps, events) },
 	{ XDPBR_MAP_EVBUDGET,	offsetof(struct xdpbr_maps, evbudget) },
 	{ XDPBR_MAP_BRIDGE,	offsetof(struct xdpbr_maps, bridge) },
@@ -34,11 +35,9 @@ static const struct {
 	{ XDPBR_MAP_FDBGEN,	offsetof(struct xdpbr_maps, fdbgen) },
 	{ XDPBR_MAP_SLOTIF,	offsetof(struct xdpbr_maps, slotif) },
 	{ XDPBR_MAP_SKBPORTS,	offsetof(struct xdpbr_maps, skbports) },
-};
-
-/* Pinned too, but used by the datapath alone. */
-static const char *const datapath_only[] = {
-	XDPBR_MAP_STORM_STATE, XDPBR_MAP_XMIT_SEEN,
+	{ XDPBR_MAP_PORTNAME,	offsetof(struct xdpbr_maps, portname) },
+	{ XDPBR_MAP_STORM_STATE, offsetof(struct xdpbr_maps, storm_state) },
+	{ XDPBR_MAP_XMIT_SEEN,	offsetof(struct xdpbr_maps, xmit_seen) },
 };
 
 #define MAP_FD(m, i) ((int *)((char *)(m) + map_pins[i].off))
@@ -102,9 +101,6 @@ void maps_unpin(const char *bridge)
 	for (i = 0; i < ARRAY_SIZE(map_pins); i++)
 		if (!pin_path(path, sizeof(path), bridge, map_pins[i].name))
 			unlink(path);
-	for (i = 0; i < ARRAY_SIZE(datapath_only); i++)
-		if (!pin_path(path, sizeof(path), bridge, datapath_only[i]))
-			unlink(path);
 }
 
 /* A map pin of from/ into the bridge's directory: 1 moved, 0 none, -errno. */
@@ -129,12 +125,6 @@ int maps_adopt_pins(const char *from, const char *bridge)
 
 	for (i = 0; i < ARRAY_SIZE(map_pins); i++) {
 		r = adopt_pin(from, bridge, map_pins[i].name);
-		if (r < 0)
-			return r;
-		moved += r;
-	}
-	for (i = 0; i < ARRAY_SIZE(datapath_only); i++) {
-		r = adopt_pin(from, bridge, datapath_only[i]);
 		if (r < 0)
 			return r;
 		moved += r;

@@ -13,6 +13,7 @@ struct xdpbr_maps {
 	int flood_mc;
 	int flood_uu;
 	int learned;
+	int learned_user;
 	int events;
 	int evbudget;
 	int bridge;
@@ -23,6 +24,9 @@ struct xdpbr_maps {
 	int fdbgen;
 	int slotif;
 	int skbports;
+	int portname;
+	int storm_state;		/* the datapath's own (per-CPU buckets), */
+	int xmit_seen;			/* written here only to reset a slot */
 };
 
 /* Opens the maps pinned in the bridge's directory (/sys/fs/bpf/xdpbr/<bridge>/

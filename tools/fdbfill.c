@@ -7,8 +7,8 @@
  *
  * Entries get locally administered MACs 06:xx:xx:xx:xx:xx (so they never
  * clash with test hosts' 02:...), vlan 0, port PORT, and a last-seen time
- * AGE_S seconds in the past (default 0: fresh). The bridge's learned counts
- * are left to the daemon's next sweep.
+ * AGE_S seconds in the past (default 0: fresh). They count toward the
+ * learning limits like learned ones.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -74,6 +74,7 @@ int main(int argc, char **argv)
 							  .last_seen = seen };
 		}
 		if (bpf_map_update_batch(m.fdb, keys, vals, &count, NULL)) {
+			ctl_learned_adjust(&m, p.slot, (int64_t)(done + count));
 			fprintf(stderr, "fdbfill: after %llu entries: %s%s\n",
 				(unsigned long long)(done + count), strerror(errno),
 				errno == E2BIG || errno == ENOSPC ? " (FDB full: start xdpbrd with -s)" : "");
@@ -81,6 +82,7 @@ int main(int argc, char **argv)
 		}
 		done += count;
 	}
+	ctl_learned_adjust(&m, p.slot, (int64_t)done);
 	printf("fdbfill: %llu entries on %s\n", (unsigned long long)done, argv[optind + 1]);
 	maps_close(&m);
 	return 0;

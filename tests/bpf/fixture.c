@@ -183,12 +183,13 @@ static int bucket_set(__u32 slot, const struct bucket_setup *b, __u64 now)
 	return dp_buckets_set(slot, &v);
 }
 
-/* Every case starts from: empty FDB, every learned count 0, no VLAN
- * membership anywhere, no storm limits and every storm bucket zero (fresh),
- * all ports in tx and in every flood set, the test's ageing time; then the
- * case's config flags and bridge limit, and each port's flags
- * (XDPBR_PORT_DEFAULT_FLAGS plus/minus the case's), learning limit, PVID,
- * VLAN membership and storm limits (none unless the case gives them). */
+/* Every case starts from: empty FDB, every learned count 0 (the datapath's
+ * and user space's), no VLAN membership anywhere, no storm limits and every
+ * storm bucket zero (fresh), all ports in tx and in every flood set, the
+ * test's ageing time; then the case's config flags and bridge limit, and
+ * each port's flags (XDPBR_PORT_DEFAULT_FLAGS plus/minus the case's),
+ * learning limit, PVID, VLAN membership and storm limits (none unless the
+ * case gives them). */
 static int reset_bridge(const struct test_case *tc)
 {
 	int egress_fd = bpf_program__fd(dp_skel->progs.xdpbr_egress);
@@ -199,7 +200,8 @@ static int reset_bridge(const struct test_case *tc)
 	err = dp_fdb_flush() ?: fdbgen_next() ?:
 	      config_set(tc->cfg_flags, tc->fdb_max_learned);
 	for (slot = 0; slot < XDPBR_MAX_PORTS && !err; slot++)
-		err = dp_learned_set(slot, 0) ?: vlans_set(slot, NULL) ?:
+		err = dp_learned_set(slot, 0) ?: dp_learned_user_set(slot, 0) ?:
+		      vlans_set(slot, NULL) ?:
 		      dp_storm_set(slot, NULL) ?: bucket_set(slot, NULL, 0);
 	for (p = P1; p <= P3 && !err; p++) {
 		err = port_set(p, (XDPBR_PORT_DEFAULT_FLAGS | tc->set_flags[p]) &
@@ -380,6 +382,7 @@ static bool table_error(const struct test_case *tc, struct result *r)
 			continue;
 		if (tc->set_flags[p] || tc->clear_flags[p] || tc->max_learned[p] ||
 		    tc->learned.port[p] || tc->learned_after.port[p] ||
+		    tc->learned_user.port[p] ||
 		    memcmp(&tc->vlan[p], &none, sizeof(none)) ||
 		    memcmp(tc->storm[p], nostorm, sizeof(nostorm)) ||
 		    (p && (tc->bucket.port == p || tc->burst.in == p))) {
@@ -600,12 +603,11 @@ static enum outcome run_case(const struct test_case *tc, struct result *r)
 		failf(r, "setup: fdb insert: %s", strerror(-err));
 		return CASE_FAIL;
 	}
-	err = 0;
-	if (tc->learned.total)
-		err = dp_learned_set(XDPBR_LEARNED_TOTAL, tc->learned.total);
+	err = dp_learned_set(XDPBR_LEARNED_TOTAL, tc->learned.total) ?:
+	      dp_learned_user_set(XDPBR_LEARNED_TOTAL, tc->learned_user.total);
 	for (p = P1; p <= P3 && !err; p++)
-		if (tc->learned.port[p])
-			err = dp_learned_set(ports[p].slot, tc->learned.port[p]);
+		err = dp_learned_set(ports[p].slot, tc->learned.port[p]) ?:
+		      dp_learned_user_set(ports[p].slot, tc->learned_user.port[p]);
 	if (err) {
 		failf(r, "setup: limits: %s", strerror(-err));
 		return CASE_FAIL;

@@ -135,9 +135,10 @@ struct fdb_check {
 };
 
 /*
- * Values of xdpbr_learned: the bridge total (slot XDPBR_LEARNED_TOTAL) and
- * the count of each port, at that port's slot. Every other slot is 0. NP has
- * no count of its own: its stats slot is slot 0, which here is the total.
+ * Values of xdpbr_learned (or of xdpbr_learned_user): the bridge total
+ * (slot XDPBR_LEARNED_TOTAL) and the count of each port, at that port's
+ * slot. Every other slot is 0. NP has no count of its own: its stats slot is
+ * slot 0, which here is the total. Signed: (__u64)-1 is -1.
  */
 struct learned {
 	__u64 total;
@@ -204,6 +205,7 @@ struct test_case {
 	__u32 max_learned[PORT_ID_MAX];	/* xdpbr_port.max_learned, by port */
 	__u32 fdb_max_learned;		/* xdpbr_config.fdb_max_learned */
 	struct learned learned;		/* xdpbr_learned (else all 0) */
+	struct learned learned_user;	/* xdpbr_learned_user (else all 0) */
 	__u32 cfg_flags;		/* xdpbr_config.flags (VLAN_ON) */
 	struct port_vlan vlan[PORT_ID_MAX];	/* PVID and membership, by port */
 	enum port_id remove_tx;		/* port taken out of xdpbr_tx */

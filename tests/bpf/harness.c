@@ -259,6 +259,12 @@ int dp_learned_set(__u32 slot, __u64 n)
 				    sizeof(slot), &n, sizeof(n), 0);
 }
 
+int dp_learned_user_set(__u32 slot, __u64 n)
+{
+	return bpf_map__update_elem(dp_skel->maps.xdpbr_learned_user, &slot,
+				    sizeof(slot), &n, sizeof(n), 0);
+}
+
 struct xdpbr_fdb_key dp_fdb_key(const __u8 *mac, __u16 vlan)
 {
 	struct xdpbr_fdb_key k = { .vlan = vlan };

@@ -89,9 +89,11 @@ int dp_prog_run(__u32 ifindex, const __u8 *frame, size_t len, __u8 *out,
 
 /* Every counter of every slot of xdpbr_stats, summed over the CPUs. */
 int dp_stats_read(__u64 out[XDPBR_MAX_PORTS][XDPBR_CNT__MAX]);
-/* Every slot of xdpbr_learned. */
+/* Every slot of xdpbr_learned (the datapath's counts). */
 int dp_learned_read(__u64 out[XDPBR_MAX_PORTS]);
 int dp_learned_set(__u32 slot, __u64 n);
+/* A slot of xdpbr_learned_user (user space's counts). */
+int dp_learned_user_set(__u32 slot, __u64 n);
 
 struct xdpbr_fdb_key dp_fdb_key(const __u8 *mac, __u16 vlan);
 /* Entry {vlan, mac}: 1 and *v filled when present, 0 when absent, -errno

@@ -71,6 +71,7 @@ static const struct {
 	{ KW_DEFAULT_PVID, { "default_pvid" } },
 	{ KW_STORM, { "storm" } },
 	{ KW_NAME, { "NAME" } },
+	{ KW_SLOT, { "slot" } },
 };
 
 /* Port flags and the keyword that sets them. */
@@ -188,6 +189,9 @@ static void check_cmd(const struct cli_cmd *c, int argc, char **argv)
 
 	/* each value present exactly when its keyword was given */
 	CHECK(!!(c->seen & KW_DEV) == !!c->dev, "dev and seen disagree");
+	CHECK(c->seen & KW_SLOT ? c->slot >= 1 && c->slot <= XDPBR_PORTS_PER_BRIDGE : !c->slot,
+	      "slot %u", c->slot);
+	CHECK(!(c->seen & KW_SLOT) || !(c->seen & KW_DEV), "both dev and slot name the port");
 	CHECK(!c->dev || (in_argv(c->dev, argc, argv) && strlen(c->dev) >= 1 &&
 			  strlen(c->dev) <= 15), "dev '%s'", c->dev);
 	CHECK(c->seen & KW_VLAN ? c->vlan >= 0 && c->vlan <= 4094 : c->vlan == -1,

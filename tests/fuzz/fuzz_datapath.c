@@ -850,8 +850,7 @@ static void check_learned_events(const struct frame_info *f, const struct result
 		want[XDPBR_LEARNED_TOTAL]++;
 	}
 	if (r->nmoved && r->moved_from->slot != f->slot) {
-		if (want[r->moved_from->slot])
-			want[r->moved_from->slot]--;
+		want[r->moved_from->slot]--;
 		want[f->slot]++;
 	}
 	for (int s = 0; s < NSLOTS; s++)

@@ -160,6 +160,7 @@ fdb help
 link set help
 l s d eth0 l of
 -json f a 02-00-00-00-00-0a d e1
+link del slot 5
 EOF
 
 # ---------------------------------------------------------------- http

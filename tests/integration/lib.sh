@@ -1126,16 +1126,18 @@ $(cat "$DAEMON_LOG")"
 	return 1
 }
 
-# pfx_host_relink I: create host I's veth pair again (after `ip link del`),
-# in its existing namespace and configured as topo_up does.
+# pfx_host_relink I [NAME [IFINDEX]]: create host I's veth pair again
+# (after `ip link del`), in its existing namespace and configured as topo_up
+# does; its root-side end named NAME (default: the port's name) and given
+# IFINDEX if set.
 pfx_host_relink()
 {
-	local i=$1
+	local i=$1 port=${2:-${PORT[$1]}}
 
 	{
-		ip link add "${PORT[i]}" type veth peer name e0 netns "${NS[i]}" &&
-		sysctl -q -w "net.ipv6.conf.${PORT[i]}.disable_ipv6=1" &&
-		ip link set dev "${PORT[i]}" up &&
+		ip link add "$port" ${3:+index "$3"} type veth peer name e0 netns "${NS[i]}" &&
+		sysctl -q -w "net.ipv6.conf.$port.disable_ipv6=1" &&
+		ip link set dev "$port" up &&
 		ip -n "${NS[i]}" link set dev e0 address "${MAC[i]}" &&
 		ip -n "${NS[i]}" addr add "${IP4[i]}/24" dev e0 &&
 		ip -n "${NS[i]}" addr add "${IP6[i]}/64" dev e0 nodad &&
@@ -1786,3 +1788,14 @@ flt_daemon_alive()
 	[ -n "$DAEMON_PID" ] && kill -0 "$DAEMON_PID" 2>/dev/null && proc_alive "$DAEMON_PID"
 }
 # ================================================ end of the flt_* block
+
+# fdb_where MAC: "PORT STATE" of MAC's FDB entries (comma-separated), "none"
+# when it has none; fails when the FDB can't be read (nothing to compare).
+fdb_where()
+{
+	local json
+	json=$(json_of array fdb_json) || return 1
+	jq -r --arg m "$1" \
+		'[.[] | select((.mac | ascii_downcase) == $m) | "\(.ifname) \(.state)"] |
+		 if length == 0 then "none" else join(",") end' <<<"$json"
+}

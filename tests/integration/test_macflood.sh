@@ -2,16 +2,24 @@
 # A MAC flooding attack. h4 sends frames from MF_MACS different source MACs
 # (default 100,000; the soak runner: 1,000,000) at full rate for MF_SECS
 # seconds (pktgen --src-macs, one core), to its own MAC, while h1 pings h2
-# every 10 ms and h3 watches for h1 <-> h2 unicast. Two rounds:
+# every 10 ms and h3 watches for h1 <-> h2 unicast. Three rounds:
 #
 #   1. limit: `xdpbr bridge set fdb_max_learned MF_MAX` below the FDB's size:
 #      the dynamic entries stay within the limit, refused learns are counted
 #      as learn_limit;
 #   2. full table: no bridge limit, a second range of MACs fills the FDB
 #      (xdpbrd --fdb-size MF_FDB_SIZE): it never holds more than its size,
-#      refused learns are counted as learn_failed.
+#      refused learns are counted as learn_failed;
+#   3. limit during a sweep: as 1, on a table of LONG_FILL entries more
+#      (tools/fdbfill), so that each pass of the ageing sweep takes several
+#      of its ticks, with the flood started in the middle of one. A pass
+#      used to end by writing the counts it had taken, short of what the
+#      flood learned behind it, and learning went on past the limit by that.
 #
-# In both: the known hosts' entries (learned before the flood) stay where
+# The limits hold within MARGIN entries: one per CPU but one (CPUs that
+# each pass the limit check with room for one more learn each one).
+#
+# In each: the known hosts' entries (learned before the flood) stay where
 # they are, h1 -> h2 loses no ping and its unicast is never flooded (h3 sees
 # none of it), the HTTP endpoint answers every request within 100 ms, and
 # the daemon's RSS stays below 64 MiB. The figures are printed as "info:"
@@ -25,7 +33,13 @@ XT_HOSTIF=off	# its checks enumerate exactly the ports and FDB entries it made
 MACS=${MF_MACS:-100000}
 SECS=${MF_SECS:-3}
 FDB_SIZE=${MF_FDB_SIZE:-65536}
+FDBFILL=$XT_BUILD/tools/fdbfill
+FLOOD_BEFORE=
 MAX=${MF_MAX:-50000}
+LONG_FDB=262144
+LONG_FILL=200000
+LONG_ROOM=50000
+MARGIN=$(($(nproc) - 1))
 HTTP_MS=100
 RSS_MAX_KIB=$((64 * 1024))
 
@@ -36,16 +50,18 @@ info()
 
 # flood KEY SRC_MAC: pktgen in h4, MACS source MACs from SRC_MAC, to h4's
 # own MAC (the bridge learns, then drops the frame: same port), SECS at
-# full rate on one core. While it runs: GET /stats every 0.1 s (slowest
-# answer in HTTP_WORST, answers over HTTP_MS in HTTP_SLOW) and `bridge show`
-# every 0.5 s (largest fdb_entries in FDB_PEAK, of FDB_SAMPLES reads that
-# gave a number). PK_FRAMES, PK_MPPS: what pktgen sent.
+# full rate on one core, right after FLOOD_BEFORE (a command, if set)
+# returns. While it runs: GET /stats every 0.1 s (slowest answer in
+# HTTP_WORST, answers over HTTP_MS in HTTP_SLOW) and `bridge show` every
+# 0.5 s (largest fdb_entries in FDB_PEAK, of FDB_SAMPLES reads that gave a
+# number). PK_FRAMES, PK_MPPS: what pktgen sent.
 flood()
 {
 	local key=$1 src=$2 pid ms n k=0 out
 	out=$XT_TMP/pktgen.${key// /_}
 	HTTP_WORST=0 HTTP_SLOW=0 HTTP_N=0 FDB_PEAK=0 FDB_SAMPLES=0 PK_FRAMES=0 PK_MPPS=0
 
+	$FLOOD_BEFORE
 	ip netns exec "${NS[4]}" "$PKTGEN" -t e0 --src-mac "$src" --src-macs "$MACS" \
 		--dst-mac "${MAC[4]}" -c 1 -d "$SECS" --warmup 0 -j -q \
 		>"$out.json" 2>"$out.err" &
@@ -148,6 +164,27 @@ round()
 		fail "$key: xdpbrd RSS bounded (< $RSS_MAX_KIB KiB)" "${rss0} -> ${rss1:-gone}"
 	fi
 	check "$key: xdpbrd still runs" flt_daemon_alive
+	# the counts the limits are checked against agree with the table
+	n=$(jq -r '"\(.learned) \(.fdb_dynamic)"' <<<"$bj" 2>/dev/null)
+	if [[ $n =~ ^([0-9]+)\ ([0-9]+)$ ]] &&
+		((BASH_REMATCH[1] - BASH_REMATCH[2] <= MARGIN &&
+		  BASH_REMATCH[2] - BASH_REMATCH[1] <= MARGIN)); then
+		pass "$key: bridge show: learned (${BASH_REMATCH[1]}) is fdb_dynamic (${BASH_REMATCH[2]}), within $MARGIN"
+	else
+		fail "$key: bridge show: learned is fdb_dynamic, within $MARGIN" "$bj"
+	fi
+}
+
+# sweep_mid: returns in the middle of a pass of the daemon's ageing sweep
+# over the LONG_FILL entries (several ticks of 250 ms): 0.3 s after the
+# next end of a pass that its log (-v) tells.
+sweep_mid()
+{
+	local n
+	n=$(grep -c "sweep of " "$DAEMON_LOG")
+	xt_poll 5 eval '[ "$(grep -c "sweep of " "$DAEMON_LOG")" -gt "$n" ]' ||
+		fail "a pass of the ageing sweep ended within 5 s" "$(tail -n 5 "$DAEMON_LOG")"
+	sleep 0.3
 }
 
 xt_require
@@ -155,7 +192,9 @@ for t in curl ss; do
 	command -v "$t" >/dev/null || abort "$t not installed (run make deps)"
 done
 [ -x "$PKTGEN" ] || abort "$PKTGEN not built (make $PKTGEN)"
+[ -x "$FDBFILL" ] || abort "$FDBFILL not built (make check-bins)"
 ((MAX < FDB_SIZE)) || abort "MF_MAX ($MAX) must be below MF_FDB_SIZE ($FDB_SIZE)"
+((MACS > LONG_ROOM)) || abort "MF_MACS ($MACS) must be above $LONG_ROOM"
 topo_up 4
 # pktgen transmits XDP frames (BPF_PROG_RUN live frames) out of h4's e0: a
 # veth delivers those only to a peer that runs NAPI. On the XDP path the
@@ -180,10 +219,34 @@ check_jq "before: bridge show: 4 entries, fdb_size $FDB_SIZE, fdb_max_learned $M
 
 # The flooding MACs: 02:0f:II:II:R0:00 and up, R the round.
 base=$(printf '02:0f:%02x:%02x' $((ID >> 8)) $((ID & 255)))
-round "limit" "$base:10:00" "$MAX" learn_limit
+round "limit" "$base:10:00" "$((MAX + MARGIN))" learn_limit
+info "limit: overshoot $(($(jq -r .fdb_dynamic <<<"$(flt_bridge_json)") - MAX)) entries" \
+	"over fdb_max_learned $MAX (margin $MARGIN)"
 
 check "bridge set fdb_max_learned 0 (no bridge limit)" \
 	"$XDPBR" -b "$BR" bridge set fdb_max_learned 0
 round "full table" "$base:20:00" "$FDB_SIZE" learn_failed
+
+# --- round 3: a bridge of LONG_FDB entries, LONG_FILL of them filled
+FDB_SIZE=$LONG_FDB
+daemon_stop
+obs_daemon_http -v -s "$LONG_FDB" || abort "xdpbrd --fdb-size $LONG_FDB start" "$XT_WHY"
+for i in 1 2 3 4; do
+	for j in 1 2 3 4; do
+		[ "$i" = "$j" ] || hping "$i" "$j" >/dev/null || abort "warm-up ping h$i -> h$j"
+	done
+done
+check "fdbfill: $LONG_FILL entries on ${PORT[3]}" "$FDBFILL" "$BR" "${PORT[3]}" "$LONG_FILL"
+n=$(jq -r .fdb_dynamic <<<"$(flt_bridge_json)")
+[[ $n =~ ^[0-9]+$ ]] || abort "bridge show: fdb_dynamic" "$(flt_bridge_json 2>&1)"
+LONG_MAX=$((n + LONG_ROOM))
+check "bridge set fdb_max_learned $LONG_MAX ($n entries and room for $LONG_ROOM)" \
+	"$XDPBR" -b "$BR" bridge set fdb_max_learned "$LONG_MAX"
+FLOOD_BEFORE=sweep_mid
+round "limit during a sweep" "$base:30:00" "$((LONG_MAX + MARGIN))" learn_limit
+FLOOD_BEFORE=
+info "limit during a sweep: overshoot" \
+	"$(($(jq -r .fdb_dynamic <<<"$(flt_bridge_json)") - LONG_MAX)) entries over" \
+	"fdb_max_learned $LONG_MAX (margin $MARGIN)"
 
 finish

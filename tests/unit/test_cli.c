@@ -660,6 +660,20 @@ static void test_link_del(void **state)
 	BAD("dev", "link", "del");
 	BAD("p4", "link", "del", "dev", "p3", "p4");
 	BAD("master", "link", "del", "dev", "p3", "master", "br0");
+
+	/* a port whose interface is gone, by its slot */
+	OK(&c, "link", "del", "slot", "7");
+	assert_true(c.seen & KW_SLOT);
+	assert_null(c.dev);
+	assert_int_equal(c.slot, 7);
+	OK(&c, "link", "del", "s", "63");
+	assert_int_equal(c.slot, XDPBR_PORTS_PER_BRIDGE);
+	BAD("slot", "link", "del", "slot", "0");	/* slot 0 is no port's */
+	BAD("64", "link", "del", "slot", "64");
+	BAD("x", "link", "del", "slot", "x");
+	BAD("slot", "link", "del", "slot");
+	BAD("one", "link", "del", "dev", "p3", "slot", "2");
+	BAD("slot", "link", "set", "slot", "2", "learning", "off");
 }
 
 static void test_link_show(void **state)
@@ -1129,7 +1143,7 @@ static void test_usage(void **state)
 		{ OBJ_LINK, VERB_SET, "100000000", NULL },
 		{ OBJ_LINK, VERB_HELP, "storm", NULL },
 		{ OBJ_LINK, VERB_ADD, "mode", " link set" },
-		{ OBJ_LINK, VERB_DEL, " link del dev DEV", " link set" },
+		{ OBJ_LINK, VERB_DEL, " link del { dev DEV | slot N }", " link set" },
 		{ OBJ_BRIDGE, VERB_HELP, " bridge set", NULL },
 		{ OBJ_BRIDGE, VERB_SET, "ageing_time", " bridge show" },
 		{ OBJ_BRIDGE, VERB_SHOW, " bridge show", " bridge set" },

@@ -2,7 +2,8 @@
 /* test_ctl.c - lib/ctl.c against the mocked maps: what flushes and default
  * PVID changes delete, and that each costs one pass over the FDB whatever
  * the number of ports, with no copy of the table and no round trip to the
- * learned counters per entry. */
+ * learned counters per entry; what an ageing pass does to the learned
+ * counts. */
 #include <errno.h>
 #include <malloc.h>
 #include <setjmp.h>
@@ -20,6 +21,7 @@
 #include "ctl.h"
 #include "fdbtab.h"
 #include "pins.h"
+#include "util.h"
 #include "mock_bpf.h"
 
 #define NPORTS		XDPBR_PORTS_PER_BRIDGE	/* 63: slots 1..63 */
@@ -53,6 +55,7 @@ static void maps_make(void)
 	m.flood_mc = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val), XDPBR_MAX_PORTS);
 	m.flood_uu = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val), XDPBR_MAX_PORTS);
 	m.learned = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u64), XDPBR_MAX_PORTS);
+	m.learned_user = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u64), XDPBR_MAX_PORTS);
 	m.bridge = map(MOCK_ARRAY, sizeof(__u32), sizeof(struct xdpbr_bridge_stats), 1);
 	m.vlans = map(MOCK_ARRAY, sizeof(__u32), sizeof(struct xdpbr_vlan_port), XDPBR_MAX_PORTS);
 	m.storm = map(MOCK_ARRAY, sizeof(__u32), sizeof(struct xdpbr_storm), XDPBR_MAX_PORTS);
@@ -61,7 +64,14 @@ static void maps_make(void)
 	m.fdbgen = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u64), 1);
 	m.slotif = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u32), XDPBR_MAX_PORTS);
 	m.skbports = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u32), 1);
-	m.stats = m.events = m.evbudget = -1;
+	m.portname = map(MOCK_ARRAY, sizeof(__u32), sizeof(struct xdpbr_port_name),
+			 XDPBR_MAX_PORTS);
+	m.stats = map(MOCK_PERCPU_ARRAY, sizeof(__u32), sizeof(struct xdpbr_stats),
+		      XDPBR_MAX_PORTS);
+	m.storm_state = map(MOCK_PERCPU_ARRAY, sizeof(__u32), sizeof(struct xdpbr_storm_bucket),
+			    XDPBR_MAX_PORTS);
+	m.xmit_seen = map(MOCK_PERCPU_ARRAY, sizeof(__u32), sizeof(__u64), XDPBR_MAX_PORTS);
+	m.events = m.evbudget = -1;
 	assert_int_equal(mock_map_update(m.config, &zero, &cfg), 0);
 }
 
@@ -343,6 +353,65 @@ static void test_port_remove_one_pass(void **state)
 	assert_int_equal(learned_of(12), 0);
 }
 
+/* Every byte of a slot of map fd (per-CPU: every CPU's) is b. */
+static bool slot_all(int fd, __u32 slot, size_t size, unsigned char b)
+{
+	unsigned char v[4096];
+
+	assert_true(size <= sizeof(v));
+	memset(v, ~b, size);
+	assert_int_equal(bpf_map_lookup_elem(fd, &slot, v), 0);
+	for (size_t i = 0; i < size; i++)
+		if (v[i] != b)
+			return false;
+	return true;
+}
+
+static void slot_fill(int fd, __u32 slot, size_t size)
+{
+	unsigned char v[4096];
+
+	memset(v, 0x5a, size);
+	assert_int_equal(mock_map_update(fd, &slot, v), 0);
+}
+
+/* A port leaves its slot as a new port must find it: counters, storm
+ * limits and buckets, the xmit tracepoint's bookkeeping, VLANs, name and
+ * learned count all zero (a gone port's used to be inherited). */
+static void test_port_remove_resets_its_slot(void **state)
+{
+	const size_t cpus = 4;	/* the mock's */
+	const struct {
+		int fd;
+		size_t size;
+	} parts[] = {
+		{ m.stats, cpus * sizeof(struct xdpbr_stats) },
+		{ m.storm_state, cpus * sizeof(struct xdpbr_storm_bucket) },
+		{ m.xmit_seen, cpus * sizeof(__u64) },
+		{ m.storm, sizeof(struct xdpbr_storm) },
+		{ m.vlans, sizeof(struct xdpbr_vlan_port) },
+		{ m.portname, sizeof(struct xdpbr_port_name) },
+	};
+	char name[XDPBR_IFNAMSIZ];
+
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
+		slot_fill(parts[i].fd, 12, parts[i].size);
+	assert_int_equal(ctl_port_name_set(&m, 12, "eth12"), 0);
+	assert_int_equal(ctl_port_name_get(&m, 12, name), 0);
+	assert_string_equal(name, "eth12");
+	assert_int_equal(ctl_port_remove(&m, IFINDEX(12)), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
+		if (!slot_all(parts[i].fd, 12, parts[i].size, 0))
+			fail_msg("part %zu of slot 12 not reset", i);
+	assert_int_equal(learned_of(12), 0);
+	assert_int_equal(ctl_port_name_get(&m, 12, name), 0);
+	assert_string_equal(name, "");
+	/* the neighbours keep theirs */
+	assert_false(slot_all(m.vlans, 11, sizeof(struct xdpbr_vlan_port), 0));
+	assert_int_equal(learned_of(11), PER_PORT - PER_PORT / 10);
+	assert_int_equal(ctl_slot_reset(&m, 0), -EINVAL);	/* slot 0 is no port's */
+}
+
 /* A delete that fails mid-walk stops the flush with its error; what went
  * before it is counted. */
 static void test_flush_error(void **state)
@@ -357,6 +426,128 @@ static void test_flush_error(void **state)
 	assert_int_equal(ctl_fdb_flush(&m, &f), PER_PORT - 10);
 }
 
+/* ---- the ageing sweep and the learned counts */
+
+#define NOW	(1000 * XDPBR_NSEC_PER_SEC)	/* ageing time: 300 s (maps_make) */
+
+static struct fdb_entry sweep_entry(unsigned int i, __u8 kind, __u64 last_seen)
+{
+	struct fdb_entry e = {
+		.key.mac = { 0x02, kind, (__u8)(i >> 16), (__u8)(i >> 8), (__u8)i, 0x01 },
+		.val = { .ifindex = IFINDEX(1), .slot = 1, .last_seen = last_seen },
+	};
+
+	return e;
+}
+
+/* Slot 1's side of the learned counts, and the bridge's. */
+static void counts_set(int fd, __u64 n)
+{
+	__u32 one = 1, total = XDPBR_LEARNED_TOTAL;
+
+	assert_int_equal(mock_map_update(fd, &one, &n), 0);
+	assert_int_equal(mock_map_update(fd, &total, &n), 0);
+}
+
+/* One port (slot 1) with `stale` entries older than the ageing time,
+ * first in the table, then `fresh` ones; the datapath counted them all. */
+static void sweep_setup(unsigned int stale, unsigned int fresh)
+{
+	mock_bpf_reset();
+	maps_make();
+	for (unsigned int i = 0; i < stale + fresh; i++) {
+		struct fdb_entry e = sweep_entry(i, 1, i < stale ? 1 : NOW);
+
+		assert_int_equal(mock_map_update(m.fdb, &e.key, &e.val), 0);
+	}
+	counts_set(m.learned, stale + fresh);
+}
+
+static int age_to_end(struct fdb_sweep *sw, uint32_t budget)
+{
+	int ret, steps = 0;
+
+	while (!(ret = ctl_fdb_age(&m, NOW, budget, sw)))
+		steps++;
+	assert_int_equal(ret, 1);
+	return steps + 1;
+}
+
+/*
+ * The datapath learns while a pass runs, into buckets the pass has already
+ * read: the counts must still say what the table holds. (A pass used to
+ * end by writing the counts it had taken, here 7000 for 10000 entries, and
+ * a flood went on learning past the limit by the difference.)
+ */
+static void test_age_pass_while_the_datapath_learns(void **state)
+{
+	struct fdb_sweep sw = { 0 };
+
+	sweep_setup(3000, 7000);
+	assert_int_equal(ctl_fdb_age(&m, NOW, 4096, &sw), 0);	/* 3000 aged */
+	assert_int_equal(learned_of(XDPBR_LEARNED_TOTAL), 7000);
+	/* 3000 new MACs, in the slots the aged entries left: behind the pass */
+	for (unsigned int i = 0; i < 3000; i++) {
+		struct fdb_entry e = sweep_entry(i, 2, NOW);
+
+		assert_int_equal(mock_map_update(m.fdb, &e.key, &e.val), 0);
+	}
+	counts_set(m.learned, 13000);
+	age_to_end(&sw, 4096);
+	assert_int_equal(sw.aged, 3000);
+	assert_int_equal(sw.counts[XDPBR_LEARNED_TOTAL], 7000);	/* what it saw */
+	assert_false(sw.repaired);
+	assert_int_equal(mock_map_len(m.fdb), 10000);
+	assert_int_equal(learned_of(1), 10000);
+	assert_int_equal(learned_of(XDPBR_LEARNED_TOTAL), 10000);
+}
+
+/* A pass during which nothing else changed the table mends a drift (a
+ * user-space change lost in a race): the counts become what it counted. */
+static void test_age_quiet_pass_mends_a_drift(void **state)
+{
+	struct fdb_sweep sw = { 0 };
+
+	sweep_setup(0, 5000);
+	counts_set(m.learned_user, 7);
+	assert_int_equal(learned_of(XDPBR_LEARNED_TOTAL), 5007);
+	assert_true(age_to_end(&sw, 2048) >= 2);	/* a pass of several steps */
+	assert_true(sw.repaired);
+	assert_int_equal(learned_of(1), 5000);
+	assert_int_equal(learned_of(XDPBR_LEARNED_TOTAL), 5000);
+	/* the next quiet pass has nothing to mend */
+	age_to_end(&sw, 2048);
+	assert_false(sw.repaired);
+	assert_int_equal(learned_of(XDPBR_LEARNED_TOTAL), 5000);
+}
+
+/* A CLI flush of one stale entry between the pass's read and its delete:
+ * the entry, and counting it out, are the flush's. */
+static void cli_deletes_entry_10(void *arg)
+{
+	struct fdb_entry gone = sweep_entry(10, 1, 1);
+
+	assert_int_equal(mock_map_delete(m.fdb, &gone.key), 0);
+	counts_set(m.learned_user, (__u64)-1);
+}
+
+/* What a pass ages out leaves the counts as it goes, and only what it
+ * deleted itself. */
+static void test_age_counts_out_what_it_deletes(void **state)
+{
+	struct fdb_sweep sw = { 0 };
+
+	sweep_setup(2000, 6000);
+	mock_hook(MOCK_OP_DELETE_BATCH, 1, cli_deletes_entry_10, NULL);
+	assert_int_equal(ctl_fdb_age(&m, NOW, 4096, &sw), 0);	/* the 1st batch */
+	assert_int_equal(sw.aged, 1999);
+	assert_int_equal(learned_of(XDPBR_LEARNED_TOTAL), 8000 - 1 - 1999);
+	age_to_end(&sw, 4096);
+	assert_int_equal(sw.aged, 1999);
+	assert_int_equal(learned_of(1), 6000);
+	assert_int_equal(learned_of(XDPBR_LEARNED_TOTAL), 6000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,7 +556,11 @@ int main(void)
 		cmocka_unit_test_setup(test_flush_port_one_pass, bridge_setup),
 		cmocka_unit_test_setup(test_flush_vlan_static, bridge_setup),
 		cmocka_unit_test_setup(test_port_remove_one_pass, bridge_setup),
+		cmocka_unit_test_setup(test_port_remove_resets_its_slot, bridge_setup),
 		cmocka_unit_test_setup(test_flush_error, bridge_setup),
+		cmocka_unit_test(test_age_pass_while_the_datapath_learns),
+		cmocka_unit_test(test_age_quiet_pass_mends_a_drift),
+		cmocka_unit_test(test_age_counts_out_what_it_deletes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -21,9 +21,10 @@
 static const char *const names[] = {
 	XDPBR_MAP_FDB, XDPBR_MAP_PORTS, XDPBR_MAP_STATS, XDPBR_MAP_CONFIG,
 	XDPBR_MAP_TX, XDPBR_MAP_FLOOD_BC, XDPBR_MAP_FLOOD_MC, XDPBR_MAP_FLOOD_UU,
-	XDPBR_MAP_LEARNED, XDPBR_MAP_EVENTS, XDPBR_MAP_EVBUDGET, XDPBR_MAP_BRIDGE,
+	XDPBR_MAP_LEARNED, XDPBR_MAP_LEARNED_USER, XDPBR_MAP_EVENTS, XDPBR_MAP_EVBUDGET, XDPBR_MAP_BRIDGE,
 	XDPBR_MAP_VLANS, XDPBR_MAP_STORM, XDPBR_MAP_IFSLOT, XDPBR_MAP_PORTCFG,
-	XDPBR_MAP_FDBGEN, XDPBR_MAP_SLOTIF, XDPBR_MAP_SKBPORTS,
+	XDPBR_MAP_FDBGEN, XDPBR_MAP_SLOTIF, XDPBR_MAP_SKBPORTS, XDPBR_MAP_PORTNAME,
+	XDPBR_MAP_STORM_STATE, XDPBR_MAP_XMIT_SEEN,
 };
 #define NMAPS (sizeof(names) / sizeof(names[0]))
 _Static_assert(NMAPS * sizeof(int) == sizeof(struct xdpbr_maps), "one name per map");
@@ -101,7 +102,7 @@ static void test_open_all(void **state)
 			fail_msg("field %zu opened the wrong pin", i);
 	}
 	assert_int_equal(mock_map_len(m.fdb), 1);
-	assert_int_equal(mock_map_len(m.skbports), NMAPS);	/* the last field */
+	assert_int_equal(mock_map_len(m.xmit_seen), NMAPS);	/* the last field */
 
 	maps_close(&m);
 	assert_all_closed(&m);

@@ -103,7 +103,8 @@ static void make_bridge(struct xdpbr_maps *m)
 		.ageing_ns = AGEING_S * XDPBR_NSEC_PER_SEC, .fdb_max_learned = FDB_MAX,
 	};
 	struct xdpbr_bridge_stats bs = { .aged = AGED, .flushed = FLUSHED };
-	__u64 live = LEARNED_LIVE;
+	/* learned by the datapath, 3 of them deleted by user space */
+	__u64 dp_learned = LEARNED_LIVE + 3, user_learned = (__u64)-3;
 	__u32 zero = 0;
 
 	memset(m, 0xff, sizeof(*m));		/* every fd -1 */
@@ -117,9 +118,11 @@ static void make_bridge(struct xdpbr_maps *m)
 	m->config = mock_map_create(MOCK_ARRAY, sizeof(__u32), sizeof(cfg), 1);
 	m->learned = mock_map_create(MOCK_ARRAY, sizeof(__u32), sizeof(__u64),
 				     XDPBR_MAX_PORTS);
+	m->learned_user = mock_map_create(MOCK_ARRAY, sizeof(__u32), sizeof(__u64),
+					  XDPBR_MAX_PORTS);
 	m->bridge = mock_map_create(MOCK_ARRAY, sizeof(__u32), sizeof(bs), 1);
 	assert_true(m->fdb >= 0 && m->ports >= 0 && m->stats >= 0 && m->config >= 0 &&
-		    m->learned >= 0 && m->bridge >= 0);
+		    m->learned >= 0 && m->learned_user >= 0 && m->bridge >= 0);
 
 	for (size_t i = 0; i < NPORTS; i++) {
 		struct xdpbr_port p = { .slot = fake_ports[i].slot, .flags = fake_ports[i].flags };
@@ -133,7 +136,8 @@ static void make_bridge(struct xdpbr_maps *m)
 		assert_int_equal(mock_map_update(m->stats, &s, percpu), 0);
 	}
 	assert_int_equal(mock_map_update(m->config, &zero, &cfg), 0);
-	assert_int_equal(mock_map_update(m->learned, &zero, &live), 0);
+	assert_int_equal(mock_map_update(m->learned, &zero, &dp_learned), 0);
+	assert_int_equal(mock_map_update(m->learned_user, &zero, &user_learned), 0);
 	assert_int_equal(mock_map_update(m->bridge, &zero, &bs), 0);
 	for (int i = 0; i < N_DYNAMIC + N_STATIC; i++) {
 		struct xdpbr_fdb_key k = { .vlan = 0, .mac = { 2, 0, 0x5e, 0, 0x53, (__u8)i } };

@@ -113,6 +113,21 @@ static void test_limit_reached(void **state)
 	assert_int_equal(xdpbr_limit_reached((__u64)UINT32_MAX + 1, UINT32_MAX), 1);
 }
 
+/* The two sides' counts add up, signed; below zero is none, never a huge
+ * count that would stop learning. */
+static void test_learned_count(void **state)
+{
+	assert_int_equal(xdpbr_learned_count(0, 0), 0);
+	assert_int_equal(xdpbr_learned_count(5, 0), 5);
+	assert_int_equal(xdpbr_learned_count(5, (__u64)-3), 2);	/* 3 deleted */
+	assert_int_equal(xdpbr_learned_count(2, (__u64)-2), 0);
+	assert_int_equal(xdpbr_learned_count((__u64)-1, 0), 0);	/* a race's -1 */
+	assert_int_equal(xdpbr_learned_count(1, (__u64)-4), 0);
+	assert_int_equal(xdpbr_learned_count((__u64)-2, 7), 5);	/* moved off, added by hand */
+	assert_int_equal(xdpbr_limit_reached(xdpbr_learned_count((__u64)-1, 0), 1), 0);
+	assert_true(xdpbr_learned_count((__u64)INT64_MAX, 0) == (__u64)INT64_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -123,6 +138,7 @@ int main(void)
 		cmocka_unit_test(test_stale_static_never),
 		cmocka_unit_test(test_stale_never_ageing),
 		cmocka_unit_test(test_limit_reached),
+		cmocka_unit_test(test_learned_count),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
