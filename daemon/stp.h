@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef XDPBR_STP_H
+#define XDPBR_STP_H
+
+/*
+ * stp - Rapid Spanning Tree (IEEE 802.1D-2004 clause 17) for one bridge,
+ * with STP compatibility (clause 17.4: a port that hears configuration or
+ * TCN BPDUs talks legacy 802.1D there, and goes back to RSTP when the peer
+ * does, through mcheck/migration).
+ *
+ * The engine is pure: no sockets, no maps, no clock of its own. The daemon
+ * feeds it received BPDUs (stp_rx) and the time (stp_tick), and the engine
+ * acts through the callbacks in struct stp_ops: a port state for the
+ * datapath, a flush of a port's learned entries on a topology change, a BPDU
+ * to send, an event to log and publish. So it is unit-tested by wiring
+ * several engines together in memory with a simulated clock.
+ *
+ * Ports are numbered by the bridge's slot (1..XDPBR_MAX_PORTS-1); the port
+ * identifier in BPDUs is (port_priority << 8 | port number) as 802.1D-2004
+ * 9.2.7 (4-bit priority in steps of 16, 12-bit number).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What the datapath enforces on a port (datapath: XDPBR_STP_*). */
+enum stp_state {
+	STP_STATE_DISCARDING,
+	STP_STATE_LEARNING,
+	STP_STATE_FORWARDING,
+};
+
+enum stp_role {
+	STP_ROLE_DISABLED,
+	STP_ROLE_ROOT,
+	STP_ROLE_DESIGNATED,
+	STP_ROLE_ALTERNATE,
+	STP_ROLE_BACKUP,
+};
+
+enum stp_edge { STP_EDGE_OFF, STP_EDGE_ON, STP_EDGE_AUTO };
+
+/* What the engine reports through stp_ops.event. */
+enum stp_event {
+	STP_EV_ROLE,		/* port's role changed */
+	STP_EV_STATE,		/* port's state changed (after set_state) */
+	STP_EV_TOPOLOGY_CHANGE,	/* a topology change began (detected or received) */
+	STP_EV_ROOT_CHANGE,	/* the bridge has a new root (or became it) */
+	STP_EV_BPDU_GUARD,	/* an edge port with bpdu_guard heard a BPDU: shut */
+	STP_EV_ROOT_GUARD,	/* a root_guard port heard a superior BPDU: blocked */
+	STP_EV_PROTOCOL,	/* a port migrated between RSTP and legacy STP */
+	STP_EV_BAD_BPDU,	/* a malformed BPDU was dropped */
+};
+
+struct stp_ops {
+	/* Put port's state into the datapath. edge: the port is an operational
+	 * edge port (the datapath's dead-daemon fallback leaves edge ports
+	 * forwarding). Returns 0 or -errno; the engine logs nothing itself. */
+	int (*set_state)(void *arg, unsigned int port, enum stp_state state, bool edge);
+	/* Flush the dynamic (learned) FDB entries of port (17.21.1 flush). */
+	void (*flush)(void *arg, unsigned int port);
+	/* Send one BPDU out of port: frame is the whole Ethernet frame
+	 * (01:80:c2:00:00:00, the bridge's address as source, 802.3 length,
+	 * LLC 42 42 03), len bytes. 0 or -errno. */
+	int (*send)(void *arg, unsigned int port, const void *frame, size_t len);
+	/* Something worth a log line, a counter and a `xdpbr monitor` event. */
+	void (*event)(void *arg, enum stp_event ev, unsigned int port);
+};
+
+struct stp_bridge_cfg {
+	uint16_t priority;		/* 0..61440, a multiple of 4096 */
+	uint8_t mac[6];			/* the bridge address of the bridge id */
+	unsigned int hello_time;	/* seconds, 1..10 (default 2) */
+	unsigned int max_age;		/* seconds, 6..40 (default 20) */
+	unsigned int forward_delay;	/* seconds, 4..30 (default 15) */
+	unsigned int tx_hold_count;	/* BPDUs per hello at most (default 6) */
+	bool force_stp;			/* ForceProtocolVersion 0: legacy STP only */
+};
+
+struct stp_port_cfg {
+	uint32_t path_cost;		/* 1..200000000; 0: from the link speed (17.14) */
+	uint8_t priority;		/* 0..240, a multiple of 16 (default 128) */
+	enum stp_edge edge;		/* admin edge, or auto detection (default auto) */
+	bool bpdu_guard;
+	bool root_guard;
+	uint32_t bpdu_guard_timeout;	/* seconds a tripped port stays shut; 0: until reset */
+};
+
+/* What `xdpbr stp show` prints. Ids are 8 bytes: priority (2, big endian,
+ * system id extension 0) + MAC, as in BPDUs. */
+struct stp_bridge_info {
+	uint8_t bridge_id[8], root_id[8];
+	unsigned int root_port;		/* 0: this bridge is the root */
+	uint32_t root_path_cost;
+	uint64_t topology_changes;
+	uint64_t last_tc_ms;		/* time of the last change (stp_tick clock); 0: never */
+	bool tc_active;			/* tcWhile running on some port */
+	unsigned int hello_time, max_age, forward_delay;	/* in use (the root's) */
+};
+
+struct stp_port_info {
+	enum stp_role role;
+	enum stp_state state;
+	uint32_t path_cost;		/* in use */
+	uint16_t port_id;
+	uint8_t designated_bridge[8], designated_root[8];
+	uint16_t designated_port;
+	uint32_t designated_cost;
+	bool edge;			/* operational edge */
+	bool p2p;			/* operational point-to-point */
+	bool legacy;			/* talking 802.1D STP (sendRSTP false) */
+	bool guard_tripped;		/* shut by bpdu_guard (or root_guard blocking) */
+	bool link_up;
+	uint64_t bpdus_in, bpdus_out, bad_bpdus, tc_in, tc_out;
+};
+
+struct stp_bridge;
+
+/* A new engine for a bridge, its ports to be added with stp_port_add. The
+ * ops are called only from within the stp_* calls. NULL with errno set on
+ * a bad cfg. */
+struct stp_bridge *stp_new(const struct stp_bridge_cfg *cfg,
+			   const struct stp_ops *ops, void *arg);
+void stp_free(struct stp_bridge *b);
+/* Changes the bridge's settings at run time (SIGHUP, xdpbr bridge set):
+ * re-runs role selection. 0 or -EINVAL. */
+int stp_bridge_set(struct stp_bridge *b, const struct stp_bridge_cfg *cfg);
+
+/* Adds port (slot number) with its settings, link state and speed in Mb/s
+ * (0: unknown, a cost of 20000 as for 1 Gb/s). A new port starts discarding
+ * unless it is an admin edge port. 0 or -errno (-EEXIST, -EINVAL). */
+int stp_port_add(struct stp_bridge *b, unsigned int port,
+		 const struct stp_port_cfg *cfg, bool link_up, uint32_t speed_mbps);
+int stp_port_set(struct stp_bridge *b, unsigned int port, const struct stp_port_cfg *cfg);
+void stp_port_del(struct stp_bridge *b, unsigned int port);
+/* The port's carrier went up or down (and its speed, for an auto cost). */
+void stp_port_link(struct stp_bridge *b, unsigned int port, bool up, uint32_t speed_mbps);
+/* `xdpbr link set dev X bpdu_guard reset`: clears a trip. 0 or -ENOENT. */
+int stp_port_guard_reset(struct stp_bridge *b, unsigned int port);
+/* Forces BPDU protocol migration check on port (or all ports with 0). */
+void stp_port_mcheck(struct stp_bridge *b, unsigned int port);
+
+/* A BPDU received on port: data/len is the LLC payload, from the protocol
+ * identifier on (the 802.3 header and LLC 42 42 03 already checked and
+ * removed by the caller). Malformed input is counted (bad_bpdus) and
+ * reported as STP_EV_BAD_BPDU, never trusted. */
+void stp_rx(struct stp_bridge *b, unsigned int port, const uint8_t *data, size_t len);
+
+/* Advances the engine's clock to now_ms (monotonic milliseconds). Call it
+ * at least every 100 ms; the state machines run on the 1 s tick of 17.22
+ * and a BPDU is sent at once when one is due (newInfo). */
+void stp_tick(struct stp_bridge *b, uint64_t now_ms);
+
+/* Reads the state for show/stats. 0 or -ENOENT (port not added). */
+void stp_bridge_get(const struct stp_bridge *b, struct stp_bridge_info *info);
+int stp_port_get(const struct stp_bridge *b, unsigned int port, struct stp_port_info *info);
+
+/* Names for the CLI/JSON/Prometheus: "discarding", "learning",
+ * "forwarding"; "disabled", "root", "designated", "alternate", "backup". */
+const char *stp_state_name(enum stp_state s);
+const char *stp_role_name(enum stp_role r);
+
+/* Resuming after a restart (no topology change storm): before the first
+ * stp_tick, set the states the datapath already holds, so a port that was
+ * forwarding is not sent back to discarding while the protocol re-learns
+ * the same tree. The engine keeps it forwarding unless the tree it builds
+ * says otherwise. */
+void stp_port_resume(struct stp_bridge *b, unsigned int port, enum stp_state state);
+
+#endif /* XDPBR_STP_H */
