@@ -72,6 +72,39 @@ check_includes()
 	fi
 }
 
+# check_listing NAME LIST WORD...: completing WORD... offers what the
+# function LIST prints (sorted), read before and after; other runs add and
+# remove interfaces and bridges meanwhile, so until two reads agree.
+check_listing()
+{
+	local name=$1 list=$2 want got
+	shift 2
+	for _ in 1 2 3 4 5; do
+		want=$($list)
+		got=$(comp "$@")
+		[ "$want" = "$($list)" ] && break
+	done
+	check_eq "$name" "$want" "$got" "completing: $*"
+}
+
+# shellcheck disable=SC2317 # called through check_listing
+ifaces_now()
+{
+	local d
+	for d in /sys/class/net/*; do
+		[ -e "$d" ] && basename "$d"
+	done | sort
+}
+
+# shellcheck disable=SC2317 # called through check_listing
+bridges_now()
+{
+	local d
+	for d in /sys/fs/bpf/xdpbr/*/; do
+		[ -d "$d" ] && basename "$d"
+	done | sort
+}
+
 # --- registered for both commands
 check_eq "complete -p xdpbr" "complete -F _xdpbr xdpbr" "$(complete -p xdpbr 2>&1)"
 check_eq "complete -p xdpbrd" "complete -F _xdpbrd xdpbrd" "$(complete -p xdpbrd 2>&1)"
@@ -94,9 +127,11 @@ if [ "$(wc -l <<<"$objects")" -ge 6 ]; then
 else
 	fail "the parser's objects, found by abbreviation" "found: $objects"
 fi
+# shellcheck disable=SC2086 # the objects, one word each
 check_offers "xdpbr <TAB>: the parser's objects and help" "$(words $objects help)" \
 	"$XDPBR" ""
 check_offers "xdpbr f<TAB>: fdb" "fdb" "$XDPBR" "f"
+# shellcheck disable=SC2086
 check_offers "xdpbr -j <TAB>: options don't hide the objects" "$(words $objects help)" \
 	"$XDPBR" -j ""
 check_includes "xdpbr -<TAB>: the options" "-json -pretty -bridge -rate -Version -help" \
@@ -134,19 +169,19 @@ parser_takes()
 }
 
 for obj in $objects; do
-	verbs=$(parser_verbs "$obj")
+	pverbs=$(parser_verbs "$obj")
 	got=$(comp "$XDPBR" "$obj" "")
 	bad=
-	for v in $verbs help; do
+	for v in $pverbs help; do
 		grep -qxF "$v" <<<"$got" || bad+=" $v"
 	done
-	if [ -n "$verbs" ] && [ -z "$bad" ]; then
-		pass "xdpbr $obj <TAB> offers its commands: $(tr '\n' ' ' <<<"$verbs")"
+	if [ -n "$pverbs" ] && [ -z "$bad" ]; then
+		pass "xdpbr $obj <TAB> offers its commands: $(tr '\n' ' ' <<<"$pverbs")"
 	else
-		fail "xdpbr $obj <TAB> offers its commands" "the parser's: $verbs" \
+		fail "xdpbr $obj <TAB> offers its commands" "the parser's: $pverbs" \
 			"missing:${bad:- (none found)}" "offered: $(tr '\n' ' ' <<<"$got")"
 	fi
-	for v in $verbs; do
+	for v in $pverbs; do
 		bad=
 		kws=$(comp "$XDPBR" "$obj" "$v" "")
 		for k in $kws; do
@@ -166,9 +201,8 @@ done
 # --- the cases a person meets
 check_offers "xdpbr fdb <TAB>: its commands" "$(words add del flush help show)" \
 	"$XDPBR" fdb ""
-mapfile -t ifaces < <(ls /sys/class/net)
-check_offers "xdpbr link set dev <TAB>: the interfaces (/sys/class/net)" \
-	"$(words "${ifaces[@]}")" "$XDPBR" link set dev ""
+check_listing "xdpbr link set dev <TAB>: the interfaces (/sys/class/net)" ifaces_now \
+	"$XDPBR" link set dev ""
 check_includes "xdpbr link set dev l<TAB>: lo" "lo" "$XDPBR" link set dev l
 check_includes "xdpbr l set dev lo <TAB> (abbreviated): link set's keywords" \
 	"learning flood max_learned storm" "$XDPBR" l set dev lo ""
@@ -185,25 +219,11 @@ check_offers "xdpbr fdb show dynamic <TAB>: the keywords not given" \
 check_includes "xdpbr stats <TAB>: show, and the keywords of stats show" "show dev rate" \
 	"$XDPBR" stats ""
 
-# bridge names: the directories of /sys/fs/bpf/xdpbr, whatever other runs
-# make and remove meanwhile (read again until two reads agree)
-bridges_now()
-{
-	local d
-	for d in /sys/fs/bpf/xdpbr/*/; do
-		[ -d "$d" ] && basename "$d"
-	done | sort
-}
-for try in 1 2 3; do
-	before=$(bridges_now)
-	got_b=$(comp "$XDPBR" -b "")
-	got_m=$(comp "$XDPBR" link add dev lo master "")
-	got_d=$(comp "$XDPBRD" "")
-	[ "$before" = "$(bridges_now)" ] && break
-done
-check_eq "xdpbr -b <TAB>: the bridges (/sys/fs/bpf/xdpbr/*)" "$before" "$got_b"
-check_eq "xdpbr link add dev lo master <TAB>: the bridges" "$before" "$got_m"
-check_eq "xdpbrd <TAB>: the bridges" "$before" "$got_d"
+# bridge names: the directories of /sys/fs/bpf/xdpbr
+check_listing "xdpbr -b <TAB>: the bridges (/sys/fs/bpf/xdpbr/*)" bridges_now "$XDPBR" -b ""
+check_listing "xdpbr link add dev lo master <TAB>: the bridges" bridges_now \
+	"$XDPBR" link add dev lo master ""
+check_listing "xdpbrd <TAB>: the bridges" bridges_now "$XDPBRD" ""
 
 # --- xdpbrd: its options, each one getopt takes
 longs=$(timeout 5 "$XDPBRD" --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u)
@@ -221,7 +241,6 @@ check_offers "xdpbrd -d <TAB>" "$(words auto tc xdp)" "$XDPBRD" -d ""
 check_offers "xdpbrd -H <TAB>" "$(words off on)" "$XDPBRD" -H ""
 check_offers "xdpbrd -c FILE: file names" "$XT_ROOT/etc/xdpbrd.conf" \
 	"$XDPBRD" -c "$XT_ROOT/etc/xdpbrd.c"
-check_offers "xdpbrd -c F br0 <TAB>: the interfaces" "$(words "${ifaces[@]}")" \
-	"$XDPBRD" -c f br0 ""
+check_listing "xdpbrd -c F br0 <TAB>: the interfaces" ifaces_now "$XDPBRD" -c f br0 ""
 
 finish

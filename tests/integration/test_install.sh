@@ -23,6 +23,7 @@ done
 
 # mk TARGET VAR=VALUE...: make TARGET on this checkout's build; its output
 # in $XT_TMP/make.out.
+# shellcheck disable=SC2317 # called through check
 mk()
 {
 	make -C "$XT_ROOT" --no-print-directory BUILD="$XT_BUILD" "$@" >"$XT_TMP/make.out" 2>&1
