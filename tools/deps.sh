@@ -12,6 +12,8 @@ PKGS=(
 	procps kmod prometheus
 	valgrind		# tests/integration/test_valgrind.sh
 	dnsmasq-base busybox	# test_hostif.sh: a DHCP server and client on the host interface
+	debhelper lintian	# make deb, test_package.sh: build the Debian package and check it
+	bash-completion		# test_package.sh: bash-completion loads the packaged completion
 )
 
 missing=()
