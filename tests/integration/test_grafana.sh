@@ -20,10 +20,7 @@
 # queries must find this daemon, bridge and ports. The scrape
 # configuration README.md shows must pass promtool check config.
 #
-# And `make deps` (tools/deps.sh, run by make check before the tests) must
-# not have left a Prometheus server running as a system service: no
-# process named prometheus runs as the user prometheus (the test's own
-# server runs as root).
+# (That `make deps` leaves no Prometheus service running is test_deps's.)
 #
 # XT_DASHBOARD=FILE checks another dashboard file instead.
 # shellcheck disable=SC2016 # jq variables in single-quoted filters
@@ -107,15 +104,6 @@ prom_start()
 $(tail -n 20 "$dir/log")
 targets: $(curl -sS --max-time 2 "$(prom_url /api/v1/targets)" 2>&1 | head -c 1000)"
 	return 1
-}
-
-# service_prometheus: the processes named prometheus that run as the user
-# prometheus: a server a package's service started (none when the user
-# does not exist).
-service_prometheus()
-{
-	id prometheus >/dev/null 2>&1 || return 0
-	pgrep -a -x -u prometheus prometheus
 }
 
 # re_escape S: S as Grafana writes a value of a multi-value variable into a
@@ -276,9 +264,6 @@ xt_require
 for t in curl promtool "$PROMETHEUS"; do
 	command -v "$t" >/dev/null || abort "missing: $t (run make deps)"
 done
-
-check_eq "no Prometheus server runs as a service (make deps must not leave one)" "" \
-	"$(service_prometheus)"
 
 DASH_JSON=$(json_of object cat "$DASH") || abort "$DASH is not one JSON object"
 check_jq "dashboard: schemaVersion of Grafana 9/10 (36..39), a title and a uid" "$DASH_JSON" \
