@@ -12,6 +12,7 @@ PKGS=(
 	procps kmod prometheus
 	valgrind		# tests/integration/test_valgrind.sh
 	dnsmasq-base busybox	# test_hostif.sh: a DHCP server and client on the host interface
+	gnuplot-nox		# make bench, make bench-fdb, make plots; test_plots.sh
 )
 
 missing=()
