@@ -124,6 +124,14 @@ jq '.results |= map(select(.dut != "bridge" or .size != 1518))' "$BJSON" >"$XT_T
 check "a bridge result missing at 1518 bytes: one bar fewer in each bridge panel" \
 	series_in "$XT_TMP/gap/rates-1core.svg" "Linux bridge" $((2 * nscen)) "$nsizes"
 
+# A tcp-only run has no frame rates: nothing drawn, and no failure (make
+# bench BENCH_ARGS="--scenarios tcp" plots too).
+jq '.results = [] | .ratios = [] | .frame_scenarios = []' "$BJSON" >"$XT_TMP/tcponly.json"
+err=$("$BENCH" --plot "$XT_TMP/tcp" "$XT_TMP/tcponly.json" 2>&1)
+check_eq "a tcp-only run: exit 0" 0 "$?" "$err"
+check "a tcp-only run: says there is nothing to draw" grep -q 'no frame rates' <<<"$err"
+check_eq "a tcp-only run: no SVG" "" "$(find "$XT_TMP/tcp" -name '*.svg')"
+
 # ---------------------------------------------------------------- errors
 
 # plot_err NAME STDERR_PATTERN ARGS...: bench.sh (or fdbscale.sh, when the
