@@ -252,14 +252,22 @@ clean:
 # tools/pktgen.bpf.c); and TCP (iperf3) between namespaces on veth and on tap
 # ports (build/tools/tapwire) through xdpbr and through the Linux bridge.
 # Arguments for tools/bench.sh: make bench BENCH_ARGS="--sizes 64 --reps 1".
+# It also draws the results (gnuplot, tools/plot.sh) as SVG in BENCH_PLOTS,
+# next to the JSON they come from (bench.json).
+# make bench-fdb: the control plane as the FDB grows (tools/fdbscale.sh:
+# ageing pass CPU and xdpbrd's memory at 10k, 100k, 1M entries), its plot
+# in BENCH_PLOTS too; arguments in FDBSCALE_ARGS.
+# make plots: draw doc/plots/*.svg again from the JSON committed there.
 # Not part of make check; tests/integration/test_bench_smoke.sh runs its
-# smoke mode, so check builds pktgen too.
+# smoke mode, so check builds pktgen too; test_plots.sh draws saved runs.
 PKTGEN     := $(BUILD)/tools/pktgen
 PKTGEN_OBJ := $(BUILD)/pktgen.bpf.o
 PKTGEN_SKEL := $(BUILD)/pktgen.skel.h
 BENCH_ARGS ?=
+BENCH_PLOTS ?= $(BUILD)/plots
+FDBSCALE_ARGS ?=
 
-.PHONY: bench
+.PHONY: bench bench-fdb plots
 $(PKTGEN_OBJ): tools/pktgen.bpf.c | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -274,7 +282,15 @@ check: $(PKTGEN)
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(PKTGEN)
-	tools/bench.sh $(BENCH_ARGS)
+	tools/bench.sh --plot $(BENCH_PLOTS) $(BENCH_ARGS)
+
+bench-fdb: deps
+	@$(MAKE) --no-print-directory all
+	tools/fdbscale.sh --plot $(BENCH_PLOTS) $(FDBSCALE_ARGS)
+
+plots:
+	tools/plot.sh bench doc/plots/bench.json doc/plots
+	tools/plot.sh fdb doc/plots/fdbscale.json doc/plots
 
 # ---- fuzzing and sanitizers ----
 # make fuzz          build the libFuzzer harnesses of tests/fuzz/ (datapath,

@@ -25,6 +25,7 @@ PKGS=(
 	dnsmasq-base busybox	# test_hostif.sh: a DHCP server and client on the host interface
 	debhelper lintian	# make deb, test_package.sh: build the Debian package and check it
 	bash-completion		# test_package.sh: bash-completion loads the packaged completion
+	gnuplot-nox		# make bench, make bench-fdb, make plots; test_plots.sh
 )
 QUIET_PKG=prometheus	# installed without starting its service
 
