@@ -74,10 +74,11 @@ for f in usr/sbin/xdpbrd usr/sbin/xdpbr usr/lib/xdpbr/xdpbr.bpf.o \
 	usr/share/man/man5/xdpbrd.conf.5.gz \
 	usr/share/bash-completion/completions/xdpbr \
 	usr/share/bash-completion/completions/xdpbrd \
-	usr/share/doc/xdpbr/examples/xdpbrd.conf usr/share/doc/xdpbr/copyright; do
+	usr/share/doc/xdpbr/examples/xdpbrd.conf usr/share/doc/xdpbr/copyright \
+	usr/share/doc/xdpbr/grafana/xdpbr.json; do
 	[ -e "$root/$f" ] || missing+=" $f"
 done
-check_eq "the package holds the binaries, the object, the unit, the man pages, the completion, the example" \
+check_eq "the package holds the binaries, the object, the unit, the man pages, the completion, the example, the dashboard" \
 	"" "$missing"
 
 xdpbrd=$root/usr/sbin/xdpbrd
