@@ -80,7 +80,7 @@ host()
 		ip -n "$ns" addr add "${HIP4[$h]}/24" dev e0 &&
 		ip -n "$ns" addr add "${HIP6[$h]}/64" dev e0 nodad &&
 		ip -n "$ns" link set dev e0 up &&
-		host_offloads "$ns"
+		host_offloads "$ns" >/dev/null
 }
 
 # in_site S CMD...
