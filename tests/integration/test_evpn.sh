@@ -297,6 +297,14 @@ for s in a b; do
 	fdb_agrees "$s" || fail "  FDB of $s" "want: $(want_fdb "$s")" "got: $(fdb "$s")"
 done
 
+json=$(cli_json a vxlan show)
+check_jq "A: vxlan show counts 2 local MACs mirrored to zebra, 2 remote in the FDB" "$json" \
+	'.[0].local_macs == 2 and .[0].remote_macs == 2 and .[0].state == "up"'
+out=$(in_site a "$XDPBR" vxlan show 2>&1)
+check_eq "A: vxlan show, text" \
+	"$BR: vni 100 local_ip 198.19.0.1 dstport 4789 underlay u0 vxlan $BR-vx kernel_bridge $BR-kbr gateway $BR-gw state up local_macs 2 remote_macs 2" \
+	"$out"
+
 # --- unicast to a remote MAC is not flooded locally
 cap=$XT_TMP/cap.a2
 ip netns exec "${HNS[a2]}" timeout 20 tcpdump -i e0 -nn -e -l \
@@ -388,6 +396,8 @@ check_eq "A's xdpbrd exits 0 on SIGTERM" 0 "$STOP_RC" "$(cat "${DLOG[a]}")"
 check_fail "A: the overlay's objects are gone" in_site a ip link show dev "$BR-kbr"
 check_fail "A: ... $BR-vx too" in_site a ip link show dev "$BR-vx"
 check_fail "A: ... $BR-gw too" in_site a ip link show dev "$BR-gw"
+json=$(cli_json b vxlan show)
+check_jq "B (still running): vxlan show lists its overlay" "$json" 'length == 1' 
 
 # --- a foreign object of an overlay name is an error
 in_site a ip link add "$BR-kbr" type bridge
