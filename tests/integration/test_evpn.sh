@@ -15,8 +15,10 @@
 # Checks: the BGP session, pings between every pair of hosts across the
 # sites (IPv4, IPv6), zebra's view of the MACs (local / remote), remote MACs
 # in xdpbr's FDB on the gateway port, unicast to a remote MAC not flooded
-# to local hosts, a host moved from A to B reachable again within 5 s with
-# both sites agreeing, a stopped bgpd's MACs withdrawn after the hold time,
+# to local hosts, a host moved from A to B (its port deleted at A) reachable
+# again within 5 s with both sites agreeing, the same host moved back while
+# its port at B stays up (the remote entry at A gives way to its first
+# frame there), a stopped bgpd's MACs withdrawn after the hold time,
 # and a daemon restart (SIGKILL + start) losing no frame of a running ping.
 # shellcheck disable=SC2016 # jq variables in single-quoted filters
 # shellcheck disable=SC2317 # functions that run through check / xt_poll
@@ -58,11 +60,17 @@ underlay()
 		done
 }
 
-# host H S PORT: host H (netns) behind port PORT of site S's bridge.
+# host H S PORT [NS]: host H (netns NS, default xt$ID-H) behind port PORT of
+# site S's bridge.
 host()
 {
-	local h=$1 s=$2 port=$3 ns=xt$ID-$1
+	local h=$1 s=$2 port=$3 ns=${4:-xt$ID-$1}
 	HNS[$h]=$ns HSITE[$h]=$s HPORT[$h]=$port
+	[ -n "${4:-}" ] && {
+		XT_CLEANUP_CMDS+=("ip netns pids $ns | xargs -r kill -KILL; ip netns del $ns")
+		ip netns add "$ns" || return 1
+		ip -n "$ns" link set dev lo up
+	}
 	[ -n "${HMAC[$h]:-}" ] || {
 		# 02:00:II:II:0S:0N for host N of site S (0a, 0b)
 		HMAC[$h]=$(printf '02:00:%02x:%02x:%02x:%02x' $((ID >> 8)) $((ID & 255)) \
@@ -347,6 +355,40 @@ for s in a b; do
 	check "$s: after the move, zebra agrees (10 s)" xt_poll 10 zebra_agrees "$s"
 done
 check "every host pings every host after the move, IPv4" xt_poll 10 all_ping -4
+
+# --- a1 moves back to A while its old port at B stays up (a migrated VM:
+# the old port is silent, nothing is deleted): the remote entry of A's
+# FDB must give way to a1's first frame at A, and B must follow zebra
+# (no addresses left: it answers nothing, so every reply below comes from
+# the host at A)
+old_ns=${HNS[a1]}
+ip netns exec "$old_ns" sysctl -q -w net.ipv6.conf.e0.disable_ipv6=1
+ip -n "$old_ns" addr flush dev e0
+ip -n "$old_ns" neigh flush dev e0
+sleep 1
+p1_is_port()
+{
+	cli_json a link show dev p1 | jq -e '.[0].ifname == "p1"'
+}
+host a1 a p1 "xt$ID-a1n" || abort "a1 at site A again"
+xt_poll 20 p1_is_port || abort "A's daemon did not take p1 (configured) back" \
+	"$(cat "${DLOG[a]}")"
+t0=$(date +%s%N)
+if xt_poll 20 moved; then
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	echo "# a1 moved B -> A, old port at B up: reachable again after $ms ms"
+	check "a1, moved back to A (old port at B still up), reachable within 5 s ($ms ms)" \
+		test "$ms" -le 5000
+else
+	fail "a1, moved back to A (old port at B still up), reachable within 5 s (not in 20 s)"
+fi
+for s in a b; do
+	check "$s: after the move back, xdpbr's FDB agrees (a1 on A's p1) (10 s)" \
+		xt_poll 10 fdb_agrees "$s"
+	fdb_agrees "$s" || fail "  FDB of $s" "want: $(want_fdb "$s")" "got: $(fdb "$s")"
+	check "$s: after the move back, zebra agrees (10 s)" xt_poll 10 zebra_agrees "$s"
+done
+check "every host pings every host after the move back, IPv4" xt_poll 10 all_ping -4
 
 # --- a site's bgpd stops: its MACs leave the other side after the hold time
 # (SIGSTOP: no NOTIFICATION, no TCP reset, as when a machine hangs; only
