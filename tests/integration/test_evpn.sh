@@ -340,21 +340,28 @@ moved()
 {
 	ping_h a1 a2 && ping_h a2 a1 && ping_h b1 a1
 }
-if xt_poll 20 moved; then
-	ms=$((($(date +%s%N) - t0) / 1000000))
-	echo "# a1 moved A -> B: reachable again after $ms ms"
-	check "a1, moved from A to B, reachable from both sites within 5 s ($ms ms)" \
-		test "$ms" -le 5000
-else
-	fail "a1, moved from A to B, reachable from both sites within 5 s (not in 20 s)"
-fi
-for s in a b; do
-	check "$s: after the move, xdpbr's FDB agrees (a1 on B's p3) (10 s)" \
-		xt_poll 10 fdb_agrees "$s"
-	fdb_agrees "$s" || fail "  FDB of $s" "want: $(want_fdb "$s")" "got: $(fdb "$s")"
-	check "$s: after the move, zebra agrees (10 s)" xt_poll 10 zebra_agrees "$s"
-done
-check "every host pings every host after the move, IPv4" xt_poll 10 all_ping -4
+# converged WHAT WHERE: a1 reachable from both sites within 5 s of t0
+# (the time printed), then both FDBs and both zebras agree on WHERE it is.
+converged()
+{
+	local what=$1 where=$2 ms
+	if xt_poll 20 moved; then
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		echo "# a1 $what: reachable again after $ms ms"
+		check "a1 $what: reachable from both sites within 5 s ($ms ms)" \
+			test "$ms" -le 5000
+	else
+		fail "a1 $what: reachable from both sites within 5 s (not in 20 s)"
+	fi
+	for s in a b; do
+		check "$s: a1 $what: xdpbr's FDB agrees ($where) (10 s)" \
+			xt_poll 10 fdb_agrees "$s"
+		fdb_agrees "$s" || fail "  FDB of $s" "want: $(want_fdb "$s")" "got: $(fdb "$s")"
+		check "$s: a1 $what: zebra agrees (10 s)" xt_poll 10 zebra_agrees "$s"
+	done
+	check "a1 $what: every host pings every host, IPv4" xt_poll 10 all_ping -4
+}
+converged "moved from A to B" "on B's p3"
 
 # --- a1 moves back to A while its old port at B stays up (a migrated VM:
 # the old port is silent, nothing is deleted): the remote entry of A's
@@ -374,21 +381,7 @@ host a1 a p1 "xt$ID-a1n" || abort "a1 at site A again"
 xt_poll 20 p1_is_port || abort "A's daemon did not take p1 (configured) back" \
 	"$(cat "${DLOG[a]}")"
 t0=$(date +%s%N)
-if xt_poll 20 moved; then
-	ms=$((($(date +%s%N) - t0) / 1000000))
-	echo "# a1 moved B -> A, old port at B up: reachable again after $ms ms"
-	check "a1, moved back to A (old port at B still up), reachable within 5 s ($ms ms)" \
-		test "$ms" -le 5000
-else
-	fail "a1, moved back to A (old port at B still up), reachable within 5 s (not in 20 s)"
-fi
-for s in a b; do
-	check "$s: after the move back, xdpbr's FDB agrees (a1 on A's p1) (10 s)" \
-		xt_poll 10 fdb_agrees "$s"
-	fdb_agrees "$s" || fail "  FDB of $s" "want: $(want_fdb "$s")" "got: $(fdb "$s")"
-	check "$s: after the move back, zebra agrees (10 s)" xt_poll 10 zebra_agrees "$s"
-done
-check "every host pings every host after the move back, IPv4" xt_poll 10 all_ping -4
+converged "moved back to A, its old port at B up" "on A's p1"
 
 # --- a site's bgpd stops: its MACs leave the other side after the hold time
 # (SIGSTOP: no NOTIFICATION, no TCP reset, as when a machine hangs; only
