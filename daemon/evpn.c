@@ -103,6 +103,13 @@ int evpn_attach(struct evpn *e, struct bridge *br)
 	int err;
 
 	e->maps = &br->maps;
+	if (bridge_port_path(br, e->ov.name[OV_GW]) == PORT_PATH_XDP) {
+		err = overlay_xdp_ready(&e->ov);
+		if (err)
+			log_warn("overlay: Couldn't set GRO on and transmit checksum offload "
+				 "off on %s/%s for the XDP path: %s", e->ov.name[OV_GW],
+				 e->ov.name[OV_GWK], strerror(-err));
+	}
 	err = ctl_port_get(&br->maps, gw(e), &p);
 	if (err == -ENODEV)
 		err = bridge_add_port(br, e->ov.name[OV_GW]);

@@ -110,22 +110,25 @@ static int make(const char *bridge, const struct vxlan_info *v, struct overlay *
 	return err;
 }
 
-/* Up, the kernel bridge's end last; the veth ends ready for the XDP path
- * (veth needs NAPI to take redirected frames; checksums finished in
- * software, MACHINE-FACTS). */
+int overlay_xdp_ready(const struct overlay *o)
+{
+	int err = 0;
+
+	for (int i = OV_GWK; !err && i <= OV_GW; i++) {
+		err = ethtool_set_flag(o->name[i], ETHTOOL_SGRO, true);
+		if (!err)
+			err = ethtool_set_flag(o->name[i], ETHTOOL_STXCSUM, false);
+	}
+	return err;
+}
+
+/* Up, the xdpbr bridge's end last. */
 static int bring_up(struct overlay *o)
 {
 	struct link_set up = { .up = true };
 	int err = 0;
 
-	for (int i = OV_GWK; i <= OV_GW; i++) {
-		err = ethtool_set_flag(o->name[i], ETHTOOL_SGRO, true);
-		if (!err)
-			err = ethtool_set_flag(o->name[i], ETHTOOL_STXCSUM, false);
-		if (err)
-			return err;
-	}
-	for (int i = OV__MAX - 1; !err && i >= 0; i--)
+	for (int i = 0; !err && i < OV__MAX; i++)
 		err = link_set(o->ifindex[i], &up);
 	return err;
 }

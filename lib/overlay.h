@@ -49,10 +49,16 @@ int overlay_find(const char *bridge, struct overlay *o, char *why, size_t len);
 /* Whether the existing vxlan device of o has the settings of want. */
 bool overlay_matches(const struct overlay *o, const struct vxlan_info *want);
 
-/* Creates the four objects, up (the kernel bridge end of the gateway with
- * learning off and GRO on, transmit checksum offload off on both ends for
- * the XDP path). Nothing left behind on failure. 0 or -errno, said. */
+/* Creates the four objects, up, learning off on the kernel bridge's ports.
+ * Nothing left behind on failure. 0 or -errno, said. */
 int overlay_create(const char *bridge, const struct vxlan_info *v, struct overlay *o);
+
+/* The gateway's veth ends ready for the XDP path, where frames are
+ * redirected into them: GRO on (veth needs NAPI to take them) and transmit
+ * checksum offload off (an XDP redirect passes unfinished checksums on;
+ * MACHINE-FACTS). The skb path needs neither, and keeps TSO/GSO. 0 or
+ * -errno. */
+int overlay_xdp_ready(const struct overlay *o);
 
 /* Deletes every object of o that exists (the veth pair goes with GWK). */
 void overlay_delete(struct overlay *o);
