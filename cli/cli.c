@@ -52,6 +52,7 @@ struct word {
 #define U_FDB_DEL	"xdpbr [OPTIONS] fdb del LLADDR [ dev DEV ] [ vlan VID ]\n"
 #define U_FDB_FLUSH	"xdpbr [OPTIONS] fdb flush [ dev DEV ] [ vlan VID ] [ dynamic | static ]\n"
 #define U_VLAN_SHOW	"xdpbr [OPTIONS] vlan show [ dev DEV ]\n"
+#define U_VXLAN_SHOW	"xdpbr [OPTIONS] vxlan show\n"
 #define U_VLAN_ADD	"xdpbr [OPTIONS] vlan add dev DEV vid VID[-VID] [ pvid ] [ untagged ]\n"
 #define U_VLAN_DEL	"xdpbr [OPTIONS] vlan del dev DEV vid VID[-VID]\n"
 #define U_STATS_SHOW	"xdpbr [OPTIONS] stats [ show ] [ dev DEV ] [ rate SECONDS [ count N ] ]\n"
@@ -86,7 +87,7 @@ struct word {
 static const char usage_main[] =
 	"Usage: xdpbr [OPTIONS] OBJECT { COMMAND | help }\n"
 	"       xdpbr [OPTIONS] OBJECT COMMAND help\n"
-	"where  OBJECT := { bridge | link | fdb | vlan | stats | monitor }\n"
+	"where  OBJECT := { bridge | link | fdb | vlan | stats | monitor | vxlan }\n"
 	"       OPTIONS := { -j[son] | -p[retty] | -b[ridge] BRIDGE | -r[ate] SECONDS |\n"
 	"                    -V[ersion] | -h[elp] }\n"
 	"       BRIDGE defaults to the only bridge of this network namespace\n"
@@ -103,6 +104,7 @@ static const char usage_vlan[] =
 	"Usage: " U_VLAN_SHOW MORE U_VLAN_ADD MORE U_VLAN_DEL U_OPTIONS N_VLAN;
 static const char usage_stats[] = "Usage: " U_STATS_SHOW U_OPTIONS_STATS N_STATS;
 static const char usage_monitor[] = "Usage: " U_MONITOR U_OPTIONS N_MONITOR;
+static const char usage_vxlan[] = "Usage: " U_VXLAN_SHOW U_OPTIONS;
 
 /* ------------------------------------------------------------ errors */
 
@@ -217,6 +219,7 @@ static const struct object objects[] = {
 	{ { "vlan", OBJ_VLAN }, usage_vlan },
 	{ { "stats", OBJ_STATS }, usage_stats },
 	{ { "monitor", OBJ_MONITOR }, usage_monitor },
+	{ { "vxlan", OBJ_VXLAN }, usage_vxlan },
 	{ { "help", OBJ_HELP }, usage_main },
 };
 
@@ -685,6 +688,8 @@ static const struct command commands[] = {
 	  "Usage: " U_STATS_SHOW U_OPTIONS_STATS N_STATS, do_stats, false },
 	{ OBJ_MONITOR, VERB_FDB, KW_COUNT, 0, 0, NULL, "Usage: " U_MONITOR U_OPTIONS N_MONITOR,
 	  do_monitor, true },
+	{ OBJ_VXLAN, VERB_SHOW, 0, 0, 0, NULL, "Usage: " U_VXLAN_SHOW U_OPTIONS,
+	  do_vxlan_show, false },
 };
 
 static const struct command *find_command(enum cli_object obj, enum cli_verb verb)

@@ -18,7 +18,7 @@
 
 /* OBJ_HELP: the usage; OBJ_VERSION: -V, the version. */
 enum cli_object { OBJ_NONE, OBJ_BRIDGE, OBJ_FDB, OBJ_LINK, OBJ_VLAN, OBJ_STATS, OBJ_MONITOR,
-		  OBJ_HELP, OBJ_VERSION };
+		  OBJ_VXLAN, OBJ_HELP, OBJ_VERSION };
 /* VERB_FDB: `monitor fdb`, the events monitor knows (and its default). */
 enum cli_verb { VERB_SHOW, VERB_SET, VERB_ADD, VERB_DEL, VERB_FLUSH, VERB_FDB, VERB_HELP };
 

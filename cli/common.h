@@ -62,5 +62,6 @@ cli_run_fn do_fdb_show, do_fdb_add, do_fdb_del, do_fdb_flush;
 cli_run_fn do_vlan_show, do_vlan_add, do_vlan_del;
 cli_run_fn do_stats;
 cli_run_fn do_monitor;
+cli_run_fn do_vxlan_show;
 
 #endif

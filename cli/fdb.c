@@ -48,7 +48,7 @@ static void print_fdb_entry(const struct fdb_entry *e, const char *br, uint64_t 
 	print_u64(PRINT_ANY, "vlan", " vlan %llu", e->key.vlan);
 	print_string(PRINT_ANY, "master", " master %s", br);
 	print_string(PRINT_JSON, "state", NULL, fdb_state_name(&e->val));
-	if (is_static)
+	if (is_static || e->val.flags & XDPBR_FDB_REMOTE)
 		print_string(PRINT_FP, NULL, " %s", fdb_state_name(&e->val));
 	print_open_array("flags");
 	if (e->val.flags & XDPBR_FDB_LOCAL)

@@ -41,7 +41,7 @@
 #include "util.h"
 #include "xdpbr_rules.h"
 
-enum section { SEC_NONE, SEC_BRIDGE, SEC_PORT };
+enum section { SEC_NONE, SEC_BRIDGE, SEC_PORT, SEC_VXLAN };
 
 struct parser;
 
@@ -628,6 +628,54 @@ static int set_pvid(struct parser *p, const struct key *k, const char *value)
 	return 0;
 }
 
+/* --- [vxlan] keys --- */
+
+static bool ifname_valid(const char *s, size_t n);
+
+static int set_vni(struct parser *p, const struct key *k, const char *value)
+{
+	uint64_t v;
+
+	if (get_u64(p, k, value, 1, CONFIG_VNI_MAX, &v))
+		return p->err;
+	p->c->vxlan.vni = (uint32_t)v;
+	return 0;
+}
+
+static int set_local_ip(struct parser *p, const struct key *k, const char *value)
+{
+	if (inet_pton(AF_INET, value, &p->c->vxlan.local_ip) != 1 ||
+	    !p->c->vxlan.local_ip.s_addr || IN_MULTICAST(ntohl(p->c->vxlan.local_ip.s_addr)))
+		return fail(p, "local_ip: '%s' is not a unicast IPv4 address (the VTEP "
+			    "address, like 192.0.2.1)", value);
+	return 0;
+}
+
+static int set_dstport(struct parser *p, const struct key *k, const char *value)
+{
+	uint64_t v;
+
+	if (get_u64(p, k, value, 1, 65535, &v))
+		return p->err;
+	p->c->vxlan.dstport = (uint16_t)v;
+	return 0;
+}
+
+static int set_underlay(struct parser *p, const struct key *k, const char *value)
+{
+	if (!ifname_valid(value, strlen(value)))
+		return fail(p, "underlay: '%s' is not a valid interface name", value);
+	snprintf(p->c->vxlan.underlay, sizeof(p->c->vxlan.underlay), "%s", value);
+	return 0;
+}
+
+static const struct key vxlan_keys[] = {
+	{ .name = "vni", .set = set_vni },
+	{ .name = "local_ip", .set = set_local_ip },
+	{ .name = "dstport", .set = set_dstport },
+	{ .name = "underlay", .set = set_underlay },
+};
+
 static const struct key bridge_keys[] = {
 	{ .name = "name", .set = set_name },
 	{ .name = "ageing_time", .set = set_ageing },
@@ -660,6 +708,7 @@ static const struct key port_keys[] = {
 
 _Static_assert(ARRAY_SIZE(bridge_keys) <= MAX_KEYS, "key_line too small");
 _Static_assert(ARRAY_SIZE(port_keys) <= MAX_KEYS, "key_line too small");
+_Static_assert(ARRAY_SIZE(vxlan_keys) <= MAX_KEYS, "key_line too small");
 
 /* The keys of a section, or NULL outside one. */
 static const struct key *section_keys(enum section sec, size_t *n)
@@ -671,6 +720,9 @@ static const struct key *section_keys(enum section sec, size_t *n)
 	case SEC_PORT:
 		*n = ARRAY_SIZE(port_keys);
 		return port_keys;
+	case SEC_VXLAN:
+		*n = ARRAY_SIZE(vxlan_keys);
+		return vxlan_keys;
 	default:
 		*n = 0;
 		return NULL;
@@ -696,8 +748,19 @@ static int section_end(struct parser *p)
 {
 	const struct config_port *port;
 
-	if (p->err || p->sec != SEC_PORT)
+	if (p->err)
 		return p->err;
+	if (p->sec == SEC_VXLAN) {
+		if (!p->c->vxlan.vni || !p->c->vxlan.local_ip.s_addr)
+			return fail_at(p, -EINVAL, p->c->vxlan.line, "[vxlan] needs %s%s%s",
+				       p->c->vxlan.vni ? "" : "vni = N",
+				       !p->c->vxlan.vni && !p->c->vxlan.local_ip.s_addr ?
+				       " and " : "",
+				       p->c->vxlan.local_ip.s_addr ? "" : "local_ip = A.B.C.D");
+		return 0;
+	}
+	if (p->sec != SEC_PORT)
+		return 0;
 	port = cur_port(p);
 	if (port->pvid && !xdpbr_vlan_test(port->vlans, port->pvid) &&
 	    !xdpbr_vlan_test(port->untagged, port->pvid))
@@ -830,14 +893,24 @@ static int section_begin(struct parser *p, const char *s)
 		snprintf(p->where, sizeof(p->where), "[bridge]");
 		return 0;
 	}
+	if (end - name == 5 && !strncmp(name, "vxlan", 5)) {
+		if (p->c->vxlan.line)
+			return fail(p, "duplicate [vxlan] section (first on line %d)",
+				    p->c->vxlan.line);
+		p->c->vxlan.line = p->lineno;
+		p->c->vxlan.dstport = CONFIG_DSTPORT_DEFAULT;
+		p->sec = SEC_VXLAN;
+		snprintf(p->where, sizeof(p->where), "[vxlan]");
+		return 0;
+	}
 	if (end - name >= 4 && !strncmp(name, "port", 4) &&
 	    (end - name == 4 || isspace((unsigned char)name[4]))) {
 		for (name += 4; name < end && isspace((unsigned char)*name); name++)
 			;
 		return port_begin(p, name, (size_t)(end - name));
 	}
-	return fail(p, "unknown section [%.*s] (expected [bridge] or [port IFNAME])",
-		    (int)(end - name), name);
+	return fail(p, "unknown section [%.*s] (expected [bridge], [port IFNAME] "
+		    "or [vxlan])", (int)(end - name), name);
 }
 
 /* Key lines must be "key = value": '=' before any ':' or inline comment. */

@@ -11,6 +11,7 @@
  *   [port IFNAME]   learning, flood, mcast_flood, bcast_flood, isolated,
  *                   hairpin, max_learned, static (repeatable), pvid, vlans,
  *                   untagged, storm_bcast, storm_mcast, storm_unknown
+ *   [vxlan]         vni, local_ip, dstport, underlay (the overlay: doc/evpn.md)
  *
  * Strict: an unknown section or key, a key given twice, a value out of range
  * or with trailing junk is an error, reported as "FILE:LINE: message". Lines
@@ -24,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include "xdpbr.h"
@@ -77,6 +79,18 @@ struct config_port {
 	int line;			/* line of its [port ...] header */
 };
 
+#define CONFIG_VNI_MAX		16777215	/* 24 bits */
+#define CONFIG_DSTPORT_DEFAULT	4789		/* IANA's VXLAN port */
+
+/* [vxlan]: the bridge's VXLAN overlay, with FRR's EVPN as control plane. */
+struct config_vxlan {
+	int line;			/* of [vxlan]; 0: no overlay */
+	uint32_t vni;			/* 1..CONFIG_VNI_MAX */
+	struct in_addr local_ip;	/* the VTEP address */
+	uint16_t dstport;		/* UDP port, default CONFIG_DSTPORT_DEFAULT */
+	char underlay[16];		/* interface for the tunnels, "" = any */
+};
+
 struct config {
 	char name[16];			/* bridge name; "" if not set */
 	bool ageing_set;
@@ -101,6 +115,7 @@ struct config {
 	uint8_t mac[6];			/* its address; derived when !mac_set */
 	struct config_port *ports;	/* in file order */
 	size_t nports;
+	struct config_vxlan vxlan;
 };
 
 /*

@@ -25,6 +25,7 @@
 #include "config.h"
 #include "ctl.h"
 #include "events.h"
+#include "evpn.h"
 #include "hostif.h"
 #include "http.h"
 #include "json.h"
@@ -90,6 +91,7 @@ struct daemon {
 	 * full, ...): retried every second and on each reload. */
 	struct pending_static *pending;
 	size_t npending;
+	struct evpn evpn;		/* the [vxlan] overlay (evpn.h) */
 };
 
 struct pending_static {
@@ -648,6 +650,12 @@ static const char *listen_of(const struct daemon *d, const struct config *c)
 	return c->listen[0] ? c->listen : CONFIG_LISTEN_DEFAULT;
 }
 
+static bool vxlan_same(const struct config_vxlan *a, const struct config_vxlan *b)
+{
+	return !a->line == !b->line && a->vni == b->vni && a->dstport == b->dstport &&
+	       a->local_ip.s_addr == b->local_ip.s_addr && !strcmp(a->underlay, b->underlay);
+}
+
 static void do_reload(struct daemon *d)
 {
 	struct config nc = { 0 };
@@ -673,6 +681,8 @@ static void do_reload(struct daemon *d)
 			 d->cfg_path);
 	if (apply_bridge_cfg(d, &nc))
 		log_warn("couldn't apply the bridge settings");
+	if (!vxlan_same(&nc.vxlan, &d->cfg.vxlan))
+		log_warn("%s: [vxlan] takes effect on restart only", d->cfg_path);
 	if (strcmp(listen_of(d, &nc), listen_of(d, &d->cfg))) {
 		const char *listen = listen_of(d, &nc);
 
@@ -756,6 +766,7 @@ static int on_ringbuf_event(void *ctx, void *data, size_t len)
 		return 0;
 	if (e->type == XDPBR_EV_MOVE)
 		log_move(d, e);
+	evpn_fdb_event(&d->evpn, e);
 	events_send(&d->events, e);
 	return 0;
 }
@@ -767,6 +778,7 @@ static void emit_deleted(struct daemon *d, uint32_t type, const struct xdpbr_fdb
 		.ts = mono_ns(), .type = type, .ifindex = v->ifindex, .vlan = k->vlan,
 	};
 
+	evpn_fdb_deleted(&d->evpn, k, v);
 	if (!events_listening(&d->events))
 		return;
 	memcpy(e.mac, k->mac, 6);
@@ -850,11 +862,12 @@ static void age_step(struct daemon *d)
 
 static int run(struct daemon *d)
 {
-	enum { PFD_NETLINK, PFD_EVENTS, PFD_MONITOR, PFD_N };
+	enum { PFD_NETLINK, PFD_EVENTS, PFD_MONITOR, PFD_EVPN, PFD_N };
 	struct pollfd pfd[PFD_N] = {
 		[PFD_NETLINK] = { .fd = mnl_socket_get_fd(d->nl), .events = POLLIN },
 		[PFD_EVENTS] = { .fd = d->rb ? ring_buffer__epoll_fd(d->rb) : -1, .events = POLLIN },
 		[PFD_MONITOR] = { .fd = d->events.listen_fd, .events = POLLIN },
+		[PFD_EVPN] = { .fd = evpn_fd(&d->evpn), .events = POLLIN },
 	};
 	struct timespec tick = { .tv_sec = 0, .tv_nsec = AGE_TICK_MS * 1000000L };
 	uint64_t next_age = mono_ns();
@@ -882,6 +895,8 @@ static int run(struct daemon *d)
 		}
 		if (n > 0 && pfd[PFD_MONITOR].revents & POLLIN)
 			events_accept(&d->events);
+		if (n > 0 && pfd[PFD_EVPN].revents & POLLIN)
+			evpn_read(&d->evpn);
 		if (d->rb)
 			ring_buffer__consume(d->rb);
 		/* Events must not speed up the ageing tick. */
@@ -892,6 +907,7 @@ static int run(struct daemon *d)
 			if (++d->ticks % (1000 / AGE_TICK_MS) == 0) {
 				hostif_sync(d);
 				statics_retry(d);
+				evpn_reconcile(&d->evpn);
 			}
 		}
 	}
@@ -1222,6 +1238,8 @@ static int open_bridge(struct daemon *d, const struct cmdline *cl)
 	}
 	if (!err && hostif_wanted(d, &d->cfg))
 		err = hostif_open(d, &d->cfg);
+	if (!err && d->cfg.vxlan.line)
+		err = evpn_open(&d->evpn, d->br.name, &d->cfg.vxlan, &d->br.maps);
 	/* Check every port before attaching any: nothing half-attached. */
 	for (int i = 0; !err && i < cl->nports; i++)
 		err = bridge_check_port(&d->br, cl->ports[i]);
@@ -1231,6 +1249,8 @@ static int open_bridge(struct daemon *d, const struct cmdline *cl)
 		err = quit ? -EINTR : bridge_adopt_ports(&d->br);
 	if (!err && d->hostif.ifindex)
 		err = hostif_attach(d);
+	if (!err && d->cfg.vxlan.line)
+		err = evpn_attach(&d->evpn, &d->br);
 	if (!err && d->cfg_path) {
 		err = apply_bridge_cfg(d, &d->cfg);
 		for (size_t i = 0; !err && i < d->cfg.nports; i++)
@@ -1253,6 +1273,7 @@ static void start_failed(struct daemon *d, const char *name)
 	bridge_close(&d->br, false, true);
 	if (d->hostif_made)
 		hostif_close(d);
+	evpn_close(&d->evpn, !d->evpn.made);
 	log_err("bridge %s not started", name);
 	config_free(&d->cfg);
 }
@@ -1318,6 +1339,7 @@ static void stop(struct daemon *d, int ret)
 	bridge_close(&d->br, d->keep, false);
 	if (!d->keep)
 		hostif_close(d);
+	evpn_close(&d->evpn, d->keep);
 	linkwatch_close(d->nl);
 	config_free(&d->cfg);
 	free(d->pending);

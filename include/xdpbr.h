@@ -90,6 +90,12 @@ struct xdpbr_fdb_key {
 /* FDB value flags */
 #define XDPBR_FDB_STATIC	(1U << 0)	/* never ages, never moves */
 #define XDPBR_FDB_LOCAL		(1U << 1)	/* the bridge's own address */
+/* A MAC behind a remote VTEP, written by the daemon's FDB mirror from what
+ * FRR's zebra installs (daemon/evpn.c) on the overlay's gateway port: it
+ * never ages (zebra withdraws it), but unlike a static entry it moves when
+ * the MAC is heard on another port (MAC mobility: the datapath then learns
+ * it there as an ordinary dynamic entry). */
+#define XDPBR_FDB_REMOTE	(1U << 2)
 
 struct xdpbr_fdb_val {
 	__u32 ifindex;			/* port the MAC lives behind */

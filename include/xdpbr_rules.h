@@ -45,10 +45,10 @@ XDPBR_RULE __u64 xdpbr_ageing_ns(const struct xdpbr_config *cfg)
 }
 
 /* An entry older than the ageing time is unknown to the datapath, whether or
- * not the daemon has deleted it yet; static entries never age. */
+ * not the daemon has deleted it yet; static and remote entries never age. */
 XDPBR_RULE int xdpbr_fdb_stale(const struct xdpbr_fdb_val *v, __u64 now, __u64 ageing_ns)
 {
-	if (v->flags & XDPBR_FDB_STATIC || ageing_ns == XDPBR_AGEING_NEVER)
+	if (v->flags & (XDPBR_FDB_STATIC | XDPBR_FDB_REMOTE) || ageing_ns == XDPBR_AGEING_NEVER)
 		return 0;
 	return now > v->last_seen && now - v->last_seen > ageing_ns;
 }

@@ -284,22 +284,36 @@ int ctl_fdb_add(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
 	return fdb_write(m, mac, vlan, ifindex, is_static ? XDPBR_FDB_STATIC : 0);
 }
 
-int ctl_fdb_local_set(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
-		      uint32_t ifindex)
+/* Writes an entry with exactly flags unless it is there already: 1 if
+ * written, 0 if it was, -errno. */
+static int fdb_set_flagged(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
+			   uint32_t ifindex, uint32_t flags)
 {
 	struct xdpbr_fdb_key key = { .vlan = vlan };
 	struct xdpbr_fdb_val v;
 
 	memcpy(key.mac, mac, 6);
-	if (!bpf_map_lookup_elem(m->fdb, &key, &v) && v.ifindex == ifindex &&
-	    (v.flags & (XDPBR_FDB_STATIC | XDPBR_FDB_LOCAL)) ==
-	    (XDPBR_FDB_STATIC | XDPBR_FDB_LOCAL))
+	if (!bpf_map_lookup_elem(m->fdb, &key, &v) && v.ifindex == ifindex && v.flags == flags)
 		return 0;
-	return fdb_write(m, mac, vlan, ifindex, XDPBR_FDB_STATIC | XDPBR_FDB_LOCAL) ?: 1;
+	return fdb_write(m, mac, vlan, ifindex, flags) ?: 1;
 }
 
-int ctl_fdb_local_del(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
+int ctl_fdb_local_set(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
 		      uint32_t ifindex)
+{
+	return fdb_set_flagged(m, mac, vlan, ifindex, XDPBR_FDB_STATIC | XDPBR_FDB_LOCAL);
+}
+
+int ctl_fdb_remote_set(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
+		       uint32_t ifindex)
+{
+	return fdb_set_flagged(m, mac, vlan, ifindex, XDPBR_FDB_REMOTE);
+}
+
+/* Deletes the entry of {vlan, mac} if it is still on ifindex and has flag:
+ * 1 if deleted, 0 if not (none, or someone else's entry now), -errno. */
+static int fdb_del_flagged(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
+			   uint32_t ifindex, uint32_t flag)
 {
 	struct fdb_entry e = { .key.vlan = vlan };
 	int err;
@@ -307,12 +321,26 @@ int ctl_fdb_local_del(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t
 	memcpy(e.key.mac, mac, 6);
 	if (bpf_map_lookup_elem(m->fdb, &e.key, &e.val))
 		return errno == ENOENT ? 0 : -errno;
-	if (!(e.val.flags & XDPBR_FDB_LOCAL) || e.val.ifindex != ifindex)
-		return 0;	/* someone else's entry now: leave it */
+	if (!(e.val.flags & flag) || e.val.ifindex != ifindex)
+		return 0;
 	err = fdb_delete(m, &e);
 	if (!err)
 		fdbgen_bump_user(m);
-	return err;
+	return err ?: 1;
+}
+
+int ctl_fdb_local_del(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
+		      uint32_t ifindex)
+{
+	int ret = fdb_del_flagged(m, mac, vlan, ifindex, XDPBR_FDB_LOCAL);
+
+	return ret < 0 ? ret : 0;
+}
+
+int ctl_fdb_remote_del(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
+		       uint32_t ifindex)
+{
+	return fdb_del_flagged(m, mac, vlan, ifindex, XDPBR_FDB_REMOTE);
 }
 
 int ctl_fdb_del(const struct xdpbr_maps *m, const uint8_t mac[6],

@@ -36,6 +36,15 @@ int ctl_fdb_local_set(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t
 int ctl_fdb_local_del(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
 		      uint32_t ifindex);
 
+/* A MAC behind a remote VTEP (XDPBR_FDB_REMOTE) on the overlay's gateway
+ * port: counted as a dynamic entry, never aged, moves when heard on another
+ * port. ..._set: 1 if written, 0 if it was there, -errno. ..._del deletes it
+ * if it is still a remote entry on ifindex: 1 if deleted, 0 if not, -errno. */
+int ctl_fdb_remote_set(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
+		       uint32_t ifindex);
+int ctl_fdb_remote_del(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
+		       uint32_t ifindex);
+
 /* Deletes the entries for mac that match f (ifindex/vlan/kind). Returns the
  * number deleted, -ENOENT when none matched. */
 int ctl_fdb_del(const struct xdpbr_maps *m, const uint8_t mac[6],

@@ -163,5 +163,7 @@ const char *fdb_state_name(const struct xdpbr_fdb_val *v)
 {
 	if (v->flags & XDPBR_FDB_LOCAL)
 		return "permanent";
+	if (v->flags & XDPBR_FDB_REMOTE)
+		return "remote";
 	return v->flags & XDPBR_FDB_STATIC ? "static" : "";
 }

@@ -29,15 +29,18 @@ static uint64_t fnv1a(uint64_t h, const char *s, size_t n)
 
 #define FNV_OFFSET 0xcbf29ce484222325ULL
 
+void hostif_port_name_hashed(const char *bridge, char buf[IF_NAMESIZE])
+{
+	snprintf(buf, IF_NAMESIZE, "xbh%08x",
+		 (unsigned int)(fnv1a(FNV_OFFSET, bridge, strlen(bridge)) & 0xffffffffu));
+}
+
 void hostif_port_name(const char *bridge, char buf[IF_NAMESIZE])
 {
-	size_t n = strlen(bridge);
-
-	if (n + sizeof(HOSTIF_SUFFIX) <= IF_NAMESIZE)
+	if (strlen(bridge) + sizeof(HOSTIF_SUFFIX) <= IF_NAMESIZE)
 		snprintf(buf, IF_NAMESIZE, "%s%s", bridge, HOSTIF_SUFFIX);
 	else
-		snprintf(buf, IF_NAMESIZE, "xbh%08x",
-			 (unsigned int)(fnv1a(FNV_OFFSET, bridge, n) & 0xffffffffu));
+		hostif_port_name_hashed(bridge, buf);
 }
 
 void hostif_mac_derive(const char *machine_id, const char *bridge, uint8_t mac[6])

@@ -38,6 +38,9 @@ struct hostif {
 /* The name of the bridge's end for bridge: "BRIDGE-host" when it fits in
  * an interface name, else "xbh" and 8 hex digits of a hash of the name. */
 void hostif_port_name(const char *bridge, char buf[IF_NAMESIZE]);
+/* Always the hashed form, "xbh" and 8 hex digits (lib/overlay.c names its
+ * objects with the same digits). */
+void hostif_port_name_hashed(const char *bridge, char buf[IF_NAMESIZE]);
 
 /* A stable locally administered unicast address for bridge on the machine
  * whose id is machine_id (may be ""): a hash of both, as systemd-networkd

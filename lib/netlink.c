@@ -9,6 +9,7 @@
 #include <linux/net_namespace.h>
 #include <linux/rtnetlink.h>
 #include <linux/sockios.h>
+#include <arpa/inet.h>
 #include <net/if.h>
 #include <sched.h>
 #include <stdio.h>
@@ -27,7 +28,7 @@
 #define NETNS_RUN_DIR "/run/netns"
 
 /* One request, its reply and the ack (or an error). cb may be NULL. */
-static int nl_request(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+int nl_request(struct nlmsghdr *nlh, nl_reply_cb cb, void *data)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct mnl_socket *nl;
@@ -62,12 +63,41 @@ out:
 	return ret;
 }
 
+static int vxlan_data_cb(const struct nlattr *attr, void *data)
+{
+	struct link_info *li = data;
+
+	switch (mnl_attr_get_type(attr)) {
+	case IFLA_VXLAN_ID:
+		li->vxlan.vni = mnl_attr_get_u32(attr);
+		break;
+	case IFLA_VXLAN_LOCAL:
+		if (mnl_attr_get_payload_len(attr) == sizeof(li->vxlan.local))
+			memcpy(&li->vxlan.local, mnl_attr_get_payload(attr),
+			       sizeof(li->vxlan.local));
+		break;
+	case IFLA_VXLAN_PORT:
+		li->vxlan.dstport = ntohs(mnl_attr_get_u16(attr));
+		break;
+	case IFLA_VXLAN_LINK:
+		li->vxlan.link = mnl_attr_get_u32(attr);
+		break;
+	case IFLA_VXLAN_LEARNING:
+		li->vxlan.learning = mnl_attr_get_u8(attr);
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+/* IFLA_INFO_KIND comes before IFLA_INFO_DATA, whose layout it gives. */
 static int linkinfo_kind_cb(const struct nlattr *attr, void *data)
 {
 	struct link_info *li = data;
 
 	if (mnl_attr_get_type(attr) == IFLA_INFO_KIND)
 		snprintf(li->kind, sizeof(li->kind), "%s", mnl_attr_get_str(attr));
+	else if (mnl_attr_get_type(attr) == IFLA_INFO_DATA && !strcmp(li->kind, "vxlan"))
+		mnl_attr_parse_nested(attr, vxlan_data_cb, li);
 	return MNL_CB_OK;
 }
 
@@ -84,6 +114,9 @@ static int link_attr_cb(const struct nlattr *attr, void *data)
 		break;
 	case IFLA_LINKINFO:
 		mnl_attr_parse_nested(attr, linkinfo_kind_cb, li);
+		break;
+	case IFLA_MASTER:
+		li->master = mnl_attr_get_u32(attr);
 		break;
 	case IFLA_IFALIAS:
 		snprintf(li->alias, sizeof(li->alias), "%s", mnl_attr_get_str(attr));
@@ -148,7 +181,8 @@ int link_add_veth(const char *name, const uint8_t mac[6], const char *peer)
 	struct ifinfomsg *pifm;
 
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
-	mnl_attr_put(nlh, IFLA_ADDRESS, 6, mac);
+	if (mac)
+		mnl_attr_put(nlh, IFLA_ADDRESS, 6, mac);
 	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
 	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "veth");
 	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
@@ -175,6 +209,8 @@ int link_set(uint32_t ifindex, const struct link_set *ls)
 	}
 	if (ls->alias)
 		mnl_attr_put_strz(nlh, IFLA_IFALIAS, ls->alias);
+	if (ls->master)
+		mnl_attr_put_u32(nlh, IFLA_MASTER, ls->master);
 	if (ls->mac)
 		mnl_attr_put(nlh, IFLA_ADDRESS, 6, ls->mac);
 	if (ls->no_ipv6_addresses) {
@@ -187,6 +223,55 @@ int link_set(uint32_t ifindex, const struct link_set *ls)
 		mnl_attr_nest_end(nlh, in6);
 		mnl_attr_nest_end(nlh, af);
 	}
+	return nl_request(nlh, NULL, NULL);
+}
+
+int link_add_bridge(const char *name)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = link_msg(buf, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0);
+	struct nlattr *info;
+
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "bridge");
+	mnl_attr_nest_end(nlh, info);
+	return nl_request(nlh, NULL, NULL);
+}
+
+int link_add_vxlan(const char *name, const struct vxlan_info *v)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = link_msg(buf, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0);
+	struct nlattr *info, *data;
+
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "vxlan");
+	data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
+	mnl_attr_put_u32(nlh, IFLA_VXLAN_ID, v->vni);
+	mnl_attr_put(nlh, IFLA_VXLAN_LOCAL, sizeof(v->local), &v->local);
+	mnl_attr_put_u16(nlh, IFLA_VXLAN_PORT, htons(v->dstport));
+	mnl_attr_put_u8(nlh, IFLA_VXLAN_LEARNING, v->learning);
+	if (v->link)
+		mnl_attr_put_u32(nlh, IFLA_VXLAN_LINK, v->link);
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, info);
+	return nl_request(nlh, NULL, NULL);
+}
+
+int link_brport_learning(uint32_t ifindex, bool on)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = link_msg(buf, RTM_NEWLINK, 0, (int)ifindex);
+	struct nlattr *info, *data;
+
+	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	mnl_attr_put_strz(nlh, IFLA_INFO_SLAVE_KIND, "bridge");
+	data = mnl_attr_nest_start(nlh, IFLA_INFO_SLAVE_DATA);
+	mnl_attr_put_u8(nlh, IFLA_BRPORT_LEARNING, on);
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, info);
 	return nl_request(nlh, NULL, NULL);
 }
 
@@ -383,13 +468,13 @@ out:
 	return ret;
 }
 
-struct mnl_socket *linkwatch_open(void)
+struct mnl_socket *nl_subscribe(unsigned int groups)
 {
 	struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 	if (!nl)
 		return NULL;
-	if (mnl_socket_bind(nl, RTMGRP_LINK, MNL_SOCKET_AUTOPID) < 0) {
+	if (mnl_socket_bind(nl, groups, MNL_SOCKET_AUTOPID) < 0) {
 		int err = errno;
 
 		mnl_socket_close(nl);
@@ -397,6 +482,26 @@ struct mnl_socket *linkwatch_open(void)
 		return NULL;
 	}
 	return nl;
+}
+
+int nl_read_all(struct mnl_socket *nl, nl_reply_cb cb, void *data)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	ssize_t n;
+
+	for (;;) {
+		n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		if (n < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+		/* Multicast notifications: no sequence or port to match. */
+		if (mnl_cb_run(buf, (size_t)n, 0, 0, cb, data) < 0 && errno != EAGAIN)
+			return -errno;
+	}
+}
+
+struct mnl_socket *linkwatch_open(void)
+{
+	return nl_subscribe(RTMGRP_LINK);
 }
 
 struct watch_ctx {
@@ -421,19 +526,9 @@ static int linkwatch_msg_cb(const struct nlmsghdr *nlh, void *data)
 
 int linkwatch_read(struct mnl_socket *nl, link_event_cb cb, void *arg)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct watch_ctx w = { cb, arg };
-	ssize_t n;
 
-	for (;;) {
-		n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
-		if (n < 0)
-			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
-		/* Multicast notifications: no sequence or port to match. */
-		if (mnl_cb_run(buf, (size_t)n, 0, 0, linkwatch_msg_cb, &w) < 0 &&
-		    errno != EAGAIN)
-			return -errno;
-	}
+	return nl_read_all(nl, linkwatch_msg_cb, &w);
 }
 
 void linkwatch_close(struct mnl_socket *nl)

@@ -3,6 +3,7 @@
 #define XDPBR_NETLINK_H
 
 #include <net/if.h>
+#include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
 #ifndef IFF_LOWER_UP
@@ -19,6 +20,15 @@
  * the port is no veth, -errno when the check itself failed. */
 int veth_peer_check(uint32_t ifindex, const char *ifname);
 
+/* The settings of a vxlan device (IFLA_VXLAN_*). */
+struct vxlan_info {
+	uint32_t vni;			/* IFLA_VXLAN_ID */
+	struct in_addr local;		/* IFLA_VXLAN_LOCAL, the VTEP address */
+	uint16_t dstport;		/* IFLA_VXLAN_PORT, host byte order */
+	uint32_t link;			/* IFLA_VXLAN_LINK: underlay ifindex, or 0 */
+	uint8_t learning;		/* IFLA_VXLAN_LEARNING */
+};
+
 struct link_info {
 	unsigned int flags;		/* IFF_* of the ifinfomsg, incl. IFF_LOWER_UP */
 	char kind[16];			/* "veth", ... ("" when none) */
@@ -26,20 +36,30 @@ struct link_info {
 	int32_t peer_nsid;		/* IFLA_LINK_NETNSID, or -1: same netns */
 	char alias[64];			/* IFLA_IFALIAS, truncated ("" when none) */
 	uint8_t mac[6];			/* IFLA_ADDRESS of an Ethernet device */
+	uint32_t master;		/* IFLA_MASTER (a bridge port's bridge), or 0 */
+	struct vxlan_info vxlan;	/* kind "vxlan": its settings */
 };
 
 /* RTM_GETLINK for ifindex in the current network namespace. */
 int link_get_info(uint32_t ifindex, struct link_info *li);
 
-/* Creates a veth pair: name with address mac, and its peer (address chosen
- * by the kernel), both down, in the current namespace. 0 or -errno
+/* Creates a veth pair: name with address mac (NULL: the kernel's choice),
+ * and its peer (address chosen by the kernel), both down, in the current namespace. 0 or -errno
  * (-EEXIST: a name is taken). */
 int link_add_veth(const char *name, const uint8_t mac[6], const char *peer);
+
+/* Creates a kernel bridge (VLAN-unaware, no STP), down. 0 or -errno. */
+int link_add_bridge(const char *name);
+/* Creates a vxlan device with v's settings, down. 0 or -errno. */
+int link_add_vxlan(const char *name, const struct vxlan_info *v);
+/* Learning on or off on a port of a kernel bridge (IFLA_BRPORT_LEARNING). */
+int link_brport_learning(uint32_t ifindex, bool on);
 
 /* What link_set() changes; NULL/false leaves a property alone. */
 struct link_set {
 	bool up;			/* set IFF_UP */
 	const char *alias;		/* IFLA_IFALIAS */
+	uint32_t master;		/* IFLA_MASTER: enslave to this bridge */
 	const uint8_t *mac;		/* IFLA_ADDRESS, 6 bytes */
 	bool no_ipv6_addresses;		/* IPv6 addrgenmode none */
 };
@@ -54,6 +74,19 @@ int ethtool_set_flag(const char *name, uint32_t cmd, bool on);
  * link kind: a NIC's driver), or its link kind ("vxlan", "macvlan", ...).
  * 0 or -errno. */
 int port_kind(uint32_t ifindex, char *kind, size_t len);
+
+/* One rtnetlink request and its reply, on a socket of its own; cb (may be
+ * NULL) gets each message of the reply. 0 or -errno. */
+struct nlmsghdr;
+typedef int (*nl_reply_cb)(const struct nlmsghdr *nlh, void *data);
+int nl_request(struct nlmsghdr *nlh, nl_reply_cb cb, void *data);
+
+/* A non-blocking rtnetlink socket subscribed to groups (RTMGRP_* bits);
+ * NULL with errno on failure. nl_read_all hands each message queued on it
+ * to cb: 0, or -errno (-ENOBUFS: notifications were lost). */
+struct mnl_socket;
+struct mnl_socket *nl_subscribe(unsigned int groups);
+int nl_read_all(struct mnl_socket *nl, nl_reply_cb cb, void *data);
 
 /* Up for bridging: administratively up and with carrier. */
 #define LINK_UP(flags) (((flags) & IFF_UP) && ((flags) & IFF_LOWER_UP))

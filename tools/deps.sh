@@ -26,6 +26,7 @@ PKGS=(
 	debhelper lintian	# make deb, test_package.sh: build the Debian package and check it
 	bash-completion		# test_package.sh: bash-completion loads the packaged completion
 	gnuplot-nox		# make bench, make bench-fdb, make plots; test_plots.sh
+	frr			# test_evpn.sh: zebra and bgpd, started by the test in its namespaces
 )
 QUIET_PKG=prometheus	# installed without starting its service
 

@@ -98,6 +98,20 @@ static const struct test_case cases[] = {
 		.after = { { HOST_A, FDB_PRESENT, P1, XDPBR_FDB_STATIC,
 			     TS_UNCHANGED } },
 	},
+	{
+		/* MAC mobility with EVPN: a host that moved here from a
+		 * remote site wins locally with its first frame */
+		.desc = "remote: MAC remote on p1 (the overlay gateway) heard on p2 moves there, learned",
+		.in = P2,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, XDPBR_FDB_REMOTE, SEC_NS(2) } },
+		.learned = LEARNED(1, 1, 0, 0),	/* counted as dynamic (ctl.h) */
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P2, XDPBR_CNT_FLOOD_BCAST, 1 },
+			 { P2, XDPBR_CNT_MOVED, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P2, 0, TS_REFRESHED } },
+		.learned_after = LEARNED(1, 0, 1, 0),
+	},
 };
 
 CASE_TABLE(learning_cases, cases);

@@ -108,7 +108,8 @@ static void test_objects_and_prefixes(void **state)
 		{ "stats", OBJ_STATS }, { "st", OBJ_STATS }, { "s", OBJ_STATS },
 		{ "bridge", OBJ_BRIDGE }, { "br", OBJ_BRIDGE }, { "b", OBJ_BRIDGE },
 		{ "monitor", OBJ_MONITOR }, { "mon", OBJ_MONITOR }, { "m", OBJ_MONITOR },
-		{ "vlan", OBJ_VLAN }, { "vl", OBJ_VLAN }, { "v", OBJ_VLAN },
+		{ "vlan", OBJ_VLAN }, { "vl", OBJ_VLAN },
+		{ "vxlan", OBJ_VXLAN }, { "vx", OBJ_VXLAN },
 	};
 	struct cli_cmd c;
 
@@ -131,6 +132,7 @@ static void test_unknown_object(void **state)
 	BAD("FDB", "FDB");		/* case matters */
 	BAD("-", "-");			/* a lone dash is not an option */
 	BAD("show", "show");		/* verbs are not objects */
+	BAD("ambiguous object 'v' (vlan, vxlan)", "v");
 }
 
 static void test_verbs(void **state)
@@ -896,7 +898,7 @@ static void test_vlan_show(void **state)
 	OK(&c, "vlan", "show", "dev", "p1");
 	assert_string_equal(c.dev, "p1");
 	assert_int_equal(c.seen, KW_DEV);
-	OK(&c, "v", "dev", "p1");			/* show is the default */
+	OK(&c, "vl", "dev", "p1");			/* show is the default */
 	assert_int_equal(c.verb, VERB_SHOW);
 	assert_string_equal(c.dev, "p1");
 	OK(&c, "vlan", "list");
@@ -950,7 +952,7 @@ static void test_vlan_add(void **state)
 	assert_int_equal(c.vid_from, 7);
 	assert_int_equal(c.vid_to, 7);
 	assert_true(c.pvid);
-	OK(&c, "v", "a", "d", "p1", "v", "5", "p", "u");	/* prefixes */
+	OK(&c, "vl", "a", "d", "p1", "v", "5", "p", "u");	/* prefixes */
 	assert_int_equal(c.verb, VERB_ADD);
 	assert_int_equal(c.vid_from, 5);
 	assert_true(c.pvid);
@@ -1014,7 +1016,7 @@ static void test_vlan_del(void **state)
 	assert_int_equal(c.verb, VERB_DEL);
 	assert_int_equal(c.vid_from, 100);
 	assert_int_equal(c.vid_to, 200);
-	OK(&c, "v", "d", "d", "p1", "v", "1");
+	OK(&c, "vl", "d", "d", "p1", "v", "1");
 	assert_int_equal(c.verb, VERB_DEL);
 	assert_int_equal(c.vid_from, 1);
 

@@ -458,15 +458,76 @@ static void check_errors(const struct error_case *cases, size_t n)
 }
 #define CHECK_ERRORS(cases) check_errors(cases, ARRAY_SIZE(cases))
 
+static void test_vxlan(void **state)
+{
+	struct config c;
+
+	parse_ok("[bridge]\nname = br0\n[vxlan]\nvni = 100\nlocal_ip = 198.18.0.1\n", &c);
+	assert_int_equal(c.vxlan.line, 3);
+	assert_int_equal(c.vxlan.vni, 100);
+	assert_int_equal(ntohl(c.vxlan.local_ip.s_addr), 0xc6120001);
+	assert_int_equal(c.vxlan.dstport, 4789);
+	assert_string_equal(c.vxlan.underlay, "");
+	config_free(&c);
+
+	parse_ok("[vxlan]\nunderlay = eth0\ndstport = 8472\nlocal_ip = 10.0.0.1\n"
+		 "vni = 16777215\n[port eth1]\n", &c);
+	assert_int_equal(c.vxlan.vni, 16777215);
+	assert_int_equal(c.vxlan.dstport, 8472);
+	assert_string_equal(c.vxlan.underlay, "eth0");
+	assert_int_equal(c.nports, 1);
+	config_free(&c);
+
+	/* no [vxlan]: no overlay */
+	parse_ok("[bridge]\nname = br0\n", &c);
+	assert_int_equal(c.vxlan.line, 0);
+	config_free(&c);
+}
+
+static void test_errors_vxlan(void **state)
+{
+	static const struct error_case cases[] = {
+		{ "[vxlan]\nvni = 100\n", NAME ":1: [vxlan] needs local_ip = A.B.C.D" },
+		{ "[bridge]\n[vxlan]\nlocal_ip = 10.0.0.1\n[port eth1]\n",
+		  NAME ":2: [vxlan] needs vni = N" },
+		{ "[vxlan]\n", NAME ":1: [vxlan] needs vni = N and local_ip = A.B.C.D" },
+		{ "[vxlan]\nvni = 0\n", NAME ":2: vni: 0 is out of range (1..16777215)" },
+		{ "[vxlan]\nvni = 16777216\n",
+		  NAME ":2: vni: 16777216 is out of range (1..16777215)" },
+		{ "[vxlan]\nvni = x\n", NAME ":2: vni: 'x' is not a number" },
+		{ "[vxlan]\nvni = 1\nlocal_ip = 10.0.0\n",
+		  NAME ":3: local_ip: '10.0.0' is not a unicast IPv4 address (the VTEP address, "
+		  "like 192.0.2.1)" },
+		{ "[vxlan]\nlocal_ip = 239.1.1.1\n",
+		  NAME ":2: local_ip: '239.1.1.1' is not a unicast IPv4 address (the VTEP "
+		  "address, like 192.0.2.1)" },
+		{ "[vxlan]\nlocal_ip = 0.0.0.0\n",
+		  NAME ":2: local_ip: '0.0.0.0' is not a unicast IPv4 address (the VTEP "
+		  "address, like 192.0.2.1)" },
+		{ "[vxlan]\ndstport = 0\n", NAME ":2: dstport: 0 is out of range (1..65535)" },
+		{ "[vxlan]\ndstport = 65536\n",
+		  NAME ":2: dstport: 65536 is out of range (1..65535)" },
+		{ "[vxlan]\nunderlay = a/b\n",
+		  NAME ":2: underlay: 'a/b' is not a valid interface name" },
+		{ "[vxlan]\nvni = 1\nvni = 2\n",
+		  NAME ":3: duplicate key 'vni' in [vxlan] (first on line 2)" },
+		{ "[vxlan]\nlearning = on\n", NAME ":2: unknown key 'learning' in [vxlan]" },
+		{ "[vxlan]\nvni = 1\nlocal_ip = 10.0.0.1\n[vxlan]\n",
+		  NAME ":4: duplicate [vxlan] section (first on line 1)" },
+	};
+
+	CHECK_ERRORS(cases);
+}
+
 static void test_errors_sections(void **state)
 {
 	static const struct error_case cases[] = {
 		{ "[bridge]\n[global]\n",
-		  NAME ":2: unknown section [global] (expected [bridge] or [port IFNAME])" },
-		{ "[]\n", NAME ":1: unknown section [] (expected [bridge] or [port IFNAME])" },
-		{ "[Bridge]\n", NAME ":1: unknown section [Bridge] (expected [bridge] or [port IFNAME])" },
+		  NAME ":2: unknown section [global] (expected [bridge], [port IFNAME] or [vxlan])" },
+		{ "[]\n", NAME ":1: unknown section [] (expected [bridge], [port IFNAME] or [vxlan])" },
+		{ "[Bridge]\n", NAME ":1: unknown section [Bridge] (expected [bridge], [port IFNAME] or [vxlan])" },
 		{ "[porteth1]\n",
-		  NAME ":1: unknown section [porteth1] (expected [bridge] or [port IFNAME])" },
+		  NAME ":1: unknown section [porteth1] (expected [bridge], [port IFNAME] or [vxlan])" },
 		{ "[bridge]\nname = br0\n[bridge]\n",
 		  NAME ":3: duplicate [bridge] section (first on line 1)" },
 		{ "[port eth1]\n\n[port eth2]\n; x\n[port eth1]\n",
@@ -1086,7 +1147,7 @@ static void test_first_error_wins(void **state)
 		{ "[bridge]\nno equals sign\nbogus = 1\n",
 		  NAME ":2: expected 'key = value', got 'no equals sign'" },
 		{ "[nope]\nbogus = 1\n",
-		  NAME ":1: unknown section [nope] (expected [bridge] or [port IFNAME])" },
+		  NAME ":1: unknown section [nope] (expected [bridge], [port IFNAME] or [vxlan])" },
 		{ "[port eth1]\nflood = maybe\n[port eth1]\n",
 		  NAME ":2: flood: 'maybe' is not a boolean (on/off, yes/no, true/false, 1/0)" },
 	};
@@ -1609,6 +1670,8 @@ int main(void)
 		cmocka_unit_test(test_listen_parse),
 		cmocka_unit_test(test_datapath),
 		cmocka_unit_test(test_listen_none),
+		cmocka_unit_test(test_vxlan),
+		cmocka_unit_test(test_errors_vxlan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

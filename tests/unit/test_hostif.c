@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "hostif.h"
+#include "overlay.h"
 
 static void test_port_name_short(void **state)
 {
@@ -34,6 +35,35 @@ static void test_port_name_long(void **state)
 	assert_string_equal(a, c);			/* and is stable */
 	hostif_port_name("0123456789abcde", a);	/* the longest bridge name */
 	assert_true(strlen(a) < IF_NAMESIZE);
+}
+
+/* The overlay's objects (lib/overlay.h) are named like the host
+ * interface's port: after the bridge when that fits, else by its hash. */
+static void test_overlay_names(void **state)
+{
+	char h[IF_NAMESIZE];
+	struct overlay o;
+
+	overlay_names("br0", &o);
+	assert_string_equal(o.name[OV_KBRIDGE], "br0-kbr");
+	assert_string_equal(o.name[OV_VXLAN], "br0-vx");
+	assert_string_equal(o.name[OV_GWK], "br0-gwk");
+	assert_string_equal(o.name[OV_GW], "br0-gw");
+	overlay_names("abcdefghijk", &o);		/* 11 + "-kbr" = 15 */
+	assert_string_equal(o.name[OV_KBRIDGE], "abcdefghijk-kbr");
+	overlay_names("abcdefghijkl", &o);		/* 12: hashed, all but -vx/-gw */
+	hostif_port_name_hashed("abcdefghijkl", h);
+	assert_string_equal(o.name[OV_VXLAN], "abcdefghijkl-vx");
+	assert_string_equal(o.name[OV_GW], "abcdefghijkl-gw");
+	assert_int_equal(strlen(o.name[OV_KBRIDGE]), 11);
+	assert_memory_equal(o.name[OV_KBRIDGE], "xvb", 3);
+	assert_string_equal(o.name[OV_KBRIDGE] + 3, h + 3);
+	assert_string_equal(o.name[OV_GWK] + 3, h + 3);
+	assert_memory_equal(o.name[OV_GWK], "xvk", 3);
+	overlay_names("abcdefghijklmno", &o);	/* 15 */
+	for (int i = 0; i < OV__MAX; i++)
+		assert_true(strlen(o.name[i]) < IF_NAMESIZE);
+	assert_string_not_equal(o.name[OV_GW], o.name[OV_GWK]);
 }
 
 static void test_mac_derived(void **state)
@@ -72,6 +102,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_port_name_short),
 		cmocka_unit_test(test_port_name_long),
+		cmocka_unit_test(test_overlay_names),
 		cmocka_unit_test(test_mac_derived),
 		cmocka_unit_test(test_mac_without_machine_id),
 	};

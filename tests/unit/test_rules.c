@@ -90,6 +90,9 @@ static void test_stale_static_never(void **state)
 	assert_int_equal(xdpbr_fdb_stale(&v, UINT64_MAX, 1), 0);
 	v.flags = XDPBR_FDB_STATIC | XDPBR_FDB_LOCAL;
 	assert_int_equal(xdpbr_fdb_stale(&v, UINT64_MAX, 1), 0);
+	/* a MAC behind a remote VTEP: zebra withdraws it, nothing ages it */
+	v.flags = XDPBR_FDB_REMOTE;
+	assert_int_equal(xdpbr_fdb_stale(&v, UINT64_MAX, 1), 0);
 }
 
 static void test_stale_never_ageing(void **state)
