@@ -627,13 +627,13 @@ xdpbr_up()
 	DAEMON_PID=$!
 	state_save
 	[ "$dp" = auto ] && dp=tc
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 300; i++)); do
 		kill -0 "$DAEMON_PID" 2>/dev/null ||
 			die "xdpbrd exited while starting: $(cat "$TMP/xdpbrd.log")"
 		ports_ready "$dp" "$@" && return 0
 		sleep 0.1
 	done
-	die "xdpbrd not ready after 10 s (ports on the $dp datapath: $*):" \
+	die "xdpbrd not ready after 30 s (ports on the $dp datapath: $*):" \
 		"$("$XDPBR" -b "$BRX" link show 2>&1)" "$(cat "$TMP/xdpbrd.log")"
 }
 
@@ -704,13 +704,13 @@ dut_up()
 		"$PKTGEN" --forward "${PORTS[0]}" --to "${PORTS[1]},${PORTS[2]},${PORTS[3]}" \
 			>"$TMP/fwd.out" 2>&1 &
 		FWD_PID=$!
-		for ((i = 0; i < 100; i++)); do
+		for ((i = 0; i < 300; i++)); do
 			grep -q '^ready' "$TMP/fwd.out" && break
 			kill -0 "$FWD_PID" 2>/dev/null ||
 				die "pktgen --forward exited: $(cat "$TMP/fwd.out")"
 			sleep 0.1
 		done
-		grep -q '^ready' "$TMP/fwd.out" || die "pktgen --forward not ready after 10 s"
+		grep -q '^ready' "$TMP/fwd.out" || die "pktgen --forward not ready after 30 s (a loaded machine?)"
 		;;
 	esac
 }

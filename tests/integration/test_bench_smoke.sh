@@ -305,7 +305,7 @@ BUILD=$XT_BUILD setsid "$BENCH" --smoke --scenarios tcp --duts xdpbr --tcp-durat
 bpid=$!
 XT_PIDS+=("$bpid")
 if xt_poll 60 grep -q 'tcp xdpbr tap (datapath tc)' "$err3"; then
-	prefix3=$(sed -n 's/^bench: tcp topology \(bn[0-9]*\):.*/\1/p' "$err3")
+	prefix3=$(sed -n 's/^bench: tcp topology \(bn[0-9]*\) (MTU [0-9]*):.*/\1/p' "$err3")
 	sleep 1
 	check "tapwire runs while measuring ($prefix3)" pgrep -f "tapwire ${prefix3}t3"
 	kill -TERM -- "-$bpid" 2>/dev/null
