@@ -17,7 +17,8 @@
  *     lookup that filled it: every move, replacement or deletion of an
  *     existing FDB entry changes it, from the datapath or user space;
  *   - it was filled less than FDBC_JIFFIES ago (bpf_jiffies64, inlined by
- *     the verifier): at most 0.64 s at HZ=100, 64 ms at HZ=1000. This
+ *     the verifier): at most 2.56 s at HZ=100, 1.02 s at HZ=250, 256 ms at
+ *     HZ=1000. This
  *     bounds every way a cached entry could still be wrong (two user-space
  *     writers racing on the generation, weak memory ordering) and makes the
  *     source path go back to the FDB often enough to refresh last_seen;
@@ -26,6 +27,16 @@
  *
  * Misses (unknown MACs, new flows, churn beyond the cache's size) take the
  * uncached path: the hash lookup, learning and the clock, as before.
+ *
+ * The window was 64 jiffies (256 ms at HZ=250). With 100,000 active MACs a
+ * MAC comes back only every 100,000 / rate seconds (over 256 ms below
+ * 400,000 frames a second on a core, as on a loaded machine), so nearly
+ * every frame missed. At 256 jiffies the BPF run time of xdpbr_rx with
+ * 100,000 source MACs went from 627/652/428 to 434/402/340 ns a frame
+ * (three alternating runs each, 1 core, loaded machine: tools/bench.sh
+ * --smoke --duts xdpbr --scenarios unicast,macs100k --duration 1).
+ * The loader sizes the cache (include/fdbc_size.h); FDBC_SETS is the
+ * object's default for loaders that don't (iproute2).
  */
 #ifndef XDPBR_FDBCACHE_H
 #define XDPBR_FDBCACHE_H
@@ -35,8 +46,8 @@
 
 #define FDBC_SETS_BITS	13			/* the default */
 #define FDBC_SETS	(1U << FDBC_SETS_BITS)	/* x 2 ways x 32 B = 512 KiB a CPU */
-#define FDBC_JIFFIES	64
-#define FDBC_MIN_LIFE_NS XDPBR_NSEC_PER_SEC	/* > FDBC_JIFFIES at any HZ >= 100 */
+#define FDBC_JIFFIES	256
+#define FDBC_MIN_LIFE_NS (3 * XDPBR_NSEC_PER_SEC)	/* > FDBC_JIFFIES at any HZ >= 100 */
 #define FDBC_VALID	1
 
 struct fdbc_ent {

@@ -111,7 +111,8 @@ static const char usage[] =
 	"  -k, --keep             leave the bridge forwarding when the daemon exits\n"
 	"  -s, --fdb-size N       FDB capacity in entries (default %u)\n"
 	"  -C, --fdb-cache N      entries of the datapath's per-CPU FDB cache: a\n"
-	"                         power of two, 0 = off (default %u, 512 KiB a CPU)\n"
+	"                         power of two, 0 = off (default: sized from the FDB\n"
+	"                         size and the CPUs, at most 8 MiB a CPU; -v says)\n"
 	"  -a, --ageing-time SEC  age out dynamic FDB entries after SEC seconds\n"
 	"                         (default %u; 0 = never)\n"
 	"  -l, --listen ADDR:PORT HTTP statistics endpoint (default %s;\n"
@@ -125,7 +126,7 @@ static const char usage[] =
 
 static void print_usage(FILE *f)
 {
-	fprintf(f, usage, XDPBR_FDB_SIZE, XDPBR_FDB_CACHE_DEFAULT, XDPBR_DEFAULT_AGEING_S,
+	fprintf(f, usage, XDPBR_FDB_SIZE, XDPBR_DEFAULT_AGEING_S,
 		CONFIG_LISTEN_DEFAULT);
 }
 

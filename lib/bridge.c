@@ -27,6 +27,7 @@
 #include <bpf/libbpf.h>
 
 #include "xdpbr.skel.h"
+#include "fdbc_size.h"
 #include "bridge.h"
 #include "ctl.h"
 #include "fdbtab.h"
@@ -411,9 +412,53 @@ static int skel_open(struct bridge *br)
 	return err;
 }
 
+/* The FDB's capacity as the program will get it: the pinned map's when the
+ * bridge's pins exist (they keep their size), else what the skeleton holds. */
+static uint32_t fdb_size_effective(const struct bridge *br)
+{
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info);
+	char path[PATH_MAX];
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/xdpbr_fdb", br->dir) < (int)sizeof(path)) {
+		fd = bpf_obj_get(path);
+		if (fd >= 0) {
+			int err = bpf_obj_get_info_by_fd(fd, &info, &len);
+
+			close(fd);
+			if (!err && info.max_entries)
+				return info.max_entries;
+		}
+	}
+	return bpf_map__max_entries(br->skel->maps.xdpbr_fdb);
+}
+
+/* The per-CPU FDB cache's entries: what -C / fdb_cache says, else the rule
+ * of include/fdbc_size.h from the FDB's size and the possible CPUs. */
+static uint32_t fdb_cache_entries(const struct bridge *br, const struct bridge_opts *o)
+{
+	uint32_t fdb = fdb_size_effective(br), n;
+	int ncpus = libbpf_num_possible_cpus();
+
+	if (ncpus < 1)
+		ncpus = 1;
+	if (o->fdb_cache_set) {
+		log_debug("bridge %s: FDB cache %u entries a CPU (set by fdb_cache / -C)",
+			 br->name, o->fdb_cache);
+		return o->fdb_cache;
+	}
+	n = xdpbr_fdb_cache_auto(fdb, (uint32_t)ncpus);
+	log_debug("bridge %s: FDB cache %u entries a CPU (%u KiB on each of %d possible CPUs), "
+		 "sized for an FDB of %u entries", br->name, n,
+		 n * XDPBR_FDBC_ENTRY_BYTES / 1024, ncpus, fdb);
+	return n;
+}
+
 /* The sizes fixed at load time: FDB capacity and per-CPU FDB cache. */
 static int skel_size(struct bridge *br, const struct bridge_opts *o)
 {
+	uint32_t entries, bits;
 	int err;
 
 	if (o->fdb_size) {
@@ -421,17 +466,15 @@ static int skel_size(struct bridge *br, const struct bridge_opts *o)
 		if (err)
 			return err;
 	}
-	if (o->fdb_cache_set) {
-		/* fdb_cache is 0 or a power of two >= 4 (2 ways a set) */
-		__u32 bits = o->fdb_cache ? (__u32)__builtin_ctz(o->fdb_cache) - 1 : 0;
-
-		br->skel->rodata->fdbc_bits = bits;
-		err = bpf_map__set_max_entries(br->skel->maps.fdbc_cache, bits ? 1U << bits : 1);
-		if (err)
-			return err;
-		log_debug("bridge %s: FDB cache %s", br->name,
-			  bits ? "on" : "off (every lookup goes to the FDB)");
-	}
+	/* entries is 0 or a power of two >= 4 (2 ways a set) */
+	entries = fdb_cache_entries(br, o);
+	bits = entries ? (uint32_t)__builtin_ctz(entries) - 1 : 0;
+	br->skel->rodata->fdbc_bits = bits;
+	err = bpf_map__set_max_entries(br->skel->maps.fdbc_cache, bits ? 1U << bits : 1);
+	if (err)
+		return err;
+	if (!bits)
+		log_debug("bridge %s: FDB cache off (every lookup goes to the FDB)", br->name);
 	return 0;
 }
 

@@ -40,6 +40,16 @@
 #   macs10k    the same, the source MAC cycling through 10,000 addresses
 #   broadcast  to ff:ff:ff:ff:ff:ff, flooded to p1, p2 and p3; delivered is
 #              the sum over the three sinks
+#   macs100k   unicast, 100,000 source MACs cycling, xdpbr's FDB sized for
+#              them (-s 131072): all learned, the per-CPU cache sized from it
+#   macs1m     the same with 1,000,000 source MACs (-s 2097152)
+#   macflood   100,000 source MACs against the default FDB of 65,536
+#              entries: the FDB fills, and every frame of an unlearned
+#              source pays a failed insert (a MAC flood)
+# xdpbr is started again for a scenario whose FDB differs from the last
+# one's (and after macflood), so every scenario starts from an empty FDB;
+# the warmup of a MAC scenario is long enough to learn them all (at least
+# 2 s per million MACs).
 #   tcp        not frames but TCP, on a topology of its own (below)
 # The generator runs one thread pinned per CPU for N cores (CPUs 0..N-1); a
 # veth delivers into the rx queue of the sending CPU, so the DUT also uses N
@@ -99,7 +109,10 @@ XDPBR=$BUILD/xdpbr
 STATE_DIR=/run/xdpbr-bench
 
 ALL_SIZES=64,128,256,512,1024,1280,1408,1518
-FRAME_SCENARIOS=unicast,macs10k,broadcast
+FRAME_SCENARIOS=unicast,macs10k,broadcast,macs100k,macs1m,macflood
+# The largest frame the generator sends (BPF_PROG_RUN live frames: one
+# page, see tools/pktgen.c); jumbo frames are measured with TCP (--tcp-mtu).
+FRAME_MAX=3412
 ALL_SCENARIOS=$FRAME_SCENARIOS,tcp
 ALL_DUTS=xdpbr,xdpbr-tc,bridge,ceiling
 XDPBRD_ARGS=()
@@ -111,6 +124,7 @@ DUTS=$ALL_DUTS
 CORES=
 DURATION=1
 TCP_DURATION=5
+TCP_MTU=1500
 WARMUP=0.1
 REPS=3
 LINK=10G
@@ -118,7 +132,7 @@ JSON_OUT=
 PLOT_DIR=
 PLOT_FILE=
 MACS=10000
-PROFILE=0
+PROFILE=1
 SMOKE=0
 TX_DEV=
 RX_DEV=
@@ -133,13 +147,17 @@ usage: tools/bench.sh [OPTION...]
   --duts LIST        of xdpbr,xdpbr-tc,bridge,ceiling (default: all four;
                      xdpbr is the XDP datapath, xdpbr-tc the TC one; the
                      tcp scenario runs xdpbr (default datapath) and bridge)
-  --scenarios LIST   of unicast,macs10k,broadcast,tcp (default: all four)
-  --sizes LIST       frame sizes on the wire with FCS, 64..1518
-                     (default $ALL_SIZES)
+  --scenarios LIST   of unicast,macs10k,broadcast,macs100k,macs1m,macflood,
+                     tcp (default: all seven)
+  --sizes LIST       frame sizes on the wire with FCS, 64..$FRAME_MAX (the
+                     generator's limit; over 1518 the veths' MTU is raised;
+                     jumbo frames up to 9000: --tcp-mtu) (default $ALL_SIZES)
   --cores LIST       core counts, e.g. 1,2 (default 1..nproc = 1..$NCPU)
   --duration SEC     measured time per point (default 1)
   --warmup SEC       traffic before each measurement (default 0.1)
   --tcp-duration SEC iperf3 time per TCP measurement (default 5)
+  --tcp-mtu MTU      MTU of the tcp scenario's hosts and ports, 1280..9000
+                     (default 1500; 9000: jumbo frames)
   --reps N           repetitions; median and min-max reported (default 3)
   --link SPEED       nominal link for Mbps bars and line rate:
                      1G|10G|25G|40G|100G (default 10G)
@@ -151,8 +169,11 @@ usage: tools/bench.sh [OPTION...]
                      plot per core count) and ratios.svg, with the JSON they
                      come from as DIR/bench.json; with FILE, a saved --json,
                      draw FILE and measure nothing (no root needed)
-  --profile          also measure BPF run time per program (BPF stats on:
-                     slows every program a little)
+  --profile          measure BPF run time per program (the default: the
+                     ns/frame columns; BPF stats on while pktgen runs, by
+                     BPF_ENABLE_STATS, which ends with it: the sysctl
+                     kernel.bpf_stats_enabled is left as it was)
+  --no-profile       no BPF stats (they add ~20-40 ns to every program run)
   --smoke            tiny run for tests: size 64, 1 rep, 0.2 s, 1 core,
                      TCP 1 s (unless given explicitly)
   --tx-dev DEV       external mode: send on DEV, measure the bridge behind it
@@ -339,6 +360,7 @@ while [ $# -gt 0 ]; do
 	opt=$1
 	case $opt in
 	--profile) PROFILE=1 ;;
+	--no-profile) PROFILE=0 ;;
 	--smoke) SMOKE=1 ;;
 	--cleanup)
 		[ "$(id -u)" -eq 0 ] || die "must be run as root"
@@ -348,7 +370,7 @@ while [ $# -gt 0 ]; do
 	-h | --help) usage; exit 0 ;;
 	--duts | --scenarios | --sizes | --cores | --duration | --warmup | --reps | \
 	--link | --macs | --json | --tx-dev | --rx-dev | --rx-ns | --dut-name | \
-	--xdpbrd-args | --tcp-duration | --plot)
+	--xdpbrd-args | --tcp-duration | --tcp-mtu | --plot)
 		val=$(arg "$@") || exit 2
 		shift
 		GIVEN[$opt]=1
@@ -360,6 +382,7 @@ while [ $# -gt 0 ]; do
 		--duration) DURATION=$val ;;
 		--warmup) WARMUP=$val ;;
 		--tcp-duration) TCP_DURATION=$val ;;
+		--tcp-mtu) TCP_MTU=$val ;;
 		--reps) REPS=$val ;;
 		--link) LINK=$val ;;
 		--macs) MACS=$val ;;
@@ -384,7 +407,7 @@ done
 # --plot DIR FILE: draw a saved run, measure nothing.
 if [ -n "$PLOT_FILE" ]; then
 	[ -n "$PLOT_DIR" ] || die "$PLOT_FILE: a saved run is only read by --plot DIR FILE"
-	if [ ${#GIVEN[@]} -ne 1 ] || [ "$SMOKE$PROFILE" != 00 ]; then
+	if [ ${#GIVEN[@]} -ne 1 ] || [ "$SMOKE" != 0 ]; then
 		die "--plot DIR FILE draws a saved run: it takes no other option"
 	fi
 	exec tools/plot.sh bench "$PLOT_FILE" "$PLOT_DIR"
@@ -420,8 +443,14 @@ in_range()
 	[[ $1 =~ ^[0-9]+$ ]] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]
 }
 
+FRAME_SIZE_MAX=64
 for s in "${SIZE_LIST[@]}"; do
-	in_range "$s" 64 1518 || die "--sizes: $s is not a frame size in 64..1518"
+	in_range "$s" 64 9000 || die "--sizes: $s is not a frame size in 64..$FRAME_MAX"
+	in_range "$s" 64 "$FRAME_MAX" ||
+		die "--sizes: $s: the generator (BPF_PROG_RUN live frames, one page a frame)" \
+			"sends at most $FRAME_MAX bytes; for jumbo frames run the tcp scenario" \
+			"at MTU 9000: --scenarios tcp --tcp-mtu 9000"
+	[ "$s" -le "$FRAME_SIZE_MAX" ] || FRAME_SIZE_MAX=$s
 done
 for s in "${SCEN_LIST[@]}"; do
 	[[ ,$ALL_SCENARIOS, == *",$s,"* ]] || die "--scenarios: unknown scenario '$s'"
@@ -434,6 +463,7 @@ in_range "$MACS" 1 65536 || die "--macs: $MACS is not in 1..65536"
 [[ $DURATION =~ ^[0-9]*\.?[0-9]+$ ]] || die "--duration: $DURATION"
 [[ $WARMUP =~ ^[0-9]*\.?[0-9]+$ ]] || die "--warmup: $WARMUP"
 in_range "$TCP_DURATION" 1 3600 || die "--tcp-duration: $TCP_DURATION is not in 1..3600 (whole seconds)"
+in_range "$TCP_MTU" 1280 9000 || die "--tcp-mtu: $TCP_MTU is not in 1280..9000"
 
 # The frame scenarios (pktgen) and the tcp scenario (iperf3), each in the
 # order given.
@@ -541,9 +571,17 @@ topo_up()
 	# DUT are the generator's.
 	for i in "$GEN" "${PORTS[@]}"; do
 		sysctl -q -w "net.ipv6.conf.$i.disable_ipv6=1" >/dev/null
+		if [ "$FRAME_SIZE_MAX" -gt 1518 ]; then
+			ip link set dev "$i" mtu $((FRAME_SIZE_MAX - 18)) ||
+				die "$i: mtu $((FRAME_SIZE_MAX - 18)) (frames of $FRAME_SIZE_MAX bytes)"
+		fi
 		up_gro "" "$i" || die "$i up, GRO on"
 	done
 	for i in 1 2 3; do
+		if [ "$FRAME_SIZE_MAX" -gt 1518 ]; then
+			ip -n "$NS" link set dev "s$i" mtu $((FRAME_SIZE_MAX - 18)) ||
+				die "s$i: mtu $((FRAME_SIZE_MAX - 18))"
+		fi
 		up_gro "$NS" "s$i" || die "s$i up, GRO on"
 	done
 }
@@ -584,17 +622,18 @@ xdpbr_up()
 	shift
 	[ "$dp" = auto ] || args+=(-d "$dp")
 	[ "$dp" = xdp ] && args+=(-m native)
-	"$XDPBRD" "${args[@]}" "${XDPBRD_ARGS[@]}" "$BRX" "$@" >"$TMP/xdpbrd.log" 2>&1 &
+	"$XDPBRD" "${args[@]}" "${SCEN_ARGS[@]}" "${XDPBRD_ARGS[@]}" "$BRX" "$@" \
+		>"$TMP/xdpbrd.log" 2>&1 &
 	DAEMON_PID=$!
 	state_save
 	[ "$dp" = auto ] && dp=tc
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 300; i++)); do
 		kill -0 "$DAEMON_PID" 2>/dev/null ||
 			die "xdpbrd exited while starting: $(cat "$TMP/xdpbrd.log")"
 		ports_ready "$dp" "$@" && return 0
 		sleep 0.1
 	done
-	die "xdpbrd not ready after 10 s (ports on the $dp datapath: $*):" \
+	die "xdpbrd not ready after 30 s (ports on the $dp datapath: $*):" \
 		"$("$XDPBR" -b "$BRX" link show 2>&1)" "$(cat "$TMP/xdpbrd.log")"
 }
 
@@ -665,13 +704,13 @@ dut_up()
 		"$PKTGEN" --forward "${PORTS[0]}" --to "${PORTS[1]},${PORTS[2]},${PORTS[3]}" \
 			>"$TMP/fwd.out" 2>&1 &
 		FWD_PID=$!
-		for ((i = 0; i < 100; i++)); do
+		for ((i = 0; i < 300; i++)); do
 			grep -q '^ready' "$TMP/fwd.out" && break
 			kill -0 "$FWD_PID" 2>/dev/null ||
 				die "pktgen --forward exited: $(cat "$TMP/fwd.out")"
 			sleep 0.1
 		done
-		grep -q '^ready' "$TMP/fwd.out" || die "pktgen --forward not ready after 10 s"
+		grep -q '^ready' "$TMP/fwd.out" || die "pktgen --forward not ready after 30 s (a loaded machine?)"
 		;;
 	esac
 }
@@ -701,6 +740,58 @@ dut_profile()
 	esac
 }
 
+# ---------------------------------------------------------------- scenarios
+
+# scen_macs SCENARIO: the source MACs it cycles through.
+scen_macs()
+{
+	case $1 in
+	macs10k) echo "$MACS" ;;
+	macs100k | macflood) echo 100000 ;;
+	macs1m) echo 1000000 ;;
+	*) echo 1 ;;
+	esac
+}
+
+# scen_fdb SCENARIO: xdpbrd's FDB size for it (empty: the default).
+scen_fdb()
+{
+	case $1 in
+	macs100k) echo 131072 ;;
+	macs1m) echo 2097152 ;;
+	*) echo "" ;;
+	esac
+}
+
+# scen_setup SCENARIO: the xdpbrd options of SCENARIO in SCEN_ARGS, and
+# whether xdpbr must start again for it (an FDB of another size, or one
+# that a MAC flood filled): returns 0 when it must.
+SCEN_ARGS=()
+SCEN_KEY=
+scen_setup()
+{
+	local fdb key
+	fdb=$(scen_fdb "$1")
+	key=${fdb:-default}
+	[ "$1" = macflood ] && key=flood
+	SCEN_ARGS=()
+	[ -z "$fdb" ] || SCEN_ARGS=(-s "$fdb")
+	[ "$key" != "$SCEN_KEY" ] || [ "$key" = flood ] || return 1
+	SCEN_KEY=$key
+	return 0
+}
+
+# scen_warmup SCENARIO: --warmup, or time enough to learn its MACs (2 s a
+# million, 1 s at least for 100,000 and more: learning runs at the FDB's
+# uncached rate, on a shared machine).
+scen_warmup()
+{
+	awk -v w="$WARMUP" -v n="$(scen_macs "$1")" 'BEGIN {
+		l = (n >= 100000) ? n / 500000 : 0
+		if (l > 0 && l < 1) l = 1
+		printf "%g", (l > w ? l : w) }'
+}
+
 # ---------------------------------------------------------------- measuring
 
 # measure REP DUT SCENARIO CORES: one pktgen run over all sizes; appends one
@@ -722,17 +813,22 @@ measure()
 	fi
 	case $sc in
 	unicast) args+=(--src-mac 02:50:00:00:00:01) ;;
-	macs10k) args+=(--src-mac 02:50:00:01:00:00 --src-macs "$MACS") ;;
+	macs*) args+=(--src-mac 02:50:00:01:00:00 --src-macs "$(scen_macs "$sc")") ;;
 	broadcast) args+=(--src-mac 02:50:00:00:00:01 --dst-mac ff:ff:ff:ff:ff:ff) ;;
 	esac
 	# An empty list still profiles the generator and the sinks.
 	[ "$PROFILE" = 1 ] && args+=(--profile "$(dut_profile "$dut")")
 	label="[$DONE/$TOTAL] rep $rep/$REPS $dut $sc ${cores}c"
 	"$PKTGEN" -t "$tx" -r "$rx" "${rxns[@]}" -s "$SIZES" -c "$cores" \
-		-d "$DURATION" --warmup "$WARMUP" --json --label "$label" "${args[@]}" \
+		-d "$DURATION" --warmup "$(scen_warmup "$sc")" --json --label "$label" "${args[@]}" \
 		>"$TMP/run.jsonl" || die "pktgen failed ($label)"
 	jq -c --arg dut "$dut" --arg sc "$sc" --argjson rep "$rep" '
-		. + {dut: $dut, scenario: $sc, rep: $rep,
+		# the DUT programs: all profiled but the generator and the sinks;
+		# the first is the one on the ingress port, run once a frame
+		([.profile[]? | select(.prog | IN("pktgen_tx", "pktgen_sink", "pktgen_sink_tc") | not)]) as $dp
+		| . + {dut: $dut, scenario: $sc, rep: $rep,
+		     ns_per_frame: (if ($dp | length) == 0 or $dp[0].runs == 0 then null
+				    else ([$dp[] | .ns_per_run * .runs] | add) / $dp[0].runs end),
 		     delivered_pps: (if $sc == "broadcast" then .rx_pps else .rx[0].pps end),
 		     elsewhere_pps: (if $sc == "broadcast" then 0
 				     else ([.rx[1:][].pps] | add // 0) end)}' \
@@ -749,7 +845,7 @@ tcp_topo_up()
 	mkdir -p "$STATE_DIR"
 	TOPO=1
 	state_save
-	progress "tcp topology $P: ${TCP_NS[1]},${TCP_NS[2]}/e0 <-> ${TCP_PORTS[1]},${TCP_PORTS[2]} (veth); ${TCP_NS[3]},${TCP_NS[4]}/e0 <-> ${TCP_PORTS[3]},${TCP_PORTS[4]} (taps, tapwire)"
+	progress "tcp topology $P (MTU $TCP_MTU): ${TCP_NS[1]},${TCP_NS[2]}/e0 <-> ${TCP_PORTS[1]},${TCP_PORTS[2]} (veth); ${TCP_NS[3]},${TCP_NS[4]}/e0 <-> ${TCP_PORTS[3]},${TCP_PORTS[4]} (taps, tapwire)"
 	for i in 1 2 3 4; do
 		ip netns add "${TCP_NS[i]}" || die "ip netns add ${TCP_NS[i]}"
 		# IPv4 only: no router solicitations, DAD or MLD on the ports
@@ -776,6 +872,8 @@ tcp_topo_up()
 	for i in 1 2 3 4; do
 		{
 			sysctl -q -w "net.ipv6.conf.${TCP_PORTS[i]}.disable_ipv6=1" &&
+			ip link set dev "${TCP_PORTS[i]}" mtu "$TCP_MTU" &&
+			ip -n "${TCP_NS[i]}" link set dev e0 mtu "$TCP_MTU" &&
 			ip link set dev "${TCP_PORTS[i]}" up &&
 			ip -n "${TCP_NS[i]}" link set dev e0 address "${TCP_MAC[i]}" &&
 			ip -n "${TCP_NS[i]}" addr add "${TCP_IP[i]}/24" dev e0 &&
@@ -899,20 +997,41 @@ START=$(date +%s)
 for ((rep = 1; rep <= REPS; rep++)); do
 	for dut in "${DUT_LIST[@]}"; do
 		[ ${#FSCEN_LIST[@]} -gt 0 ] || break
-		[ "$EXTERNAL" = 1 ] || { progress "rep $rep/$REPS: setting up $dut"; dut_up "$dut"; }
+		SCEN_KEY=
+		up=0
 		for sc in "${FSCEN_LIST[@]}"; do
+			# xdpbr again for an FDB of another size (or after a flood)
+			if scen_setup "$sc" && [ "$EXTERNAL" = 0 ]; then
+				if [ "$up" = 0 ] || [ "$dut" = xdpbr ] || [ "$dut" = xdpbr-tc ]; then
+					[ "$up" = 0 ] || dut_down "$dut"
+					progress "rep $rep/$REPS: setting up $dut${SCEN_ARGS[*]:+ (xdpbrd ${SCEN_ARGS[*]})}"
+					dut_up "$dut"
+					up=1
+				fi
+			fi
 			for cores in "${CORE_LIST[@]}"; do
 				DONE=$((DONE + 1))
 				measure "$rep" "$dut" "$sc" "$cores"
 			done
 		done
-		[ "$EXTERNAL" = 1 ] || dut_down "$dut"
+		[ "$EXTERNAL" = 1 ] || [ "$up" = 0 ] || dut_down "$dut"
 	done
 	[ "$TCP" = 0 ] || tcp_rep "$rep"
 done
 progress "measured in $(($(date +%s) - START)) s"
 
 # ---------------------------------------------------------------- results
+
+# scen_setup_json: per frame scenario, its source MACs and xdpbr's FDB
+# size (null: the default).
+scen_setup_json()
+{
+	local sc
+	for sc in "${FSCEN_LIST[@]}"; do
+		jq -nc --arg sc "$sc" --argjson m "$(scen_macs "$sc")" --arg f "$(scen_fdb "$sc")" \
+			'{($sc): {macs: $m, fdb_size: (if $f == "" then null else ($f | tonumber) end)}}'
+	done | jq -sc 'add // {}'
+}
 
 # cpu_model: the CPU's name, for the record (plots show it with the host).
 cpu_model()
@@ -926,6 +1045,7 @@ cpu_model()
 # "tcp" (null when it did not run).
 jq -s \
 	--slurpfile tcp "$TCP_POINTS" --argjson tcpon "$TCP" --argjson tcpdur "$TCP_DURATION" \
+	--argjson tcpmtu "$TCP_MTU" \
 	--slurpfile tcpports "$TMP/tcp_ports.json" --arg tcpduts "${TCP_DUTS[*]}" \
 	--rawfile tcpoff "$TMP/tcp_offloads" --arg fscens "${FSCEN_LIST[*]}" \
 	--arg link "$LINK" --argjson link_bps "$LINK_BPS" \
@@ -933,6 +1053,7 @@ jq -s \
 	--arg host "$(uname -n)" --arg cpu_model "$(cpu_model)" --argjson macs "$MACS" \
 	--argjson ncpu "$NCPU" --argjson duration "$DURATION" --argjson reps "$REPS" \
 	--arg prefix "$P" --argjson external "$EXTERNAL" --argjson tp "${TP_PROGS:-0}" \
+	--argjson profile "$PROFILE" --argjson scensetup "$(scen_setup_json)" \
 	--arg duts "${DUT_LIST[*]}" --arg scens "${SCEN_LIST[*]}" \
 	--arg sizes "${SIZE_LIST[*]}" --arg cores "${CORE_LIST[*]}" '
 	def median: sort | if length == 0 then null
@@ -943,7 +1064,7 @@ jq -s \
 	| ($sizes | split(" ") | map(tonumber)) as $sz
 	| ($sz | if index(64) != null then 64 else min end) as $rsize
 	| ($duts | split(" ")) as $dl | ($scens | split(" ")) as $sl
-	| [ group_by([.dut, .scenario, .cores, .size])
+	| [ group_by([.dut, .scenario, .cores, .size]) | map(sort_by(.rep))
 	    | sort_by([(.[0].dut as $d | $dl | index($d)), (.[0].scenario as $x | $sl | index($x)),
 		       .[0].cores, .[0].size])[]
 	    | (.[0].size) as $s
@@ -957,6 +1078,12 @@ jq -s \
 		tx_pps: (map(.tx_pps) | median | round),
 		elsewhere_pps: (map(.elsewhere_pps) | median | round),
 		reps: map(.delivered_pps | round),
+		ns_per_frame: (map(.ns_per_frame | select(. != null)) | median
+			       | if . == null then null else . * 10 | round / 10 end),
+		ns_per_frame_min: (map(.ns_per_frame | select(. != null)) | min
+				   | if . == null then null else . * 10 | round / 10 end),
+		ns_per_frame_max: (map(.ns_per_frame | select(. != null)) | max
+				   | if . == null then null else . * 10 | round / 10 end),
 		sinks: (.[0].rx | map(.dev)),
 		profile: ([.[].profile[]] | group_by(.prog)
 			  | map({prog: .[0].prog,
@@ -967,15 +1094,14 @@ jq -s \
 						   and .cores == $c and .size == $s)) // null;
 	  def pair($d; $sc; $c; $s): [ $pts[] | select(.dut == $d and .scenario == $sc
 						   and .cores == $c and .size == $s) ] | sort_by(.rep);
-	  # ratio of medians, and the range of the ratios of the same repetition
-	  def ratio($a; $b): if $a == null or $b == null or $b.pps == 0 then null
-		else { ratio: ($a.pps / $b.pps | r2),
-		       min: ([range(0; [$a.reps | length, $b.reps | length] | min)] |
-			     map(if $b.reps[.] > 0 then $a.reps[.] / $b.reps[.] else null end) |
-			     map(select(. != null)) | min | if . then r2 else null end),
-		       max: ([range(0; [$a.reps | length, $b.reps | length] | min)] |
-			     map(if $b.reps[.] > 0 then $a.reps[.] / $b.reps[.] else null end) |
-			     map(select(. != null)) | max | if . then r2 else null end) } end;
+	  # the ratios of the same repetition: their median, min and max
+	  def ratio($a; $b): if $a == null or $b == null then null
+		else ([range(0; [$a.reps | length, $b.reps | length] | min)] |
+		      map(if $b.reps[.] > 0 then $a.reps[.] / $b.reps[.] else null end) |
+		      map(select(. != null))) as $q
+		| if ($q | length) == 0 then null
+		  else { ratio: ($q | median | r2), min: ($q | min | r2), max: ($q | max | r2) } end end;
+	  def nsf($r): if $r == null then null else $r.ns_per_frame end;
 	  def nspp($r): if $r == null or $r.pps == 0 then null else $r.cores * 1e9 / $r.pps end;
 	  def extra($a; $b): if nspp($a) == null or nspp($b) == null then null
 		else (nspp($a) - nspp($b)) * 10 | round / 10 end;
@@ -984,6 +1110,7 @@ jq -s \
 	  cpus: $ncpu, prefix: $prefix,
 	  external: ($external == 1), xdp_tracepoint_progs_before: $tp,
 	  link: $link, link_bps: $link_bps, duration_s: $duration, reps: $reps, macs: $macs,
+	  profile: ($profile == 1), scenario_setup: $scensetup,
 	  duts: ($duts | split(" ")), scenarios: ($scens | split(" ")),
 	  sizes: $sz, cores: ($cores | split(" ") | map(tonumber)),
 	  ratio_size: $rsize,
@@ -999,6 +1126,9 @@ jq -s \
 			xdpbr_over_ceiling: ratio($x; $ce),
 			xdpbr_over_bridge: ratio($x; $b),
 			xdpbr_extra_ns_per_frame: extra($x; $ce),
+			xdpbr_ns_per_frame: nsf($x),
+			ceiling_ns_per_frame: nsf($ce),
+			xdpbr_tc_ns_per_frame: nsf($t),
 			xdpbr_tc_over_ceiling: ratio($t; $ce),
 			xdpbr_tc_over_bridge: ratio($t; $b),
 			xdpbr_tc_over_xdpbr: ratio($t; $x),
@@ -1028,7 +1158,7 @@ jq -s \
 				     | map(if $b.reps[.] > 0 then $a.reps[.] / $b.reps[.] else null end)
 				     | map(select(. != null)) | max | if . then r2 else null end) } end;
 		{ tool: "iperf3, one TCP stream",
-		  duration_s: $tcpdur, reps: $reps, duts: $td,
+		  mtu: $tcpmtu, duration_s: $tcpdur, reps: $reps, duts: $td,
 		  pairs: [{pair: "veth", from: "h1", to: "h2"}, {pair: "tap", from: "h3", to: "h4"}],
 		  host_offloads: ($tcpoff | split("\n") | map(select(length > 0))),
 		  xdpbr_ports: $tcpports[0],
@@ -1079,6 +1209,9 @@ scen_title()
 	case $1 in
 	unicast) echo "unicast, 1 flow" ;;
 	macs10k) echo "unicast, $MACS source MACs cycling" ;;
+	macs100k) echo "unicast, 100000 source MACs cycling, FDB of 131072 (xdpbrd -s)" ;;
+	macs1m) echo "unicast, 1000000 source MACs cycling, FDB of 2097152 (xdpbrd -s)" ;;
+	macflood) echo "MAC flood: 100000 source MACs, default FDB of 65536 (full)" ;;
 	broadcast) echo "broadcast flooded to $NSINKS ports (delivered: sum of the $NSINKS sinks)" ;;
 	esac
 }
@@ -1184,15 +1317,18 @@ echo
 jq -r '
 	def f($r): if $r == null or $r.ratio == null then "-"
 		else "\($r.ratio) [\($r.min)-\($r.max)]" end;
-	"ratios at \(.ratio_size) bytes (of the median delivered pps; [min-max] of the ratios within each repetition)",
+	def n($v): if $v == null then "-" else "\($v)" end;
+	"ratios at \(.ratio_size) bytes: the median of the ratios of delivered pps within each repetition [min-max]",
 	"",
 	(if (.duts | index("xdpbr")) and ((.duts | index("ceiling")) or (.duts | index("bridge"))) then
 		"ns/frame over ceiling = cores x (1/pps(xdpbr) - 1/pps(ceiling)): the CPU time xdpbr adds per frame",
+		"BPF ns/frame: run time of the DUT BPF programs per frame in (BPF stats, median; - without --profile)",
 		"",
-		(["scenario", "cores", "xdpbr/ceiling", "xdpbr/bridge", "xdpbr ns/frame over ceiling"] | @tsv),
+		(["scenario", "cores", "xdpbr/ceiling", "xdpbr/bridge", "xdpbr ns/frame over ceiling",
+		  "BPF ns/frame xdpbr", "BPF ns/frame ceiling"] | @tsv),
 		(.ratios[] | [.scenario, .cores, f(.xdpbr_over_ceiling), f(.xdpbr_over_bridge),
-			      (if .xdpbr_extra_ns_per_frame == null then "-"
-			       else "\(.xdpbr_extra_ns_per_frame)" end)] | @tsv)
+			      n(.xdpbr_extra_ns_per_frame), n(.xdpbr_ns_per_frame),
+			      n(.ceiling_ns_per_frame)] | @tsv)
 	 else "DUT ratios: the run needs xdpbr and the ceiling or the bridge" end)
 ' "$TMP/result.json" | table
 if jq -e '.duts | index("xdpbr-tc")' "$TMP/result.json" >/dev/null; then
@@ -1225,7 +1361,7 @@ fi
 if [ "$TCP" = 1 ]; then
 	echo
 	jq -r '.tcp |
-		"tcp: iperf3, one TCP stream for \(.duration_s) s, h1 -> h2 on veth ports (containers),",
+		"tcp: iperf3, one TCP stream for \(.duration_s) s at MTU \(.mtu), h1 -> h2 on veth ports (containers),",
 		"h3 -> h4 on tap ports (VMs, tools/tapwire); median Gbit/s of \(.reps) (min-max);",
 		"hosts with their default offloads (no ethtool): \(.host_offloads | join("; "))",
 		"xdpbr runs its default datapath (auto); the Linux bridge has bridge-nf-call-* = 0",

@@ -128,6 +128,9 @@ scen_title()
 	unicast) echo "unicast, 1 flow" ;;
 	macs10k) echo "unicast, $MACS source MACs" ;;
 	broadcast) echo "broadcast, flooded to 3 ports (sum of the sinks)" ;;
+	macs100k) echo "unicast, 100000 source MACs" ;;
+	macs1m) echo "unicast, 1000000 source MACs" ;;
+	macflood) echo "MAC flood: 100000 sources, FDB of 65536" ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -251,7 +254,7 @@ plot_ratios()
 		printf 'set output "%s/ratios.svg"\n' "$DIR"
 		echo 'set style data histograms'
 		echo 'set style histogram errorbars gap 1 lw 1'
-		printf 'set title "xdpbr bench: ratios of the median delivered pps at %s bytes; error bars: min-max of the ratios within each repetition\\n%s"\n' \
+		printf 'set title "xdpbr bench: ratios of the delivered pps at %s bytes (median of the repetitions); error bars: min-max of the ratios within each repetition\\n%s"\n' \
 			"$(jq .ratio_size "$FILE")" "$MACHINE"
 		echo 'set ylabel "ratio"'
 		echo 'set key top center horizontal maxrows 2'

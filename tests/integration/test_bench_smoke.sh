@@ -6,7 +6,10 @@
 # checked, only that every DUT moved something: they depend on the machine
 # and its load. xdpbr's two datapaths are both DUTs (xdpbr: XDP, xdpbr-tc:
 # TC, whose program must really run), and the tcp scenario runs iperf3
-# through xdpbr and the Linux bridge on veth and tap ports.
+# through xdpbr and the Linux bridge on veth and tap ports. The scenarios
+# at scale (100,000 and 1,000,000 source MACs, a MAC flood against the
+# default FDB) run with the FDB they need, and every DUT's BPF run time per
+# frame (ns_per_frame) is in the tables and the JSON.
 # shellcheck disable=SC2016 # jq variables in single-quoted filters
 # shellcheck source=lib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
@@ -51,37 +54,55 @@ out=$XT_TMP/bench.out
 err=$XT_TMP/bench.err
 json=$XT_TMP/bench.json
 plots=$XT_TMP/plots
-# --profile: the BPF programs' run counts show which datapath really ran.
-# --plot: the run's plots (tests/integration/test_plots.sh checks them in
-# detail, from saved runs).
-BUILD=$XT_BUILD timeout 240 "$BENCH" --smoke --profile --json "$json" --plot "$plots" \
+# The BPF programs' run counts (profiling is on by default) show which
+# datapath really ran. --plot: the run's plots (tests/integration/
+# test_plots.sh checks them in detail, from saved runs).
+stats_before=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null)
+BUILD=$XT_BUILD timeout 600 "$BENCH" --smoke --json "$json" --plot "$plots" \
 	>"$out" 2>"$err"
 rc=$?
 check_eq "bench --smoke exits 0" 0 "$rc" "stderr:" "$(tail -n 20 "$err")"
 
-# 4 DUTs x 3 frame scenarios x 1 core: twelve tables, each a title, the
+SCENS=(unicast macs10k broadcast macs100k macs1m macflood)
+# 4 DUTs x 6 frame scenarios x 1 core: 24 tables, each a title, the
 # header (scale up to the 10G default link), the rule and one row for 64
 # bytes.
 n=$(grep -c '^+ ' "$out")
-check_eq "twelve tables (4 DUTs x 3 scenarios x 1 core)" 12 "$n" "$(cat "$out")"
+check_eq "24 tables (4 DUTs x 6 scenarios x 1 core)" 24 "$n" "$(cat "$out")"
 n=$(grep -cE '^framesize\|0G +1G +2G .* 9G +10Gbps$' "$out")
-check_eq "every table has the framesize|... 10Gbps header" 12 "$n" "$(cat "$out")"
+check_eq "every table has the framesize|... 10Gbps header" 24 "$n" "$(cat "$out")"
 n=$(grep -cE '^-{9}(\+-{4}){10}\+$' "$out")
-check_eq "every table has the ---------+----+ rule" 12 "$n" "$(cat "$out")"
+check_eq "every table has the ---------+----+ rule" 24 "$n" "$(cat "$out")"
 row='^ {6}64 \|#{0,50} *[ 0-9]+\.[0-9]{2}Mbps, +[0-9]+/ *14880952pps  \[[0-9]+-[0-9]+\]$'
 n=$(grep -cE "$row" "$out")
-check_eq "one row per table: 64 |bar Mbps, pps/line-rate pps [min-max]" 12 "$n" "$(cat "$out")"
+check_eq "one row per table: 64 |bar Mbps, pps/line-rate pps [min-max]" 24 "$n" "$(cat "$out")"
 for t in "xdpbr, XDP datapath (xdpbrd -d xdp" "xdpbr, TC datapath (xdpbrd -d tc" \
 	"Linux bridge" "ceiling (bare XDP devmap redirect"; do
 	n=$(grep -c "^+ $t" "$out")
-	check_eq "three tables for $t" 3 "$n" "$(cat "$out")"
+	check_eq "six tables for $t" 6 "$n" "$(cat "$out")"
+done
+for t in "unicast, 100000 source MACs cycling, FDB of 131072" \
+	"unicast, 1000000 source MACs cycling, FDB of 2097152" \
+	"MAC flood: 100000 source MACs, default FDB of 65536"; do
+	n=$(grep -c "^+ .*: $t" "$out")
+	check_eq "four tables for '$t'" 4 "$n" "$(cat "$out")"
+done
+# xdpbr starts again with the FDB a scenario needs, and after the flood.
+for d in xdpbr xdpbr-tc; do
+	check "$d set up with -s 131072 for macs100k" \
+		grep -qx "bench: rep 1/1: setting up $d (xdpbrd -s 131072)" "$err"
+	check "$d set up with -s 2097152 for macs1m" \
+		grep -qx "bench: rep 1/1: setting up $d (xdpbrd -s 2097152)" "$err"
+	n=$(grep -cx "bench: rep 1/1: setting up $d" "$err")
+	check_eq "$d set up with the default FDB for unicast+macs10k+broadcast and for macflood" \
+		2 "$n" "$(cat "$err")"
 done
 
 # The summary: Mpps of the four DUTs side by side.
 check "summary title" grep -q '^Mpps delivered at 64 bytes' "$out"
 check "summary header" \
 	grep -qE '^scenario +cores +xdpbr XDP +xdpbr TC +Linux bridge +ceiling$' "$out"
-for sc in unicast macs10k broadcast; do
+for sc in "${SCENS[@]}"; do
 	check "summary row for $sc" \
 		grep -qE "^$sc +1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$" "$out"
 done
@@ -89,23 +110,23 @@ done
 # The ratio table: a header and one row per scenario at 64 bytes.
 check "ratio table title" grep -q '^ratios at 64 bytes' "$out"
 check "ratio table header" \
-	grep -qE '^scenario +cores +xdpbr/ceiling +xdpbr/bridge +xdpbr ns/frame over ceiling$' "$out"
-for sc in unicast macs10k broadcast; do
-	check "ratio row for $sc" \
-		grep -qE "^$sc +1 +[0-9.]+ \[[0-9.]+-[0-9.]+\] +[0-9.]+ \[[0-9.]+-[0-9.]+\] +-?[0-9.]+$" "$out"
+	grep -qE '^scenario +cores +xdpbr/ceiling +xdpbr/bridge +xdpbr ns/frame over ceiling +BPF ns/frame xdpbr +BPF ns/frame ceiling$' "$out"
+for sc in "${SCENS[@]}"; do
+	check "ratio row for $sc (with BPF ns/frame of xdpbr and the ceiling)" \
+		grep -qE "^$sc +1 +[0-9.]+ \[[0-9.]+-[0-9.]+\] +[0-9.]+ \[[0-9.]+-[0-9.]+\] +-?[0-9.]+ +[0-9.]+ +[0-9.]+$" "$out"
 done
 check "TC datapath ratio table header" \
 	grep -qE '^scenario +cores +xdpbr-tc/ceiling +xdpbr-tc/bridge +xdpbr-tc/xdpbr +xdpbr-tc ns/frame over ceiling$' \
 	"$out"
-for sc in unicast macs10k broadcast; do
+for sc in "${SCENS[@]}"; do
 	check "TC datapath ratio row for $sc" \
 		grep -qE "^$sc +1( +[0-9.]+ \[[0-9.]+-[0-9.]+\]){3} +-?[0-9.]+$" "$out"
 done
-check "progress on stderr" grep -qE '^\[12/12\] rep 1/1 ceiling broadcast 1c size +64: rx ' "$err"
+check "progress on stderr" grep -qE '^\[24/24\] rep 1/1 ceiling macflood 1c size +64: rx ' "$err"
 check "BPF run time table" grep -qE '^xdpbr-tc +unicast +1 +xdpbr_tc_rx ' "$out"
 
 # The tcp tables: one row per DUT and pair, then the ratios.
-check "tcp title" grep -q '^tcp: iperf3, one TCP stream for 1 s' "$out"
+check "tcp title" grep -q '^tcp: iperf3, one TCP stream for 1 s at MTU 1500,' "$out"
 check "tcp header" \
 	grep -qE '^pair +dut +datapath +Gbit/s +\[min-max\] +retransmits$' "$out"
 for r in "veth +xdpbr +tc" "tap +xdpbr +tc" "veth +bridge +kernel" "tap +bridge +kernel"; do
@@ -125,33 +146,52 @@ check_jq "JSON: run keys" "$doc" '
 			  "ratio_size", "results", "ratios"])) and
 	.link == "10G" and .link_bps == 10000000000 and .reps == 1 and .sizes == [64] and
 	.cores == [1] and .duts == ["xdpbr", "xdpbr-tc", "bridge", "ceiling"] and
-	.scenarios == ["unicast", "macs10k", "broadcast", "tcp"] and
-	.frame_scenarios == ["unicast", "macs10k", "broadcast"]'
-check_jq "JSON: twelve results with rates, spread and line rate" "$doc" '
-	(.results | length) == 12 and
+	.scenarios == ["unicast", "macs10k", "broadcast", "macs100k", "macs1m", "macflood", "tcp"] and
+	.frame_scenarios == ["unicast", "macs10k", "broadcast", "macs100k", "macs1m", "macflood"] and
+	.profile == true'
+check_jq "JSON: the scenarios' MACs and FDB sizes" "$doc" '
+	.scenario_setup == {unicast: {macs: 1, fdb_size: null}, macs10k: {macs: 10000, fdb_size: null},
+			    broadcast: {macs: 1, fdb_size: null},
+			    macs100k: {macs: 100000, fdb_size: 131072},
+			    macs1m: {macs: 1000000, fdb_size: 2097152},
+			    macflood: {macs: 100000, fdb_size: null}}'
+check_jq "JSON: 24 results with rates, spread and line rate" "$doc" '
+	(.results | length) == 24 and
 	all(.results[]; (keys | contains(["dut", "scenario", "cores", "size", "pps", "pps_min",
 					  "pps_max", "mbps", "line_rate_pps", "tx_pps", "reps"])) and
 	    .size == 64 and .cores == 1 and .line_rate_pps == 14880952 and
 	    (.pps | type) == "number" and .pps_min <= .pps and .pps <= .pps_max and
 	    (.reps | length) == 1)'
+check_jq "JSON: BPF ns per frame of every BPF DUT, none for the Linux bridge" "$doc" '
+	all(.results[]; has("ns_per_frame") and has("ns_per_frame_min") and has("ns_per_frame_max")) and
+	all(.results[] | select(.dut != "bridge"); .ns_per_frame > 0 and
+	    .ns_per_frame_min <= .ns_per_frame and .ns_per_frame <= .ns_per_frame_max) and
+	all(.results[] | select(.dut == "bridge"); .ns_per_frame == null)'
+check_jq "JSON: ratios carry the ns per frame of xdpbr, xdpbr-tc and the ceiling" "$doc" '
+	all(.ratios[]; .xdpbr_ns_per_frame > 0 and .xdpbr_tc_ns_per_frame > 0 and
+		       .ceiling_ns_per_frame > 0)'
+check_eq "kernel.bpf_stats_enabled as it was before the run" "$stats_before" \
+	"$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null)"
 check_jq "JSON: one ratio entry per scenario" "$doc" '
-	(.ratios | length) == 3 and
+	(.ratios | length) == 6 and
 	all(.ratios[]; (keys | contains(["scenario", "cores", "size", "xdpbr_over_ceiling",
 					 "xdpbr_over_bridge", "xdpbr_extra_ns_per_frame", "scaling",
 					 "xdpbr_tc_over_ceiling", "xdpbr_tc_over_bridge",
-					 "xdpbr_tc_over_xdpbr", "xdpbr_tc_extra_ns_per_frame"])) and
+					 "xdpbr_tc_over_xdpbr", "xdpbr_tc_extra_ns_per_frame",
+					 "xdpbr_ns_per_frame", "ceiling_ns_per_frame",
+					 "xdpbr_tc_ns_per_frame"])) and
 	    (.xdpbr_over_ceiling | keys) == ["max", "min", "ratio"] and
 	    .xdpbr_tc_over_bridge.ratio > 0 and .xdpbr_tc_over_xdpbr.ratio > 0)'
 check_jq "JSON: every DUT delivered frames in every frame scenario" "$doc" '
-	[.results[] | select(.pps > 0) | [.dut, .scenario]] | unique | length == 12'
+	[.results[] | select(.pps > 0) | [.dut, .scenario]] | unique | length == 24'
 # The XDP DUT ran the XDP program, the TC DUT the TC program (about once a
 # delivered frame; a third for the broadcast, flooded to three sinks).
 check_jq "JSON: xdpbr (XDP) ran xdpbr_rx, not the TC program" "$doc" '
-	[.results[] | select(.dut == "xdpbr")] | length == 3 and
+	[.results[] | select(.dut == "xdpbr")] | length == 6 and
 	all(.[]; any(.profile[]; .prog == "xdpbr_rx" and .runs_per_rx_frame > 0.2) and
 		 all(.profile[]; .prog != "xdpbr_tc_rx"))'
 check_jq "JSON: xdpbr-tc ran xdpbr_tc_rx, not the XDP program" "$doc" '
-	[.results[] | select(.dut == "xdpbr-tc")] | length == 3 and
+	[.results[] | select(.dut == "xdpbr-tc")] | length == 6 and
 	all(.[]; any(.profile[]; .prog == "xdpbr_tc_rx" and .runs_per_rx_frame > 0.2 and
 				 .ns_per_run > 0) and
 		 all(.profile[]; .prog != "xdpbr_rx"))'
@@ -159,7 +199,7 @@ check_jq "JSON: xdpbr-tc ran xdpbr_tc_rx, not the XDP program" "$doc" '
 # The tcp scenario: both DUTs on both pairs moved data, xdpbr on its TC
 # path (auto picks it for veth and tap), the hosts with default offloads.
 check_jq "JSON: tcp results of xdpbr and the bridge on veth and tap, > 0 Gbit/s" "$doc" '
-	.tcp.duration_s == 1 and .tcp.reps == 1 and .tcp.duts == ["xdpbr", "bridge"] and
+	.tcp.mtu == 1500 and .tcp.duration_s == 1 and .tcp.reps == 1 and .tcp.duts == ["xdpbr", "bridge"] and
 	([.tcp.results[] | [.dut, .pair]] == [["xdpbr", "veth"], ["xdpbr", "tap"],
 					      ["bridge", "veth"], ["bridge", "tap"]]) and
 	all(.tcp.results[]; .gbps > 0 and .gbps_min <= .gbps and .gbps <= .gbps_max and
@@ -186,7 +226,7 @@ for f in rates-1core ratios; do
 done
 for s in "xdpbr (XDP)" "xdpbr (TC)" "Linux bridge" "ceiling (devmap redirect)" "10G line rate"; do
 	n=$(grep -cF "<title>$s</title>" "$plots/rates-1core.svg" 2>/dev/null)
-	check_eq "--plot: series '$s' in the 6 panels (3 scenarios x Mpps, Gbit/s)" 6 "$n"
+	check_eq "--plot: series '$s' in the 12 panels (6 scenarios x Mpps, Gbit/s)" 12 "$n"
 done
 check "--plot: the machine in the title" grep -qF "host $(uname -n) (" "$plots/rates-1core.svg"
 
@@ -194,6 +234,43 @@ prefix=$(jq -r '.prefix // empty' "$json" 2>/dev/null)
 left=$([ -n "$prefix" ] && leftovers "$prefix")
 check_eq "nothing left behind by the run (${prefix:-no prefix})" "" "$left"
 check_eq "bridge-nf sysctls restored" "$brnf_before" "$(brnf_values)"
+
+# ---------------------------------------------------------------- big frames
+
+# Frames the generator can't send are refused, and the message says how
+# jumbo frames are measured instead.
+msg=$(BUILD=$XT_BUILD timeout 20 "$BENCH" --smoke --sizes 64,9000 2>&1)
+rc=$?
+check_eq "--sizes 9000 refused" 1 "$rc" "$msg"
+check "... the message names the generator's limit and --tcp-mtu 9000" \
+	grep -q "sends at most 3412 bytes.*--tcp-mtu 9000" <<<"$msg"
+msg=$(BUILD=$XT_BUILD timeout 20 "$BENCH" --smoke --sizes 9001 2>&1)
+check "--sizes 9001: not a frame size" grep -q "9001 is not a frame size" <<<"$msg"
+
+# Frames of 3412 bytes (the veths' MTU raised to 3394 for them) through
+# xdpbr and the ceiling.
+json4=$XT_TMP/bench4.json
+BUILD=$XT_BUILD timeout 240 "$BENCH" --smoke --duts xdpbr,ceiling --scenarios unicast \
+	--sizes 1518,3412 --json "$json4" >"$XT_TMP/bench4.out" 2>"$XT_TMP/bench4.err"
+check_eq "bench --sizes 1518,3412 exits 0" 0 "$?" "$(tail -n 20 "$XT_TMP/bench4.err")"
+check_jq "JSON: 3412-byte frames delivered by xdpbr and the ceiling" "$(cat "$json4" 2>/dev/null)" '
+	.sizes == [1518, 3412] and
+	([.results[] | select(.size == 3412 and .pps > 0) | .dut] | sort) == ["ceiling", "xdpbr"]'
+
+# Jumbo frames: the tcp scenario at MTU 9000.
+json5=$XT_TMP/bench5.json
+BUILD=$XT_BUILD timeout 240 "$BENCH" --smoke --scenarios tcp --duts xdpbr --tcp-mtu 9000 \
+	--json "$json5" >"$XT_TMP/bench5.out" 2>"$XT_TMP/bench5.err"
+check_eq "bench --scenarios tcp --tcp-mtu 9000 exits 0" 0 "$?" "$(tail -n 20 "$XT_TMP/bench5.err")"
+check "tcp title says MTU 9000" grep -q '^tcp: iperf3, one TCP stream for 1 s at MTU 9000,' \
+	"$XT_TMP/bench5.out"
+check_jq "JSON: tcp at MTU 9000 moved data on both pairs" "$(cat "$json5" 2>/dev/null)" '
+	.tcp.mtu == 9000 and ([.tcp.results[] | select(.gbps > 0) | .pair] == ["veth", "tap"])'
+for f in 4 5; do
+	prefix=$(jq -r '.prefix // empty' "$XT_TMP/bench$f.json" 2>/dev/null)
+	left=$([ -n "$prefix" ] && leftovers "$prefix")
+	check_eq "nothing left behind by run $f (${prefix:-no prefix})" "" "$left"
+done
 
 # ---------------------------------------------------------------- stopped half-way
 
@@ -206,7 +283,7 @@ XT_PIDS+=("$bpid")
 if xt_poll 20 grep -q '^bench: topology bn' "$err2" &&
 	xt_poll 20 ip link show dev "$(sed -n 's/^bench: topology \(bn[0-9]*\):.*/\1/p' "$err2")br"; then
 	prefix2=$(sed -n 's/^bench: topology \(bn[0-9]*\):.*/\1/p' "$err2")
-	xt_poll 10 grep -q '^\[1/3\]' "$err2"
+	xt_poll 10 grep -q '^\[1/6\]' "$err2"
 	if [ -e /proc/sys/net/bridge/bridge-nf-call-iptables ]; then
 		check_eq "bridge-nf sysctls at 0 while the Linux bridge is measured" \
 			"$(brnf_values | sed 's/=[01] /=0 /g')" "$(brnf_values)"
@@ -228,7 +305,7 @@ BUILD=$XT_BUILD setsid "$BENCH" --smoke --scenarios tcp --duts xdpbr --tcp-durat
 bpid=$!
 XT_PIDS+=("$bpid")
 if xt_poll 60 grep -q 'tcp xdpbr tap (datapath tc)' "$err3"; then
-	prefix3=$(sed -n 's/^bench: tcp topology \(bn[0-9]*\):.*/\1/p' "$err3")
+	prefix3=$(sed -n 's/^bench: tcp topology \(bn[0-9]*\) (MTU [0-9]*):.*/\1/p' "$err3")
 	sleep 1
 	check "tapwire runs while measuring ($prefix3)" pgrep -f "tapwire ${prefix3}t3"
 	kill -TERM -- "-$bpid" 2>/dev/null

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The datapath's per-CPU FDB cache as the loader sizes it (xdpbrd -C /
-# --fdb-cache, config key fdb_cache): the default of 16384 entries (8192
-# sets of 2), a cache of 4 entries that the flows keep evicting, 64 from a
+# --fdb-cache, config key fdb_cache): unset, it sizes itself from the FDB's
+# size and the possible CPUs (include/fdbc_size.h: the FDB size rounded up
+# to a power of two, at most 8 MiB a CPU and 64 MiB in all, at least 4096
+# entries), for the default FDB and for -s 131072, and says so with -v;
+# a cache of 4 entries that the flows keep evicting, 64 from a
 # configuration file, and 0 (off).
 # Whatever its size, every pair of hosts reaches each other, known unicast
 # is never flooded, and a MAC deleted from the FDB (xdpbr fdb del) is
@@ -79,12 +82,41 @@ deleted_floods()
 		"flood_unknown of ${PORT[1]}: $before -> $after (3 tries)"
 }
 
+# auto_entries FDB_SIZE NCPUS: the rule of include/fdbc_size.h, written
+# out again here as the test's own oracle.
+auto_entries()
+{
+	local fdb=$1 ncpu=$2 want=1 cap=$((8 * 1024 * 1024 / 32)) total=1
+	while ((want < fdb)); do want=$((want * 2)); done
+	while ((total * 2 <= 64 * 1024 * 1024 / 32 / ncpu)); do total=$((total * 2)); done
+	((want > cap)) && want=$cap
+	((want > total)) && want=$total
+	((want < 4096)) && want=4096
+	echo "$want"
+}
+
+# log2 N of a power of two N
+log2()
+{
+	local n=$1 b=0
+	while ((n > 1)); do n=$((n / 2)); b=$((b + 1)); done
+	echo "$b"
+}
+
 xt_require
 command -v bpftool >/dev/null || abort "bpftool not installed (run make deps)"
 topo_up 3
 
-for spec in "default::8192:13" "4 entries:-C 4:2:1" "off:-C 0:1:0" "config 64:config:32:5"; do
-	IFS=: read -r name opt sets bits <<<"$spec"
+# possible CPUs, as the per-CPU maps count them ("0-1", "0", "0-3,5")
+NPOSS=$(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-");
+	n += (r[2] == "" ? 1 : r[2] - r[1] + 1) } print n }' /sys/devices/system/cpu/possible)
+E_DEF=$(auto_entries 65536 "$NPOSS")
+E_128K=$(auto_entries 131072 "$NPOSS")
+
+for spec in "default:-v:$((E_DEF / 2)):$(($(log2 "$E_DEF") - 1)):$E_DEF:65536" \
+	"fdb 131072:-v -s 131072:$((E_128K / 2)):$(($(log2 "$E_128K") - 1)):$E_128K:131072" \
+	"4 entries:-C 4 -v:2:1:4:set" "off:-C 0:1:0" "config 64:config:32:5"; do
+	IFS=: read -r name opt sets bits entries fdb <<<"$spec"
 	args=()
 	case $opt in
 	config)
@@ -97,6 +129,17 @@ for spec in "default::8192:13" "4 entries:-C 4:2:1" "off:-C 0:1:0" "config 64:co
 	state=$(cache_state)
 	check_eq "$name: fdbc_cache has $sets sets" "$sets" "$(jq .cache <<<"$state")" "$state"
 	check_eq "$name: fdbc_bits $bits" "$bits" "$(jq .bits <<<"$state")" "$state"
+	case $fdb in
+	set)
+		check "$name: -v logs the size it was given" grep -qF \
+			"bridge $BR: FDB cache $entries entries a CPU (set by fdb_cache / -C)" "$DAEMON_LOG"
+		;;
+	?*)
+		check "$name: -v logs the size it chose and why" grep -qF \
+			"bridge $BR: FDB cache $entries entries a CPU ($((entries * 32 / 1024)) KiB on each of $NPOSS possible CPUs), sized for an FDB of $fdb entries" \
+			"$DAEMON_LOG"
+		;;
+	esac
 	all_pairs "$name"
 	no_unicast_flood "$name"
 	deleted_floods "$name"
