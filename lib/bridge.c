@@ -316,6 +316,8 @@ void bridge_skel_maps(const struct xdpbr *skel, struct xdpbr_maps *m)
 		.slotif = bpf_map__fd(skel->maps.xdpbr_slotif),
 		.skbports = bpf_map__fd(skel->maps.xdpbr_skbports),
 		.portname = bpf_map__fd(skel->maps.xdpbr_portname),
+		.stp_port = bpf_map__fd(skel->maps.xdpbr_stp_port),
+		.stp_beat = bpf_map__fd(skel->maps.xdpbr_stp_beat),
 		.storm_state = bpf_map__fd(skel->maps.xdpbr_storm_state),
 		.xmit_seen = bpf_map__fd(skel->maps.xdpbr_xmit_seen),
 	};

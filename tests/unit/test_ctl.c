@@ -68,6 +68,8 @@ static void maps_make(void)
 			 XDPBR_MAX_PORTS);
 	m.stats = map(MOCK_PERCPU_ARRAY, sizeof(__u32), sizeof(struct xdpbr_stats),
 		      XDPBR_MAX_PORTS);
+	m.stp_port = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u32), XDPBR_MAX_PORTS);
+	m.stp_beat = map(MOCK_ARRAY, sizeof(__u32), sizeof(struct xdpbr_stp_beat), 1);
 	m.storm_state = map(MOCK_PERCPU_ARRAY, sizeof(__u32), sizeof(struct xdpbr_storm_bucket),
 			    XDPBR_MAX_PORTS);
 	m.xmit_seen = map(MOCK_PERCPU_ARRAY, sizeof(__u32), sizeof(__u64), XDPBR_MAX_PORTS);
