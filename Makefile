@@ -55,16 +55,16 @@ SKEL     := $(BUILD)/xdpbr.skel.h
 LIB_SRCS := lib/log.c lib/util.c lib/paths.c lib/pins.c lib/fdbtab.c \
 	    lib/ports.c lib/portstats.c lib/bridge.c lib/netlink.c \
 	    lib/json.c lib/ctl.c lib/report.c lib/events.c lib/hostif.c lib/version.c \
-	    lib/lock.c
+	    lib/lock.c lib/stpmap.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libxdpbr.a
 
 # daemon/: xdpbrd; cli/: xdpbr. The *_SRCS are the modules without main(),
 # which the unit tests and fuzz harnesses link too.
-DAEMON_SRCS := daemon/config.c daemon/http.c daemon/privs.c
+DAEMON_SRCS := daemon/config.c daemon/http.c daemon/privs.c daemon/stpd.c
 DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
 CLI_SRCS    := cli/cli.c cli/common.c cli/print.c cli/bridge.c cli/link.c cli/fdb.c \
-	       cli/vlan.c cli/stats.c cli/monitor.c
+	       cli/vlan.c cli/stats.c cli/monitor.c cli/stp.c
 CLI_OBJS    := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 
 BINS     := $(BUILD)/xdpbrd $(BUILD)/xdpbr

@@ -236,6 +236,8 @@ int do_link_set(const struct cli_cmd *c, struct target *t)
 		err = set_port(c, t, dev, &p);
 	if (!err && (c->seen & KW_STORM))
 		err = set_storm(c, t, dev);
+	if (!err && (c->seen & KW_STP_PORT))
+		err = stp_request(c, t, dev);
 	return err;
 }
 

@@ -24,6 +24,7 @@
 
 #include "xdpbr.skel.h"
 #include "bridge.h"
+#include "stpmap.h"
 #include "ctl.h"
 #include "fdbtab.h"
 #include "lock.h"
@@ -248,6 +249,7 @@ static void unpin_all(struct bridge *br)
 	char path[PATH_MAX];
 
 	maps_unpin(br->name);
+	stpmap_unpin(br->name);
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (!pin_path(path, sizeof(path), br->name, names[i]))
 			unlink(path);

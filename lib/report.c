@@ -49,6 +49,8 @@ int report_collect(const struct xdpbr_maps *m, const char *bridge, struct report
 
 void report_free(struct report *r)
 {
+	free(r->stp);
+	r->stp = NULL;
 	free(r->ports);
 	free(r->stats);
 	r->ports = NULL;
@@ -195,6 +197,8 @@ struct json_object *report_json_doc(const struct report *r)
 		json_object_array_add(ports, o);
 	}
 	json_object_object_add(doc, "ports", ports);
+	if (r->stp)
+		json_object_object_add(doc, "stp", stpmap_json(r->stp, mono_ns()));
 	return doc;
 }
 
@@ -327,5 +331,7 @@ int report_metrics(const struct report *r, FILE *out)
 		prom_label_escape(out, r->bridge);
 		fprintf(out, "\"} %.3f\n", r->uptime_s);
 	}
+	if (r->stp)
+		stpmap_metrics(r->stp, r->bridge, out);
 	return ferror(out) ? -EIO : 0;
 }

@@ -17,6 +17,7 @@
 #include "xdpbr.h"
 #include "pins.h"
 #include "ports.h"
+#include "stpmap.h"
 
 #define REPORT_SCHEMA_VERSION 1
 
@@ -36,6 +37,9 @@ struct report {
 	uint64_t fdb_entries, fdb_dynamic, fdb_static;
 	double fdb_age_s;		/* how old those figures are */
 	double uptime_s;		/* the daemon's, or < 0 */
+	/* The spanning tree's status (the daemon's xdpbr_stp_status), or
+	 * NULL: no daemon, or none that writes it. Freed by report_free. */
+	struct stpmap_snapshot *stp;
 };
 
 /* Reads everything but the FDB composition. 0 or -errno. */
