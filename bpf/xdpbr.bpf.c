@@ -119,14 +119,19 @@ int xdpbr_rx(struct xdp_md *ctx)
 	if (c != STEP_OK)
 		return xdp_end(&f, c, XDP_DROP);
 	frame_config(&f);
+	c = stp_ingress(&f);
+	if (c != STEP_OK)
+		return xdp_end(&f, c, XDP_DROP);
 	if (f.vlan_on) {
 		c = vlan_outcome(vlan_ingress(eth, data_end, f.port, &f.vi));
 		if (c != STEP_OK)
 			return xdp_end(&f, c, XDP_DROP);
 	}
 
-	/* learn */
+	/* learn; a learning port forwards nothing */
 	c = learn_source(&f, eth->h_source);
+	if (c == STEP_OK)
+		c = stp_learned(&f);
 	if (c != STEP_OK)
 		return xdp_end(&f, c, XDP_DROP);
 
@@ -142,9 +147,10 @@ int xdpbr_rx(struct xdp_md *ctx)
 	return xdp_forward(ctx, &f, &eg);
 }
 
-/* Runs for every flooded copy, on the egress port: drop a copy between two
- * isolated ports, or for a VLAN the port is not in; untag it where the port
- * sends that VLAN untagged; count the rest as the port's transmissions. */
+/* Runs for every flooded copy, on the egress port: drop a copy to a port
+ * that is not forwarding (spanning tree), between two isolated ports, or
+ * for a VLAN the port is not in; untag it where the port sends that VLAN
+ * untagged; count the rest as the port's transmissions. */
 SEC("xdp/devmap")
 int xdpbr_egress(struct xdp_md *ctx)
 {
@@ -153,17 +159,20 @@ int xdpbr_egress(struct xdp_md *ctx)
 	struct xdpbr_port *port;
 	struct xdpbr_config *cfg;
 	struct xdpbr_stats *st;
+	struct stp_view stp;
 
 	port = port_of(ifindex);
 	if (!port)
 		return XDP_PASS;
 	st = stats_of(port->slot);
-	if ((port->flags & XDPBR_PORT_ISOLATED) &&
-	    copy_isolated(port_of(in_ifindex), in_ifindex, port, ifindex)) {
+	cfg = config_get();
+	stp_view_init(&stp, cfg);
+	if (!stp_forwards(&stp, port->slot, port) ||
+	    ((port->flags & XDPBR_PORT_ISOLATED) &&
+	     copy_isolated(port_of(in_ifindex), in_ifindex, port, ifindex))) {
 		count(st, XDPBR_CNT_FLOOD_FILTERED);
 		return XDP_DROP;
 	}
-	cfg = config_get();
 	if (cfg && cfg->flags & XDPBR_CFG_VLAN_FILTERING) {
 		void *data = (void *)(long)ctx->data;
 		void *data_end = (void *)(long)ctx->data_end;
@@ -272,7 +281,7 @@ static __always_inline int in_flood_set(enum xdpbr_storm_class fc, const struct 
  * port sends it. The copy is a clone of the skb, with its offload state.
  */
 static __always_inline void tc_flood_copy(struct __sk_buff *skb, struct frame *f,
-					  enum xdpbr_storm_class fc, __u32 slot)
+					  enum xdpbr_storm_class fc, __u32 stp_block, __u32 slot)
 {
 	struct xdpbr_port *out = port_at(slot);
 	__u32 out_ifindex = port_tx_ifindex(out, slot);
@@ -283,7 +292,8 @@ static __always_inline void tc_flood_copy(struct __sk_buff *skb, struct frame *f
 	if (out_ifindex == f->ifindex && !(f->port->flags & XDPBR_PORT_HAIRPIN))
 		return;
 	st = stats_of(slot);
-	if (copy_isolated(f->port, f->ifindex, out, out_ifindex)) {
+	if (!stp_copy_forwards(stp_block, slot, out) ||
+	    copy_isolated(f->port, f->ifindex, out, out_ifindex)) {
 		count(st, XDPBR_CNT_FLOOD_FILTERED);
 		return;
 	}
@@ -306,15 +316,16 @@ static __always_inline int tc_flood(struct __sk_buff *skb, struct frame *f,
 				    enum xdpbr_storm_class fc)
 {
 	enum xdpbr_counter c = flood_admit(f, fc);
-	__u32 slot;
+	__u32 slot, stp_block;
 
 	if (c != STEP_OK)
 		return tc_end(f, c, TC_ACT_SHOT);
+	stp_block = stp_flood_prepare(&f->stp);
 	/* A loop, not unrolled: 63 copies of the body would outgrow the
 	 * branch offsets. */
 #pragma clang loop unroll(disable)
 	for (slot = 1; slot < XDPBR_MAX_PORTS; slot++)
-		tc_flood_copy(skb, f, fc, slot);
+		tc_flood_copy(skb, f, fc, stp_block, slot);
 	/* Every copy has gone; the original is spent, not dropped. */
 	return tc_end(f, flood_counter(fc), TC_ACT_SHOT);
 }
@@ -417,18 +428,22 @@ int xdpbr_tc_rx(struct __sk_buff *skb)
 	if (c != STEP_OK)
 		return tc_end(&f, c, TC_ACT_SHOT);
 	frame_config(&f);
+	c = stp_ingress(&f);
+	if (c != STEP_OK)
+		return tc_end(&f, c, TC_ACT_SHOT);
 	if (f.vlan_on) {
 		c = vlan_outcome(tc_vlan(skb, &f));
 		if (c != STEP_OK)
 			return tc_end(&f, c, TC_ACT_SHOT);
 	}
 
-	/* learn */
-	if (!handoff) {
-		c = learn_source(&f, src);
-		if (c != STEP_OK)
-			return tc_end(&f, c, TC_ACT_SHOT);
-	}
+	/* learn (the XDP program did, for a frame it handed over); a
+	 * learning port forwards nothing */
+	c = handoff ? STEP_OK : learn_source(&f, src);
+	if (c == STEP_OK)
+		c = stp_learned(&f);
+	if (c != STEP_OK)
+		return tc_end(&f, c, TC_ACT_SHOT);
 
 	/* forward / flood */
 	if (f.cls != DST_UNICAST)
