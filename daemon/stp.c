@@ -477,11 +477,15 @@ static bool better_or_same_info(const struct port *p, enum info_is is)
 	return p->info_is == INFO_MINE && prio_cmp(&p->desg_prio, &p->port_prio) <= 0;
 }
 
+/* The role a BPDU conveys: a config BPDU, and an RST BPDU of the Unknown
+ * role (9.2.9 note), convey the designated role. */
 static int rx_role(const struct bpdu *m)
 {
-	if (m->type == BPDU_CONFIG)
+	int role = (m->flags & F_ROLE_MASK) >> F_ROLE_SHIFT;
+
+	if (m->type == BPDU_CONFIG || role == ROLE_UNKNOWN)
 		return ROLE_DESIGNATED;
-	return (m->flags & F_ROLE_MASK) >> F_ROLE_SHIFT;
+	return role;
 }
 
 /* 17.21.8 rcvInfo */
@@ -512,7 +516,8 @@ static enum rcvd_info rcv_info(struct port *p)
 
 static void record_proposal(struct port *p)
 {
-	if (p->rx.type == BPDU_RST && rx_role(&p->rx) == ROLE_DESIGNATED &&
+	if (p->rx.type == BPDU_RST &&
+	    (p->rx.flags & F_ROLE_MASK) >> F_ROLE_SHIFT == ROLE_DESIGNATED &&
 	    (p->rx.flags & F_PROPOSAL))
 		p->proposed = true;
 }
@@ -854,9 +859,6 @@ static bool prt_root(struct stp_bridge *b, struct port *p)
 		p->proposed = p->sync = false;
 		p->agree = true;
 		p->new_info = true;
-	} else if ((p->agreed && !p->synced) || (p->sync && p->synced)) {
-		p->synced = true;
-		p->sync = false;
 	} else if (!p->forward && !p->re_root) {
 		set_reroot_tree(b);
 	} else if (p->rr_while != fwd_delay(p)) {
