@@ -12,6 +12,7 @@ PKGS=(
 	procps kmod prometheus
 	valgrind		# tests/integration/test_valgrind.sh
 	dnsmasq-base busybox	# test_hostif.sh: a DHCP server and client on the host interface
+	openvswitch-switch	# test_stp_ovs.sh: RSTP interop with Open vSwitch (netdev datapath)
 )
 
 missing=()
