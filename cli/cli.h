@@ -49,6 +49,7 @@ enum cli_kw {
 	KW_STORM	= 1U << 22,	/* link set storm CLASS PPS ... */
 	KW_NAME		= 1U << 23,	/* the positional NAME of bridge add/del */
 	KW_SLOT		= 1U << 24,	/* link del slot N */
+	KW_STATE	= 1U << 25,	/* link set state STATE */
 };
 
 #define CLI_AGEING_MAX_S 1000000	/* ageing_time limit, seconds */
@@ -98,6 +99,7 @@ struct cli_cmd {
 	 * limit; only the classes in storm_set (bit 1 << class) were given */
 	uint32_t storm[XDPBR_STORM__MAX];
 	unsigned int storm_set;
+	enum xdpbr_stp_state stp_state;	/* link set state */
 };
 
 /*
