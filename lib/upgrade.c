@@ -95,7 +95,8 @@ out:
 int stats_upgrade_pin(const char *pin, int new_fd)
 {
 	char tmp[PATH_MAX];
-	int n = snprintf(tmp, sizeof(tmp), "%s.new", pin);
+	/* bpffs refuses names with a dot */
+	int n = snprintf(tmp, sizeof(tmp), "%s_upgrade", pin);
 
 	if (n < 0 || (size_t)n >= sizeof(tmp))
 		return -ENAMETOOLONG;
