@@ -55,7 +55,7 @@ SKEL     := $(BUILD)/xdpbr.skel.h
 LIB_SRCS := lib/log.c lib/util.c lib/paths.c lib/pins.c lib/fdbtab.c \
 	    lib/ports.c lib/portstats.c lib/bridge.c lib/netlink.c \
 	    lib/json.c lib/ctl.c lib/report.c lib/events.c lib/hostif.c lib/version.c \
-	    lib/lock.c lib/stpmap.c
+	    lib/lock.c lib/stpmap.c lib/upgrade.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libxdpbr.a
 

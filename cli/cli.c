@@ -49,7 +49,9 @@ struct word {
 			"              [ storm [ bcast PPS ] [ mcast PPS ] [ unknown PPS ] ]\n" \
 			"              [ path_cost COST ] [ port_priority PRIO ]\n" \
 			"              [ edge { on | off | auto } ] [ bpdu_guard { on | off | reset } ]\n" \
-			"              [ root_guard { on | off } ]\n"
+			"              [ root_guard { on | off } ]\n" \
+			"              [ state { disabled | blocking | listening | learning |\n" \
+			"                        forwarding | 0-4 } ]\n"
 #define U_LINK_ADD	"xdpbr [OPTIONS] link add dev DEV master BRIDGE\n" \
 			"              [ mode { native | generic | auto } ]\n"
 #define U_LINK_DEL	"xdpbr [OPTIONS] link del { dev DEV | slot N }\n"
@@ -82,7 +84,10 @@ struct word {
 			"       keeps its limit\n" \
 			"       COST := 1 .. 200000000, 0 from the link speed; PRIO := 0 .. 240 in\n" \
 			"       steps of 16; edge auto: an edge port until it hears a BPDU;\n" \
-			"       bpdu_guard reset: a port shut by a guard forwards again\n"
+			"       bpdu_guard reset: a port shut by a guard forwards again\n" \
+			"       state: the port's spanning tree state, set by hand while STP is off\n" \
+			"       (numbers as bridge(8): 0 disabled, 1 listening, 2 learning,\n" \
+			"       3 forwarding, 4 blocking); all but learning and forwarding block\n"
 #define N_LINK_ADD	"       BRIDGE := a bridge running from /sys/fs/bpf/xdpbr/BRIDGE\n"
 #define N_LINK_DEL	"       DEV := a port, or the name a port had whose interface is gone (deleted\n" \
 			"       while no xdpbrd ran); N := the slot of a port, as link show says\n"
@@ -638,14 +643,40 @@ static int kw_stp_word(struct cli_cmd *c, const struct keyword *k, const char *v
 	return 0;
 }
 
+/* link set state: the kernel bridge's words, or its numbers (bridge(8)).
+ * Disabled, listening and blocking all discard. */
+static int kw_state(struct cli_cmd *c, const struct keyword *k, const char *v,
+		    char *err, size_t len)
+{
+	static const struct word states[] = {	/* in bridge(8)'s order */
+		{ "disabled", XDPBR_STP_DISCARDING },
+		{ "listening", XDPBR_STP_DISCARDING },
+		{ "learning", XDPBR_STP_LEARNING },
+		{ "forwarding", XDPBR_STP_FORWARDING },
+		{ "blocking", XDPBR_STP_DISCARDING },
+	};
+	uint64_t n;
+	int s;
+
+	if (!parse_u64(v, ARRAY_SIZE(states) - 1, &n))
+		s = states[n].value;
+	else
+		s = lookup_word(states, ARRAY_SIZE(states), v, NULL, NULL, NULL, 0);
+	if (s < 0)
+		return fail(err, len, "invalid state '%s' (disabled, blocking, listening, "
+			    "learning, forwarding, or 0-4 as bridge(8))", v);
+	c->stp_state = (enum xdpbr_stp_state)s;
+	return 0;
+}
+
 #define KW_HELP (1U << 31)	/* `help` among the arguments; every command has it */
 
 #define FLAG_KW_ID(NAME, bit, word) K_##NAME,
 enum kw_id {
 	K_DEV, K_VLAN, K_DYNAMIC, K_STATIC, CLI_PORT_FLAGS(FLAG_KW_ID) K_MAX_LEARNED, K_AGEING, K_FDB_MAX,
 	K_MASTER, K_MODE, K_RATE, K_COUNT, K_VID, K_PVID, K_UNTAGGED, K_VLAN_FILTERING,
-	K_DEFAULT_PVID, K_STORM, K_SLOT, K_STP, K_PRIORITY, K_HELLO, K_MAX_AGE, K_FWD_DELAY,
-	K_PATH_COST, K_PORT_PRIO, K_EDGE, K_BPDU_GUARD, K_ROOT_GUARD, K_HELP,
+	K_DEFAULT_PVID, K_STORM, K_SLOT, K_STATE, K_STP, K_PRIORITY, K_HELLO, K_MAX_AGE,
+	K_FWD_DELAY, K_PATH_COST, K_PORT_PRIO, K_EDGE, K_BPDU_GUARD, K_ROOT_GUARD, K_HELP,
 };
 
 /* link set FLAG { on | off } */
@@ -679,6 +710,8 @@ static const struct keyword keywords[] = {
 	{ { "storm", K_STORM }, KW_STORM, NULL, NULL, 0, kw_storm },
 	{ { "slot", K_SLOT }, KW_SLOT, kw_slot, "a slot number (see link show)", 0,
 	  NULL },
+	{ { "state", K_STATE }, KW_STATE, kw_state,
+	  "disabled, blocking, listening, learning, forwarding or 0-4", 0, NULL },
 	{ { "stp", K_STP }, KW_STP_BRIDGE, kw_stp_word, "on or off", STPREQ_ON, NULL },
 	{ { "priority", K_PRIORITY }, KW_STP_BRIDGE, kw_stp_num,
 	  "a bridge priority (0 .. 61440 in steps of 4096)", STPREQ_PRIORITY, NULL },
@@ -785,8 +818,9 @@ static const struct command commands[] = {
 	  "Usage: " U_BRIDGE_DEL U_OPTIONS N_BRIDGE_ADD, do_bridge_del, true },
 	{ OBJ_LINK, VERB_SHOW, KW_DEV, 0, 0, NULL, "Usage: " U_LINK_SHOW U_OPTIONS,
 	  do_link_show, false },
-	{ OBJ_LINK, VERB_SET, KW_DEV | KW_PORT_FLAGS | KW_MAX_LEARNED | KW_STORM | KW_STP_PORT,
-	  KW_DEV, KW_PORT_FLAGS | KW_MAX_LEARNED | KW_STORM | KW_STP_PORT, NULL,
+	{ OBJ_LINK, VERB_SET, KW_DEV | KW_PORT_FLAGS | KW_MAX_LEARNED | KW_STORM | KW_STATE |
+	  KW_STP_PORT, KW_DEV, KW_PORT_FLAGS | KW_MAX_LEARNED | KW_STORM | KW_STATE |
+	  KW_STP_PORT, NULL,
 	  "Usage: " U_LINK_SET U_OPTIONS N_LINK_SET, do_link_set, false },
 	{ OBJ_LINK, VERB_ADD, KW_DEV | KW_MASTER | KW_MODE, KW_DEV | KW_MASTER, 0,
 	  check_link_add, "Usage: " U_LINK_ADD U_OPTIONS N_LINK_ADD, do_link_add, false },

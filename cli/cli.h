@@ -49,6 +49,7 @@ enum cli_kw {
 	KW_STORM	= 1U << 22,	/* link set storm CLASS PPS ... */
 	KW_NAME		= 1U << 23,	/* the positional NAME of bridge add/del */
 	KW_SLOT		= 1U << 24,	/* link del slot N */
+	KW_STATE	= 1U << 25,	/* link set state STATE */
 	/* The spanning tree's words, each also a bit of cli_stp.set (its
 	 * STPREQ_* field, lib/stpmap.h): */
 	KW_STP_BRIDGE	= 1U << 29,	/* bridge set stp/priority/hello_time/.. */
@@ -115,6 +116,7 @@ struct cli_cmd {
 	uint32_t storm[XDPBR_STORM__MAX];
 	unsigned int storm_set;
 	struct cli_stp stp;
+	enum xdpbr_stp_state stp_state;	/* link set state */
 };
 
 /*

@@ -135,10 +135,10 @@ static int collect(struct http *h, struct report *r)
 	if (err)
 		return err;
 	r->uptime_s = (double)(mono_ns() - h->start_ns) / 1e9;
-	r->stp = h->stp_fd >= 0 ? malloc(sizeof(*r->stp)) : NULL;
-	if (r->stp && stpmap_read(h->stp_fd, r->stp)) {
-		free(r->stp);
-		r->stp = NULL;
+	r->stp_status = h->stp_fd >= 0 ? malloc(sizeof(*r->stp_status)) : NULL;
+	if (r->stp_status && stpmap_read(h->stp_fd, r->stp_status)) {
+		free(r->stp_status);
+		r->stp_status = NULL;
 	}
 	pthread_mutex_lock(&h->lock);
 	if (h->fdb_known) {

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -985,14 +984,6 @@ int ctl_stp_beat_get(const struct xdpbr_maps *m, struct xdpbr_stp_beat *b)
 	return bpf_map_lookup_elem(m->stp_beat, &zero, b) ? -errno : 0;
 }
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * XDPBR_NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
-}
-
 int ctl_port_stp_effective(const struct xdpbr_maps *m, const struct xdpbr_port *p,
 			   enum xdpbr_stp_state *st)
 {
@@ -1008,7 +999,7 @@ int ctl_port_stp_effective(const struct xdpbr_maps *m, const struct xdpbr_port *
 	if (err)
 		return err;
 	*st = xdpbr_stp_effective(word, p->flags, !!(c.flags & XDPBR_CFG_STP),
-				  xdpbr_stp_expired(&b, monotonic_ns()));
+				  xdpbr_stp_expired(&b, mono_ns()));
 	return 0;
 }
 
@@ -1057,7 +1048,7 @@ int ctl_stp_enable(const struct xdpbr_maps *m, bool on)
 
 int ctl_stp_heartbeat(const struct xdpbr_maps *m, uint64_t timeout_ns)
 {
-	struct xdpbr_stp_beat b = { .beat_ns = monotonic_ns(), .timeout_ns = timeout_ns };
+	struct xdpbr_stp_beat b = { .beat_ns = mono_ns(), .timeout_ns = timeout_ns };
 	__u32 zero = 0;
 
 	return bpf_map_update_elem(m->stp_beat, &zero, &b, 0) ? -errno : 0;

@@ -511,6 +511,43 @@ static void test_link_set(void **state)
 	BAD("s", "link", "s");					/* set or show */
 }
 
+/* link set state: the kernel bridge's words and bridge(8)'s numbers. */
+static void test_link_set_state(void **state)
+{
+	static const struct {
+		const char *word;
+		enum xdpbr_stp_state st;
+	} words[] = {
+		{ "disabled", XDPBR_STP_DISCARDING }, { "0", XDPBR_STP_DISCARDING },
+		{ "listening", XDPBR_STP_DISCARDING }, { "1", XDPBR_STP_DISCARDING },
+		{ "learning", XDPBR_STP_LEARNING }, { "2", XDPBR_STP_LEARNING },
+		{ "forwarding", XDPBR_STP_FORWARDING }, { "3", XDPBR_STP_FORWARDING },
+		{ "blocking", XDPBR_STP_DISCARDING }, { "4", XDPBR_STP_DISCARDING },
+		{ "fo", XDPBR_STP_FORWARDING }, { "b", XDPBR_STP_DISCARDING },
+	};
+	struct cli_cmd c;
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		OK(&c, "link", "set", "dev", "p1", "state", words[i].word);
+		assert_int_equal(c.seen, KW_DEV | KW_STATE);
+		if (c.stp_state != words[i].st)
+			fail_msg("state %s: %d, want %d", words[i].word, (int)c.stp_state,
+				 (int)words[i].st);
+	}
+	/* with the other keywords */
+	OK(&c, "link", "set", "dev", "p1", "learning", "off", "state", "learning");
+	assert_int_equal(c.seen, KW_DEV | KW_LEARNING | KW_STATE);
+	assert_int_equal(c.stp_state, XDPBR_STP_LEARNING);
+	assert_int_equal(c.flags_clear, XDPBR_PORT_LEARNING);
+
+	BAD("5", "link", "set", "dev", "p1", "state", "5");
+	BAD("l", "link", "set", "dev", "p1", "state", "l");	/* listening or learning */
+	BAD("discarding", "link", "set", "dev", "p1", "state", "discarding");
+	BAD("-1", "link", "set", "dev", "p1", "state", "-1");
+	BAD("state", "link", "set", "dev", "p1", "state");
+	BAD("state", "link", "set", "dev", "p1", "state", "0", "state", "3");
+}
+
 /* Storm limits after storm, as given; the classes not given are marked so. */
 static void assert_storm(const struct cli_cmd *c, long bc, long mc, long uu)
 {
@@ -565,7 +602,7 @@ static void test_link_set_storm(void **state)
 	assert_int_equal(c.flags_clear, XDPBR_PORT_MCAST_FLOOD);
 
 	/* prefixes and the long names of the classes */
-	OK(&c, "l", "se", "d", "p1", "st", "b", "1", "m", "2", "u", "3");
+	OK(&c, "l", "se", "d", "p1", "sto", "b", "1", "m", "2", "u", "3");
 	assert_storm(&c, 1, 2, 3);
 	OK(&c, "link", "set", "dev", "p1", "storm", "broadcast", "4", "multicast", "5",
 	   "unk", "6");
@@ -1293,6 +1330,7 @@ int main(void)
 		cmocka_unit_test(test_bridge_set_vlan),
 		cmocka_unit_test(test_link_set),
 		cmocka_unit_test(test_link_set_storm),
+		cmocka_unit_test(test_link_set_state),
 		cmocka_unit_test(test_link_add),
 		cmocka_unit_test(test_link_del),
 		cmocka_unit_test(test_link_show),
