@@ -439,7 +439,10 @@ static int decode(const uint8_t *d, size_t len, struct bpdu *out)
 	out->times.max_age = get16(d + 29);
 	out->times.hello = get16(d + 31);
 	out->times.fwd_delay = get16(d + 33);
-	if (out->times.msg_age >= out->times.max_age)
+	/* 9.3.4 a): a config BPDU is valid only while its information is
+	 * (message age < max age). RST BPDUs have no such rule: information
+	 * that old ages out at once (updtRcvdInfoWhile). */
+	if (out->type == BPDU_CONFIG && out->times.msg_age >= out->times.max_age)
 		return -EBADMSG;
 	return 0;
 }
@@ -1194,7 +1197,10 @@ static void ptx(struct stp_bridge *b, struct port *p)
 	} else if (p->role == STP_ROLE_ROOT) {
 		transmit(b, p, BPDU_TCN);
 	} else if (p->role == STP_ROLE_DESIGNATED) {
-		transmit(b, p, BPDU_CONFIG);
+		/* a legacy bridge would discard it (9.3.4 a); 802.1D-1998
+		 * bridges do not send it either */
+		if (p->desg_times.msg_age < p->desg_times.max_age)
+			transmit(b, p, BPDU_CONFIG);
 		p->tc_ack = false;
 	} else {
 		return;

@@ -856,13 +856,13 @@ static void test_malformed(void **state)
 	m[3] = 0x02;
 	BAD(35);			/* truncated RST */
 	BAD(20);
+	n = mk_bpdu(m, 0x00, 0, 0x1000, 9, 0, 0x1000, 9, 0x8001);
+	BAD(34);			/* truncated config */
 	put16(m + 27, 20 << 8);		/* message age == max age */
 	BAD(n);
 	put16(m + 27, 21 << 8);
 	BAD(n);
 	put16(m + 27, 0);
-	n = mk_bpdu(m, 0x00, 0, 0x1000, 9, 0, 0x1000, 9, 0x8001);
-	BAD(34);			/* truncated config */
 	put16(m + 29, 0);		/* max age 0 */
 	BAD(n);
 #undef BAD
@@ -871,10 +871,19 @@ static void test_malformed(void **state)
 	assert_memory_equal(binfo(0).root_id, before.root_id, 8);
 	assert_int_equal(pinfo(0, 1).bpdus_in, 0);
 	assert_int_equal(prole(0, 1), STP_ROLE_DESIGNATED);
+	/* an RST BPDU that old is valid (9.3.4 c) but its information ages
+	 * out at once (updtRcvdInfoWhile): no root port */
+	n = mk_bpdu(m, 0x02, ROLE_DESIG_FLAGS, 0x1000, 9, 0, 0x1000, 9, 0x8001);
+	put16(m + 27, 20 << 8);
+	feed(1, m, n);
+	assert_int_equal(pinfo(0, 1).bad_bpdus, bad);
+	assert_int_equal(pinfo(0, 1).bpdus_in, 1);
+	assert_int_equal(binfo(0).root_port, 0);
+	assert_int_equal(prole(0, 1), STP_ROLE_DESIGNATED);
 	/* the same bytes, well formed, are */
 	n = mk_bpdu(m, 0x02, ROLE_DESIG_FLAGS, 0x1000, 9, 0, 0x1000, 9, 0x8001);
 	feed(1, m, n);
-	assert_int_equal(pinfo(0, 1).bpdus_in, 1);
+	assert_int_equal(pinfo(0, 1).bpdus_in, 2);
 	assert_int_equal(pinfo(0, 1).bad_bpdus, bad);
 	assert_int_equal(binfo(0).root_port, 1);
 	assert_int_equal(prole(0, 1), STP_ROLE_ROOT);
@@ -885,7 +894,7 @@ static void test_malformed(void **state)
 	n = mk_bpdu(m, 0x02, ROLE_DESIG_FLAGS, 0x1000, 9, 0, 0x1000, 9, 0x8001);
 	m[2] = 4;
 	feed(1, m, n + 10);
-	assert_int_equal(pinfo(0, 1).bpdus_in, 3);
+	assert_int_equal(pinfo(0, 1).bpdus_in, 4);
 	assert_int_equal(pinfo(0, 1).bad_bpdus, bad);
 	/* a port that does not exist: ignored */
 	stp_rx(S.n[0].b, 7, m, n);
