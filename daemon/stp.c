@@ -545,9 +545,13 @@ static void record_dispute(struct port *p)
 	}
 }
 
+/* 17.21.9, and the agreement must be about the root this port designates:
+ * an agreement still in flight from before a root change (count to
+ * infinity after the root is cut off) would otherwise open a loop. */
 static void record_agreement(struct stp_bridge *b, struct port *p)
 {
-	if (rstp_version(b) && p->rx.type == BPDU_RST && (p->rx.flags & F_AGREEMENT)) {
+	if (rstp_version(b) && p->rx.type == BPDU_RST && (p->rx.flags & F_AGREEMENT) &&
+	    !memcmp(p->rx.prio.root, p->port_prio.root, 8)) {
 		p->agreed = true;
 		p->proposing = false;
 	} else {
