@@ -944,11 +944,6 @@ static bool prt(struct stp_bridge *b, struct port *p)
 	if (!p->selected || p->updt_info)
 		return false;
 	if (p->prt == PRT_ENTER || p->role != p->selected_role) {
-		/* a resumed forwarding port is not blocked on partial
-		 * information while the tree is re-learnt */
-		if (b->hold && p->resumed && p->forwarding &&
-		    (p->selected_role == STP_ROLE_ALTERNATE || p->selected_role == STP_ROLE_BACKUP))
-			return false;
 		prt_enter_role(b, p);
 		return true;
 	}
@@ -1500,13 +1495,13 @@ void stp_rx(struct stp_bridge *b, unsigned int port, const uint8_t *data, size_t
 	struct port *p = get_port(b, port);
 	struct bpdu m;
 
-	if (!p)
+	if (!p || !b->started)
 		return;
 	if (decode(data, len, &m)) {
 		bad_bpdu(b, p);
 		return;
 	}
-	if (!b->started || !enabled(p))
+	if (!enabled(p))
 		return;			/* DISCARD */
 	p->bpdus_in++;
 	if (m.type == BPDU_TCN || (m.flags & F_TC))
@@ -1636,14 +1631,16 @@ const char *stp_role_name(enum stp_role r)
  *    half-learnt view (claiming to be root before it has heard the root,
  *    which would make them re-root and flush);
  *  - no port is promoted to learning/forwarding (edge ports excepted), so
- *    a partial view cannot open a loop;
- *  - a resumed port that partial information makes alternate/backup is not
- *    blocked yet: demotion waits for the end of the hold.
- * After the hold the machines run as usual: if the tree is the same, every
- * resumed port keeps its role and its forwarding state; if not, the
- * ports whose role changed are demoted then. Ports resumed as learning or
- * discarding start as new ports (discarding). Only before the first
- * stp_tick.
+ *    a partial view cannot open a loop.
+ * Demotion is not delayed: a port becomes alternate or backup only on
+ * information it received (fresh, from a neighbour that has a better path),
+ * so a resumed port that the new tree blocks is blocked at once, and one
+ * that stays root or designated keeps forwarding: as root port it never
+ * needed more, as designated port it is synced (a sync from a new root
+ * port's proposal finds it synced and agreed, as if its downstream had
+ * agreed before the restart, which it had). After the hold the machines
+ * run as usual. Ports resumed as learning or discarding start as new ports
+ * (discarding). Only before the first stp_tick.
  */
 void stp_port_resume(struct stp_bridge *b, unsigned int port, enum stp_state state)
 {

@@ -65,6 +65,7 @@ struct msg {
 struct sim {
 	uint64_t now;
 	uint64_t latency;		/* ms a BPDU takes over a link */
+	bool loops_allowed;		/* a test that starts from one */
 	struct node n[NB];
 	struct link l[NL];
 	int nl;
@@ -195,6 +196,8 @@ static void check_no_loop(void)
 {
 	int parent[NB];
 
+	if (S.loops_allowed)
+		return;
 	for (int i = 0; i < NB; i++)
 		parent[i] = i;
 	for (int i = 0; i < S.nl; i++) {
@@ -962,11 +965,36 @@ static void test_malformed(void **state)
 
 /* Restart of B (two bridges, two links): a new engine resumes the states
  * the datapath holds; nothing is demoted, no topology change anywhere. */
+/* Node i restarts: a new engine with the same configuration (ports 1, 2
+ * auto edge, port 3 admin edge), the
+ * datapath keeping its states, which the new engine resumes; 1.5 s pass
+ * (BPDUs to it are lost) before its first tick. */
+static struct node *restart(int i, unsigned int nports)
+{
+	enum stp_state held[NP];
+	uint16_t prio = S.n[i].cfg.priority;
+	struct node *n;
+
+	memcpy(held, S.n[i].st, sizeof(held));
+	stp_free(S.n[i].b);
+	memset(&S.n[i], 0, sizeof(S.n[i]));
+	memcpy(S.n[i].st, held, sizeof(held));
+	n = bridge(i, prio);
+	for (unsigned int p = 1; p <= nports; p++) {
+		port(i, p, p == 3 ? STP_EDGE_ON : STP_EDGE_AUTO);
+		stp_port_resume(n->b, p, held[p]);
+	}
+	assert_int_equal(n->set_states[1] + n->set_states[2], 0);
+	run_ms(1500);
+	stp_tick(n->b, S.now);
+	pump();
+	return n;
+}
+
 static void test_resume_keeps_forwarding(void **state)
 {
 	uint64_t tc_a;
 	unsigned int fl_a[NP];
-	enum stp_state held[NP];
 	struct node *b;
 
 	two_bridges();
@@ -977,23 +1005,7 @@ static void test_resume_keeps_forwarding(void **state)
 	tc_a = binfo(0).topology_changes;
 	memcpy(fl_a, S.n[0].flushes, sizeof(fl_a));
 
-	/* B restarts: new engine, same configuration; the datapath keeps
-	 * its states */
-	memcpy(held, S.n[1].st, sizeof(held));
-	stp_free(S.n[1].b);
-	memset(&S.n[1], 0, sizeof(S.n[1]));
-	memcpy(S.n[1].st, held, sizeof(held));
-	b = bridge(1, 0x8000);
-	for (unsigned int p = 1; p <= 2; p++)
-		port(1, p, STP_EDGE_AUTO);
-	port(1, 3, STP_EDGE_ON);
-	stp_port_resume(b->b, 1, STP_STATE_FORWARDING);
-	stp_port_resume(b->b, 2, STP_STATE_DISCARDING);
-	stp_port_resume(b->b, 3, STP_STATE_FORWARDING);
-	assert_int_equal(b->set_states[1], 0);
-	run_ms(1500);		/* time passes while B restarts */
-	stp_tick(b->b, S.now);
-	pump();
+	b = restart(1, 3);
 	run_ms(30000);
 	assert_true(two_converged());
 	assert_false(b->demoted[1]);
@@ -1005,6 +1017,69 @@ static void test_resume_keeps_forwarding(void **state)
 	for (unsigned int p = 1; p <= 3; p++)
 		assert_int_equal(b->flushes[p], 0);
 	assert_int_equal(S.n[0].events[STP_EV_ROLE][1] + S.n[0].events[STP_EV_ROLE][2], 2);
+}
+
+/* The root restarts: its neighbour sees no change at all. */
+static void test_resume_root_keeps_forwarding(void **state)
+{
+	uint64_t tc_b;
+	unsigned int fl_b[NP];
+	struct node *a;
+
+	two_bridges();
+	start();
+	until(two_converged, 30000, "converge");
+	run_ms(30000);
+	tc_b = binfo(1).topology_changes;
+	memcpy(fl_b, S.n[1].flushes, sizeof(fl_b));
+	memset(S.n[1].demoted, 0, sizeof(S.n[1].demoted));
+	a = restart(0, 2);
+	run_ms(30000);
+	assert_true(two_converged());
+	assert_false(a->demoted[1]);
+	assert_false(a->demoted[2]);
+	assert_false(S.n[1].demoted[1]);
+	assert_int_equal(binfo(0).topology_changes, 0);
+	assert_int_equal(binfo(1).topology_changes, tc_b);
+	assert_memory_equal(S.n[1].flushes, fl_b, sizeof(fl_b));
+	assert_int_equal(S.n[1].events[STP_EV_ROOT_CHANGE][0] + S.n[1].events[STP_EV_ROOT_CHANGE][1], 1);
+}
+
+/* The tree changed while B was away: the datapath holds both of B's ports
+ * forwarding (a loop). Resumed so, the port the tree blocks goes
+ * discarding as soon as A's BPDU says so (A sends every hello), while the
+ * root port never stops forwarding. */
+static void test_resume_changed_tree_demotes(void **state)
+{
+	uint64_t t0;
+	struct node *b;
+
+	two_bridges();
+	start();
+	until(two_converged, 30000, "converge");
+	run_ms(10000);
+	S.loops_allowed = true;
+	stp_free(S.n[1].b);
+	memset(&S.n[1], 0, sizeof(S.n[1]));
+	S.n[1].st[1] = S.n[1].st[2] = STP_STATE_FORWARDING;
+	b = bridge(1, 0x8000);
+	for (unsigned int p = 1; p <= 2; p++) {
+		port(1, p, STP_EDGE_AUTO);
+		stp_port_resume(b->b, p, STP_STATE_FORWARDING);
+	}
+	t0 = S.now;
+	stp_tick(b->b, S.now);
+	pump();
+	while (S.n[1].st[2] != STP_STATE_DISCARDING) {
+		step();
+		assert_true(S.now - t0 <= 2500);
+	}
+	print_message("resumed into a changed tree: blocked after %.1f s\n", (S.now - t0) / 1000.0);
+	assert_false(b->demoted[1]);
+	S.loops_allowed = false;
+	run_ms(10000);
+	assert_true(two_converged());
+	assert_false(b->demoted[1]);
 }
 
 /* Without resume, the same restart demotes B's root port (the contrast). */
@@ -1361,6 +1436,8 @@ int main(void)
 		cmocka_unit_test(test_root_guard),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_resume_keeps_forwarding),
+		cmocka_unit_test(test_resume_root_keeps_forwarding),
+		cmocka_unit_test(test_resume_changed_tree_demotes),
 		cmocka_unit_test(test_restart_without_resume_demotes),
 		cmocka_unit_test(test_tx_hold_count),
 		cmocka_unit_test(test_path_cost_and_ids),
