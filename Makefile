@@ -231,7 +231,7 @@ bench: deps
 
 # ---- fuzzing and sanitizers ----
 # make fuzz          build the libFuzzer harnesses of tests/fuzz/ (datapath,
-#                    config, cli, http) and run each for FUZZ_SECONDS (default
+#                    config, cli, http, bpdu) and run each for FUZZ_SECONDS (default
 #                    60): execs, coverage and findings per harness, reproducers
 #                    in $(BUILD)/fuzz/findings/HARNESS/ (tests/fuzz/run.sh, which
 #                    says how to replay one). Needs root. E.g.
@@ -253,7 +253,7 @@ bench: deps
 # $(BUILD)/fuzz/, apart from the normal objects; FUZZ_CC overrides clang.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_ALL     := datapath config cli http
+FUZZ_ALL     := datapath config cli http bpdu
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \

@@ -439,7 +439,10 @@ static int decode(const uint8_t *d, size_t len, struct bpdu *out)
 	out->times.max_age = get16(d + 29);
 	out->times.hello = get16(d + 31);
 	out->times.fwd_delay = get16(d + 33);
-	if (out->times.msg_age >= out->times.max_age)
+	/* 9.3.4 a): a config BPDU is valid only while its information is
+	 * (message age < max age). RST BPDUs have no such rule: information
+	 * that old ages out at once (updtRcvdInfoWhile). */
+	if (out->type == BPDU_CONFIG && out->times.msg_age >= out->times.max_age)
 		return -EBADMSG;
 	return 0;
 }
@@ -542,9 +545,13 @@ static void record_dispute(struct port *p)
 	}
 }
 
+/* 17.21.9, and the agreement must be about the root this port designates:
+ * an agreement still in flight from before a root change (count to
+ * infinity after the root is cut off) would otherwise open a loop. */
 static void record_agreement(struct stp_bridge *b, struct port *p)
 {
-	if (rstp_version(b) && p->rx.type == BPDU_RST && (p->rx.flags & F_AGREEMENT)) {
+	if (rstp_version(b) && p->rx.type == BPDU_RST && (p->rx.flags & F_AGREEMENT) &&
+	    !memcmp(p->rx.prio.root, p->port_prio.root, 8)) {
 		p->agreed = true;
 		p->proposing = false;
 	} else {
@@ -937,11 +944,6 @@ static bool prt(struct stp_bridge *b, struct port *p)
 	if (!p->selected || p->updt_info)
 		return false;
 	if (p->prt == PRT_ENTER || p->role != p->selected_role) {
-		/* a resumed forwarding port is not blocked on partial
-		 * information while the tree is re-learnt */
-		if (b->hold && p->resumed && p->forwarding &&
-		    (p->selected_role == STP_ROLE_ALTERNATE || p->selected_role == STP_ROLE_BACKUP))
-			return false;
 		prt_enter_role(b, p);
 		return true;
 	}
@@ -1194,7 +1196,10 @@ static void ptx(struct stp_bridge *b, struct port *p)
 	} else if (p->role == STP_ROLE_ROOT) {
 		transmit(b, p, BPDU_TCN);
 	} else if (p->role == STP_ROLE_DESIGNATED) {
-		transmit(b, p, BPDU_CONFIG);
+		/* a legacy bridge would discard it (9.3.4 a); 802.1D-1998
+		 * bridges do not send it either */
+		if (p->desg_times.msg_age < p->desg_times.max_age)
+			transmit(b, p, BPDU_CONFIG);
 		p->tc_ack = false;
 	} else {
 		return;
@@ -1490,13 +1495,13 @@ void stp_rx(struct stp_bridge *b, unsigned int port, const uint8_t *data, size_t
 	struct port *p = get_port(b, port);
 	struct bpdu m;
 
-	if (!p)
+	if (!p || !b->started)
 		return;
 	if (decode(data, len, &m)) {
 		bad_bpdu(b, p);
 		return;
 	}
-	if (!b->started || !enabled(p))
+	if (!enabled(p))
 		return;			/* DISCARD */
 	p->bpdus_in++;
 	if (m.type == BPDU_TCN || (m.flags & F_TC))
@@ -1626,14 +1631,16 @@ const char *stp_role_name(enum stp_role r)
  *    half-learnt view (claiming to be root before it has heard the root,
  *    which would make them re-root and flush);
  *  - no port is promoted to learning/forwarding (edge ports excepted), so
- *    a partial view cannot open a loop;
- *  - a resumed port that partial information makes alternate/backup is not
- *    blocked yet: demotion waits for the end of the hold.
- * After the hold the machines run as usual: if the tree is the same, every
- * resumed port keeps its role and its forwarding state; if not, the
- * ports whose role changed are demoted then. Ports resumed as learning or
- * discarding start as new ports (discarding). Only before the first
- * stp_tick.
+ *    a partial view cannot open a loop.
+ * Demotion is not delayed: a port becomes alternate or backup only on
+ * information it received (fresh, from a neighbour that has a better path),
+ * so a resumed port that the new tree blocks is blocked at once, and one
+ * that stays root or designated keeps forwarding: as root port it never
+ * needed more, as designated port it is synced (a sync from a new root
+ * port's proposal finds it synced and agreed, as if its downstream had
+ * agreed before the restart, which it had). After the hold the machines
+ * run as usual. Ports resumed as learning or discarding start as new ports
+ * (discarding). Only before the first stp_tick.
  */
 void stp_port_resume(struct stp_bridge *b, unsigned int port, enum stp_state state)
 {
