@@ -51,8 +51,8 @@ stp_link()
 
 # stp_bridge_conf FILE NAME PRIORITY EDGE-PORTS LINK-PORTS [EXTRA-BRIDGE-LINES]:
 # a configuration with stp on and the short timers; EDGE-PORTS (a host's
-# port each) are admin edge ports, LINK-PORTS plain ones; the HTTP
-# endpoint on $STP_LISTEN (default none).
+# port each) are admin edge ports, LINK-PORTS plain ones (edge =
+# $STP_LINK_EDGE if set); the HTTP endpoint on $STP_LISTEN (default none).
 stp_bridge_conf()
 {
 	local f=$1 name=$2 prio=$3 p
@@ -67,6 +67,7 @@ stp_bridge_conf()
 		done
 		for p in $5; do
 			printf '[port %s]\n' "$p"
+			[ -n "${STP_LINK_EDGE:-}" ] && printf 'edge = %s\n' "$STP_LINK_EDGE"
 		done
 	} >"$f"
 }
