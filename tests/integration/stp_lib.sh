@@ -197,7 +197,7 @@ stp_bcast_once()
 {
 	local i=$1 j ok=0 n
 	for j in $2 $i; do
-		pfx_cap "bc$j" "$j" "ether proto 0x88b5" 4 "" in || {
+		stp_cap "bc$j" "$j" "ether proto 0x88b5" 4 || {
 			echo "capture on host $j: $XT_WHY"
 			return 1
 		}
@@ -222,4 +222,32 @@ stp_roles_is()
 	ports=$(sed 's/:[^ ]*//g' <<<"$want")
 	# shellcheck disable=SC2086 # the port names, one word each
 	[ "$(stp_roles "$1" $ports)" = "$want" ]
+}
+
+# STP_PORT_NS[I]: the namespace host I's port is in, when it is not the
+# root namespace (a port of a kernel bridge or an Open vSwitch in a
+# namespace of their own).
+declare -A STP_PORT_NS=()
+
+# stp_cap KEY I FILTER SECONDS: pfx_cap for frames host I receives, its
+# probes sent out of host I's port wherever that port is (STP_PORT_NS).
+stp_cap()
+{
+	local key=$1 i=$2 probe k ns=${STP_PORT_NS[$2]:-}
+	local out=$XT_TMP/cap.$key.out err=$XT_TMP/cap.$key.err
+
+	pfx_cap_start "$key" "$i" "$3" "$4" "" in
+	probe=$(pfx_probe_mac)
+	for ((k = 0; k < 50; k++)); do
+		grep -qsF "> $probe," "$out" && return 0
+		proc_alive "${CAP_PID[$key]}" || break
+		if grep -qs '^listening on' "$err"; then
+			${ns:+ip netns exec "$ns"} "$SENDFRAME" "${PORT[i]}" \
+				"$(eth_frame "$probe" "$probe" 88b6)" >/dev/null 2>&1
+		fi
+		sleep 0.1
+	done
+	XT_WHY="capture $key on e0 of ${NS[i]} did not get ready (no probe seen):
+$(cat "$out" "$err" 2>&1)"
+	return 1
 }
