@@ -154,8 +154,9 @@ static void add_id(struct json_object *o, const char *k, const uint8_t id[8])
 static struct json_object *port_json(const struct stpmap_port *p, unsigned int slot)
 {
 	struct json_object *o = json_object_new_object();
+	char name[IFNAME_SHOWN];
 
-	add_str(o, "ifname", p->ifname);
+	add_str(o, "ifname", name_escape(p->ifname, name, sizeof(name)));
 	add_u64(o, "ifindex", p->ifindex);
 	add_u64(o, "port_no", slot);
 	add_str(o, "role", stpmap_role_name(p->role));
@@ -192,6 +193,13 @@ static const char *root_port_name(const struct stpmap_snapshot *s)
 	return "";
 }
 
+static void add_name(struct json_object *o, const char *k, const char *v)
+{
+	char name[IFNAME_SHOWN];
+
+	add_str(o, k, name_escape(v, name, sizeof(name)));
+}
+
 struct json_object *stpmap_json(const struct stpmap_snapshot *s, uint64_t now_ns)
 {
 	struct json_object *o = json_object_new_object(), *ports;
@@ -201,7 +209,7 @@ struct json_object *stpmap_json(const struct stpmap_snapshot *s, uint64_t now_ns
 	add_id(o, "bridge_id", b->bridge_id);
 	add_id(o, "root_id", b->root_id);
 	add_bool(o, "root", !b->root_ifindex);
-	add_str(o, "root_port", root_port_name(s));
+	add_name(o, "root_port", root_port_name(s));
 	add_u64(o, "root_path_cost", b->root_path_cost);
 	add_u64(o, "hello_time", b->hello_time);
 	add_u64(o, "max_age", b->max_age);
@@ -233,11 +241,14 @@ static void label(FILE *out, const char *k, const char *v, bool comma)
 	fputc('"', out);
 }
 
+/* Names as the CLI shows them (name_escape), as lib/report.c's labels. */
 static void port_labels(FILE *out, const char *bridge, const struct stpmap_port *p)
 {
+	char name[IFNAME_SHOWN];
+
 	fputc('{', out);
 	label(out, "bridge", bridge, false);
-	label(out, "port", p->ifname, true);
+	label(out, "port", name_escape(p->ifname, name, sizeof(name)), true);
 }
 
 static void family(FILE *out, const char *name, const char *type, const char *help)

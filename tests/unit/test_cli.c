@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "cli.h"
+#include "stpmap.h"
 #include "common.h"
 #include "util.h"
 
@@ -1307,6 +1308,65 @@ static void test_bridge_add_del(void **state)
 	BAD("0123456789abcdef", "bridge", "add", "0123456789abcdef");
 }
 
+/* The spanning tree's words of bridge set and link set, and stp show. */
+static void test_stp_words(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "bridge", "set", "stp", "on", "priority", "4096", "hello_time", "1",
+	   "max_age", "6", "forward_delay", "4");
+	assert_int_equal(c.seen, KW_STP_BRIDGE);
+	assert_int_equal(c.stp.set, STPREQ_ON | STPREQ_PRIORITY | STPREQ_HELLO |
+			 STPREQ_MAX_AGE | STPREQ_FWD_DELAY);
+	assert_true(c.stp.on);
+	assert_int_equal(c.stp.priority, 4096);
+	assert_int_equal(c.stp.hello_time, 1);
+	assert_int_equal(c.stp.max_age, 6);
+	assert_int_equal(c.stp.forward_delay, 4);
+	OK(&c, "bridge", "set", "stp", "off", "ageing_time", "60");
+	assert_int_equal(c.seen, KW_STP_BRIDGE | KW_AGEING);
+	assert_false(c.stp.on);
+	OK(&c, "link", "set", "dev", "eth1", "path_cost", "0", "port_priority", "240",
+	   "edge", "auto", "bpdu_guard", "reset", "root_guard", "on");
+	assert_int_equal(c.stp.set, STPREQ_PATH_COST | STPREQ_PRIORITY | STPREQ_EDGE |
+			 STPREQ_BPDU_GUARD | STPREQ_GUARD_RESET | STPREQ_ROOT_GUARD);
+	assert_int_equal(c.stp.edge, 2);
+	assert_true(c.stp.root_guard);
+	OK(&c, "link", "set", "dev", "eth1", "edge", "on", "bpdu_guard", "on");
+	assert_int_equal(c.stp.edge, 1);
+	assert_true(c.stp.bpdu_guard);
+	/* prefixes of 3 letters at least: shorter ones keep their old words */
+	OK(&c, "link", "set", "dev", "eth1", "b", "off");
+	assert_int_equal(c.seen, KW_DEV | KW_BCAST_FLOOD);
+	OK(&c, "link", "set", "dev", "eth1", "bpd", "on", "pat", "100");
+	assert_int_equal(c.stp.set, STPREQ_BPDU_GUARD | STPREQ_PATH_COST);
+	OK(&c, "bridge", "set", "f", "10");
+	assert_int_equal(c.seen, KW_FDB_MAX);
+	OK(&c, "stats");
+	assert_int_equal(c.object, OBJ_STATS);
+	OK(&c, "st");
+	assert_int_equal(c.object, OBJ_STATS);
+	OK(&c, "stp", "show");
+	assert_int_equal(c.object, OBJ_STP);
+	OK(&c, "-j", "stp");
+	assert_int_equal(c.object, OBJ_STP);
+	assert_true(c.json);
+
+	BAD("4097", "bridge", "set", "priority", "4097");
+	BAD("61441", "bridge", "set", "priority", "61441");
+	BAD("11", "bridge", "set", "hello_time", "11");
+	BAD("5", "bridge", "set", "max_age", "5");
+	BAD("3", "bridge", "set", "forward_delay", "3");
+	BAD("maybe", "bridge", "set", "stp", "maybe");
+	BAD("100", "link", "set", "dev", "eth1", "port_priority", "100");
+	BAD("200000001", "link", "set", "dev", "eth1", "path_cost", "200000001");
+	BAD("sometimes", "link", "set", "dev", "eth1", "edge", "sometimes");
+	BAD("reset", "link", "set", "dev", "eth1", "root_guard", "reset");
+	BAD("edge", "link", "set", "dev", "eth1", "edge", "on", "edge", "off");
+	BAD("path_cost", "bridge", "set", "path_cost", "10");	/* a port's word */
+	BAD("priority", "link", "set", "dev", "eth1", "priority", "4096");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1349,6 +1409,7 @@ int main(void)
 		cmocka_unit_test(test_messages_point_to_help),
 		cmocka_unit_test(test_dispatch),
 		cmocka_unit_test(test_bridge_add_del),
+		cmocka_unit_test(test_stp_words),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
