@@ -95,7 +95,11 @@ ip netns exec "$KNS" sysctl -q -w net.bridge.bridge-nf-call-iptables=0 \
 		ip -n "$KNS" link set dev "$p" master br0 up || exit 1
 	done &&
 	ip -n "$KNS" link set dev br0 up &&
-	ip link set dev "$K1A" up && ip link set dev "$K2A" up
+	ip link set dev "$K1A" up && ip link set dev "$K2A" up &&
+	# frames xdpbr's XDP path redirects into K1A/K2A need NAPI on the
+	# peers (MACHINE-FACTS.md): GRO, turned on while they are up
+	ip netns exec "$KNS" ethtool -K k1b gro on &&
+	ip netns exec "$KNS" ethtool -K k2b gro on
 } >"$XT_TMP/k.log" 2>&1 || abort "the kernel bridge" "$(cat "$XT_TMP/k.log")"
 STP_LINKS+=("$K1A" "$K2A")
 STP_PORT_NS[2]=$KNS

@@ -99,6 +99,10 @@ mkdir -p "$ODIR"
 		ip -n "$ONS" link set dev "$p" up || exit 1
 	done &&
 	ip link set dev "$O1A" up && ip link set dev "$O2A" up &&
+	# frames xdpbr's XDP path redirects into O1A/O2A need NAPI on the
+	# peers (MACHINE-FACTS.md): GRO, turned on while they are up
+	ip netns exec "$ONS" ethtool -K o1b gro on &&
+	ip netns exec "$ONS" ethtool -K o2b gro on &&
 	vsctl add-br br0 -- set bridge br0 datapath_type=netdev rstp_enable=true \
 		other_config:rstp-priority=4096 other_config:rstp-hello-time=1 \
 		other_config:rstp-max-age=6 other_config:rstp-forward-delay=4 &&
