@@ -222,10 +222,12 @@ static struct json_object *ev_port(struct stpd *s, enum stp_event ev, struct stp
 	o = event_new(s, name, p);
 	add_str(o, "state", stp_state_name(pi.state));
 	add_str(o, "role", stp_role_name(pi.role));
-	log_info("stp: port %s: %s %s (role %s)", p->ifname,
-		 ev == STP_EV_STATE ? "state" : "role",
-		 ev == STP_EV_STATE ? stp_state_name(pi.state) : stp_role_name(pi.role),
-		 stp_role_name(pi.role));
+	if (ev == STP_EV_STATE)
+		log_info("stp: port %s: state %s (role %s)", p->ifname, stp_state_name(pi.state),
+			 stp_role_name(pi.role));
+	else
+		log_info("stp: port %s: role %s (state %s)", p->ifname, stp_role_name(pi.role),
+			 stp_state_name(pi.state));
 	return o;
 }
 
@@ -533,6 +535,15 @@ static int stp_start(struct stpd *s)
 	return err;
 }
 
+/* No port in the status map (STP off, or a previous daemon's ports). */
+static void status_clear(struct stpd *s)
+{
+	struct stpmap_port none = { 0 };
+
+	for (unsigned int slot = 1; s->status_fd >= 0 && slot < XDPBR_MAX_PORTS; slot++)
+		stpmap_put(s->status_fd, slot, &none, sizeof(none));
+}
+
 /* STP off: every port forwards, BPDUs are flooded again. */
 static void stp_stop(struct stpd *s)
 {
@@ -551,6 +562,7 @@ static void stp_stop(struct stpd *s)
 	ctl_stp_heartbeat(&s->br->maps, 0);
 	stp_free(s->eng);
 	s->eng = NULL;
+	status_clear(s);
 	log_info("stp: off: every port forwards, BPDUs are flooded");
 }
 
@@ -712,11 +724,13 @@ static void status_write(struct stpd *s)
 		b.forward_delay = bi.forward_delay;
 	}
 	stpmap_put(s->status_fd, 0, &b, sizeof(b));
-	for (unsigned int slot = 1; slot < XDPBR_MAX_PORTS; slot++) {
-		struct stpmap_port o = { 0 };
+	/* The ports the engine has; the others were cleared as they left. */
+	for (unsigned int slot = 1; s->eng && slot < XDPBR_MAX_PORTS; slot++) {
+		struct stpmap_port o;
 
-		if (s->eng && s->ports[slot].ifindex)
-			status_port(s, slot, &o);
+		if (!s->ports[slot].ifindex)
+			continue;
+		status_port(s, slot, &o);
 		stpmap_put(s->status_fd, slot, &o, sizeof(o));
 	}
 }
@@ -751,6 +765,7 @@ int stpd_open(struct stpd *s, struct bridge *br, struct events *ev, const uint8_
 		req_bridge_apply(&r, &next);
 	}
 	s->resume = !ctl_config_get(&br->maps, &xc) && (xc.flags & XDPBR_CFG_STP) && next.on;
+	status_clear(s);
 	ports_sync(s);
 	bridge_apply(s, &next);
 	if (!s->eng) {
