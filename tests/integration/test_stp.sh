@@ -10,7 +10,7 @@
 # with stp_state and topology_change events on the monitor stream; the
 # link coming back restores the topology. xdpbr stp show, /metrics and
 # /stats show it. Convergence and failover times are printed.
-# shellcheck disable=SC2016 # jq variables in single-quoted filters
+# shellcheck disable=SC2016,SC2317 # jq variables in single quotes; functions run through check
 # shellcheck source=lib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=stp_lib.sh

@@ -25,7 +25,7 @@
 #      (B's rapid transition comes before A's max age): that window is
 #      printed, and is what 'max age' as the heartbeat's timeout costs;
 #   c. A's daemon started again after that: the tree converges as before.
-# shellcheck disable=SC2016 # jq variables in single-quoted filters
+# shellcheck disable=SC2016,SC2317 # jq variables in single quotes; functions run through check
 # shellcheck source=lib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=stp_lib.sh

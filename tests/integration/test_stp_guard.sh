@@ -8,7 +8,7 @@
 # stp = off floods BPDUs again like the kernel bridge without STP; `xdpbr
 # stp show` without a daemon says it needs xdpbrd; bad settings in the
 # configuration file are FILE:LINE errors.
-# shellcheck disable=SC2016 # jq variables in single-quoted filters
+# shellcheck disable=SC2016,SC2317 # jq variables in single quotes; functions run through check
 # shellcheck source=lib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=stp_lib.sh

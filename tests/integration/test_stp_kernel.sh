@@ -8,7 +8,7 @@
 # side that is not the root; no storm; the hosts ping; and the root is
 # the bridge with the lower priority, whichever side it is on (the kernel
 # bridge first, then xdpbr after `xdpbr bridge set priority`).
-# shellcheck disable=SC2016 # jq variables in single-quoted filters
+# shellcheck disable=SC2016,SC2317 # jq variables in single quotes; functions run through check
 # shellcheck source=lib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=stp_lib.sh

@@ -9,7 +9,7 @@
 # ovs-appctl rstp/show); no storm; the hosts ping; the root is the lower
 # priority whichever side it is on. Skipped (77) when Open vSwitch is not
 # installed (tools/deps.sh installs openvswitch-switch).
-# shellcheck disable=SC2016 # jq variables in single-quoted filters
+# shellcheck disable=SC2016,SC2317 # jq variables in single quotes; functions run through check
 # shellcheck source=lib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=stp_lib.sh
