@@ -285,7 +285,9 @@ struct xdpbr_stp_beat {
  * (tracepoint xdp:xdp_devmap_xmit), redirect_errors on the ingress port when
  * the kernel failed a redirect after the program returned
  * (xdp:xdp_redirect_err), events_dropped when the event rate limit or a
- * full ring buffer swallowed a learn/move event.
+ * full ring buffer swallowed a learn/move event. A new counter changes the
+ * value of the pinned xdpbr_stats: lib/upgrade.c must learn to adopt the
+ * layout before it (a _Static_assert there says so).
  */
 #define XDPBR_COUNTERS(X)						\
 	X(RX_PACKETS,		"rx_packets")				\
