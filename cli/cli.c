@@ -45,7 +45,7 @@ struct word {
 			"              [ hairpin { on | off } ] [ max_learned N ]\n" \
 			"              [ storm [ bcast PPS ] [ mcast PPS ] [ unknown PPS ] ]\n" \
 			"              [ state { disabled | blocking | listening | learning |\n" \
-			"                        forwarding | 0-4 } ]\n"
+			"                        forwarding } ]\n"
 #define U_LINK_ADD	"xdpbr [OPTIONS] link add dev DEV master BRIDGE\n" \
 			"              [ mode { native | generic | auto } ]\n"
 #define U_LINK_DEL	"xdpbr [OPTIONS] link del { dev DEV | slot N }\n"
@@ -70,9 +70,9 @@ struct word {
 			"       class (broadcast, multicast, unknown unicast), 0 (no limit) ..\n" \
 			"       100000000; each CPU gets an even share, rounded up; a class not given\n" \
 			"       keeps its limit\n" \
-			"       state: the port's spanning tree state, set by hand while STP is off\n" \
-			"       (numbers as bridge(8): 0 disabled, 1 listening, 2 learning,\n" \
-			"       3 forwarding, 4 blocking); all but learning and forwarding block\n"
+			"       state: the port's spanning tree state, set by hand while STP is off,\n" \
+			"       also as bridge(8)'s numbers: 0 disabled, 1 listening, 2 learning,\n" \
+			"       3 forwarding, 4 blocking; all but learning and forwarding block\n"
 #define N_LINK_ADD	"       BRIDGE := a bridge running from /sys/fs/bpf/xdpbr/BRIDGE\n"
 #define N_LINK_DEL	"       DEV := a port, or the name a port had whose interface is gone (deleted\n" \
 			"       while no xdpbrd ran); N := the slot of a port, as link show says\n"
