@@ -7,6 +7,9 @@
 #   make demo       run the bridge on a demo topology of network namespaces
 #   make check      run all tests (unit, BPF_PROG_RUN, integration, and the
 #                   short sanitizer runs on a second build in build-san/)
+#   make install    install into $(DESTDIR)$(PREFIX) (default /usr/local);
+#                   make uninstall, with the same variables, removes it again
+#   make deb        build the Debian package into $(BUILD)/deb/ (tools/mkdeb.sh)
 
 BUILD    ?= $(if $(filter 1,$(SANITIZE)),build-san,build)
 CC       ?= gcc
@@ -79,9 +82,14 @@ PREFIX     ?= /usr/local
 SBINDIR    ?= $(PREFIX)/sbin
 MANDIR     ?= $(PREFIX)/share/man
 UNITDIR    ?= $(PREFIX)/lib/systemd/system
+BPFDIR     ?= $(PREFIX)/lib/xdpbr
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 SYSCONFDIR ?= /etc
+# The commented example configuration (the Debian package puts it in
+# /usr/share/doc/xdpbr/examples/ instead).
+EXAMPLE    ?= $(SYSCONFDIR)/xdpbr/example.conf
 
-.PHONY: all deps demo check clean install depcheck FORCE
+.PHONY: all deps demo check clean install uninstall deb depcheck FORCE
 all: $(BINS) $(BPF_OBJ) $(TOOLS)
 
 deps:
@@ -183,15 +191,54 @@ check: deps
 	@$(if $(filter $(SAN_BUILD),$(BUILD)),:,$(MAKE) --no-print-directory SANITIZE=1 BUILD=$(SAN_BUILD) check-bins)
 	BUILD=$(BUILD) SAN_BUILD=$(SAN_BUILD) tests/run.sh
 
-install: all
-	install -D -m 0755 $(BUILD)/xdpbrd $(DESTDIR)$(SBINDIR)/xdpbrd
-	install -D -m 0755 $(BUILD)/xdpbr $(DESTDIR)$(SBINDIR)/xdpbr
-	install -D -m 0644 $(BPF_OBJ) $(DESTDIR)$(PREFIX)/lib/xdpbr/xdpbr.bpf.o
-	install -d -m 0755 $(DESTDIR)$(UNITDIR) $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
-	sed 's|@SBINDIR@|$(SBINDIR)|g' systemd/xdpbrd@.service > $(DESTDIR)$(UNITDIR)/xdpbrd@.service
-	install -m 0644 man/xdpbrd.8 man/xdpbr.8 $(DESTDIR)$(MANDIR)/man8/
-	install -m 0644 man/xdpbrd.conf.5 $(DESTDIR)$(MANDIR)/man5/
-	install -D -m 0644 etc/xdpbrd.conf $(DESTDIR)$(SYSCONFDIR)/xdpbr/example.conf
+# What make install installs and make uninstall removes: one list, so the
+# two cannot disagree. Each word is MODE:FROM:TO (TO under $(DESTDIR)). The
+# datapath object is for `ip link ... xdp obj` (xdpbrd and xdpbr carry
+# their own copy, the skeleton); the completion file serves both commands.
+INSTALL_FILES = \
+	0755:$(BUILD)/xdpbrd:$(SBINDIR)/xdpbrd \
+	0755:$(BUILD)/xdpbr:$(SBINDIR)/xdpbr \
+	0644:$(BPF_OBJ):$(BPFDIR)/xdpbr.bpf.o \
+	0644:$(BUILD)/xdpbrd@.service:$(UNITDIR)/xdpbrd@.service \
+	0644:man/xdpbrd.8:$(MANDIR)/man8/xdpbrd.8 \
+	0644:man/xdpbr.8:$(MANDIR)/man8/xdpbr.8 \
+	0644:man/xdpbrd.conf.5:$(MANDIR)/man5/xdpbrd.conf.5 \
+	0644:tools/completion/xdpbr:$(COMPLETIONDIR)/xdpbr \
+	0644:tools/completion/xdpbr:$(COMPLETIONDIR)/xdpbrd \
+	0644:etc/xdpbrd.conf:$(EXAMPLE)
+# Directories that are xdpbr's alone: made by install, removed by uninstall
+# when empty (a configuration of yours in /etc/xdpbr keeps it).
+INSTALL_DIRS = $(BPFDIR) $(SYSCONFDIR)/xdpbr
+
+# The unit names the daemon where it is installed: made anew each time, as
+# SBINDIR may differ from the last install.
+$(BUILD)/xdpbrd@.service: systemd/xdpbrd@.service FORCE | $(BUILD)
+	sed 's|@SBINDIR@|$(SBINDIR)|g' $< > $@
+
+install: all $(BUILD)/xdpbrd@.service
+	@set -e; for f in $(INSTALL_FILES); do \
+		mode=$${f%%:*}; from=$${f#*:}; from=$${from%%:*}; to=$(DESTDIR)$${f##*:}; \
+		echo "install -D -m $$mode $$from $$to"; \
+		install -D -m "$$mode" "$$from" "$$to"; \
+	done
+	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/xdpbr
+
+uninstall:
+	@for f in $(INSTALL_FILES); do \
+		to=$(DESTDIR)$${f##*:}; \
+		if [ -e "$$to" ] || [ -L "$$to" ]; then echo "rm -f $$to"; rm -f "$$to"; fi; \
+	done
+	@for d in $(INSTALL_DIRS:%=$(DESTDIR)%); do \
+		[ ! -d "$$d" ] || rmdir "$$d" 2>/dev/null || \
+			echo "uninstall: kept $$d: not empty (files that make install did not put there)"; \
+	done
+
+# The Debian package (debian/), built by dpkg-buildpackage in a copy of the
+# tree, so that its output in .. and debian/'s scratch files stay out of
+# this one: xdpbr_$(VERSION)_ARCH.deb in $(DEB_DIR).
+DEB_DIR ?= $(BUILD)/deb
+deb:
+	tools/mkdeb.sh '$(DEB_DIR)' '$(GIT_REV)'
 
 clean:
 	rm -rf $(BUILD)
@@ -205,14 +252,22 @@ clean:
 # tools/pktgen.bpf.c); and TCP (iperf3) between namespaces on veth and on tap
 # ports (build/tools/tapwire) through xdpbr and through the Linux bridge.
 # Arguments for tools/bench.sh: make bench BENCH_ARGS="--sizes 64 --reps 1".
+# It also draws the results (gnuplot, tools/plot.sh) as SVG in BENCH_PLOTS,
+# next to the JSON they come from (bench.json).
+# make bench-fdb: the control plane as the FDB grows (tools/fdbscale.sh:
+# ageing pass CPU and xdpbrd's memory at 10k, 100k, 1M entries), its plot
+# in BENCH_PLOTS too; arguments in FDBSCALE_ARGS.
+# make plots: draw doc/plots/*.svg again from the JSON committed there.
 # Not part of make check; tests/integration/test_bench_smoke.sh runs its
-# smoke mode, so check builds pktgen too.
+# smoke mode, so check builds pktgen too; test_plots.sh draws saved runs.
 PKTGEN     := $(BUILD)/tools/pktgen
 PKTGEN_OBJ := $(BUILD)/pktgen.bpf.o
 PKTGEN_SKEL := $(BUILD)/pktgen.skel.h
 BENCH_ARGS ?=
+BENCH_PLOTS ?= $(BUILD)/plots
+FDBSCALE_ARGS ?=
 
-.PHONY: bench
+.PHONY: bench bench-fdb plots
 $(PKTGEN_OBJ): tools/pktgen.bpf.c | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -227,7 +282,15 @@ check: $(PKTGEN)
 
 bench: deps
 	@$(MAKE) --no-print-directory all $(PKTGEN)
-	tools/bench.sh $(BENCH_ARGS)
+	tools/bench.sh --plot $(BENCH_PLOTS) $(BENCH_ARGS)
+
+bench-fdb: deps
+	@$(MAKE) --no-print-directory all
+	tools/fdbscale.sh --plot $(BENCH_PLOTS) $(FDBSCALE_ARGS)
+
+plots:
+	tools/plot.sh bench doc/plots/bench.json doc/plots
+	tools/plot.sh fdb doc/plots/fdbscale.json doc/plots
 
 # ---- fuzzing and sanitizers ----
 # make fuzz          build the libFuzzer harnesses of tests/fuzz/ (datapath,

@@ -52,6 +52,7 @@ struct frame {
 	enum xdpbr_stp_state state;	/* the ingress port's */
 	__u64 now;			/* coarse clock, read at most once */
 	__u64 j, gen, ageing;		/* jiffies, FDB generation, ageing time */
+	__u32 mtu_l3;			/* TC: length to check against egress MTUs, 0: none */
 };
 
 /* A known unicast destination. */
@@ -321,6 +322,17 @@ static __always_inline enum xdpbr_counter flood_admit(struct frame *f, enum xdpb
 	default:
 		return XDPBR_CNT_DROP_STORM_UNKNOWN;
 	}
+}
+
+/* Whether port p (up) is in the flood set of class fc: the rule user space
+ * writes the XDP flood devmaps by (lib/ctl.c ctl_port_apply). */
+static __always_inline int in_flood_set(enum xdpbr_storm_class fc, const struct xdpbr_port *p)
+{
+	if (fc == XDPBR_STORM_BCAST)
+		return p->flags & XDPBR_PORT_BCAST_FLOOD;
+	if (fc == XDPBR_STORM_MCAST)
+		return p->flags & XDPBR_PORT_MCAST_FLOOD;
+	return p->flags & XDPBR_PORT_FLOOD;
 }
 
 /* Whether a flooded copy from port in may leave port out (ifindexes given):

@@ -7,8 +7,13 @@
  * (xdpbr_stp_beat). Here they are only read: the ingress port's word once
  * per frame, each egress port's as a copy or a known unicast frame goes
  * to it. With STP on, a non-edge port whose daemon has been silent past
- * the heartbeat's timeout discards: the heartbeat and the clock are read
- * at most once per frame, and only then; nothing shared is written.
+ * the heartbeat's timeout discards: the heartbeat is read at most once per
+ * frame, and only then; nothing shared is written. The verdict is kept per
+ * CPU for the rest of the jiffy (stp_expiry below): reading the clock for
+ * every frame (a helper call) cost about 8 ns a frame with STP on
+ * (xdpbr_rx under BPF_PROG_RUN, known unicast: best of 5 runs 44 ns with
+ * the clock read each frame, 36 with this cache; 28 with no port states
+ * at all, 31 with STP off).
  */
 #ifndef XDPBR_STP_H
 #define XDPBR_STP_H
@@ -30,6 +35,23 @@ static __always_inline void stp_view_init(struct stp_view *v, const struct xdpbr
 	v->expired = -1;
 }
 
+/* This CPU's last verdict on the heartbeat: trusted while the jiffy and
+ * the heartbeat are the ones it was made with (so it lags the truth by
+ * less than a jiffy). Not pinned, and so not named xdpbr_*: a cache, not
+ * state. */
+struct stp_expiry {
+	__u64 j;			/* bpf_jiffies64() when decided */
+	__u64 beat_ns, timeout_ns;	/* the heartbeat it was decided on */
+	__u64 expired;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stp_expiry);
+} stp_expiry_cache SEC(".maps");
+
 /* 01:80:c2:00:00:00, the bridge group address STP and RSTP send BPDUs to. */
 static __always_inline int mac_is_bpdu(const __u8 *mac)
 {
@@ -41,12 +63,29 @@ static __always_inline int mac_is_bpdu(const __u8 *mac)
 static __always_inline int stp_expired(struct stp_view *v)
 {
 	struct xdpbr_stp_beat *b;
+	struct stp_expiry *c;
 	__u32 zero = 0;
+	__u64 j;
 
 	if (v->expired >= 0)
 		return v->expired;
+	v->expired = 0;
 	b = bpf_map_lookup_elem(&xdpbr_stp_beat, &zero);
-	v->expired = b && b->timeout_ns ? xdpbr_stp_expired(b, bpf_ktime_get_coarse_ns()) : 0;
+	if (!b || !b->timeout_ns)
+		return 0;
+	j = bpf_jiffies64();
+	c = bpf_map_lookup_elem(&stp_expiry_cache, &zero);
+	if (c && c->j == j && c->beat_ns == b->beat_ns && c->timeout_ns == b->timeout_ns) {
+		v->expired = c->expired ? 1 : 0;
+		return v->expired;
+	}
+	v->expired = xdpbr_stp_expired(b, bpf_ktime_get_coarse_ns());
+	if (c) {
+		c->j = j;
+		c->beat_ns = b->beat_ns;
+		c->timeout_ns = b->timeout_ns;
+		c->expired = (__u64)v->expired;
+	}
 	return v->expired;
 }
 
@@ -59,11 +98,14 @@ static __always_inline enum xdpbr_stp_state stp_state(struct stp_view *v, __u32 
 	__u32 word = w ? *w : 0;
 	int expired = 0;
 
-	if (v->on && !(word & XDPBR_STP_EDGE)) {
+	if (!(word | v->on))		/* the common case: no STP, forwarding */
+		return XDPBR_STP_FORWARDING;
+	/* the port's flags (is it the host's?) matter only past the
+	 * heartbeat: looked up only then */
+	if (v->on && !(word & XDPBR_STP_EDGE) && stp_expired(v)) {
+		expired = 1;
 		if (!p)
 			p = port_at(slot);
-		if (!p || !(p->flags & XDPBR_PORT_HOST))
-			expired = stp_expired(v);
 	}
 	return xdpbr_stp_effective(word, p ? p->flags : 0, v->on, expired);
 }

@@ -14,7 +14,7 @@
  * program on the same port forwards them: counted once, learned once.
  *
  * Attach by hand with iproute2 (maps are pinned by name):
- *   ip link set dev eth1 xdp obj build/xdpbr.bpf.o sec xdp
+ *   ip link set dev eth1 xdp obj build/xdpbr.bpf.o sec xdp.frags
  *   tc qdisc add dev veth1 clsact
  *   tc filter add dev veth1 ingress bpf da obj build/xdpbr.bpf.o sec tc
  */
@@ -27,6 +27,7 @@
 
 #include "xdpbr.h"
 #include "pipeline.h"
+#include "mtu.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -36,6 +37,43 @@ static __always_inline int xdp_end(struct frame *f, enum xdpbr_counter c, int ac
 {
 	outcome(f, c);
 	return action;
+}
+
+/*
+ * A devmap broadcast skips, silently, every port whose MTU the frame
+ * exceeds (the kernel's xdp_ok_fwd_dev): no egress program runs for that
+ * copy and no tracepoint fires. So a frame longer than the bridge's
+ * smallest MTU counts, before it is flooded, the copies the ports of its
+ * flood set will not get. A global function per port, like xdpbr_tc_copy,
+ * keeps the loop cheap to verify; it runs only for such frames.
+ */
+__noinline int xdpbr_xdp_copy_mtu(struct xdp_md *ctx, __u32 slot, __u32 in_ifindex,
+				  __u32 fc_block, __u32 l3)
+{
+	struct xdpbr_port *out = port_at(slot);
+	__u32 out_ifindex = port_tx_ifindex(out, slot), mtu_len = l3;
+
+	if (!ctx || !out_ifindex || out_ifindex == in_ifindex ||
+	    !in_flood_set((enum xdpbr_storm_class)(fc_block & 3), out) ||
+	    !stp_copy_forwards(fc_block >> 2, slot, out))
+		return 0;
+	if (bpf_check_mtu(ctx, out_ifindex, &mtu_len, 0, 0) == BPF_MTU_CHK_RET_FRAG_NEEDED)
+		count(stats_of(slot), XDPBR_CNT_TX_DROPPED_MTU);
+	return 0;
+}
+
+static __always_inline void xdp_flood_mtu(struct xdp_md *ctx, struct frame *f,
+					  enum xdpbr_storm_class fc)
+{
+	__u32 l3 = mtu_l3_len(xdp_frame_len(ctx), xdp_proto(ctx)), slot, fc_block;
+
+	if (l3 <= mtu_min(f->cfg))
+		return;
+	/* the class, and whether non-edge ports discard (stp_flood_prepare) */
+	fc_block = (fc & 3) | stp_flood_prepare(&f->stp) << 2;
+#pragma clang loop unroll(disable)
+	for (slot = 1; slot < XDPBR_MAX_PORTS; slot++)
+		xdpbr_xdp_copy_mtu(ctx, slot, f->ifindex, fc_block, l3);
 }
 
 /* Flood inside XDP: one devmap broadcast into the flood set of the class,
@@ -55,6 +93,7 @@ static __always_inline int xdp_flood(struct xdp_md *ctx, struct frame *f,
 		return xdp_end(f, XDPBR_CNT_DROP_REDIRECT, XDP_DROP);
 	if (!(f->port->flags & XDPBR_PORT_HAIRPIN))
 		flags |= BPF_F_EXCLUDE_INGRESS;
+	xdp_flood_mtu(ctx, f, fc);
 	if (fc == XDPBR_STORM_BCAST)
 		r = bpf_redirect_map(&xdpbr_flood_bc, 0, flags);
 	else if (fc == XDPBR_STORM_MCAST)
@@ -64,6 +103,18 @@ static __always_inline int xdp_flood(struct xdp_md *ctx, struct frame *f,
 	if (r != XDP_REDIRECT)
 		return xdp_end(f, XDPBR_CNT_DROP_REDIRECT, XDP_DROP);
 	return xdp_end(f, flood_counter(fc), XDP_REDIRECT);
+}
+
+/* Known unicast larger than what the egress port in slot takes. */
+static __always_inline int xdp_too_big(struct xdp_md *ctx, const struct frame *f,
+				       __u32 slot, __u64 len)
+{
+	__u32 l3 = mtu_l3_len(len, xdp_proto(ctx)), ifindex;
+
+	if (l3 <= mtu_min(f->cfg))
+		return 0;
+	ifindex = port_tx_ifindex(port_at(slot), slot);
+	return ifindex && mtu_exceeded(ctx, f->cfg, ifindex, l3);
 }
 
 /* Known unicast: tag or untag for the egress port, one devmap redirect. */
@@ -86,7 +137,9 @@ static __always_inline int xdp_forward(struct xdp_md *ctx, struct frame *f,
 		/* vi now describes the rewritten frame, for a fallback flood */
 		f->vi.tagged = !untag;
 	}
-	len = (long)ctx->data_end - (long)ctx->data;
+	len = xdp_frame_len(ctx);
+	if (xdp_too_big(ctx, f, eg->slot, len))
+		return xdp_end(f, XDPBR_CNT_DROP_MTU, XDP_DROP);
 	/* A port that has left the tx map (removed, link down) is unknown. */
 	if (bpf_redirect_map(&xdpbr_tx, eg->slot, 0) != XDP_REDIRECT)
 		return xdp_flood(ctx, f, XDPBR_STORM_UNKNOWN);
@@ -94,10 +147,10 @@ static __always_inline int xdp_forward(struct xdp_md *ctx, struct frame *f,
 	return xdp_end(f, XDPBR_CNT_FORWARDED, XDP_REDIRECT);
 }
 
-SEC("xdp")
+SEC("xdp.frags")
 int xdpbr_rx(struct xdp_md *ctx)
 {
-	void *data = (void *)(long)ctx->data;
+	void *data = (void *)(long)ctx->data;		/* the head of a multi-buffer frame */
 	void *data_end = (void *)(long)ctx->data_end;
 	struct frame f = {};
 	struct egress eg;
@@ -106,7 +159,7 @@ int xdpbr_rx(struct xdp_md *ctx)
 	int mixed;
 
 	/* Attached but not (yet) a port of the bridge: leave it to the host. */
-	if (!frame_begin(&f, ctx->ingress_ifindex, data_end - data, 1, 1))
+	if (!frame_begin(&f, ctx->ingress_ifindex, xdp_frame_len(ctx), 1, 1))
 		return xdp_end(&f, XDPBR_CNT_PASS_NOT_PORT, XDP_PASS);
 
 	/* parse, classify */
@@ -148,10 +201,11 @@ int xdpbr_rx(struct xdp_md *ctx)
 }
 
 /* Runs for every flooded copy, on the egress port: drop a copy to a port
- * that is not forwarding (spanning tree), between two isolated ports, or
- * for a VLAN the port is not in; untag it where the port sends that VLAN
- * untagged; count the rest as the port's transmissions. */
-SEC("xdp/devmap")
+ * that is not forwarding (spanning tree), between two isolated ports, for
+ * a VLAN the port is not in, or larger than the port's MTU; untag it where
+ * the port sends that VLAN untagged; count the rest as the port's
+ * transmissions. */
+SEC("xdp.frags/devmap")
 int xdpbr_egress(struct xdp_md *ctx)
 {
 	__u32 ifindex = ctx->egress_ifindex;
@@ -160,6 +214,7 @@ int xdpbr_egress(struct xdp_md *ctx)
 	struct xdpbr_config *cfg;
 	struct xdpbr_stats *st;
 	struct stp_view stp;
+	__u64 len;
 
 	port = port_of(ifindex);
 	if (!port)
@@ -192,7 +247,12 @@ int xdpbr_egress(struct xdp_md *ctx)
 			return XDP_DROP;
 		}
 	}
-	count_tx(st, (__u64)((long)ctx->data_end - (long)ctx->data), 1);
+	len = xdp_frame_len(ctx);
+	if (mtu_exceeded(ctx, cfg, ifindex, mtu_l3_len(len, xdp_proto(ctx)))) {
+		count(st, XDPBR_CNT_TX_DROPPED_MTU);
+		return XDP_DROP;
+	}
+	count_tx(st, len, 1);
 	return XDP_PASS;
 }
 
@@ -263,69 +323,126 @@ static __always_inline int tc_set_tag(struct __sk_buff *skb, const struct vlan_i
 	return bpf_skb_vlan_push(skb, bpf_htons(ETH_P_8021Q), tci);
 }
 
-/* Whether port p (up) is in the flood set of class fc: the rule user space
- * writes the XDP flood devmaps by (lib/ctl.c ctl_port_apply). */
-static __always_inline int in_flood_set(enum xdpbr_storm_class fc, const struct xdpbr_port *p)
+/* Whether the skb is larger than what ifindex takes: a GSO packet by the
+ * segments it stands for, others by their network-layer length l3. */
+static __always_inline int tc_too_big(struct __sk_buff *skb, __u32 ifindex, __u32 l3)
 {
-	if (fc == XDPBR_STORM_BCAST)
-		return p->flags & XDPBR_PORT_BCAST_FLOOD;
-	if (fc == XDPBR_STORM_MCAST)
-		return p->flags & XDPBR_PORT_MCAST_FLOOD;
-	return p->flags & XDPBR_PORT_FLOOD;
+	__u32 mtu_len = 0;
+
+	if (skb->gso_size)
+		return bpf_check_mtu(skb, ifindex, &mtu_len, 0, BPF_MTU_CHK_SEGS) ==
+		       BPF_MTU_CHK_RET_SEGS_TOOBIG;
+	mtu_len = l3;
+	return bpf_check_mtu(skb, ifindex, &mtu_len, 0, 0) == BPF_MTU_CHK_RET_FRAG_NEEDED;
+}
+
+/* Whether the skb may be too big for some port: larger than the bridge's
+ * smallest MTU, or a GSO packet. 0, or the length to check. */
+static __always_inline __u32 tc_mtu_len(struct __sk_buff *skb, const struct frame *f)
+{
+	__u32 l3 = mtu_l3_len(skb->len, skb->protocol);
+
+	if (skb->gso_size)
+		return l3 ? l3 : 1;
+	return l3 > mtu_min(f->cfg) ? l3 : 0;
+}
+
+/*
+ * What a flooded copy needs of its frame, as scalars: the copy is a global
+ * function (below), which the verifier checks once, whatever calls it, and
+ * which takes no pointer into its caller's stack. Inlined into the loop
+ * over 63 slots, each branch of the copy multiplied the paths the verifier
+ * walked, and an egress MTU check took it past its limit of a million
+ * instructions.
+ */
+/* The ingress ifindex, slot, flood class, VLAN filtering and tag, and the
+ * spanning tree's block (stp_flood_prepare: non-edge ports discard). */
+static __always_inline __u64 copy_in(struct frame *f, enum xdpbr_storm_class fc)
+{
+	return (__u64)f->ifindex | (__u64)(f->slot & 0xff) << 32 | (__u64)(fc & 3) << 40 |
+	       (__u64)!!f->vlan_on << 42 | (__u64)!!f->vi.tagged << 43 |
+	       (__u64)stp_flood_prepare(&f->stp) << 44;
+}
+
+static __always_inline __u64 copy_vlan(const struct frame *f)
+{
+	return (__u64)f->vi.vid | (__u64)f->vi.tci << 16;
+}
+
+static __always_inline __u64 copy_lens(const struct frame *f)
+{
+	return (__u64)f->segs | (__u64)f->mtu_l3 << 32;
 }
 
 /*
  * One flooded copy to the port in slot, with the rules the XDP egress
- * program applies per copy: not back out the ingress (unless hairpin), not
- * between isolated ports, only into the VLAN's members and tagged as the
- * port sends it. The copy is a clone of the skb, with its offload state.
+ * program applies per copy: only to a forwarding port (spanning tree), not
+ * back out the ingress (unless hairpin), not between isolated ports, only
+ * into the VLAN's members and tagged as the
+ * port sends it, not larger than the port's MTU. The copy is a clone of the
+ * skb, with its offload state. Arguments packed by copy_in/vlan/lens.
  */
-static __always_inline void tc_flood_copy(struct __sk_buff *skb, struct frame *f,
-					  enum xdpbr_storm_class fc, __u32 stp_block, __u32 slot)
+__noinline int xdpbr_tc_copy(struct __sk_buff *skb, __u32 slot, __u64 in, __u64 vlan,
+			     __u64 lens)
 {
-	struct xdpbr_port *out = port_at(slot);
+	__u32 in_ifindex = (__u32)in, in_slot = (in >> 32) & 0xff;
+	enum xdpbr_storm_class fc = (in >> 40) & 3;
+	struct vlan_info vi = {
+		.vid = vlan & 0xffff, .tci = (vlan >> 16) & 0xffff, .tagged = (in >> 43) & 1,
+	};
+	__u32 segs = (__u32)lens, mtu_l3 = lens >> 32;
+	struct xdpbr_port *out = port_at(slot), *port = port_at(in_slot);
 	__u32 out_ifindex = port_tx_ifindex(out, slot);
 	struct xdpbr_stats *st;
 
-	if (!out_ifindex || !in_flood_set(fc, out))
-		return;
-	if (out_ifindex == f->ifindex && !(f->port->flags & XDPBR_PORT_HAIRPIN))
-		return;
+	if (!skb || !port || !out_ifindex || !in_flood_set(fc, out))
+		return 0;
+	if (out_ifindex == in_ifindex && !(port->flags & XDPBR_PORT_HAIRPIN))
+		return 0;
 	st = stats_of(slot);
-	if (!stp_copy_forwards(stp_block, slot, out) ||
-	    copy_isolated(f->port, f->ifindex, out, out_ifindex)) {
+	if (!stp_copy_forwards((in >> 44) & 1, slot, out) ||
+	    copy_isolated(port, in_ifindex, out, out_ifindex)) {
 		count(st, XDPBR_CNT_FLOOD_FILTERED);
-		return;
+		return 0;
 	}
-	if (f->vlan_on) {
-		enum vlan_egress ve = vlan_egress_of(slot, f->vi.vid);
+	if ((in >> 42) & 1) {
+		enum vlan_egress ve = vlan_egress_of(slot, vi.vid);
 
 		if (ve == VLAN_EG_NOT_MEMBER ||
-		    tc_set_tag(skb, &f->vi, ve == VLAN_EG_UNTAGGED)) {
+		    tc_set_tag(skb, &vi, ve == VLAN_EG_UNTAGGED)) {
 			count(st, XDPBR_CNT_FLOOD_FILTERED);
-			return;
+			return 0;
 		}
+	}
+	if (mtu_l3 && tc_too_big(skb, out_ifindex, mtu_l3)) {
+		count(st, XDPBR_CNT_TX_DROPPED_MTU);
+		return 0;
 	}
 	if (bpf_clone_redirect(skb, out_ifindex, 0))
 		count(st, XDPBR_CNT_TX_DROPPED);
 	else
-		count_tx(st, wire_len(skb), f->segs);
+		count_tx(st, wire_len(skb), segs);
+	return 0;
 }
 
 static __always_inline int tc_flood(struct __sk_buff *skb, struct frame *f,
 				    enum xdpbr_storm_class fc)
 {
 	enum xdpbr_counter c = flood_admit(f, fc);
-	__u32 slot, stp_block;
+	__u64 in, vlan, lens;
+	__u32 slot;
 
 	if (c != STEP_OK)
 		return tc_end(f, c, TC_ACT_SHOT);
-	stp_block = stp_flood_prepare(&f->stp);
+	f->mtu_l3 = tc_mtu_len(skb, f);
+	in = copy_in(f, fc);
+	vlan = copy_vlan(f);
+	lens = copy_lens(f);
 	/* A loop, not unrolled: 63 copies of the body would outgrow the
 	 * branch offsets. */
 #pragma clang loop unroll(disable)
 	for (slot = 1; slot < XDPBR_MAX_PORTS; slot++)
-		tc_flood_copy(skb, f, fc, stp_block, slot);
+		xdpbr_tc_copy(skb, slot, in, vlan, lens);
 	/* Every copy has gone; the original is spent, not dropped. */
 	return tc_end(f, flood_counter(fc), TC_ACT_SHOT);
 }
@@ -335,7 +452,7 @@ static __always_inline int tc_forward(struct __sk_buff *skb, struct frame *f,
 {
 	enum xdpbr_counter c = check_pair(f, eg);
 	struct xdpbr_port *out;
-	__u32 out_ifindex, mtu = 0;
+	__u32 out_ifindex;
 
 	if (c != STEP_OK)
 		return tc_end(f, c, TC_ACT_SHOT);
@@ -352,14 +469,12 @@ static __always_inline int tc_forward(struct __sk_buff *skb, struct frame *f,
 		if (tc_set_tag(skb, &f->vi, ve == VLAN_EG_UNTAGGED))
 			return tc_end(f, XDPBR_CNT_DROP_REDIRECT, TC_ACT_SHOT);
 	}
+	/* Larger than the egress port's MTU: dropped, as a NIC would (and
+	 * the kernel bridge does), with its own reason. */
+	f->mtu_l3 = tc_mtu_len(skb, f);
+	if (f->mtu_l3 && tc_too_big(skb, out_ifindex, f->mtu_l3))
+		return tc_end(f, XDPBR_CNT_DROP_MTU, TC_ACT_SHOT);
 	outcome(f, XDPBR_CNT_FORWARDED);
-	/* Larger than the egress port's MTU: the egress drops it, as a NIC
-	 * would (and the kernel bridge does), and counts it like the XDP
-	 * path's driver drops. GSO packets are checked per segment. */
-	if (bpf_check_mtu(skb, out_ifindex, &mtu, 0, 0)) {
-		count(stats_of(eg->slot), XDPBR_CNT_TX_DROPPED);
-		return TC_ACT_SHOT;
-	}
 	count_tx(stats_of(eg->slot), wire_len(skb), f->segs);
 	/* Into a container's namespace: straight to the veth's peer, the way
 	 * Cilium does, skipping the egress queue and a second softirq. */
@@ -498,11 +613,11 @@ static __always_inline struct xdpbr_port *port_of_dev(const struct net_device *d
 
 /*
  * The tracepoint's drops include the copies our own devmap egress program
- * refused (isolation, VLAN), already counted as flood_filtered. The egress
- * program runs in the same per-CPU flush just before the tracepoint fires,
- * so the flood_filtered this CPU added since the last firing (kept in
- * xdpbr_xmit_seen) is exactly that share: subtract it, and count only what
- * the driver dropped.
+ * refused (isolation, VLAN, MTU), already counted as flood_filtered or
+ * tx_dropped_mtu. The egress program runs in the same per-CPU flush just
+ * before the tracepoint fires, so what this CPU added to those since the
+ * last firing (kept in xdpbr_xmit_seen) is exactly that share: subtract it,
+ * and count only what the driver dropped.
  *
  * A BTF tracepoint (tp_btf), not the perf-style one: it fires once per
  * flush of redirected frames, on the hot path, and the perf-style one first
@@ -515,7 +630,7 @@ int BPF_PROG(xdpbr_xmit, const struct net_device *from_dev,
 {
 	struct xdpbr_port *port;
 	struct xdpbr_stats *st;
-	__u64 *seen, filtered, ndrops;
+	__u64 *seen, refused, filtered, ndrops;
 	__u32 slot;
 
 	port = port_of_dev(to_dev);
@@ -526,8 +641,9 @@ int BPF_PROG(xdpbr_xmit, const struct net_device *from_dev,
 	seen = bpf_map_lookup_elem(&xdpbr_xmit_seen, &slot);
 	if (!st || !seen)
 		return 0;
-	filtered = st->c[XDPBR_CNT_FLOOD_FILTERED] - *seen;
-	*seen = st->c[XDPBR_CNT_FLOOD_FILTERED];
+	refused = st->c[XDPBR_CNT_FLOOD_FILTERED] + st->c[XDPBR_CNT_TX_DROPPED_MTU];
+	filtered = refused - *seen;
+	*seen = refused;
 	ndrops = drops > 0 ? (__u64)drops : 0;
 	if (ndrops > filtered)
 		st->c[XDPBR_CNT_TX_DROPPED] += ndrops - filtered;

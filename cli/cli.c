@@ -51,7 +51,7 @@ struct word {
 			"              [ edge { on | off | auto } ] [ bpdu_guard { on | off | reset } ]\n" \
 			"              [ root_guard { on | off } ]\n" \
 			"              [ state { disabled | blocking | listening | learning |\n" \
-			"                        forwarding | 0-4 } ]\n"
+			"                        forwarding } ]\n"
 #define U_LINK_ADD	"xdpbr [OPTIONS] link add dev DEV master BRIDGE\n" \
 			"              [ mode { native | generic | auto } ]\n"
 #define U_LINK_DEL	"xdpbr [OPTIONS] link del { dev DEV | slot N }\n"
@@ -85,9 +85,9 @@ struct word {
 			"       COST := 1 .. 200000000, 0 from the link speed; PRIO := 0 .. 240 in\n" \
 			"       steps of 16; edge auto: an edge port until it hears a BPDU;\n" \
 			"       bpdu_guard reset: a port shut by a guard forwards again\n" \
-			"       state: the port's spanning tree state, set by hand while STP is off\n" \
-			"       (numbers as bridge(8): 0 disabled, 1 listening, 2 learning,\n" \
-			"       3 forwarding, 4 blocking); all but learning and forwarding block\n"
+			"       state: the port's spanning tree state, set by hand while STP is off,\n" \
+			"       also as bridge(8)'s numbers: 0 disabled, 1 listening, 2 learning,\n" \
+			"       3 forwarding, 4 blocking; all but learning and forwarding block\n"
 #define N_LINK_ADD	"       BRIDGE := a bridge running from /sys/fs/bpf/xdpbr/BRIDGE\n"
 #define N_LINK_DEL	"       DEV := a port, or the name a port had whose interface is gone (deleted\n" \
 			"       while no xdpbrd ran); N := the slot of a port, as link show says\n"

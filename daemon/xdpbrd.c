@@ -547,6 +547,28 @@ static void hostif_link(struct daemon *d, const struct link_event *ev)
 	d->hostif_was_up = up;
 }
 
+/* Keeps the datapath's MTU threshold (bpf/mtu.h) right after a port was
+ * added, removed or changed its MTU; says when the ports' MTUs differ, as
+ * frames larger than an egress port's MTU are then dropped there. */
+static void mtus_follow(struct daemon *d, bool at_start)
+{
+	char lo[IF_NAMESIZE] = "?", hi[IF_NAMESIZE] = "?";
+	struct bridge_mtus mt;
+	int changed = bridge_mtu_refresh(&d->br.maps, &mt);
+
+	if (changed < 0) {
+		log_warn("couldn't record the ports' smallest MTU: %s", strerror(-changed));
+		return;
+	}
+	if ((!changed && !at_start) || mt.min == mt.max)
+		return;
+	if_indextoname(mt.min_ifindex, lo);
+	if_indextoname(mt.max_ifindex, hi);
+	log_warn("bridge %s: its ports have different MTUs (%d on %s, %d on %s): a frame "
+		 "larger than its egress port's MTU is dropped there (counted as drop_mtu)",
+		 d->br.name, mt.min, lo, mt.max, hi);
+}
+
 static void on_link_event(const struct link_event *ev, void *arg)
 {
 	struct daemon *d = arg;
@@ -590,9 +612,11 @@ static void on_link_event(const struct link_event *ev, void *arg)
 				d->br.ports[i] = d->br.ports[--d->br.nports];
 				break;
 			}
+		mtus_follow(d, false);
 		return;
 	}
 	port_link_state(d, ev->ifindex, ev->flags);
+	mtus_follow(d, false);
 }
 
 /* After lost events (or at start): read every port's link state. */
@@ -1296,6 +1320,7 @@ static int start(struct daemon *d, const struct cmdline *cl)
 	d->sweep.on_aged = on_aged;
 	d->sweep.arg = d;
 	resync_links(d);
+	mtus_follow(d, true);
 	stp_open(d);
 	start_services(d);
 	block_signals();

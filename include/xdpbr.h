@@ -74,9 +74,9 @@
 #define XDPBR_PIN_PROG_EGRESS	"prog_egress"
 #define XDPBR_PIN_PROG_TC	"prog_tc"
 
-/* Section names: `ip link set dev X xdp obj xdpbr.bpf.o sec xdp`,
+/* Section names: `ip link set dev X xdp obj xdpbr.bpf.o sec xdp.frags`,
  * `tc filter add dev X ingress bpf da obj xdpbr.bpf.o sec tc` */
-#define XDPBR_SEC_RX		"xdp"
+#define XDPBR_SEC_RX		"xdp.frags"
 #define XDPBR_SEC_TC		"tc"
 /* The loader's cls_bpf filter on a port's clsact ingress: this handle and
  * priority, so it finds and removes its own filter and no one else's. */
@@ -216,7 +216,8 @@ struct xdpbr_config {
 	__u32 flags;			/* XDPBR_CFG_* */
 	__u32 fdb_max_learned;		/* dynamic entries in the bridge; 0 = no limit */
 	__u16 default_pvid;		/* PVID of new ports; 0 = none (1 if never set) */
-	__u16 pad[3];
+	__u16 mtu_min;			/* smallest MTU of the ports (0: 1500), see below */
+	__u16 pad[2];
 };
 #define XDPBR_CFG_VLAN_FILTERING	(1U << 0)	/* 802.1Q VLAN-aware bridging */
 #define XDPBR_CFG_PVID_SET		(1U << 1)	/* default_pvid was set (0 = none) */
@@ -232,6 +233,13 @@ struct xdpbr_config {
  * set by hand (xdpbr link set dev X state ...). */
 #define XDPBR_CFG_STP			(1U << 4)
 #define XDPBR_AGEING_NEVER	(~0ULL)
+
+/* Frames whose network-layer length (without Ethernet header and VLAN tag)
+ * exceeds the smallest port MTU of the bridge (mtu_min, which user space
+ * keeps up to date; 0 means this) are checked against the egress port's
+ * MTU and dropped as drop_mtu / tx_dropped_mtu when larger. Smaller frames
+ * fit every port and pay no check. */
+#define XDPBR_MTU_DEFAULT	1500
 
 /*
  * Spanning tree port states, as the datapath enforces them (802.1D-2004
@@ -281,11 +289,15 @@ struct xdpbr_stp_beat {
  * events: learned/moved/learn_failed/learn_limit on the ingress port,
  * flood_filtered on an egress port that refused a flooded copy (isolation,
  * VLAN, or a spanning tree state that is not forwarding),
+ * tx_dropped_mtu on an egress port that refused a flooded copy larger than
+ * its MTU (a known-unicast frame that is: the ingress port's drop_mtu),
  * tx_dropped on an egress port whose driver dropped redirected frames
  * (tracepoint xdp:xdp_devmap_xmit), redirect_errors on the ingress port when
  * the kernel failed a redirect after the program returned
  * (xdp:xdp_redirect_err), events_dropped when the event rate limit or a
- * full ring buffer swallowed a learn/move event.
+ * full ring buffer swallowed a learn/move event. A new counter changes the
+ * value of the pinned xdpbr_stats: lib/upgrade.c must learn to adopt the
+ * layout before it (a _Static_assert there says so).
  */
 #define XDPBR_COUNTERS(X)						\
 	X(RX_PACKETS,		"rx_packets")				\
@@ -310,12 +322,14 @@ struct xdpbr_stp_beat {
 	X(DROP_STORM_UNKNOWN,	"drop_storm_unknown")			\
 	X(DROP_PORT_STATE,	"drop_port_state")			\
 	X(DROP_REDIRECT,	"drop_redirect")			\
+	X(DROP_MTU,		"drop_mtu")				\
 	X(LEARNED,		"learned")				\
 	X(MOVED,		"moved")				\
 	X(LEARN_FAILED,		"learn_failed")				\
 	X(LEARN_LIMIT,		"learn_limit")				\
 	X(FLOOD_FILTERED,	"flood_filtered")			\
 	X(TX_DROPPED,		"tx_dropped")				\
+	X(TX_DROPPED_MTU,	"tx_dropped_mtu")			\
 	X(REDIRECT_ERRORS,	"redirect_errors")			\
 	X(EVENTS_DROPPED,	"events_dropped")
 
@@ -328,7 +342,7 @@ enum xdpbr_counter {
 
 /* First and last outcome counter: the accounting invariant sums this range. */
 #define XDPBR_CNT_OUTCOME_FIRST	XDPBR_CNT_FORWARDED
-#define XDPBR_CNT_OUTCOME_LAST	XDPBR_CNT_DROP_REDIRECT
+#define XDPBR_CNT_OUTCOME_LAST	XDPBR_CNT_DROP_MTU
 
 /* Dynamic FDB entries per port slot, with the bridge total in slot 0: the
  * sum of the datapath's count, xdpbr_learned (changed atomically when it

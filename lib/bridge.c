@@ -15,7 +15,11 @@
 #include <linux/magic.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -485,6 +489,23 @@ static int skel_size(struct bridge *br, const struct bridge_opts *o)
 	return 0;
 }
 
+/* Whether the kernel loads multi-buffer XDP programs (BPF_F_XDP_HAS_FRAGS,
+ * Linux 5.18). */
+static bool xdp_frags_supported(void)
+{
+	struct bpf_insn prog[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = XDP_PASS },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .prog_flags = BPF_F_XDP_HAS_FRAGS);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_XDP, NULL, "GPL", prog, ARRAY_SIZE(prog), &opts);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 static int skel_load(struct bridge *br)
 {
 	int err;
@@ -497,6 +518,13 @@ static int skel_load(struct bridge *br)
 			 "(CONFIG_DEBUG_INFO_BTF=y, as in Debian's, Ubuntu's and Fedora's kernels)",
 			 KERNEL_BTF);
 		return -ENOENT;
+	}
+	/* Built for multi-buffer XDP (SEC("xdp.frags"), bpf_xdp_get_buff_len),
+	 * so that drivers that support it take jumbo frames natively. */
+	if (!xdp_frags_supported()) {
+		log_warn("This kernel has no multi-buffer XDP (BPF_F_XDP_HAS_FRAGS, "
+			 "Linux 5.18), which the datapath is built for");
+		return -EOPNOTSUPP;
 	}
 	err = xdpbr__load(br->skel);
 	stats_upgrade_finish(br, !err);
@@ -801,6 +829,52 @@ enum port_path bridge_port_path(struct bridge *br, const char *ifname)
 	return ifindex ? port_path_for(br, ifname, ifindex, kind, sizeof(kind)) : PORT_PATH_AUTO;
 }
 
+static int ifindex_mtu(uint32_t ifindex)
+{
+	struct ifreq ifr = {};
+	int fd, mtu = 0;
+
+	if (!if_indextoname(ifindex, ifr.ifr_name))
+		return 0;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	if (!ioctl(fd, SIOCGIFMTU, &ifr))
+		mtu = ifr.ifr_mtu;
+	close(fd);
+	return mtu;
+}
+
+/*
+ * Native XDP refused with err: whether that is final (mode native, or an
+ * error no other mode would avoid), said either way. A driver without
+ * native XDP says EOPNOTSUPP; one that can't take frames of the port's MTU
+ * in XDP (no multi-buffer support) says ERANGE or EINVAL: mode auto runs
+ * such a port in generic XDP, which takes any frame.
+ */
+static bool native_refused(struct bridge *br, uint32_t ifindex, const char *ifname, int err)
+{
+	int mtu = ifindex_mtu(ifindex);
+	bool mtu_err = (err == -ERANGE || err == -EINVAL) && mtu > XDPBR_MTU_DEFAULT;
+	char why[128] = "";
+
+	if (err == -EOPNOTSUPP)
+		snprintf(why, sizeof(why), "driver has no native XDP");
+	else if (mtu_err)
+		snprintf(why, sizeof(why), "the driver can't run native XDP with MTU %d "
+			 "without multi-buffer XDP", mtu);
+	if (br->mode == XDPBR_MODE_NATIVE || !why[0]) {
+		log_warn("Couldn't attach XDP program to '%s' in native mode: %s%s%s%s",
+			 ifname, strerror(-err), why[0] ? " (" : "", why,
+			 !why[0] ? "" : mtu_err ? "; lower the MTU or try --mode generic)"
+						: "; try --mode generic)");
+		return true;
+	}
+	log_warn("'%s': %s, falling back to generic mode (slower: frames are "
+		 "copied into socket buffers first)", ifname, why);
+	return false;
+}
+
 static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
 		      uint32_t cur_id, uint32_t cur_mode, uint32_t *mode)
 {
@@ -836,14 +910,8 @@ static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
 			*mode = XDPBR_MODE_NATIVE;
 			return 0;
 		}
-		if (br->mode == XDPBR_MODE_NATIVE || err != -EOPNOTSUPP) {
-			log_warn("Couldn't attach XDP program to '%s' in native mode: %s%s",
-				 ifname, strerror(-err),
-				 err == -EOPNOTSUPP ? " (driver has no native XDP; try --mode generic)" : "");
+		if (native_refused(br, ifindex, ifname, err))
 			return err;
-		}
-		log_warn("'%s': driver has no native XDP, falling back to generic mode "
-			 "(slower: frames are copied into socket buffers first)", ifname);
 	}
 	err = bpf_xdp_attach((int)ifindex, br->prog_rx_fd, flags | XDP_FLAGS_SKB_MODE, NULL);
 	if (err) {
@@ -957,6 +1025,54 @@ static void port_added(struct bridge *br, const char *ifname, uint32_t ifindex,
 	veth_peer_check(ifindex, ifname);
 }
 
+static void mtus_add(struct bridge_mtus *mt, uint32_t ifindex, int mtu)
+{
+	if (mtu <= 0)
+		return;
+	if (!mt->min || mtu < mt->min) {
+		mt->min = mtu;
+		mt->min_ifindex = ifindex;
+	}
+	if (mtu > mt->max) {
+		mt->max = mtu;
+		mt->max_ifindex = ifindex;
+	}
+}
+
+int bridge_mtu_refresh(const struct xdpbr_maps *m, struct bridge_mtus *mt)
+{
+	struct xdpbr_config cfg;
+	struct port_entry *ports;
+	struct bridge_mtus all = {};
+	size_t n;
+	uint16_t want;
+	int err;
+
+	*mt = (struct bridge_mtus){};
+	err = ports_dump(m->ports, &ports, &n);
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		int mtu = ifindex_mtu(ports[i].ifindex);
+
+		mtus_add(&all, ports[i].ifindex, mtu);
+		if (!(ports[i].port.flags & XDPBR_PORT_HOST))
+			mtus_add(mt, ports[i].ifindex, mtu);
+	}
+	free(ports);
+	/* The check is skipped for frames within mtu_min: it must be the
+	 * smallest of all ports, the host interface's included. */
+	want = all.min <= 0 ? 0 : all.min > UINT16_MAX ? UINT16_MAX : (uint16_t)all.min;
+	err = ctl_config_get(m, &cfg);
+	if (err)
+		return err;
+	if (cfg.mtu_min == want)
+		return 0;
+	cfg.mtu_min = want;
+	err = ctl_config_set(m, &cfg);
+	return err ? err : 1;
+}
+
 int bridge_add_port(struct bridge *br, const char *ifname)
 {
 	uint32_t ifindex, mode = XDPBR_MODE_TC;
@@ -977,6 +1093,7 @@ int bridge_add_port(struct bridge *br, const char *ifname)
 	if (err)
 		return err;
 	port_added(br, ifname, ifindex, mode, kind, adopted);
+	bridge_mtu_refresh(&br->maps, &(struct bridge_mtus){});
 	return 0;
 }
 

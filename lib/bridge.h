@@ -135,6 +135,19 @@ int bridge_reconcile_ports(struct bridge *br);
  * it was renamed, 0 if not, -errno. */
 int bridge_port_name_follow(struct bridge *br, uint32_t ifindex, uint32_t slot);
 
+/* The ports' MTUs: the smallest and largest, and a port that has each
+ * (the host interface's port is left out: it follows the host's end). */
+struct bridge_mtus {
+	int min, max;			/* 0 when no port */
+	uint32_t min_ifindex, max_ifindex;
+};
+
+/* Reads the MTU of every port of the bridge whose maps are m and records
+ * the smallest in the config, for the datapath's egress MTU check
+ * (bpf/mtu.h): frames longer than it are checked against their egress
+ * port. 1 if the recorded value changed, 0 if not, -errno. */
+int bridge_mtu_refresh(const struct xdpbr_maps *m, struct bridge_mtus *mt);
+
 /* Puts back the bridge's pins if they were removed. 0: all there; 1: put
  * back; -ENOENT: bpffs is not mounted; -errno. */
 int bridge_pins_check(struct bridge *br);

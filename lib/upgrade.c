@@ -10,23 +10,58 @@
 #include <bpf/libbpf.h>
 
 #include "xdpbr.h"
+#include "portstats.h"
 #include "upgrade.h"
 
-#define STATS_V1_COUNTERS	29
+/* The older layouts of xdpbr_stats, by the names of their counters. */
+#define STATS_V29							\
+	"rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "forwarded",	\
+	"flood_broadcast", "flood_multicast", "flood_unknown",		\
+	"pass_linklocal", "pass_not_port", "drop_runt", "drop_bad_src",	\
+	"drop_same_port", "drop_spoofed_static", "drop_isolated",		\
+	"drop_vlan_filtered", "drop_8021ad", "drop_storm_broadcast",	\
+	"drop_storm_multicast", "drop_storm_unknown", "drop_redirect"
+#define STATS_V29_EVENTS						\
+	"learned", "moved", "learn_failed", "learn_limit", "flood_filtered", \
+	"tx_dropped"
+static const char *const stats_v29[] = {
+	STATS_V29, STATS_V29_EVENTS, "redirect_errors", "events_dropped",
+};
+static const char *const stats_v31[] = {
+	STATS_V29, "drop_mtu", STATS_V29_EVENTS, "tx_dropped_mtu", "redirect_errors",
+	"events_dropped",
+};
+_Static_assert(sizeof(stats_v29) / sizeof(stats_v29[0]) == 29, "29 counters");
+_Static_assert(sizeof(stats_v31) / sizeof(stats_v31[0]) == 31, "31 counters");
+_Static_assert(XDPBR_CNT__MAX == 32,
+	       "a new counter: add the layout before it to stats_layout() and upgrade.h");
 
-_Static_assert(XDPBR_CNT__MAX == STATS_V1_COUNTERS + 1,
-	       "a new counter: add its layout to upgrade.h and stats_upgrade()");
-
-int stats_v1_index(int old)
+const char *const *stats_layout(size_t n)
 {
-	return old < XDPBR_CNT_DROP_PORT_STATE ? old : old + 1;
+	switch (n) {
+	case 29:
+		return stats_v29;
+	case 31:
+		return stats_v31;
+	default:
+		return NULL;
+	}
 }
 
-/* Slot slot of the v1 map old_fd into the new map new_fd, CPU by CPU. */
-static int stats_copy_slot(int old_fd, int new_fd, __u32 slot, int ncpus)
+int stats_index(const char *name)
 {
-	const size_t old_sz = STATS_V1_COUNTERS * sizeof(__u64);
-	__u64 *old = calloc((size_t)ncpus, old_sz);
+	for (int c = 0; c < XDPBR_CNT__MAX; c++)
+		if (!strcmp(counter_names[c], name))
+			return c;
+	return -1;
+}
+
+/* Slot slot of the map old_fd, of the layout names (n counters), into the
+ * new map new_fd, CPU by CPU, each count under its name. */
+static int stats_copy_slot(int old_fd, int new_fd, __u32 slot, int ncpus,
+			   const char *const *names, size_t n)
+{
+	__u64 *old = calloc((size_t)ncpus, n * sizeof(__u64));
 	struct xdpbr_stats *now = calloc((size_t)ncpus, sizeof(*now));
 	int err = 0;
 
@@ -39,8 +74,12 @@ static int stats_copy_slot(int old_fd, int new_fd, __u32 slot, int ncpus)
 		goto out;
 	}
 	for (int cpu = 0; cpu < ncpus; cpu++)
-		for (int c = 0; c < STATS_V1_COUNTERS; c++)
-			now[cpu].c[stats_v1_index(c)] = old[cpu * STATS_V1_COUNTERS + c];
+		for (size_t c = 0; c < n; c++) {
+			int to = stats_index(names[c]);
+
+			if (to >= 0)
+				now[cpu].c[to] = old[(size_t)cpu * n + c];
+		}
 	if (bpf_map_update_elem(new_fd, &slot, now, 0))
 		err = -errno;
 out:
@@ -52,8 +91,10 @@ out:
 int stats_upgrade(const char *pin, int *new_fd)
 {
 	struct bpf_map_info info = { 0 };
+	const char *const *names;
 	__u32 len = sizeof(info);
 	int old_fd, fd = -1, ncpus, err = 0;
+	size_t n;
 
 	*new_fd = -1;
 	old_fd = bpf_obj_get(pin);
@@ -65,7 +106,9 @@ int stats_upgrade(const char *pin, int *new_fd)
 	}
 	if (info.value_size == sizeof(struct xdpbr_stats))
 		goto out;				/* current */
-	if (info.value_size != STATS_V1_COUNTERS * sizeof(__u64) ||
+	n = info.value_size / sizeof(__u64);
+	names = stats_layout(n);
+	if (!names || info.value_size % sizeof(__u64) ||
 	    info.type != BPF_MAP_TYPE_PERCPU_ARRAY || info.key_size != sizeof(__u32)) {
 		err = -EPROTO;
 		goto out;
@@ -82,7 +125,7 @@ int stats_upgrade(const char *pin, int *new_fd)
 		goto out;
 	}
 	for (__u32 slot = 0; slot < info.max_entries && !err; slot++)
-		err = stats_copy_slot(old_fd, fd, slot, ncpus);
+		err = stats_copy_slot(old_fd, fd, slot, ncpus, names, n);
 	if (err)
 		close(fd);
 	else

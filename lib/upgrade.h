@@ -10,15 +10,22 @@
  * fail to load over the old bridge. Each layout change says here how the
  * old values become new ones.
  *
- * xdpbr_stats (one __u64 per counter of XDPBR_COUNTERS, per CPU and slot):
- *   v1  29 counters, before drop_port_state (spanning tree, issue 12)
- *   v2  30: drop_port_state inserted before drop_redirect
+ * xdpbr_stats (one __u64 per counter of XDPBR_COUNTERS, per CPU and slot)
+ * is told by its size, each older layout by the names of its counters
+ * (lib/upgrade.c), which take their values along:
+ *   29 counters  before jumbo frames and port states
+ *   31           + drop_mtu, tx_dropped_mtu (jumbo frames)
+ *   32           + drop_port_state (spanning tree port states, issue 12)
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
-/* How counter old of a v1 value is numbered now. */
-int stats_v1_index(int old);
+/* The names of the counters of the older layout of n counters, or NULL. */
+const char *const *stats_layout(size_t n);
+
+/* Where counter name is now (enum xdpbr_counter), or -1. */
+int stats_index(const char *name);
 
 /*
  * When the counters pinned at pin (a path) have an older layout: a new

@@ -5,6 +5,7 @@
 # side by side in one run (`make bench` builds, then runs this).
 #
 #   tools/bench.sh [OPTION...]            see --help
+#   tools/bench.sh --plot DIR FILE        SVG plots of FILE, a saved --json
 #   tools/bench.sh --cleanup              remove what a killed run left behind
 #
 # Topology (ID = PID % 10000, every name unique to the run):
@@ -76,6 +77,12 @@
 # NICs measured from a second machine. The sinks first send a frame each so
 # that the bridge learns them.
 #
+# --plot DIR draws the results with gnuplot (tools/plot.sh): per core count
+# DIR/rates-Ncores.svg (delivered Mpps and Gbit/s per frame size, the DUTs
+# side by side, the line rate, the repetitions' spread) and DIR/ratios.svg,
+# next to DIR/bench.json, the JSON they were drawn from; `make bench` puts
+# them in build/plots.
+#
 # Needs root and what tools/deps.sh installs. Cleans up everything it
 # created (namespaces, links, bridge, XDP programs, pins, sysctls) on exit,
 # failure and Ctrl-C.
@@ -108,6 +115,8 @@ WARMUP=0.1
 REPS=3
 LINK=10G
 JSON_OUT=
+PLOT_DIR=
+PLOT_FILE=
 MACS=10000
 PROFILE=0
 SMOKE=0
@@ -120,6 +129,7 @@ usage()
 {
 	cat <<EOF
 usage: tools/bench.sh [OPTION...]
+       tools/bench.sh --plot DIR FILE
   --duts LIST        of xdpbr,xdpbr-tc,bridge,ceiling (default: all four;
                      xdpbr is the XDP datapath, xdpbr-tc the TC one; the
                      tcp scenario runs xdpbr (default datapath) and bridge)
@@ -136,6 +146,11 @@ usage: tools/bench.sh [OPTION...]
   --macs N           source MACs of the macs10k scenario (default 10000)
   --xdpbrd-args ARGS more options for xdpbrd, e.g. "-C 0" (FDB cache off)
   --json FILE        write the results as JSON to FILE
+  --plot DIR         also draw the results as SVG plots (gnuplot) in DIR:
+                     rates-1core.svg.. (Mpps and Gbit/s per frame size, one
+                     plot per core count) and ratios.svg, with the JSON they
+                     come from as DIR/bench.json; with FILE, a saved --json,
+                     draw FILE and measure nothing (no root needed)
   --profile          also measure BPF run time per program (BPF stats on:
                      slows every program a little)
   --smoke            tiny run for tests: size 64, 1 rep, 0.2 s, 1 core,
@@ -333,7 +348,7 @@ while [ $# -gt 0 ]; do
 	-h | --help) usage; exit 0 ;;
 	--duts | --scenarios | --sizes | --cores | --duration | --warmup | --reps | \
 	--link | --macs | --json | --tx-dev | --rx-dev | --rx-ns | --dut-name | \
-	--xdpbrd-args | --tcp-duration)
+	--xdpbrd-args | --tcp-duration | --plot)
 		val=$(arg "$@") || exit 2
 		shift
 		GIVEN[$opt]=1
@@ -349,6 +364,7 @@ while [ $# -gt 0 ]; do
 		--link) LINK=$val ;;
 		--macs) MACS=$val ;;
 		--json) JSON_OUT=$val ;;
+		--plot) PLOT_DIR=$val ;;
 		--tx-dev) TX_DEV=$val ;;
 		--rx-dev) RX_DEV=$val ;;
 		--rx-ns) RX_NS=$val ;;
@@ -356,10 +372,23 @@ while [ $# -gt 0 ]; do
 		--xdpbrd-args) read -r -a XDPBRD_ARGS <<<"$val" ;;
 		esac
 		;;
-	*) usage >&2; exit 2 ;;
+	-*) usage >&2; exit 2 ;;
+	*)
+		[ -z "$PLOT_FILE" ] || { usage >&2; exit 2; }
+		PLOT_FILE=$opt
+		;;
 	esac
 	shift
 done
+
+# --plot DIR FILE: draw a saved run, measure nothing.
+if [ -n "$PLOT_FILE" ]; then
+	[ -n "$PLOT_DIR" ] || die "$PLOT_FILE: a saved run is only read by --plot DIR FILE"
+	if [ ${#GIVEN[@]} -ne 1 ] || [ "$SMOKE$PROFILE" != 00 ]; then
+		die "--plot DIR FILE draws a saved run: it takes no other option"
+	fi
+	exec tools/plot.sh bench "$PLOT_FILE" "$PLOT_DIR"
+fi
 
 # --smoke: defaults for a tiny run; options given explicitly still win.
 if [ "$SMOKE" = 1 ]; then
@@ -455,6 +484,10 @@ done
 for t in ip bridge ethtool jq sysctl awk tc; do
 	command -v "$t" >/dev/null || die "'$t' is missing: run 'make deps'"
 done
+if [ -n "$PLOT_DIR" ]; then
+	command -v gnuplot >/dev/null || die "--plot: 'gnuplot' is missing: run 'make deps' (gnuplot-nox)"
+	{ mkdir -p "$PLOT_DIR" && [ -w "$PLOT_DIR" ]; } || die "--plot: cannot write to $PLOT_DIR"
+fi
 if [ "$TCP" = 1 ]; then
 	[ -x "$TAPWIRE" ] || die "$TAPWIRE is missing: run 'make bench' (or make all $TAPWIRE)"
 	for t in iperf3 ss; do
@@ -881,6 +914,12 @@ progress "measured in $(($(date +%s) - START)) s"
 
 # ---------------------------------------------------------------- results
 
+# cpu_model: the CPU's name, for the record (plots show it with the host).
+cpu_model()
+{
+	sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1
+}
+
 # One document: the run, one entry per (DUT, scenario, cores, size) with the
 # median, min and max over the repetitions, and the ratios at 64 bytes (or
 # the smallest size measured); the tcp scenario's medians and ratios under
@@ -891,6 +930,7 @@ jq -s \
 	--rawfile tcpoff "$TMP/tcp_offloads" --arg fscens "${FSCEN_LIST[*]}" \
 	--arg link "$LINK" --argjson link_bps "$LINK_BPS" \
 	--arg kernel "$(uname -r)" --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+	--arg host "$(uname -n)" --arg cpu_model "$(cpu_model)" --argjson macs "$MACS" \
 	--argjson ncpu "$NCPU" --argjson duration "$DURATION" --argjson reps "$REPS" \
 	--arg prefix "$P" --argjson external "$EXTERNAL" --argjson tp "${TP_PROGS:-0}" \
 	--arg duts "${DUT_LIST[*]}" --arg scens "${SCEN_LIST[*]}" \
@@ -940,9 +980,10 @@ jq -s \
 	  def extra($a; $b): if nspp($a) == null or nspp($b) == null then null
 		else (nspp($a) - nspp($b)) * 10 | round / 10 end;
 	{ tool: "xdpbr bench (tools/bench.sh, build/tools/pktgen)",
-	  date: $date, kernel: $kernel, cpus: $ncpu, prefix: $prefix,
+	  date: $date, kernel: $kernel, host: $host, cpu_model: $cpu_model,
+	  cpus: $ncpu, prefix: $prefix,
 	  external: ($external == 1), xdp_tracepoint_progs_before: $tp,
-	  link: $link, link_bps: $link_bps, duration_s: $duration, reps: $reps,
+	  link: $link, link_bps: $link_bps, duration_s: $duration, reps: $reps, macs: $macs,
 	  duts: ($duts | split(" ")), scenarios: ($scens | split(" ")),
 	  sizes: $sz, cores: ($cores | split(" ") | map(tonumber)),
 	  ratio_size: $rsize,
@@ -1221,5 +1262,11 @@ if [ -n "$leak" ]; then
 	echo
 	echo "warning: unicast frames flooded to other ports:"
 	echo "$leak"
+fi
+
+if [ -n "$PLOT_DIR" ]; then
+	cp "$TMP/result.json" "$PLOT_DIR/bench.json" || die "cannot write $PLOT_DIR/bench.json"
+	tools/plot.sh bench "$PLOT_DIR/bench.json" "$PLOT_DIR" || exit 1
+	progress "plots written to $PLOT_DIR (from $PLOT_DIR/bench.json)"
 fi
 exit 0

@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -148,12 +151,13 @@ static int flood_set(struct bpf_map *map, enum port_id p, int egress_fd)
 				    &v, sizeof(v), 0);
 }
 
-static int config_set(__u32 flags, __u32 fdb_max_learned)
+static int config_set(__u32 flags, __u32 fdb_max_learned, __u16 mtu_min)
 {
 	struct xdpbr_config cfg = {
 		.ageing_ns = CFG_AGEING_NS,
 		.flags = flags,
 		.fdb_max_learned = fdb_max_learned,
+		.mtu_min = mtu_min,
 	};
 	__u32 zero = 0;
 
@@ -203,15 +207,49 @@ static int beat_set(__u64 age_ns, __u64 timeout_ns)
  * each port's flags (XDPBR_PORT_DEFAULT_FLAGS plus/minus the case's),
  * learning limit, PVID, VLAN membership and storm limits (none unless the
  * case gives them). */
+/* The MTU of port p's interface (what bpf_check_mtu reads). */
+static int mtu_set(enum port_id p, __u32 mtu)
+{
+	struct ifreq ifr = { .ifr_mtu = (int)mtu };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ports[p].name);
+	if (ioctl(fd, SIOCSIFMTU, &ifr))
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+/* The case's MTUs on the interfaces, and their smallest as the config's
+ * mtu_min, as user space keeps it (bridge_mtu_refresh). */
+static int mtus_set(const struct test_case *tc, __u16 *mtu_min)
+{
+	enum port_id p;
+	int err = 0;
+
+	*mtu_min = 0;
+	for (p = P1; p <= P3 && !err; p++) {
+		__u32 mtu = tc->mtu[p] ? tc->mtu[p] : XDPBR_MTU_DEFAULT;
+
+		err = mtu_set(p, mtu);
+		if (!*mtu_min || mtu < *mtu_min)
+			*mtu_min = (__u16)mtu;
+	}
+	return err;
+}
+
 static int reset_bridge(const struct test_case *tc)
 {
 	int egress_fd = bpf_program__fd(dp_skel->progs.xdpbr_egress);
 	enum port_id p;
+	__u16 mtu_min;
 	__u32 slot;
 	int err;
 
-	err = dp_fdb_flush() ?: fdbgen_next() ?:
-	      config_set(tc->cfg_flags, tc->fdb_max_learned);
+	err = dp_fdb_flush() ?: fdbgen_next() ?: mtus_set(tc, &mtu_min) ?:
+	      config_set(tc->cfg_flags, tc->fdb_max_learned, mtu_min);
 	for (slot = 0; slot < XDPBR_MAX_PORTS && !err; slot++)
 		err = dp_learned_set(slot, 0) ?: dp_learned_user_set(slot, 0) ?:
 		      vlans_set(slot, NULL) ?:
@@ -520,7 +558,7 @@ static int storm_setup(const struct test_case *tc, __u64 *slept, struct result *
 {
 	const struct burst_setup *b = &tc->burst;
 	static const __u8 zero[ETH_ALEN];
-	__u8 frame[256], out[256];
+	static __u8 frame[JUMBO_BUF], out[JUMBO_BUF];
 	__u32 verdict, out_len;
 	enum port_id in = b->in ? b->in : tc->in;
 	size_t len;
@@ -578,7 +616,7 @@ static enum outcome run_case(const struct test_case *tc, struct result *r)
 	__u64 learned_before[XDPBR_MAX_PORTS], learned_now[XDPBR_MAX_PORTS];
 	struct xdpbr_fdb_val old[MAX_CHECKS];
 	bool had[MAX_CHECKS] = { false };
-	__u8 frame[256], want[256], out[256];
+	static __u8 frame[JUMBO_BUF], want[JUMBO_BUF], out[JUMBO_BUF];
 	__u32 verdict, out_len;
 	size_t len, want_len, i;
 	enum port_id p;

@@ -208,6 +208,8 @@ struct test_case {
 	struct learned learned;		/* xdpbr_learned (else all 0) */
 	struct learned learned_user;	/* xdpbr_learned_user (else all 0) */
 	__u32 cfg_flags;		/* xdpbr_config.flags (VLAN_ON) */
+	__u32 mtu[PORT_ID_MAX];		/* the port's interface MTU (0: 1500); the
+					 * smallest is xdpbr_config.mtu_min */
 	struct port_vlan vlan[PORT_ID_MAX];	/* PVID and membership, by port */
 	enum port_id remove_tx;		/* port taken out of xdpbr_tx */
 	bool presend;			/* send the same frame once first,
@@ -312,6 +314,7 @@ extern const struct case_table flooding_cases;		/* cases_flooding.c */
 extern const struct case_table ingress_cases;		/* cases_ingress.c */
 extern const struct case_table vlan_cases;		/* cases_vlan.c */
 extern const struct case_table storm_cases;		/* cases_storm.c */
+extern const struct case_table mtu_cases;		/* cases_mtu.c */
 extern const struct case_table stp_cases;		/* cases_stp.c */
 extern const struct seq_table cache_seqs;		/* cases_cache.c */
 

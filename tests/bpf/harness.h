@@ -60,6 +60,7 @@ const char *dp_verdict_name(__u32 verdict);
 /* ---- frames ---- */
 
 #define MAX_TAGS	2	/* tags a test frame may carry */
+#define JUMBO_BUF	9216	/* bytes a test frame may have */
 
 /* One VLAN tag of a test frame, outermost first; tpid 0 ends the list. */
 struct vlan_tag {

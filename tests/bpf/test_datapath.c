@@ -71,6 +71,7 @@ static const struct case_table *const tables[] = {
 	&ingress_cases,
 	&vlan_cases,
 	&storm_cases,
+	&mtu_cases,
 	&stp_cases,
 };
 static const struct seq_table *const seq_tables[] = {

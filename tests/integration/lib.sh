@@ -1387,8 +1387,8 @@ counters_add_up()
 ip_attach_all()
 {
 	local pin=$1 i
-	check "ip link set dev ${PORT[1]} xdp obj xdpbr.bpf.o sec xdp" \
-		ip link set dev "${PORT[1]}" xdp obj "$BPF_OBJ" sec xdp
+	check "ip link set dev ${PORT[1]} xdp obj xdpbr.bpf.o sec xdp.frags" \
+		ip link set dev "${PORT[1]}" xdp obj "$BPF_OBJ" sec xdp.frags
 	IP_ID=$(port_prog_id "${PORT[1]}")
 	[ -n "$IP_ID" ] || abort "no XDP program on ${PORT[1]} after ip link ... xdp obj"
 	check "bpftool prog pin id $IP_ID $pin" bpftool prog pin id "$IP_ID" "$pin"

@@ -50,8 +50,12 @@ brnf_before=$(brnf_values)
 out=$XT_TMP/bench.out
 err=$XT_TMP/bench.err
 json=$XT_TMP/bench.json
+plots=$XT_TMP/plots
 # --profile: the BPF programs' run counts show which datapath really ran.
-BUILD=$XT_BUILD timeout 240 "$BENCH" --smoke --profile --json "$json" >"$out" 2>"$err"
+# --plot: the run's plots (tests/integration/test_plots.sh checks them in
+# detail, from saved runs).
+BUILD=$XT_BUILD timeout 240 "$BENCH" --smoke --profile --json "$json" --plot "$plots" \
+	>"$out" 2>"$err"
 rc=$?
 check_eq "bench --smoke exits 0" 0 "$rc" "stderr:" "$(tail -n 20 "$err")"
 
@@ -171,6 +175,20 @@ check_jq "JSON: tcp hosts kept tx checksum offload and TSO" "$doc" '
 	(.tcp.host_offloads | length) == 2 and
 	all(.tcp.host_offloads[]; test("tx-checksumming: on") and
 				   test("tcp-segmentation-offload: on"))'
+
+# The plots of the run, drawn from the JSON kept next to them.
+check "--plot: the JSON the plots come from is the run's" cmp "$json" "$plots/bench.json"
+check_eq "--plot: a rates plot for the one core count and the ratios" \
+	"bench.json rates-1core.svg ratios.svg" \
+	"$(find "$plots" -mindepth 1 -printf '%f\n' 2>/dev/null | sort | paste -sd' ')"
+for f in rates-1core ratios; do
+	check "--plot: $f.svg is an SVG document" grep -q '</svg>' "$plots/$f.svg"
+done
+for s in "xdpbr (XDP)" "xdpbr (TC)" "Linux bridge" "ceiling (devmap redirect)" "10G line rate"; do
+	n=$(grep -cF "<title>$s</title>" "$plots/rates-1core.svg" 2>/dev/null)
+	check_eq "--plot: series '$s' in the 6 panels (3 scenarios x Mpps, Gbit/s)" 6 "$n"
+done
+check "--plot: the machine in the title" grep -qF "host $(uname -n) (" "$plots/rates-1core.svg"
 
 prefix=$(jq -r '.prefix // empty' "$json" 2>/dev/null)
 left=$([ -n "$prefix" ] && leftovers "$prefix")

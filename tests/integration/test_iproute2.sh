@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # datapaths: xdp
 # The datapath object also loads without xdpbrd:
-#   ip link set dev P xdp obj build/xdpbr.bpf.o sec xdp
+#   ip link set dev P xdp obj build/xdpbr.bpf.o sec xdp.frags
 # iproute2 (6.1, built with libbpf) pins the LIBBPF_PIN_BY_NAME maps under
 # its own root, /sys/fs/bpf/tc/globals/<map name>; /sys/fs/bpf/xdp is a
 # symlink to /sys/fs/bpf/tc, so /sys/fs/bpf/xdp/globals/xdpbr_fdb is the
@@ -39,8 +39,8 @@ fi
 # Remove the pins this test creates, also if it fails half-way.
 XT_CLEANUP_CMDS+=("ip link set dev $P1 xdp off" "rm -f ${ours[*]}")
 
-check "ip link set dev $P1 xdp obj xdpbr.bpf.o sec xdp" \
-	ip link set dev "$P1" xdp obj "$BPF_OBJ" sec xdp
+check "ip link set dev $P1 xdp obj xdpbr.bpf.o sec xdp.frags" \
+	ip link set dev "$P1" xdp obj "$BPF_OBJ" sec xdp.frags
 prog_id=$(port_prog_id "$P1")
 check_eq "the program on $P1 is xdpbr_rx" xdpbr_rx \
 	"$(ip -j link show dev "$P1" | jq -r '.[0].xdp.prog.name')"

@@ -28,8 +28,8 @@ NAMES=$(obs_counter_names)
 [ "$(jq length <<<"$NAMES")" -ge 20 ] ||
 	abort "reading counter names from $XDPBR_H" "got: $NAMES"
 OUTCOMES=$(obs_outcome_names)
-check_jq "xdpbr.h: the outcome counters run from forwarded to drop_redirect" \
-	"$OUTCOMES" '.[0] == "forwarded" and .[-1] == "drop_redirect" and
+check_jq "xdpbr.h: the outcome counters run from forwarded to drop_mtu" \
+	"$OUTCOMES" '.[0] == "forwarded" and .[-1] == "drop_mtu" and
 	 index(["flood_broadcast"]) != null and index(["flood_filtered"]) == null'
 
 
