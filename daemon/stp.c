@@ -28,8 +28,9 @@
  *    topology loses its entries, as 17.31 says).
  *  - a topology change is counted (and STP_EV_TOPOLOGY_CHANGE sent) when a
  *    port detects one (DETECTED), and when one is received (NOTIFIED_TC,
- *    NOTIFIED_TCN) while no tcWhile of this bridge was running, so a legacy
- *    root's TC flag repeated every hello counts once.
+ *    NOTIFIED_TCN) while no tcWhile of this bridge runs and no change was
+ *    detected or heard in the last 2 x hello + 1 s: a legacy root's TC flag,
+ *    repeated every hello for max age + forward delay, counts once.
  *  - ops are called only once stp_tick has been called once: ports added
  *    and resumed before that do not touch the datapath (see stp_port_resume).
  *  - bpdu_guard: a tripped port is not portEnabled (role disabled, state
@@ -149,6 +150,7 @@ struct stp_bridge {
 	uint64_t now_ms, sec_ms;
 	unsigned int hold;		/* resume hold, seconds (stp_port_resume) */
 	uint64_t tc_count, last_tc_ms;
+	uint64_t tc_seen_ms;		/* last TC detected or heard */
 	struct port ports[XDPBR_MAX_PORTS];
 };
 
@@ -297,7 +299,11 @@ static bool tc_active(struct stp_bridge *b)
 
 static void tc_begin(struct stp_bridge *b, struct port *p, bool detected)
 {
-	if (!detected && tc_active(b))
+	uint64_t quiet = (2ull * b->cfg.hello_time + 1) * 1000;
+	bool recent = b->tc_seen_ms && b->now_ms - b->tc_seen_ms < quiet;
+
+	b->tc_seen_ms = b->now_ms ? b->now_ms : 1;
+	if (!detected && (recent || tc_active(b)))
 		return;
 	b->tc_count++;
 	b->last_tc_ms = b->now_ms ? b->now_ms : 1;

@@ -738,7 +738,8 @@ static void test_legacy_root_tcn_and_mcheck(void **state)
 {
 	uint8_t m[36];
 	size_t n;
-	unsigned int tcn;
+	unsigned int tcn, flushes, flushes1;
+	uint64_t tcs;
 
 	sim_reset();
 	bridge(0, 0x8000);
@@ -783,6 +784,22 @@ static void test_legacy_root_tcn_and_mcheck(void **state)
 		step();
 	}
 	assert_int_equal(S.n[0].sent_type[1][2], tcn);
+	/* the legacy root sets TC in every config BPDU for max age + forward
+	 * delay: that is one topology change, flushing the other ports */
+	run_ms(60000);
+	tcs = binfo(0).topology_changes;
+	flushes = S.n[0].flushes[2];
+	flushes1 = S.n[0].flushes[1];
+	m[4] = 0x01;
+	for (int i = 0; i < 350; i++) {
+		if (i % 20 == 0)
+			feed(1, m, n);
+		step();
+	}
+	m[4] = 0;
+	assert_int_equal(binfo(0).topology_changes, tcs + 1);
+	assert_true(S.n[0].flushes[2] > flushes);
+	assert_int_equal(S.n[0].flushes[1], flushes1);	/* not where it came from */
 	/* mcheck: RSTP again at once (and back to legacy while the root is legacy) */
 	stp_port_mcheck(S.n[0].b, 1);
 	assert_false(pinfo(0, 1).legacy);
