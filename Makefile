@@ -58,16 +58,17 @@ SKEL     := $(BUILD)/xdpbr.skel.h
 LIB_SRCS := lib/log.c lib/util.c lib/paths.c lib/pins.c lib/fdbtab.c \
 	    lib/ports.c lib/portstats.c lib/bridge.c lib/netlink.c \
 	    lib/json.c lib/ctl.c lib/report.c lib/events.c lib/hostif.c lib/version.c \
-	    lib/lock.c lib/kfdb.c lib/overlay.c
+	    lib/lock.c lib/kfdb.c lib/overlay.c lib/stpmap.c lib/upgrade.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libxdpbr.a
 
 # daemon/: xdpbrd; cli/: xdpbr. The *_SRCS are the modules without main(),
 # which the unit tests and fuzz harnesses link too.
-DAEMON_SRCS := daemon/config.c daemon/http.c daemon/privs.c daemon/evpn.c
+DAEMON_SRCS := daemon/config.c daemon/http.c daemon/privs.c daemon/evpn.c daemon/stp.c \
+	       daemon/stpd.c
 DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
 CLI_SRCS    := cli/cli.c cli/common.c cli/print.c cli/bridge.c cli/link.c cli/fdb.c \
-	       cli/vlan.c cli/stats.c cli/monitor.c cli/vxlan.c
+	       cli/vlan.c cli/stats.c cli/monitor.c cli/vxlan.c cli/stp.c
 CLI_OBJS    := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 
 BINS     := $(BUILD)/xdpbrd $(BUILD)/xdpbr
@@ -294,7 +295,7 @@ plots:
 
 # ---- fuzzing and sanitizers ----
 # make fuzz          build the libFuzzer harnesses of tests/fuzz/ (datapath,
-#                    config, cli, http) and run each for FUZZ_SECONDS (default
+#                    config, cli, http, bpdu) and run each for FUZZ_SECONDS (default
 #                    60): execs, coverage and findings per harness, reproducers
 #                    in $(BUILD)/fuzz/findings/HARNESS/ (tests/fuzz/run.sh, which
 #                    says how to replay one). Needs root. E.g.
@@ -316,7 +317,7 @@ plots:
 # $(BUILD)/fuzz/, apart from the normal objects; FUZZ_CC overrides clang.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_ALL     := datapath config cli http
+FUZZ_ALL     := datapath config cli http bpdu
 FUZZ_TARGETS ?= $(FUZZ_ALL)
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined \

@@ -236,4 +236,27 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } xdpbr_xmit_seen SEC(".maps");
 
+/* ---- spanning tree (stp-dp): port states and the daemon's heartbeat ---- */
+
+/* A port's spanning tree word by slot (state and edge bit, xdpbr.h): read
+ * per frame for the ingress port and for each egress port; written by
+ * ctl_port_stp_set only. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XDPBR_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_stp_port SEC(".maps");
+
+/* The daemon's heartbeat, entry 0 (struct xdpbr_stp_beat): read, never
+ * written, by the datapath, and only while STP is on. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xdpbr_stp_beat);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_stp_beat SEC(".maps");
+
 #endif /* XDPBR_MAPS_H */

@@ -24,6 +24,7 @@
 #include "stats.h"
 #include "fdb.h"
 #include "vlan.h"
+#include "stp.h"
 
 #define STEP_OK	XDPBR_CNT__MAX		/* not a counter: no outcome yet */
 
@@ -47,6 +48,8 @@ struct frame {
 	int vlan_on;
 	enum dst_class cls;
 	struct vlan_info vi;
+	struct stp_view stp;
+	enum xdpbr_stp_state state;	/* the ingress port's */
 	__u64 now;			/* coarse clock, read at most once */
 	__u64 j, gen, ageing;		/* jiffies, FDB generation, ageing time */
 	__u32 mtu_l3;			/* TC: length to check against egress MTUs, 0: none */
@@ -100,18 +103,32 @@ static __always_inline enum dst_class classify(const __u8 *dst)
 	return DST_MULTICAST;
 }
 
+/* Whether STP is on; read only for BPDUs, before the frame's config. */
+static __always_inline int stp_is_on(void)
+{
+	struct xdpbr_config *cfg = config_get();
+
+	return cfg && (cfg->flags & XDPBR_CFG_STP);
+}
+
 /* A source that can't be a station is dropped; link-local control frames
- * go to the host untouched, before learning and VLAN rules, like the
- * kernel bridge. */
+ * go to the host untouched, before the port's state, learning and VLAN
+ * rules, like the kernel bridge. BPDUs too while STP is on; with STP off
+ * they are bridged like any multicast, as the kernel bridge does, so the
+ * neighbours' spanning trees see a loop through this bridge. */
 static __always_inline enum xdpbr_counter
 check_addresses(struct frame *f, const __u8 *dst, const __u8 *src)
 {
 	if (mac_is_multicast(src) || mac_is_zero(src))
 		return XDPBR_CNT_DROP_BAD_SRC;
 	f->cls = classify(dst);
-	if (f->cls == DST_LINK_LOCAL)
-		return XDPBR_CNT_PASS_LINKLOCAL;
-	return STEP_OK;
+	if (f->cls != DST_LINK_LOCAL)
+		return STEP_OK;
+	if (mac_is_bpdu(dst) && !stp_is_on()) {
+		f->cls = DST_MULTICAST;
+		return STEP_OK;
+	}
+	return XDPBR_CNT_PASS_LINKLOCAL;
 }
 
 /* The bridge's knobs, the FDB's generation and the clock of the cache. */
@@ -122,6 +139,21 @@ static __always_inline void frame_config(struct frame *f)
 	f->j = bpf_jiffies64();
 	f->gen = fdbgen_get();
 	f->ageing = xdpbr_ageing_ns(f->cfg);
+	stp_view_init(&f->stp, f->cfg);
+}
+
+/* The ingress port's spanning tree state: a discarding port's frames go no
+ * further, not even to learning. */
+static __always_inline enum xdpbr_counter stp_ingress(struct frame *f)
+{
+	f->state = stp_state(&f->stp, f->slot, f->port);
+	return f->state == XDPBR_STP_DISCARDING ? XDPBR_CNT_DROP_PORT_STATE : STEP_OK;
+}
+
+/* After learning: only a forwarding port's frames are forwarded. */
+static __always_inline enum xdpbr_counter stp_learned(struct frame *f)
+{
+	return f->state == XDPBR_STP_FORWARDING ? STEP_OK : XDPBR_CNT_DROP_PORT_STATE;
 }
 
 /* The VLAN decides the frame's FDB and its egress ports. */
@@ -208,13 +240,18 @@ static __always_inline int both_isolated(const struct xdpbr_port *a,
 	return a && b && (a->flags & XDPBR_PORT_ISOLATED) && (b->flags & XDPBR_PORT_ISOLATED);
 }
 
-/* Rules between the ingress port and a known egress port. */
+/* Rules between the ingress port and a known egress port: known unicast
+ * leaves only through a forwarding port (and is then dropped, not
+ * flooded, as the kernel bridge does). */
 static __always_inline enum xdpbr_counter check_pair(struct frame *f, const struct egress *eg)
 {
-	if (eg->ifindex == f->ifindex)
-		return f->port->flags & XDPBR_PORT_HAIRPIN ? STEP_OK : XDPBR_CNT_DROP_SAME_PORT;
-	if ((f->port->flags & XDPBR_PORT_ISOLATED) && both_isolated(f->port, port_of(eg->ifindex)))
+	if (eg->ifindex == f->ifindex && !(f->port->flags & XDPBR_PORT_HAIRPIN))
+		return XDPBR_CNT_DROP_SAME_PORT;
+	if (eg->ifindex != f->ifindex && (f->port->flags & XDPBR_PORT_ISOLATED) &&
+	    both_isolated(f->port, port_of(eg->ifindex)))
 		return XDPBR_CNT_DROP_ISOLATED;
+	if (!stp_forwards(&f->stp, eg->slot, NULL))
+		return XDPBR_CNT_DROP_PORT_STATE;
 	return STEP_OK;
 }
 

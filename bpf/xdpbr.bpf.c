@@ -48,29 +48,32 @@ static __always_inline int xdp_end(struct frame *f, enum xdpbr_counter c, int ac
  * keeps the loop cheap to verify; it runs only for such frames.
  */
 __noinline int xdpbr_xdp_copy_mtu(struct xdp_md *ctx, __u32 slot, __u32 in_ifindex,
-				  __u32 fc, __u32 l3)
+				  __u32 fc_block, __u32 l3)
 {
 	struct xdpbr_port *out = port_at(slot);
 	__u32 out_ifindex = port_tx_ifindex(out, slot), mtu_len = l3;
 
 	if (!ctx || !out_ifindex || out_ifindex == in_ifindex ||
-	    !in_flood_set((enum xdpbr_storm_class)fc, out))
+	    !in_flood_set((enum xdpbr_storm_class)(fc_block & 3), out) ||
+	    !stp_copy_forwards(fc_block >> 2, slot, out))
 		return 0;
 	if (bpf_check_mtu(ctx, out_ifindex, &mtu_len, 0, 0) == BPF_MTU_CHK_RET_FRAG_NEEDED)
 		count(stats_of(slot), XDPBR_CNT_TX_DROPPED_MTU);
 	return 0;
 }
 
-static __always_inline void xdp_flood_mtu(struct xdp_md *ctx, const struct frame *f,
+static __always_inline void xdp_flood_mtu(struct xdp_md *ctx, struct frame *f,
 					  enum xdpbr_storm_class fc)
 {
-	__u32 l3 = mtu_l3_len(xdp_frame_len(ctx), xdp_proto(ctx)), slot;
+	__u32 l3 = mtu_l3_len(xdp_frame_len(ctx), xdp_proto(ctx)), slot, fc_block;
 
 	if (l3 <= mtu_min(f->cfg))
 		return;
+	/* the class, and whether non-edge ports discard (stp_flood_prepare) */
+	fc_block = (fc & 3) | stp_flood_prepare(&f->stp) << 2;
 #pragma clang loop unroll(disable)
 	for (slot = 1; slot < XDPBR_MAX_PORTS; slot++)
-		xdpbr_xdp_copy_mtu(ctx, slot, f->ifindex, fc, l3);
+		xdpbr_xdp_copy_mtu(ctx, slot, f->ifindex, fc_block, l3);
 }
 
 /* Flood inside XDP: one devmap broadcast into the flood set of the class,
@@ -169,14 +172,19 @@ int xdpbr_rx(struct xdp_md *ctx)
 	if (c != STEP_OK)
 		return xdp_end(&f, c, XDP_DROP);
 	frame_config(&f);
+	c = stp_ingress(&f);
+	if (c != STEP_OK)
+		return xdp_end(&f, c, XDP_DROP);
 	if (f.vlan_on) {
 		c = vlan_outcome(vlan_ingress(eth, data_end, f.port, &f.vi));
 		if (c != STEP_OK)
 			return xdp_end(&f, c, XDP_DROP);
 	}
 
-	/* learn */
+	/* learn; a learning port forwards nothing */
 	c = learn_source(&f, eth->h_source);
+	if (c == STEP_OK)
+		c = stp_learned(&f);
 	if (c != STEP_OK)
 		return xdp_end(&f, c, XDP_DROP);
 
@@ -192,10 +200,11 @@ int xdpbr_rx(struct xdp_md *ctx)
 	return xdp_forward(ctx, &f, &eg);
 }
 
-/* Runs for every flooded copy, on the egress port: drop a copy between two
- * isolated ports, or for a VLAN the port is not in, or larger than the
- * port's MTU; untag it where the port sends that VLAN untagged; count the
- * rest as the port's transmissions. */
+/* Runs for every flooded copy, on the egress port: drop a copy to a port
+ * that is not forwarding (spanning tree), between two isolated ports, for
+ * a VLAN the port is not in, or larger than the port's MTU; untag it where
+ * the port sends that VLAN untagged; count the rest as the port's
+ * transmissions. */
 SEC("xdp.frags/devmap")
 int xdpbr_egress(struct xdp_md *ctx)
 {
@@ -204,18 +213,21 @@ int xdpbr_egress(struct xdp_md *ctx)
 	struct xdpbr_port *port;
 	struct xdpbr_config *cfg;
 	struct xdpbr_stats *st;
+	struct stp_view stp;
 	__u64 len;
 
 	port = port_of(ifindex);
 	if (!port)
 		return XDP_PASS;
 	st = stats_of(port->slot);
-	if ((port->flags & XDPBR_PORT_ISOLATED) &&
-	    copy_isolated(port_of(in_ifindex), in_ifindex, port, ifindex)) {
+	cfg = config_get();
+	stp_view_init(&stp, cfg);
+	if (!stp_forwards(&stp, port->slot, port) ||
+	    ((port->flags & XDPBR_PORT_ISOLATED) &&
+	     copy_isolated(port_of(in_ifindex), in_ifindex, port, ifindex))) {
 		count(st, XDPBR_CNT_FLOOD_FILTERED);
 		return XDP_DROP;
 	}
-	cfg = config_get();
 	if (cfg && cfg->flags & XDPBR_CFG_VLAN_FILTERING) {
 		void *data = (void *)(long)ctx->data;
 		void *data_end = (void *)(long)ctx->data_end;
@@ -343,10 +355,13 @@ static __always_inline __u32 tc_mtu_len(struct __sk_buff *skb, const struct fram
  * walked, and an egress MTU check took it past its limit of a million
  * instructions.
  */
-static __always_inline __u64 copy_in(const struct frame *f, enum xdpbr_storm_class fc)
+/* The ingress ifindex, slot, flood class, VLAN filtering and tag, and the
+ * spanning tree's block (stp_flood_prepare: non-edge ports discard). */
+static __always_inline __u64 copy_in(struct frame *f, enum xdpbr_storm_class fc)
 {
 	return (__u64)f->ifindex | (__u64)(f->slot & 0xff) << 32 | (__u64)(fc & 3) << 40 |
-	       (__u64)!!f->vlan_on << 42 | (__u64)!!f->vi.tagged << 43;
+	       (__u64)!!f->vlan_on << 42 | (__u64)!!f->vi.tagged << 43 |
+	       (__u64)stp_flood_prepare(&f->stp) << 44;
 }
 
 static __always_inline __u64 copy_vlan(const struct frame *f)
@@ -361,8 +376,9 @@ static __always_inline __u64 copy_lens(const struct frame *f)
 
 /*
  * One flooded copy to the port in slot, with the rules the XDP egress
- * program applies per copy: not back out the ingress (unless hairpin), not
- * between isolated ports, only into the VLAN's members and tagged as the
+ * program applies per copy: only to a forwarding port (spanning tree), not
+ * back out the ingress (unless hairpin), not between isolated ports, only
+ * into the VLAN's members and tagged as the
  * port sends it, not larger than the port's MTU. The copy is a clone of the
  * skb, with its offload state. Arguments packed by copy_in/vlan/lens.
  */
@@ -384,7 +400,8 @@ __noinline int xdpbr_tc_copy(struct __sk_buff *skb, __u32 slot, __u64 in, __u64 
 	if (out_ifindex == in_ifindex && !(port->flags & XDPBR_PORT_HAIRPIN))
 		return 0;
 	st = stats_of(slot);
-	if (copy_isolated(port, in_ifindex, out, out_ifindex)) {
+	if (!stp_copy_forwards((in >> 44) & 1, slot, out) ||
+	    copy_isolated(port, in_ifindex, out, out_ifindex)) {
 		count(st, XDPBR_CNT_FLOOD_FILTERED);
 		return 0;
 	}
@@ -526,18 +543,22 @@ int xdpbr_tc_rx(struct __sk_buff *skb)
 	if (c != STEP_OK)
 		return tc_end(&f, c, TC_ACT_SHOT);
 	frame_config(&f);
+	c = stp_ingress(&f);
+	if (c != STEP_OK)
+		return tc_end(&f, c, TC_ACT_SHOT);
 	if (f.vlan_on) {
 		c = vlan_outcome(tc_vlan(skb, &f));
 		if (c != STEP_OK)
 			return tc_end(&f, c, TC_ACT_SHOT);
 	}
 
-	/* learn */
-	if (!handoff) {
-		c = learn_source(&f, src);
-		if (c != STEP_OK)
-			return tc_end(&f, c, TC_ACT_SHOT);
-	}
+	/* learn (the XDP program did, for a frame it handed over); a
+	 * learning port forwards nothing */
+	c = handoff ? STEP_OK : learn_source(&f, src);
+	if (c == STEP_OK)
+		c = stp_learned(&f);
+	if (c != STEP_OK)
+		return tc_end(&f, c, TC_ACT_SHOT);
 
 	/* forward / flood */
 	if (f.cls != DST_UNICAST)

@@ -192,6 +192,11 @@ int do_bridge_set(const struct cli_cmd *c, struct target *t)
 	bool pvid_change;
 	int err;
 
+	if (c->seen & KW_STP_BRIDGE) {
+		err = stp_request(c, t, 0);
+		if (err || !(c->seen & ~KW_STP_BRIDGE))
+			return err;
+	}
 	err = ctl_config_get(&t->m, &cfg);
 	if (err)
 		return cli_error(err, "can't read the settings of bridge %s: %s%s", t->br,

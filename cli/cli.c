@@ -21,6 +21,7 @@
 #include "ports.h"		/* port_mode_name() */
 #include "common.h"
 #include "util.h"
+#include "stpmap.h"	/* STPREQ_* */
 
 struct word {
 	const char *name;
@@ -31,7 +32,9 @@ struct word {
 
 #define U_BRIDGE_SHOW	"xdpbr [OPTIONS] bridge show\n"
 #define U_BRIDGE_SET	"xdpbr [OPTIONS] bridge set [ ageing_time SECONDS ] [ fdb_max_learned N ]\n" \
-			"              [ vlan_filtering { on | off } ] [ default_pvid VID ]\n"
+			"              [ vlan_filtering { on | off } ] [ default_pvid VID ]\n" \
+			"              [ stp { on | off } ] [ priority PRIO ] [ hello_time SECONDS ]\n" \
+			"              [ max_age SECONDS ] [ forward_delay SECONDS ]\n"
 #define U_BRIDGE_ADD	"xdpbr [OPTIONS] bridge add NAME\n"
 #define U_BRIDGE_DEL	"xdpbr [OPTIONS] bridge del NAME\n"
 #define N_BRIDGE_ADD	"       NAME := 1-15 characters of A-Z a-z 0-9 _ . -: the bridge's state goes\n" \
@@ -43,7 +46,12 @@ struct word {
 			"              [ flood { on | off } ] [ mcast_flood { on | off } ]\n" \
 			"              [ bcast_flood { on | off } ] [ isolated { on | off } ]\n" \
 			"              [ hairpin { on | off } ] [ max_learned N ]\n" \
-			"              [ storm [ bcast PPS ] [ mcast PPS ] [ unknown PPS ] ]\n"
+			"              [ storm [ bcast PPS ] [ mcast PPS ] [ unknown PPS ] ]\n" \
+			"              [ path_cost COST ] [ port_priority PRIO ]\n" \
+			"              [ edge { on | off | auto } ] [ bpdu_guard { on | off | reset } ]\n" \
+			"              [ root_guard { on | off } ]\n" \
+			"              [ state { disabled | blocking | listening | learning |\n" \
+			"                        forwarding } ]\n"
 #define U_LINK_ADD	"xdpbr [OPTIONS] link add dev DEV master BRIDGE\n" \
 			"              [ mode { native | generic | auto } ]\n"
 #define U_LINK_DEL	"xdpbr [OPTIONS] link del { dev DEV | slot N }\n"
@@ -57,18 +65,30 @@ struct word {
 #define U_VLAN_DEL	"xdpbr [OPTIONS] vlan del dev DEV vid VID[-VID]\n"
 #define U_STATS_SHOW	"xdpbr [OPTIONS] stats [ show ] [ dev DEV ] [ rate SECONDS [ count N ] ]\n"
 #define U_MONITOR	"xdpbr [OPTIONS] monitor [ fdb ] [ count N ]\n"
+#define U_STP_SHOW	"xdpbr [OPTIONS] stp show\n"
 #define U_OPTIONS	"where  OPTIONS := { -j[son] | -p[retty] | -b[ridge] BRIDGE }\n"
 #define U_OPTIONS_STATS	"where  OPTIONS := { -j[son] | -p[retty] | -b[ridge] BRIDGE | -r[ate] SECONDS }\n"
 
 #define N_BRIDGE	"       SECONDS := 0 (never age) .. 1000000, N := 0 (no limit) .. 4294967295\n" \
 			"       VID := 1 .. 4094, 0 (none): the PVID of new ports and of ports still\n" \
 			"       on the old default; like the kernel bridge's, it changes only while\n" \
-			"       vlan_filtering is off\n"
+			"       vlan_filtering is off\n" \
+			"       stp: the spanning tree (RSTP), run by xdpbrd; PRIO := 0 .. 61440 in\n" \
+			"       steps of 4096 (lower wins the root election); hello_time 1 .. 10,\n" \
+			"       max_age 6 .. 40, forward_delay 4 .. 30 seconds, with\n" \
+			"       2 * (forward_delay - 1) >= max_age >= 2 * (hello_time + 1);\n" \
+			"       they last until xdpbrd reloads its configuration file\n"
 #define N_LINK_SET	"       N := dynamic entries learned on the port, 0 (no limit) .. 4294967295\n" \
 			"       PPS := frames per second received on DEV that the bridge floods, per\n" \
 			"       class (broadcast, multicast, unknown unicast), 0 (no limit) ..\n" \
 			"       100000000; each CPU gets an even share, rounded up; a class not given\n" \
-			"       keeps its limit\n"
+			"       keeps its limit\n" \
+			"       COST := 1 .. 200000000, 0 from the link speed; PRIO := 0 .. 240 in\n" \
+			"       steps of 16; edge auto: an edge port until it hears a BPDU;\n" \
+			"       bpdu_guard reset: a port shut by a guard forwards again\n" \
+			"       state: the port's spanning tree state, set by hand while STP is off,\n" \
+			"       also as bridge(8)'s numbers: 0 disabled, 1 listening, 2 learning,\n" \
+			"       3 forwarding, 4 blocking; all but learning and forwarding block\n"
 #define N_LINK_ADD	"       BRIDGE := a bridge running from /sys/fs/bpf/xdpbr/BRIDGE\n"
 #define N_LINK_DEL	"       DEV := a port, or the name a port had whose interface is gone (deleted\n" \
 			"       while no xdpbrd ran); N := the slot of a port, as link show says\n"
@@ -82,12 +102,14 @@ struct word {
 #define N_MONITOR	"       prints the FDB events of xdpbrd (learn, move, age, flush) as they happen,\n" \
 			"       until interrupted or N (1 .. 4294967295) events; -j: one JSON object a line\n"
 
+#define N_STP		"       the spanning tree of the bridge as xdpbrd runs it (needs xdpbrd)\n"
+
 #define MORE		"       "
 
 static const char usage_main[] =
 	"Usage: xdpbr [OPTIONS] OBJECT { COMMAND | help }\n"
 	"       xdpbr [OPTIONS] OBJECT COMMAND help\n"
-	"where  OBJECT := { bridge | link | fdb | vlan | stats | monitor | vxlan }\n"
+	"where  OBJECT := { bridge | link | fdb | vlan | stats | monitor | vxlan | stp }\n"
 	"       OPTIONS := { -j[son] | -p[retty] | -b[ridge] BRIDGE | -r[ate] SECONDS |\n"
 	"                    -V[ersion] | -h[elp] }\n"
 	"       BRIDGE defaults to the only bridge of this network namespace\n"
@@ -105,6 +127,7 @@ static const char usage_vlan[] =
 static const char usage_stats[] = "Usage: " U_STATS_SHOW U_OPTIONS_STATS N_STATS;
 static const char usage_monitor[] = "Usage: " U_MONITOR U_OPTIONS N_MONITOR;
 static const char usage_vxlan[] = "Usage: " U_VXLAN_SHOW U_OPTIONS;
+static const char usage_stp[] = "Usage: " U_STP_SHOW U_OPTIONS N_STP;
 
 /* ------------------------------------------------------------ errors */
 
@@ -220,6 +243,7 @@ static const struct object objects[] = {
 	{ { "stats", OBJ_STATS }, usage_stats },
 	{ { "monitor", OBJ_MONITOR }, usage_monitor },
 	{ { "vxlan", OBJ_VXLAN }, usage_vxlan },
+	{ { "stp", OBJ_STP }, usage_stp },
 	{ { "help", OBJ_HELP }, usage_main },
 };
 
@@ -229,6 +253,14 @@ static const struct object *object_of(enum cli_object obj)
 		if (objects[i].w.value == (int)obj)
 			return &objects[i];
 	return NULL;
+}
+
+/* lookup() filter: "s" and "st" stay stats, as before stp came. */
+static bool object_ok(const void *entry, const void *ctx)
+{
+	const struct object *o = entry;
+
+	return o->w.value != OBJ_STP || strlen(ctx) >= 3;
 }
 
 static const char *object_name(enum cli_object obj)
@@ -537,13 +569,117 @@ static int kw_mode(struct cli_cmd *c, const struct keyword *k, const char *v,
 	return 0;
 }
 
+/* --- the spanning tree's words (bridge set, link set) --- */
+
+/* A number in lo..hi, a multiple of step. */
+static int parse_stp_u32(const struct keyword *k, const char *v, uint32_t lo, uint32_t hi,
+			 uint32_t step, uint32_t *out, char *err, size_t len)
+{
+	uint64_t n;
+
+	if (parse_u64(v, hi, &n) || n < lo || n % step)
+		return fail(err, len, "invalid %s '%s' (%u .. %u%s)", k->w.name, v, lo, hi,
+			    step == 4096 ? " in steps of 4096" : step == 16 ? " in steps of 16" :
+			    "");
+	*out = (uint32_t)n;
+	return 0;
+}
+
+static int kw_stp_num(struct cli_cmd *c, const struct keyword *k, const char *v,
+		      char *err, size_t len)
+{
+	struct cli_stp *s = &c->stp;
+	int r;
+
+	switch (k->arg) {
+	case STPREQ_PRIORITY:
+		if (k->bit == KW_STP_BRIDGE)
+			r = parse_stp_u32(k, v, 0, 61440, 4096, &s->priority, err, len);
+		else
+			r = parse_stp_u32(k, v, 0, 240, 16, &s->priority, err, len);
+		break;
+	case STPREQ_HELLO:
+		r = parse_stp_u32(k, v, 1, 10, 1, &s->hello_time, err, len);
+		break;
+	case STPREQ_MAX_AGE:
+		r = parse_stp_u32(k, v, 6, 40, 1, &s->max_age, err, len);
+		break;
+	case STPREQ_FWD_DELAY:
+		r = parse_stp_u32(k, v, 4, 30, 1, &s->forward_delay, err, len);
+		break;
+	default:
+		r = parse_stp_u32(k, v, 0, 200000000, 1, &s->path_cost, err, len);
+		break;
+	}
+	return r;
+}
+
+/* stp, root_guard: on | off; edge: on | off | auto; bpdu_guard: on | off | reset. */
+static int kw_stp_word(struct cli_cmd *c, const struct keyword *k, const char *v,
+		       char *err, size_t len)
+{
+	struct cli_stp *s = &c->stp;
+	bool on;
+
+	if (k->arg == STPREQ_EDGE && !strcmp(v, "auto")) {
+		s->edge = 2;
+		return 0;
+	}
+	if (k->arg == STPREQ_BPDU_GUARD && !strcmp(v, "reset")) {
+		s->set |= STPREQ_GUARD_RESET;
+		return 0;
+	}
+	if (strcmp(v, "on") && strcmp(v, "off"))
+		return fail(err, len, "'%s' takes %s, not '%s'", k->w.name,
+			    k->arg == STPREQ_EDGE ? "'on', 'off' or 'auto'" :
+			    k->arg == STPREQ_BPDU_GUARD ? "'on', 'off' or 'reset'" :
+			    "'on' or 'off'", v);
+	on = !strcmp(v, "on");
+	if (k->arg == STPREQ_ON)
+		s->on = on;
+	else if (k->arg == STPREQ_EDGE)
+		s->edge = on;
+	else if (k->arg == STPREQ_BPDU_GUARD)
+		s->bpdu_guard = on;
+	else
+		s->root_guard = on;
+	return 0;
+}
+
+/* link set state: the kernel bridge's words, or its numbers (bridge(8)).
+ * Disabled, listening and blocking all discard. */
+static int kw_state(struct cli_cmd *c, const struct keyword *k, const char *v,
+		    char *err, size_t len)
+{
+	static const struct word states[] = {	/* in bridge(8)'s order */
+		{ "disabled", XDPBR_STP_DISCARDING },
+		{ "listening", XDPBR_STP_DISCARDING },
+		{ "learning", XDPBR_STP_LEARNING },
+		{ "forwarding", XDPBR_STP_FORWARDING },
+		{ "blocking", XDPBR_STP_DISCARDING },
+	};
+	uint64_t n;
+	int s;
+
+	if (!parse_u64(v, ARRAY_SIZE(states) - 1, &n))
+		s = states[n].value;
+	else
+		s = lookup_word(states, ARRAY_SIZE(states), v, NULL, NULL, NULL, 0);
+	if (s < 0)
+		return fail(err, len, "invalid state '%s' (disabled, blocking, listening, "
+			    "learning, forwarding, or 0-4 as bridge(8))", v);
+	c->stp_state = (enum xdpbr_stp_state)s;
+	return 0;
+}
+
 #define KW_HELP (1U << 31)	/* `help` among the arguments; every command has it */
 
 #define FLAG_KW_ID(NAME, bit, word) K_##NAME,
 enum kw_id {
 	K_DEV, K_VLAN, K_DYNAMIC, K_STATIC, CLI_PORT_FLAGS(FLAG_KW_ID) K_MAX_LEARNED, K_AGEING, K_FDB_MAX,
 	K_MASTER, K_MODE, K_RATE, K_COUNT, K_VID, K_PVID, K_UNTAGGED, K_VLAN_FILTERING,
-	K_DEFAULT_PVID, K_STORM, K_SLOT, K_HELP,
+	K_DEFAULT_PVID, K_STORM, K_SLOT, K_STATE, K_STP, K_PRIORITY, K_HELLO, K_MAX_AGE,
+	K_FWD_DELAY, K_PATH_COST, K_PORT_PRIO, K_EDGE, K_BPDU_GUARD, K_ROOT_GUARD, K_HELP,
 };
 
 /* link set FLAG { on | off } */
@@ -577,6 +713,26 @@ static const struct keyword keywords[] = {
 	{ { "storm", K_STORM }, KW_STORM, NULL, NULL, 0, kw_storm },
 	{ { "slot", K_SLOT }, KW_SLOT, kw_slot, "a slot number (see link show)", 0,
 	  NULL },
+	{ { "state", K_STATE }, KW_STATE, kw_state,
+	  "disabled, blocking, listening, learning, forwarding or 0-4", 0, NULL },
+	{ { "stp", K_STP }, KW_STP_BRIDGE, kw_stp_word, "on or off", STPREQ_ON, NULL },
+	{ { "priority", K_PRIORITY }, KW_STP_BRIDGE, kw_stp_num,
+	  "a bridge priority (0 .. 61440 in steps of 4096)", STPREQ_PRIORITY, NULL },
+	{ { "hello_time", K_HELLO }, KW_STP_BRIDGE, kw_stp_num, "seconds (1 .. 10)",
+	  STPREQ_HELLO, NULL },
+	{ { "max_age", K_MAX_AGE }, KW_STP_BRIDGE, kw_stp_num, "seconds (6 .. 40)",
+	  STPREQ_MAX_AGE, NULL },
+	{ { "forward_delay", K_FWD_DELAY }, KW_STP_BRIDGE, kw_stp_num, "seconds (4 .. 30)",
+	  STPREQ_FWD_DELAY, NULL },
+	{ { "path_cost", K_PATH_COST }, KW_STP_PORT, kw_stp_num,
+	  "a cost (1 .. 200000000, 0 = from the link speed)", STPREQ_PATH_COST, NULL },
+	{ { "port_priority", K_PORT_PRIO }, KW_STP_PORT, kw_stp_num,
+	  "a port priority (0 .. 240 in steps of 16)", STPREQ_PRIORITY, NULL },
+	{ { "edge", K_EDGE }, KW_STP_PORT, kw_stp_word, "on, off or auto", STPREQ_EDGE, NULL },
+	{ { "bpdu_guard", K_BPDU_GUARD }, KW_STP_PORT, kw_stp_word, "on, off or reset",
+	  STPREQ_BPDU_GUARD, NULL },
+	{ { "root_guard", K_ROOT_GUARD }, KW_STP_PORT, kw_stp_word, "on or off",
+	  STPREQ_ROOT_GUARD, NULL },
 	{ { "help", K_HELP }, KW_HELP, NULL, NULL, 0, NULL },
 };
 
@@ -584,7 +740,9 @@ static const struct keyword keywords[] = {
 
 #define FLAG_KW_BIT(NAME, bit, word) | KW_##NAME
 #define KW_PORT_FLAGS	(0 CLI_PORT_FLAGS(FLAG_KW_BIT))
-#define KW_BRIDGE_SET	(KW_AGEING | KW_FDB_MAX | KW_VLAN_FILTERING | KW_DEFAULT_PVID)
+#define KW_BRIDGE_SET	(KW_AGEING | KW_FDB_MAX | KW_VLAN_FILTERING | KW_DEFAULT_PVID | \
+			 KW_STP_BRIDGE)
+#define KW_STP		(KW_STP_BRIDGE | KW_STP_PORT)
 
 struct command {
 	enum cli_object obj;
@@ -663,8 +821,9 @@ static const struct command commands[] = {
 	  "Usage: " U_BRIDGE_DEL U_OPTIONS N_BRIDGE_ADD, do_bridge_del, true },
 	{ OBJ_LINK, VERB_SHOW, KW_DEV, 0, 0, NULL, "Usage: " U_LINK_SHOW U_OPTIONS,
 	  do_link_show, false },
-	{ OBJ_LINK, VERB_SET, KW_DEV | KW_PORT_FLAGS | KW_MAX_LEARNED | KW_STORM, KW_DEV,
-	  KW_PORT_FLAGS | KW_MAX_LEARNED | KW_STORM, NULL,
+	{ OBJ_LINK, VERB_SET, KW_DEV | KW_PORT_FLAGS | KW_MAX_LEARNED | KW_STORM | KW_STATE |
+	  KW_STP_PORT, KW_DEV, KW_PORT_FLAGS | KW_MAX_LEARNED | KW_STORM | KW_STATE |
+	  KW_STP_PORT, NULL,
 	  "Usage: " U_LINK_SET U_OPTIONS N_LINK_SET, do_link_set, false },
 	{ OBJ_LINK, VERB_ADD, KW_DEV | KW_MASTER | KW_MODE, KW_DEV | KW_MASTER, 0,
 	  check_link_add, "Usage: " U_LINK_ADD U_OPTIONS N_LINK_ADD, do_link_add, false },
@@ -690,6 +849,8 @@ static const struct command commands[] = {
 	  do_monitor, true },
 	{ OBJ_VXLAN, VERB_SHOW, 0, 0, 0, NULL, "Usage: " U_VXLAN_SHOW U_OPTIONS,
 	  do_vxlan_show, false },
+	{ OBJ_STP, VERB_SHOW, 0, 0, 0, NULL, "Usage: " U_STP_SHOW U_OPTIONS N_STP, do_stp_show,
+	  false },
 };
 
 static const struct command *find_command(enum cli_object obj, enum cli_verb verb)
@@ -723,6 +884,25 @@ static bool keyword_of_command(const void *entry, const void *ctx)
 	const struct command *cmd = ctx;
 
 	return k->bit == KW_HELP || (k->bit & cmd->kw);
+}
+
+/* A keyword of the command, for the word the user gave. The spanning
+ * tree's words came last: they take a prefix of 3 letters at least, so
+ * none takes a shorter one that meant another word before ("b" is still
+ * bcast_flood, "f" fdb_max_learned). */
+struct kw_ctx {
+	const struct command *cmd;
+	const char *word;
+};
+
+static bool keyword_for_word(const void *entry, const void *ctx)
+{
+	const struct keyword *k = entry;
+	const struct kw_ctx *x = ctx;
+
+	if (!keyword_of_command(entry, x->cmd))
+		return false;
+	return !(k->bit & KW_STP) || strlen(x->word) >= 3;
 }
 
 const char *cli_usage(enum cli_object obj, enum cli_verb verb)
@@ -865,7 +1045,10 @@ static int parse_keyword(int argc, char **argv, int *i, struct cli_cmd *c,
 {
 	int r;
 
-	if (c->seen & k->bit) {
+	if (k->bit & KW_STP) {
+		if (c->stp.set & k->arg)
+			return fail(err, len, "'%s' given twice", k->w.name);
+	} else if (c->seen & k->bit) {
 		if (k->bit == KW_KIND && c->kind != (enum fdb_kind)k->arg)
 			return fail(err, len, "'%s' contradicts the 'dynamic' or 'static' "
 				    "before it; give only one", k->w.name);
@@ -882,6 +1065,8 @@ static int parse_keyword(int argc, char **argv, int *i, struct cli_cmd *c,
 	}
 	if (!r)
 		c->seen |= k->bit;
+	if (!r && (k->bit & KW_STP))
+		c->stp.set |= k->arg;
 	return r;
 }
 
@@ -924,8 +1109,9 @@ static int parse_args(int argc, char **argv, int i, struct cli_cmd *c,
 	int r;
 
 	for (; i < argc; i++) {
+		struct kw_ctx x = { cmd, argv[i] };
 		int idx = lookup(keywords, ARRAY_SIZE(keywords), sizeof(keywords[0]), argv[i],
-				 keyword_of_command, cmd, cands, sizeof(cands));
+				 keyword_for_word, &x, cands, sizeof(cands));
 
 		if (idx == AMBIGUOUS)
 			return fail(err, len, "ambiguous keyword '%s' for '%s %s' (%s); "
@@ -965,8 +1151,8 @@ int cli_parse(int argc, char **argv, struct cli_cmd *cmd, char *err, size_t errl
 		cmd->object = OBJ_HELP;
 		return 0;
 	}
-	v = lookup(objects, ARRAY_SIZE(objects), sizeof(objects[0]), argv[i], NULL, NULL,
-		   cands, sizeof(cands));
+	v = lookup(objects, ARRAY_SIZE(objects), sizeof(objects[0]), argv[i], object_ok,
+		   argv[i], cands, sizeof(cands));
 	if (v >= 0)
 		v = objects[v].w.value;
 	if (v == AMBIGUOUS)

@@ -18,7 +18,7 @@
 
 /* OBJ_HELP: the usage; OBJ_VERSION: -V, the version. */
 enum cli_object { OBJ_NONE, OBJ_BRIDGE, OBJ_FDB, OBJ_LINK, OBJ_VLAN, OBJ_STATS, OBJ_MONITOR,
-		  OBJ_VXLAN, OBJ_HELP, OBJ_VERSION };
+		  OBJ_VXLAN, OBJ_STP, OBJ_HELP, OBJ_VERSION };
 /* VERB_FDB: `monitor fdb`, the events monitor knows (and its default). */
 enum cli_verb { VERB_SHOW, VERB_SET, VERB_ADD, VERB_DEL, VERB_FLUSH, VERB_FDB, VERB_HELP };
 
@@ -49,6 +49,23 @@ enum cli_kw {
 	KW_STORM	= 1U << 22,	/* link set storm CLASS PPS ... */
 	KW_NAME		= 1U << 23,	/* the positional NAME of bridge add/del */
 	KW_SLOT		= 1U << 24,	/* link del slot N */
+	KW_STATE	= 1U << 25,	/* link set state STATE */
+	/* The spanning tree's words, each also a bit of cli_stp.set (its
+	 * STPREQ_* field, lib/stpmap.h): */
+	KW_STP_BRIDGE	= 1U << 29,	/* bridge set stp/priority/hello_time/.. */
+	KW_STP_PORT	= 1U << 30,	/* link set path_cost/edge/bpdu_guard/.. */
+};
+
+/* bridge set / link set: the spanning tree settings given (a request to
+ * xdpbrd through the pinned xdpbr_stp_cfg map). */
+struct cli_stp {
+	unsigned int set;		/* STPREQ_* given */
+	bool on;			/* stp on */
+	uint32_t priority;		/* bridge 0..61440 step 4096; port 0..240 step 16 */
+	uint32_t hello_time, max_age, forward_delay;
+	uint32_t path_cost;		/* 0: from the link speed */
+	uint8_t edge;			/* enum stp_edge: 0 off, 1 on, 2 auto */
+	bool bpdu_guard, root_guard;	/* bpdu_guard reset: STPREQ_GUARD_RESET */
 };
 
 #define CLI_AGEING_MAX_S 1000000	/* ageing_time limit, seconds */
@@ -98,6 +115,8 @@ struct cli_cmd {
 	 * limit; only the classes in storm_set (bit 1 << class) were given */
 	uint32_t storm[XDPBR_STORM__MAX];
 	unsigned int storm_set;
+	struct cli_stp stp;
+	enum xdpbr_stp_state stp_state;	/* link set state */
 };
 
 /*

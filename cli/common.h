@@ -63,5 +63,9 @@ cli_run_fn do_vlan_show, do_vlan_add, do_vlan_del;
 cli_run_fn do_stats;
 cli_run_fn do_monitor;
 cli_run_fn do_vxlan_show;
+cli_run_fn do_stp_show;
+/* bridge set / link set (dev 0): the spanning tree words given, as a
+ * request to xdpbrd. 0 or the reported error. */
+int stp_request(const struct cli_cmd *c, const struct target *t, uint32_t dev);
 
 #endif

@@ -19,6 +19,8 @@ struct link_info {
 	const struct port_entry *p;
 	struct port_link l;
 	struct xdpbr_storm storm;
+	enum xdpbr_stp_state stp;	/* the state the datapath enforces */
+	bool stp_on;
 	bool gone;		/* its interface is gone: l.ifname is the name it had */
 };
 
@@ -62,7 +64,9 @@ static int link_info_read(const struct target *t, const struct port_entry *p,
 	port_link_read(p->ifindex, p->port.flags, &li->l);
 	li->gone = link_gone(t, p, &li->l);
 	memset(&li->storm, 0, sizeof(li->storm));
-	err = ctl_storm_get(&t->m, p->ifindex, &li->storm);
+	li->stp_on = ctl_stp_enabled(&t->m) > 0;
+	err = ctl_port_stp_effective(&t->m, &p->port, &li->stp) ?:
+	      ctl_storm_get(&t->m, p->ifindex, &li->storm);
 	return err == -ENODEV ? 0 : err;	/* ENODEV: removed since the dump */
 }
 
@@ -79,8 +83,9 @@ static int links_read(const struct target *t, const struct port_entry *p, size_t
 			continue;
 		err = link_info_read(t, &p[i], &li[k++]);
 		if (err)
-			return cli_error(err, "can't read the storm control limits of bridge "
-					 "%s: %s%s", t->br, strerror(-err), errno_hint(err));
+			return cli_error(err, "can't read the state and storm control limits "
+					 "of bridge %s: %s%s", t->br, strerror(-err),
+					 errno_hint(err));
 	}
 	return (int)k;
 }
@@ -140,7 +145,7 @@ static void print_link(const struct link_info *li, const char *br)
 	print_u64(PRINT_ANY, "mtu", " mtu %llu", (uint64_t)li->l.mtu);
 	print_string(PRINT_ANY, "master", " master %s", br);
 	print_string(PRINT_ANY, "state", " state %s", li->gone ? "gone" :
-		     port_forwarding(p, &li->l) ? "forwarding" : "disabled");
+		     port_state_name(p, &li->l, li->stp, li->stp_on));
 	print_string(PRINT_ANY, "kind", " kind %s", li->l.kind);
 	print_string(PRINT_ANY, "datapath", " datapath %s", li->l.datapath ? li->l.datapath : "none");
 	if (p->port.flags & XDPBR_PORT_HOST)
@@ -220,6 +225,25 @@ static int set_storm(const struct cli_cmd *c, const struct target *t, uint32_t d
 	return err ? port_error(err, c, t, "set the storm control limits of") : 0;
 }
 
+/* A port's spanning tree state, by hand: only while STP is off (while it
+ * runs, the daemon owns the states). The edge bit stays. */
+static int set_state(const struct cli_cmd *c, const struct target *t, uint32_t dev)
+{
+	int on = ctl_stp_enabled(&t->m), err = on < 0 ? on : 0;
+	enum xdpbr_stp_state st;
+	bool edge = false;
+
+	if (on > 0)
+		return cli_error(-EBUSY, "can't set the state of '%s': the spanning tree sets "
+				 "the port states of bridge %s while STP is on (turn it off "
+				 "first: 'xdpbr bridge set stp off')", c->dev, t->br);
+	if (!err)
+		err = ctl_port_stp_get(&t->m, dev, &st, &edge);
+	if (!err)
+		err = ctl_port_stp_set(&t->m, dev, c->stp_state, edge);
+	return err ? port_error(err, c, t, "set the state of") : 0;
+}
+
 int do_link_set(const struct cli_cmd *c, struct target *t)
 {
 	struct xdpbr_port p;
@@ -232,10 +256,14 @@ int do_link_set(const struct cli_cmd *c, struct target *t)
 	err = ctl_port_get(&t->m, dev, &p);
 	if (err)
 		return port_error(err, c, t, "configure");
-	if ((c->flags_set | c->flags_clear) || (c->seen & KW_MAX_LEARNED))
+	if (c->seen & KW_STATE)		/* first: refused while STP runs */
+		err = set_state(c, t, dev);
+	if (!err && ((c->flags_set | c->flags_clear) || (c->seen & KW_MAX_LEARNED)))
 		err = set_port(c, t, dev, &p);
 	if (!err && (c->seen & KW_STORM))
 		err = set_storm(c, t, dev);
+	if (!err && (c->seen & KW_STP_PORT))
+		err = stp_request(c, t, dev);
 	return err;
 }
 

@@ -37,6 +37,7 @@
 #include <strings.h>
 
 #include "config.h"
+#include "stpmap.h"
 #include "ports.h"
 #include "util.h"
 #include "xdpbr_rules.h"
@@ -53,7 +54,7 @@ struct key {
 	bool repeat;			/* may be given more than once */
 };
 
-#define MAX_KEYS 16
+#define MAX_KEYS 32
 
 struct parser {
 	const char *file;		/* for messages */
@@ -342,6 +343,64 @@ static int set_listen(struct parser *p, const struct key *k, const char *value)
 			    "or none, e.g. " CONFIG_LISTEN_DEFAULT ")", value, why);
 	snprintf(p->c->listen, sizeof(p->c->listen), "%s", value);
 	return 0;
+}
+
+/* --- [bridge] spanning tree keys --- */
+
+static int set_stp(struct parser *p, const struct key *k, const char *value)
+{
+	return get_bool(p, k, value, &p->c->stp.on);
+}
+
+static int set_stp_priority(struct parser *p, const struct key *k, const char *value)
+{
+	uint64_t v;
+
+	if (get_u64(p, k, value, 0, 61440, &v))
+		return p->err;
+	if (v % 4096)
+		return fail(p, "priority: %s is not a multiple of 4096 (0, 4096, ... 61440; "
+			    "lower wins the root election)", value);
+	p->c->stp.priority = (uint16_t)v;
+	p->c->stp.priority_set = true;
+	return 0;
+}
+
+/* hello_time, max_age, forward_delay: seconds in 802.1D-2004's ranges
+ * (k->flag: which one); their relation is checked at the section's end. */
+static int set_stp_timer(struct parser *p, const struct key *k, const char *value)
+{
+	static const unsigned int lo[] = { 1, 6, 4 }, hi[] = { 10, 40, 30 };
+	unsigned int *t[] = { &p->c->stp.hello_time, &p->c->stp.max_age,
+			      &p->c->stp.forward_delay };
+	uint64_t v;
+
+	if (get_u64(p, k, value, lo[k->flag], hi[k->flag], &v))
+		return p->err;
+	*t[k->flag] = (unsigned int)v;
+	return 0;
+}
+
+void config_stp_effective(const struct config_stp *in, struct config_stp *out)
+{
+	*out = *in;
+	if (!in->priority_set)
+		out->priority = CONFIG_STP_PRIORITY;
+	out->priority_set = true;
+	out->hello_time = in->hello_time ? in->hello_time : CONFIG_STP_HELLO;
+	out->max_age = in->max_age ? in->max_age : CONFIG_STP_MAX_AGE;
+	out->forward_delay = in->forward_delay ? in->forward_delay : CONFIG_STP_FWD_DELAY;
+}
+
+void config_stp_port(const struct config_port *cp, bool host, struct stp_port_cfg *out)
+{
+	*out = (struct stp_port_cfg){ .priority = CONFIG_STP_PORT_PRIO };
+	if (cp)
+		*out = cp->stp;
+	if (!cp || !cp->priority_set)
+		out->priority = CONFIG_STP_PORT_PRIO;
+	if (!cp || !cp->edge_set)
+		out->edge = host ? STP_EDGE_ON : STP_EDGE_AUTO;
 }
 
 /* --- [port X] keys --- */
@@ -676,6 +735,65 @@ static const struct key vxlan_keys[] = {
 	{ .name = "underlay", .set = set_underlay },
 };
 
+static int set_path_cost(struct parser *p, const struct key *k, const char *value)
+{
+	uint64_t v;
+
+	if (get_u64(p, k, value, 0, 200000000, &v))
+		return p->err;
+	cur_port(p)->stp.path_cost = (uint32_t)v;
+	return 0;
+}
+
+static int set_port_priority(struct parser *p, const struct key *k, const char *value)
+{
+	uint64_t v;
+
+	if (get_u64(p, k, value, 0, 240, &v))
+		return p->err;
+	if (v % 16)
+		return fail(p, "port_priority: %s is not a multiple of 16 (0, 16, ... 240)",
+			    value);
+	cur_port(p)->stp.priority = (uint8_t)v;
+	cur_port(p)->priority_set = true;
+	return 0;
+}
+
+static int set_edge(struct parser *p, const struct key *k, const char *value)
+{
+	struct config_port *port = cur_port(p);
+	bool on;
+
+	if (!strcasecmp(value, "auto")) {
+		port->stp.edge = STP_EDGE_AUTO;
+	} else {
+		if (get_bool(p, k, value, &on)) {
+			p->err = 0;
+			return fail(p, "edge: '%s' is not on, off or auto", value);
+		}
+		port->stp.edge = on ? STP_EDGE_ON : STP_EDGE_OFF;
+	}
+	port->edge_set = true;
+	return 0;
+}
+
+static int set_guard(struct parser *p, const struct key *k, const char *value)
+{
+	struct config_port *port = cur_port(p);
+
+	return get_bool(p, k, value, k->flag ? &port->stp.root_guard : &port->stp.bpdu_guard);
+}
+
+static int set_guard_timeout(struct parser *p, const struct key *k, const char *value)
+{
+	uint64_t v;
+
+	if (get_u64(p, k, value, 0, 86400, &v))
+		return p->err;
+	cur_port(p)->stp.bpdu_guard_timeout = (uint32_t)v;
+	return 0;
+}
+
 static const struct key bridge_keys[] = {
 	{ .name = "name", .set = set_name },
 	{ .name = "ageing_time", .set = set_ageing },
@@ -689,6 +807,11 @@ static const struct key bridge_keys[] = {
 	{ .name = "default_pvid", .set = set_default_pvid },
 	{ .name = "host_interface", .set = set_host_interface },
 	{ .name = "mac", .set = set_mac },
+	{ .name = "stp", .set = set_stp },
+	{ .name = "priority", .set = set_stp_priority },
+	{ .name = "hello_time", .set = set_stp_timer, .flag = 0 },
+	{ .name = "max_age", .set = set_stp_timer, .flag = 1 },
+	{ .name = "forward_delay", .set = set_stp_timer, .flag = 2 },
 };
 
 static const struct key port_keys[] = {
@@ -704,6 +827,12 @@ static const struct key port_keys[] = {
 	{ .name = "storm_mcast", .set = set_storm, .flag = XDPBR_STORM_MCAST },
 	{ .name = "storm_unknown", .set = set_storm, .flag = XDPBR_STORM_UNKNOWN },
 	{ .name = "datapath", .set = set_datapath },
+	{ .name = "path_cost", .set = set_path_cost },
+	{ .name = "port_priority", .set = set_port_priority },
+	{ .name = "edge", .set = set_edge },
+	{ .name = "bpdu_guard", .set = set_guard, .flag = 0 },
+	{ .name = "root_guard", .set = set_guard, .flag = 1 },
+	{ .name = "bpdu_guard_timeout", .set = set_guard_timeout },
 };
 
 _Static_assert(ARRAY_SIZE(bridge_keys) <= MAX_KEYS, "key_line too small");
@@ -741,6 +870,28 @@ static int key_line(const struct parser *p, const char *name)
 	return 0;
 }
 
+/* The bridge's timers against each other (802.1D-2004 17.14), reported
+ * at the last of the timer keys given. */
+static int stp_timers_end(struct parser *p)
+{
+	struct config_stp e, *t = &e;
+	const char *why;
+	int line = 0;
+
+	config_stp_effective(&p->c->stp, &e);
+	why = stpmap_timers_check(t->hello_time, t->max_age, t->forward_delay);
+	if (!why)
+		return 0;
+	for (const char *const *k = (const char *const[]){ "hello_time", "max_age",
+							   "forward_delay", NULL }; *k; k++)
+		if (key_line(p, *k) > line)
+			line = key_line(p, *k);
+	return fail_at(p, -EINVAL, line, "%s (hello_time %u, max_age %u, forward_delay %u; "
+		       "802.1D requires 2 * (forward_delay - 1) >= max_age >= "
+		       "2 * (hello_time + 1))", why, t->hello_time, t->max_age,
+		       t->forward_delay);
+}
+
 /* Checks that need the whole section, before the next one (or the end of
  * the input). Keys may come in any order, so a port's pvid is checked here
  * against its vlans/untagged; the error is reported at the pvid line. */
@@ -748,6 +899,8 @@ static int section_end(struct parser *p)
 {
 	const struct config_port *port;
 
+	if (!p->err && p->sec == SEC_BRIDGE)
+		return stp_timers_end(p);
 	if (p->err)
 		return p->err;
 	if (p->sec == SEC_VXLAN) {

@@ -7,10 +7,13 @@
  *
  *   [bridge]        name, ageing_time, fdb_max_learned, fdb_size, fdb_cache,
  *                   mode, listen, vlan_filtering, default_pvid,
- *                   host_interface, mac
+ *                   host_interface, mac, stp, priority, hello_time,
+ *                   max_age, forward_delay
  *   [port IFNAME]   learning, flood, mcast_flood, bcast_flood, isolated,
  *                   hairpin, max_learned, static (repeatable), pvid, vlans,
- *                   untagged, storm_bcast, storm_mcast, storm_unknown
+ *                   untagged, storm_bcast, storm_mcast, storm_unknown,
+ *                   path_cost, port_priority, edge, bpdu_guard,
+ *                   bpdu_guard_timeout, root_guard
  *   [vxlan]         vni, local_ip, dstport, underlay (the overlay: doc/evpn.md)
  *
  * Strict: an unknown section or key, a key given twice, a value out of range
@@ -30,6 +33,7 @@
 
 #include "xdpbr.h"
 #include "ports.h"		/* enum port_path */
+#include "stp.h"			/* struct stp_port_cfg */
 
 /*
  * The limits of the values are include/xdpbr.h's (XDPBR_*_MAX, ...).
@@ -76,6 +80,12 @@ struct config_port {
 	 * bridge may flood, by enum xdpbr_storm_class; 0 = no limit. */
 	uint32_t storm[XDPBR_STORM__MAX];
 	enum port_path path;		/* datapath: auto (the bridge's), xdp, tc */
+	/* Spanning tree settings (used while the bridge's stp is on), as
+	 * given: config_stp_port() completes them. edge_set: edge was given
+	 * (else on for the host interface's port, auto for the others). */
+	struct stp_port_cfg stp;
+	bool edge_set;
+	bool priority_set;		/* port_priority (else 128) */
 	int line;			/* line of its [port ...] header */
 };
 
@@ -89,6 +99,19 @@ struct config_vxlan {
 	struct in_addr local_ip;	/* the VTEP address */
 	uint16_t dstport;		/* UDP port, default CONFIG_DSTPORT_DEFAULT */
 	char underlay[16];		/* interface for the tunnels, "" = any */
+};
+
+/* [bridge] spanning tree keys, 802.1D-2004 defaults unless given. */
+#define CONFIG_STP_PRIORITY	32768
+#define CONFIG_STP_HELLO	2
+#define CONFIG_STP_MAX_AGE	20
+#define CONFIG_STP_FWD_DELAY	15
+#define CONFIG_STP_PORT_PRIO	128
+struct config_stp {
+	bool on;			/* stp = on (default off, as the kernel bridge) */
+	bool priority_set;
+	uint16_t priority;		/* 0..61440, a multiple of 4096 */
+	unsigned int hello_time, max_age, forward_delay;	/* seconds; 0: not given */
 };
 
 struct config {
@@ -113,6 +136,7 @@ struct config {
 					 * bridge; on unless set */
 	bool mac_set;
 	uint8_t mac[6];			/* its address; derived when !mac_set */
+	struct config_stp stp;
 	struct config_port *ports;	/* in file order */
 	size_t nports;
 	struct config_vxlan vxlan;
@@ -143,6 +167,12 @@ const struct config_port *config_port_find(const struct config *c, const char *n
  * such ports need reapplying too. */
 bool config_port_equal(const struct config_port *a, const struct config_port *b);
 
+/* The spanning tree settings in use: the file's, defaults for what it
+ * does not give (a zeroed struct config gives every default). A port's:
+ * cp NULL for a port with no [port] section; host says whether it is the
+ * host interface's port (an edge port by default). */
+void config_stp_effective(const struct config_stp *in, struct config_stp *out);
+void config_stp_port(const struct config_port *cp, bool host, struct stp_port_cfg *out);
 /* A listen value (the file's listen =, xdpbrd -l): "ADDR:PORT" (IPv4) or
  * "[ADDR]:PORT" (IPv6), numeric only, port 1..65535, into a socket address;
  * or CONFIG_LISTEN_NONE, no endpoint: sa's family is then AF_UNSPEC and

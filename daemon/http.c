@@ -22,6 +22,7 @@
 #include "pins.h"
 #include "privs.h"
 #include "report.h"
+#include "stpmap.h"
 #include "util.h"
 
 #define CT_JSON "application/json"
@@ -134,6 +135,11 @@ static int collect(struct http *h, struct report *r)
 	if (err)
 		return err;
 	r->uptime_s = (double)(mono_ns() - h->start_ns) / 1e9;
+	r->stp_status = h->stp_fd >= 0 ? malloc(sizeof(*r->stp_status)) : NULL;
+	if (r->stp_status && stpmap_read(h->stp_fd, r->stp_status)) {
+		free(r->stp_status);
+		r->stp_status = NULL;
+	}
 	pthread_mutex_lock(&h->lock);
 	if (h->fdb_known) {
 		r->fdb_known = true;
@@ -508,6 +514,8 @@ int http_start(struct http *h, const char *bridge, const char *listen, uint64_t 
 	pthread_mutex_init(&h->lock, NULL);
 	sem_init(&h->ready, 0, 0);
 	err = maps_open_pinned_ro(bridge, &h->ro);
+	/* The spanning tree's status, when the daemon made its map. */
+	h->stp_fd = stpmap_open(bridge, STPMAP_STATUS, true, false);
 	if (!err)
 		err = mhd_start(h, listen);
 	if (!err) {
@@ -543,6 +551,9 @@ void http_stop(struct http *h)
 		close(h->stop_fd);
 	h->stop_fd = -1;
 	maps_close(&h->ro);
+	if (h->stp_fd >= 0)
+		close(h->stp_fd);
+	h->stp_fd = -1;
 	sem_destroy(&h->ready);
 	h->open = false;
 }

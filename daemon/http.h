@@ -46,6 +46,7 @@ struct http {
 	struct MHD_Daemon *mhd;
 	const struct xdpbr_maps *maps;	/* &ro: what requests read through */
 	struct xdpbr_maps ro;		/* the bridge's maps, read-only fds */
+	int stp_fd;			/* xdpbr_stp_status, read-only; -1: none */
 	pthread_t thread;
 	int stop_fd;			/* eventfd: http_stop ends the thread */
 	sem_t ready;			/* posted once the thread dropped them */

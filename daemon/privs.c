@@ -66,7 +66,7 @@ const char *privs_names(uint64_t mask, char *buf, size_t len)
 
 uint64_t privs_wanted(bool bind_low_port)
 {
-	return CAPBIT(CAP_BPF) | CAPBIT(CAP_NET_ADMIN) | CAPBIT(CAP_PERFMON) |
+	return CAPBIT(CAP_BPF) | CAPBIT(CAP_NET_ADMIN) | CAPBIT(CAP_PERFMON) | CAPBIT(CAP_NET_RAW) |
 	       (bind_low_port ? CAPBIT(CAP_NET_BIND_SERVICE) : 0);
 }
 

@@ -22,6 +22,8 @@
  *                  and link events
  *   CAP_PERFMON    re-attaching the drop-counting tracepoints when their
  *                  pinned links were removed (see bridge_pins_check)
+ *   CAP_NET_RAW    the spanning tree's BPDU sockets (AF_PACKET) of ports
+ *                  added, and of STP turned on, while running
  *   CAP_NET_BIND_SERVICE  only when the stats endpoint's port is below 1024
  *
  * Given up: CAP_SYS_ADMIN (mounting bpffs, entering other network

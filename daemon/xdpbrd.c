@@ -33,6 +33,7 @@
 #include "netlink.h"
 #include "ports.h"
 #include "privs.h"
+#include "stpd.h"
 #include "util.h"
 #include "version.h"
 #include "xdpbr_rules.h"
@@ -92,6 +93,7 @@ struct daemon {
 	struct pending_static *pending;
 	size_t npending;
 	struct evpn evpn;		/* the [vxlan] overlay (evpn.h) */
+	struct stpd stp;		/* the spanning tree */
 };
 
 struct pending_static {
@@ -729,6 +731,12 @@ static void do_reload(struct daemon *d)
 					 cp->line, cp->name);
 	}
 	d->pending_cfg = NULL;
+	{
+		uint8_t mac[6];
+
+		hostif_mac_of(d, &nc, mac);
+		stpd_reload(&d->stp, &nc.stp, mac);
+	}
 	config_free(&d->cfg);
 	d->cfg = nc;
 	statics_retry(d);
@@ -864,21 +872,23 @@ static void age_step(struct daemon *d)
 static int run(struct daemon *d)
 {
 	enum { PFD_NETLINK, PFD_EVENTS, PFD_MONITOR, PFD_EVPN, PFD_N };
-	struct pollfd pfd[PFD_N] = {
+	struct pollfd pfd[PFD_N + XDPBR_MAX_PORTS] = {
 		[PFD_NETLINK] = { .fd = mnl_socket_get_fd(d->nl), .events = POLLIN },
 		[PFD_EVENTS] = { .fd = d->rb ? ring_buffer__epoll_fd(d->rb) : -1, .events = POLLIN },
 		[PFD_MONITOR] = { .fd = d->events.listen_fd, .events = POLLIN },
 		[PFD_EVPN] = { .fd = evpn_fd(&d->evpn), .events = POLLIN },
 	};
-	struct timespec tick = { .tv_sec = 0, .tv_nsec = AGE_TICK_MS * 1000000L };
-	uint64_t next_age = mono_ns();
+	/* The spanning tree's tick is the shortest. */
+	struct timespec tick = { .tv_sec = 0, .tv_nsec = STPD_TICK_MS * 1000000L };
+	uint64_t next_age = mono_ns(), next_stp = mono_ns();
 	sigset_t none;
-	int n, err;
+	int n, nstp, err;
 
 	sigemptyset(&none);
 	while (!quit) {
+		nstp = stpd_pollfds(&d->stp, pfd + PFD_N, XDPBR_MAX_PORTS);
 		/* Signals are blocked except inside ppoll: no lost wake-up. */
-		n = ppoll(pfd, PFD_N, &tick, &none);
+		n = ppoll(pfd, PFD_N + (nfds_t)nstp, &tick, &none);
 		if (n < 0 && errno != EINTR)
 			return -errno;
 		if (quit)
@@ -898,8 +908,14 @@ static int run(struct daemon *d)
 			events_accept(&d->events);
 		if (n > 0 && pfd[PFD_EVPN].revents & POLLIN)
 			evpn_read(&d->evpn);
+		if (n > 0)
+			stpd_input(&d->stp, pfd + PFD_N, nstp);
 		if (d->rb)
 			ring_buffer__consume(d->rb);
+		if (mono_ns() >= next_stp) {
+			next_stp = mono_ns() + STPD_TICK_MS * 1000000ULL;
+			stpd_tick(&d->stp);
+		}
 		/* Events must not speed up the ageing tick. */
 		if (mono_ns() >= next_age) {
 			next_age = mono_ns() + AGE_TICK_MS * 1000000ULL;
@@ -1279,6 +1295,22 @@ static void start_failed(struct daemon *d, const char *name)
 	config_free(&d->cfg);
 }
 
+/* stpd.h: a port's section of the file (NULL: none). */
+static const struct config_port *stp_port_cfg(const char *ifname, void *arg)
+{
+	return cfg_port_applying(arg, ifname);
+}
+
+static void stp_open(struct daemon *d)
+{
+	uint8_t mac[6];
+
+	hostif_mac_of(d, &d->cfg, mac);
+	d->stp.port_cfg = stp_port_cfg;
+	d->stp.arg = d;
+	stpd_open(&d->stp, &d->br, &d->events, mac, &d->cfg.stp);
+}
+
 /* The bridge forwarding, the services up, privileges dropped. 0 or -errno;
  * nothing is left behind on failure. */
 static int start(struct daemon *d, const struct cmdline *cl)
@@ -1311,6 +1343,7 @@ static int start(struct daemon *d, const struct cmdline *cl)
 	d->sweep.arg = d;
 	resync_links(d);
 	mtus_follow(d, true);
+	stp_open(d);
 	start_services(d);
 	block_signals();
 	err = privs_drop(low_port);
@@ -1336,6 +1369,7 @@ static void stop(struct daemon *d, int ret)
 		log_info("caught signal %d, %s", (int)quit, what);
 	else
 		log_err("main loop failed: %s; %s", strerror(-ret), what);
+	stpd_close(&d->stp);
 	stop_services(d);
 	bridge_close(&d->br, d->keep, false);
 	if (!d->keep)

@@ -66,6 +66,8 @@
 #define XDPBR_MAP_SKBPORTS	"xdpbr_skbports"
 #define XDPBR_MAP_SLOTIF	"xdpbr_slotif"
 #define XDPBR_MAP_PORTNAME	"xdpbr_portname"
+#define XDPBR_MAP_STP_PORT	"xdpbr_stp_port"
+#define XDPBR_MAP_STP_BEAT	"xdpbr_stp_beat"
 #define XDPBR_PIN_LINK_XMIT	"link_devmap_xmit"
 #define XDPBR_PIN_LINK_REDIR	"link_redirect_err"
 #define XDPBR_PIN_PROG_RX	"prog_rx"
@@ -229,6 +231,13 @@ struct xdpbr_config {
  * that ports added later (xdpbr link add) follow it; neither: by kind. */
 #define XDPBR_CFG_DP_XDP		(1U << 2)
 #define XDPBR_CFG_DP_TC			(1U << 3)
+/* Spanning tree on (the daemon runs RSTP): BPDUs (01:80:c2:00:00:00) go
+ * to the host on every port whatever its state, port states belong to the
+ * daemon, and a daemon silent for longer than its heartbeat's timeout
+ * leaves every non-edge port discarding. Off: BPDUs are flooded like any
+ * multicast, as the kernel bridge does without STP, and port states are
+ * set by hand (xdpbr link set dev X state ...). */
+#define XDPBR_CFG_STP			(1U << 4)
 #define XDPBR_AGEING_NEVER	(~0ULL)
 
 /* Frames whose network-layer length (without Ethernet header and VLAN tag)
@@ -239,19 +248,62 @@ struct xdpbr_config {
 #define XDPBR_MTU_DEFAULT	1500
 
 /*
+ * Spanning tree port states, as the datapath enforces them (802.1D-2004
+ * 17.4: RSTP has three; STP's disabled, blocking and listening are all
+ * discarding here). 0 is forwarding, so a port of a zeroed or older map
+ * forwards, as every port did before states existed.
+ *   forwarding   learns, forwards, receives floods and known unicast;
+ *   learning     learns from what it receives, forwards and receives nothing;
+ *   discarding   neither learns nor forwards nor receives anything.
+ * BPDUs reach the host whatever the state while XDPBR_CFG_STP is on.
+ */
+enum xdpbr_stp_state {
+	XDPBR_STP_FORWARDING = 0,
+	XDPBR_STP_LEARNING = 1,
+	XDPBR_STP_DISCARDING = 2,
+};
+
+/*
+ * A port's spanning tree word (xdpbr_stp_port, ARRAY of __u32 by slot):
+ * the state in the low bits and the operational-edge bit, written in one
+ * store, so a frame sees the old word or the new one, never a mix. A
+ * separate map from xdpbr_ports, whose entries other writers rewrite whole
+ * (link flags, link down): the state has one writer, the daemon while STP
+ * is on, the CLI while it is off.
+ */
+#define XDPBR_STP_STATE_MASK	0x3U
+#define XDPBR_STP_EDGE		(1U << 2)	/* an edge port: keeps its state
+						 * when the heartbeat expires */
+
+/*
+ * The daemon's heartbeat (xdpbr_stp_beat[0]): written every tick while STP
+ * runs (ctl_stp_heartbeat). Once the datapath's clock is more than
+ * timeout_ns past beat_ns, it treats every non-edge port as discarding,
+ * until the daemon beats again; a read per frame, no write. timeout_ns 0:
+ * no fallback.
+ */
+struct xdpbr_stp_beat {
+	__u64 beat_ns;			/* CLOCK_MONOTONIC of the last beat */
+	__u64 timeout_ns;		/* max age; 0 = never expires */
+};
+
+/*
  * Per-port counters. One table, used for the array index in the datapath and
  * for names in the CLI/JSON: XDPBR_COUNTERS(X) expands X(enum, "json_name").
  * Every received frame ends in exactly one outcome counter (forwarded,
  * flood_*, pass_*, drop_*): rx_packets == sum of outcomes. The others are
  * events: learned/moved/learn_failed/learn_limit on the ingress port,
- * flood_filtered on an egress port that refused a flooded copy (isolation),
+ * flood_filtered on an egress port that refused a flooded copy (isolation,
+ * VLAN, or a spanning tree state that is not forwarding),
  * tx_dropped_mtu on an egress port that refused a flooded copy larger than
  * its MTU (a known-unicast frame that is: the ingress port's drop_mtu),
  * tx_dropped on an egress port whose driver dropped redirected frames
  * (tracepoint xdp:xdp_devmap_xmit), redirect_errors on the ingress port when
  * the kernel failed a redirect after the program returned
  * (xdp:xdp_redirect_err), events_dropped when the event rate limit or a
- * full ring buffer swallowed a learn/move event.
+ * full ring buffer swallowed a learn/move event. A new counter changes the
+ * value of the pinned xdpbr_stats: lib/upgrade.c must learn to adopt the
+ * layout before it (a _Static_assert there says so).
  */
 #define XDPBR_COUNTERS(X)						\
 	X(RX_PACKETS,		"rx_packets")				\
@@ -274,6 +326,7 @@ struct xdpbr_config {
 	X(DROP_STORM_BCAST,	"drop_storm_broadcast")			\
 	X(DROP_STORM_MCAST,	"drop_storm_multicast")			\
 	X(DROP_STORM_UNKNOWN,	"drop_storm_unknown")			\
+	X(DROP_PORT_STATE,	"drop_port_state")			\
 	X(DROP_REDIRECT,	"drop_redirect")			\
 	X(DROP_MTU,		"drop_mtu")				\
 	X(LEARNED,		"learned")				\
@@ -385,6 +438,8 @@ _Static_assert(sizeof(struct xdpbr_vlan_port) == 1024, "vlan layout");
 _Static_assert(sizeof(struct xdpbr_event) == 32, "event layout");
 _Static_assert(sizeof(struct xdpbr_storm) == 24, "storm layout");
 _Static_assert(sizeof(struct xdpbr_port_name) == 16, "port name layout");
+_Static_assert(sizeof(struct xdpbr_stp_beat) == 16, "stp heartbeat layout");
+_Static_assert(XDPBR_STP_DISCARDING <= XDPBR_STP_STATE_MASK, "stp state fits its mask");
 _Static_assert(XDPBR_MAX_PORTS <= 65535, "slot must fit fdb_val.slot");
 #define XDPBR_MODE_COUNT_ONE(e, name) + 1
 _Static_assert(0 XDPBR_MODES(XDPBR_MODE_COUNT_ONE) == XDPBR_MODE_TC + 1,

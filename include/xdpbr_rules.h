@@ -71,6 +71,30 @@ XDPBR_RULE int xdpbr_limit_reached(__u64 n, __u32 limit)
 	return limit && n >= limit;
 }
 
+/* Whether the daemon's heartbeat is older than its timeout at now (the
+ * datapath's clock, CLOCK_MONOTONIC ns). A beat read ahead of a coarse
+ * clock is not old; a timeout of 0 never expires. */
+XDPBR_RULE int xdpbr_stp_expired(const struct xdpbr_stp_beat *b, __u64 now)
+{
+	return b && b->timeout_ns && now > b->beat_ns && now - b->beat_ns > b->timeout_ns;
+}
+
+/*
+ * The state the datapath enforces on a port: the state in its word
+ * (xdpbr_stp_port), except that with STP on and the heartbeat expired a
+ * port that is not an edge port discards. The host interface's port counts
+ * as an edge: only the host is behind it.
+ */
+XDPBR_RULE enum xdpbr_stp_state xdpbr_stp_effective(__u32 word, __u32 port_flags,
+						     int stp_on, int expired)
+{
+	__u32 st = word & XDPBR_STP_STATE_MASK;
+
+	if (stp_on && expired && !(word & XDPBR_STP_EDGE) && !(port_flags & XDPBR_PORT_HOST))
+		return XDPBR_STP_DISCARDING;
+	return st > XDPBR_STP_DISCARDING ? XDPBR_STP_DISCARDING : (enum xdpbr_stp_state)st;
+}
+
 /* FDB generation steps (xdpbr_fdbgen): the datapath adds this one when it
  * moves a MAC, user space XDPBR_FDBGEN_USER_STEP (xdpbr.h). */
 #define XDPBR_FDBGEN_DP_STEP	1ULL

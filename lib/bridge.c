@@ -29,6 +29,7 @@
 #include "xdpbr.skel.h"
 #include "fdbc_size.h"
 #include "bridge.h"
+#include "stpmap.h"
 #include "ctl.h"
 #include "fdbtab.h"
 #include "lock.h"
@@ -36,6 +37,7 @@
 #include "netlink.h"
 #include "paths.h"
 #include "ports.h"
+#include "upgrade.h"
 #include "util.h"
 
 #define KERNEL_BTF "/sys/kernel/btf/vmlinux"
@@ -253,6 +255,7 @@ static void unpin_all(struct bridge *br)
 	char path[PATH_MAX];
 
 	maps_unpin(br->name);
+	stpmap_unpin(br->name);
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (!pin_path(path, sizeof(path), br->name, names[i]))
 			unlink(path);
@@ -321,6 +324,8 @@ void bridge_skel_maps(const struct xdpbr *skel, struct xdpbr_maps *m)
 		.slotif = bpf_map__fd(skel->maps.xdpbr_slotif),
 		.skbports = bpf_map__fd(skel->maps.xdpbr_skbports),
 		.portname = bpf_map__fd(skel->maps.xdpbr_portname),
+		.stp_port = bpf_map__fd(skel->maps.xdpbr_stp_port),
+		.stp_beat = bpf_map__fd(skel->maps.xdpbr_stp_beat),
 		.storm_state = bpf_map__fd(skel->maps.xdpbr_storm_state),
 		.xmit_seen = bpf_map__fd(skel->maps.xdpbr_xmit_seen),
 	};
@@ -331,6 +336,7 @@ static int bridge_init(struct bridge *br, const char *name, enum xdpbr_mode mode
 {
 	memset(br, 0, sizeof(*br));
 	br->prog_rx_fd = br->prog_egress_fd = br->prog_tc_fd = br->lock_fd = -1;
+	br->stats_upgrade_fd = -1;
 	memset(&br->maps, 0xff, sizeof(br->maps));	/* every fd -1 */
 	br->mode = mode;
 	snprintf(br->name, sizeof(br->name), "%s", name);
@@ -389,6 +395,54 @@ static int pin_dir_prepare(struct bridge *br)
 	return err ? err : bridge_lock(br, LOCK_HINT_DAEMON);
 }
 
+/* Counters pinned by an older build, in another layout (upgrade.h): the
+ * object gets a copy in its own layout, pinned in their place once it has
+ * loaded (stats_upgrade_finish). Until each port runs the new program the
+ * old one counts into the old map: those few frames' counts are lost. */
+static int stats_upgrade_start(struct bridge *br)
+{
+	struct bpf_map *map = br->skel->maps.xdpbr_stats;
+	char path[PATH_MAX];
+	int fd, err = pin_path(path, sizeof(path), br->name, XDPBR_MAP_STATS);
+
+	if (!err)
+		err = stats_upgrade(path, &fd);
+	if (err == -EPROTO)
+		log_warn("The counters pinned in %s have a layout this xdpbrd doesn't know "
+			 "(pinned by a newer xdpbr?): run that xdpbrd, or remove the bridge's pins",
+			 br->dir);
+	if (err || fd < 0)
+		return err;
+	err = bpf_map__reuse_fd(map, fd) ?: bpf_map__set_pin_path(map, NULL);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	br->stats_upgrade_fd = fd;
+	return 0;
+}
+
+static void stats_upgrade_finish(struct bridge *br, bool loaded)
+{
+	char path[PATH_MAX];
+	int err;
+
+	if (br->stats_upgrade_fd < 0)
+		return;
+	if (loaded) {
+		err = pin_path(path, sizeof(path), br->name, XDPBR_MAP_STATS) ?:
+		      stats_upgrade_pin(path, br->stats_upgrade_fd);
+		if (err)
+			log_warn("Couldn't pin the counters in their new layout in %s: %s",
+				 br->dir, strerror(-err));
+		else
+			log_info("bridge %s: counters moved to this build's layout (%d counters)",
+				 br->name, XDPBR_CNT__MAX);
+	}
+	close(br->stats_upgrade_fd);
+	br->stats_upgrade_fd = -1;
+}
+
 /* Opens the datapath object, set to reuse the maps pinned in the bridge's
  * directory, its drop-counting tracepoints to the devices of our network
  * namespace. */
@@ -409,7 +463,7 @@ static int skel_open(struct bridge *br)
 	err = reuse_pinned_devmaps(br);
 	if (err)
 		log_warn("Couldn't reuse the devmaps pinned in %s: %s", br->dir, strerror(-err));
-	return err;
+	return err ?: stats_upgrade_start(br);
 }
 
 /* The FDB's capacity as the program will get it: the pinned map's when the
@@ -516,6 +570,7 @@ static int skel_load(struct bridge *br)
 		return -EOPNOTSUPP;
 	}
 	err = xdpbr__load(br->skel);
+	stats_upgrade_finish(br, !err);
 	if (!err)
 		return 0;
 	if (br->adopted)
@@ -1261,6 +1316,7 @@ int bridge_open_pinned(struct bridge *br, const char *name)
 
 	memset(br, 0, sizeof(*br));
 	br->prog_rx_fd = br->prog_egress_fd = br->prog_tc_fd = br->lock_fd = -1;
+	br->stats_upgrade_fd = -1;
 	br->adopted = true;
 	snprintf(br->name, sizeof(br->name), "%s", name);
 	err = pin_path(br->dir, sizeof(br->dir), name, NULL);

@@ -53,6 +53,8 @@ struct bridge {
 	enum port_path (*port_path)(const char *ifname, void *arg);
 	enum port_path path;		/* the bridge's default */
 	bool adopted;			/* pins existed: never remove them on failure */
+	int stats_upgrade_fd;		/* the pinned counters in this build's
+					 * layout, to pin once loaded; -1: none */
 	int lock_fd;			/* one process per bridge: the flock on
 					 * dir (lib/lock.h), -1 when not held */
 	enum xdpbr_mode mode;		/* requested; XDPBR_MODE_NONE: auto */

@@ -683,13 +683,24 @@ static int zero_at(int fd, uint32_t slot, const void *zero)
 	return bpf_map_update_elem(fd, &slot, zero, 0) ? -errno : 0;
 }
 
+/* The spanning tree word a new port starts with: forwarding, or with STP
+ * on discarding and not an edge (RSTP's BEGIN), until the daemon decides;
+ * with no daemon it stays so, and makes no loop. */
+static int stp_slot_reset(const struct xdpbr_maps *m, uint32_t slot)
+{
+	int on = ctl_stp_enabled(m);
+	__u32 word = on > 0 ? XDPBR_STP_DISCARDING : XDPBR_STP_FORWARDING;
+
+	return bpf_map_update_elem(m->stp_port, &slot, &word, 0) ? -errno : 0;
+}
+
 /* Every part is reset even when one fails: the first error. */
 int ctl_slot_reset(const struct xdpbr_maps *m, uint32_t slot)
 {
 	static const struct xdpbr_vlan_port no_vlans;
 	static const struct xdpbr_storm no_limits;
 	static const struct xdpbr_port_name no_name;
-	int errs[6], err = 0;
+	int errs[7], err = 0;
 
 	if (!slot || slot >= XDPBR_MAX_PORTS)
 		return -EINVAL;
@@ -700,6 +711,7 @@ int ctl_slot_reset(const struct xdpbr_maps *m, uint32_t slot)
 	errs[3] = zero_at(m->storm, slot, &no_limits);
 	errs[4] = zero_at(m->vlans, slot, &no_vlans);
 	errs[5] = zero_at(m->portname, slot, &no_name);
+	errs[6] = stp_slot_reset(m, slot);
 	for (size_t i = 0; i < ARRAY_SIZE(errs) && !err; i++)
 		err = errs[i];
 	return err;
@@ -949,4 +961,123 @@ int ctl_storm_set(const struct xdpbr_maps *m, uint32_t ifindex,
 		st.pps_cpu[c] = pps[c] ? (pps[c] + (uint32_t)ncpus - 1) / (uint32_t)ncpus : 0;
 	}
 	return bpf_map_update_elem(m->storm, &p.slot, &st, 0) ? -errno : 0;
+}
+
+/* --------------------------------------------------------- spanning tree */
+
+static int stp_word_get(const struct xdpbr_maps *m, uint32_t slot, __u32 *word)
+{
+	*word = 0;
+	return bpf_map_lookup_elem(m->stp_port, &slot, word) ? -errno : 0;
+}
+
+int ctl_port_stp_set(const struct xdpbr_maps *m, uint32_t ifindex,
+		     enum xdpbr_stp_state st, bool edge)
+{
+	__u32 word = (__u32)st | (edge ? XDPBR_STP_EDGE : 0);
+	struct xdpbr_port p;
+	int err;
+
+	if ((__u32)st > XDPBR_STP_DISCARDING)
+		return -EINVAL;
+	err = ctl_port_get(m, ifindex, &p);
+	if (err)
+		return err;
+	if (!p.slot || p.slot >= XDPBR_MAX_PORTS)
+		return -ENODEV;
+	return bpf_map_update_elem(m->stp_port, &p.slot, &word, 0) ? -errno : 0;
+}
+
+int ctl_port_stp_get(const struct xdpbr_maps *m, uint32_t ifindex,
+		     enum xdpbr_stp_state *st, bool *edge)
+{
+	struct xdpbr_port p;
+	__u32 word;
+	int err = ctl_port_get(m, ifindex, &p);
+
+	if (!err)
+		err = stp_word_get(m, p.slot, &word);
+	if (err)
+		return err;
+	*st = xdpbr_stp_effective(word, 0, 0, 0);
+	*edge = word & XDPBR_STP_EDGE;
+	return 0;
+}
+
+int ctl_stp_beat_get(const struct xdpbr_maps *m, struct xdpbr_stp_beat *b)
+{
+	__u32 zero = 0;
+
+	memset(b, 0, sizeof(*b));
+	return bpf_map_lookup_elem(m->stp_beat, &zero, b) ? -errno : 0;
+}
+
+int ctl_port_stp_effective(const struct xdpbr_maps *m, const struct xdpbr_port *p,
+			   enum xdpbr_stp_state *st)
+{
+	struct xdpbr_stp_beat b;
+	struct xdpbr_config c;
+	__u32 word;
+	int err = stp_word_get(m, p->slot, &word);
+
+	if (!err)
+		err = ctl_config_get(m, &c);
+	if (!err)
+		err = ctl_stp_beat_get(m, &b);
+	if (err)
+		return err;
+	*st = xdpbr_stp_effective(word, p->flags, !!(c.flags & XDPBR_CFG_STP),
+				  xdpbr_stp_expired(&b, mono_ns()));
+	return 0;
+}
+
+int ctl_stp_enabled(const struct xdpbr_maps *m)
+{
+	struct xdpbr_config c;
+	int err = ctl_config_get(m, &c);
+
+	return err ? err : !!(c.flags & XDPBR_CFG_STP);
+}
+
+/* Every port's state back to forwarding, its edge bit kept. */
+static int stp_all_forwarding(const struct xdpbr_maps *m)
+{
+	int err = 0;
+
+	for (__u32 slot = 1; slot < XDPBR_MAX_PORTS; slot++) {
+		__u32 word;
+
+		if (stp_word_get(m, slot, &word)) {
+			err = err ? err : -errno;
+			continue;
+		}
+		word &= XDPBR_STP_EDGE;
+		if (bpf_map_update_elem(m->stp_port, &slot, &word, 0))
+			err = err ? err : -errno;
+	}
+	return err;
+}
+
+int ctl_stp_enable(const struct xdpbr_maps *m, bool on)
+{
+	struct xdpbr_config c;
+	bool was;
+	int err = ctl_config_get(m, &c);
+
+	if (err)
+		return err;
+	was = c.flags & XDPBR_CFG_STP;
+	if (was == on)
+		return 0;
+	c.flags = on ? c.flags | XDPBR_CFG_STP : c.flags & ~XDPBR_CFG_STP;
+	err = ctl_config_set(m, &c);
+	return err || on ? err : stp_all_forwarding(m);
+}
+
+int ctl_stp_heartbeat(const struct xdpbr_maps *m, uint64_t timeout_ns)
+{
+	struct xdpbr_stp_beat b = { .beat_ns = mono_ns(), .timeout_ns = timeout_ns };
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(m->stp_beat, &zero, &b, 0) ? -errno : 0;
 }

@@ -175,4 +175,47 @@ int ctl_slot_reset(const struct xdpbr_maps *m, uint32_t slot);
 int ctl_port_name_get(const struct xdpbr_maps *m, uint32_t slot, char name[XDPBR_IFNAMSIZ]);
 int ctl_port_name_set(const struct xdpbr_maps *m, uint32_t slot, const char *name);
 
+/* ---- spanning tree: port states the datapath enforces ---- */
+
+/*
+ * Sets a port's state and operational-edge bit in one store (a frame sees
+ * the old word or the new one). The datapath reads the state per frame and
+ * caches none of it (the per-CPU FDB cache holds ports, not their states),
+ * so no cached entry needs invalidating: known unicast to the port and
+ * every flooded copy check it as they go. Entries learned on a port that
+ * stops forwarding stay until the caller flushes them (ctl_fdb_flush), as
+ * RSTP's topology change rules say when. -EINVAL for an unknown state,
+ * -ENODEV if ifindex is not a port.
+ */
+int ctl_port_stp_set(const struct xdpbr_maps *m, uint32_t ifindex,
+		     enum xdpbr_stp_state st, bool edge);
+int ctl_port_stp_get(const struct xdpbr_maps *m, uint32_t ifindex,
+		     enum xdpbr_stp_state *st, bool *edge);
+
+/* The state the datapath enforces on port p now: its state, or discarding
+ * for a non-edge port while STP is on and the heartbeat has expired. */
+int ctl_port_stp_effective(const struct xdpbr_maps *m, const struct xdpbr_port *p,
+			   enum xdpbr_stp_state *st);
+
+/* Whether STP is on (XDPBR_CFG_STP). 1, 0 or -errno. */
+int ctl_stp_enabled(const struct xdpbr_maps *m);
+
+/*
+ * XDPBR_CFG_STP on or off. On: BPDUs (01:80:c2:00:00:00) go to the host on
+ * every port whatever its state, and the heartbeat rule applies; the
+ * ports keep the states they have (the daemon sets them as RSTP begins; a
+ * port added while STP is on starts discarding, see ctl_slot_reset). Off,
+ * from on: BPDUs are flooded like the kernel bridge's without STP, and
+ * every port goes back to forwarding (its edge bit kept), as a bridge with
+ * no spanning tree. Setting what is already set changes nothing, so a
+ * restarted daemon calling it disturbs no port.
+ */
+int ctl_stp_enable(const struct xdpbr_maps *m, bool on);
+
+/* The daemon's heartbeat, every tick: records now (CLOCK_MONOTONIC, the
+ * clock of bpf_ktime_get_ns) and the timeout (max age) after which, with
+ * STP on, the datapath treats non-edge ports as discarding. 0: no fallback. */
+int ctl_stp_heartbeat(const struct xdpbr_maps *m, uint64_t timeout_ns);
+int ctl_stp_beat_get(const struct xdpbr_maps *m, struct xdpbr_stp_beat *b);
+
 #endif

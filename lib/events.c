@@ -88,12 +88,7 @@ struct json_object *event_json(const struct xdpbr_event *e, const char *bridge)
 	if (e->type == XDPBR_EV_MOVE)
 		json_object_object_add(o, "from",
 				       json_object_new_string(ifname_shown(e->old_ifindex, ifname)));
-	{
-		char ts[32];	/* microseconds are plenty, and print stably */
-
-		snprintf(ts, sizeof(ts), "%.6f", (double)e->ts / 1e9);
-		json_object_object_add(o, "ts", json_object_new_double_s((double)e->ts / 1e9, ts));
-	}
+	event_add_ts(o, e->ts);
 	return o;
 }
 
@@ -171,15 +166,15 @@ int events_listening(const struct events *ev)
 	return ev->nclients > 0;
 }
 
-void events_send(struct events *ev, const struct xdpbr_event *e)
+void events_send_json(struct events *ev, struct json_object *o)
 {
-	struct json_object *o;
 	const char *line;
 	size_t len;
 
-	if (!ev->nclients)
+	if (!ev->nclients) {
+		json_object_put(o);
 		return;
-	o = event_json(e, ev->bridge);
+	}
 	line = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 					       JSON_C_TO_STRING_NOSLASHESCAPE);
 	len = strlen(line);
@@ -204,4 +199,18 @@ void events_send(struct events *ev, const struct xdpbr_event *e)
 		ev->clients[i--] = ev->clients[--ev->nclients];
 	}
 	json_object_put(o);
+}
+
+void events_send(struct events *ev, const struct xdpbr_event *e)
+{
+	if (ev->nclients)
+		events_send_json(ev, event_json(e, ev->bridge));
+}
+
+void event_add_ts(struct json_object *o, uint64_t ts_ns)
+{
+	char ts[32];	/* microseconds are plenty, and print stably */
+
+	snprintf(ts, sizeof(ts), "%.6f", (double)ts_ns / 1e9);
+	json_object_object_add(o, "ts", json_object_new_double_s((double)ts_ns / 1e9, ts));
 }

@@ -14,6 +14,16 @@
  *   {"event":"learn"|"move"|"age"|"flush","mac":"02:..","vlan":0,
  *    "ifname":"eth2","master":"br0","from":"eth1" (move only),"ts":12.345}
  *
+ * and, from the spanning tree (daemon/stpd.c), with "master" and "ts" too:
+ *
+ *   {"event":"stp_state","ifname":"eth1","state":"forwarding","role":"root"}
+ *   {"event":"stp_role","ifname":"eth1","role":"alternate","state":".."}
+ *   {"event":"topology_change","ifname":"eth1","topology_changes":3}
+ *   {"event":"stp_root","root_id":"8000.02:..","root_port":"eth1"|""}
+ *   {"event":"bpdu_guard"|"root_guard","ifname":"eth1"}
+ *   {"event":"stp_protocol","ifname":"eth1","protocol":"stp"|"rstp"}
+ *   {"event":"bad_bpdu","ifname":"eth1"}
+ *
  * The first line a client gets is {"event":"hello","master":"br0"}: from
  * then on it misses nothing. A client that can't keep up is dropped rather
  * than allowed to stall the daemon.
@@ -48,6 +58,10 @@ void events_close(struct events *ev);
 void events_accept(struct events *ev);
 /* Sends one event to every client. */
 void events_send(struct events *ev, const struct xdpbr_event *e);
+/* Sends an event object to every client and releases it. */
+void events_send_json(struct events *ev, struct json_object *o);
+/* The "ts" member, seconds of CLOCK_MONOTONIC, as every event has it. */
+void event_add_ts(struct json_object *o, uint64_t ts_ns);
 /* Whether anyone listens (to skip building events nobody reads). */
 int events_listening(const struct events *ev);
 

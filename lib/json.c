@@ -49,7 +49,7 @@ struct json_object *json_fdb_entry(const struct fdb_entry *e, const char *bridge
 }
 
 struct json_object *json_port(const struct port_entry *p, const struct port_link *l,
-			      const char *bridge)
+			      const char *state, const char *bridge)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *flags = json_object_new_array();
@@ -62,7 +62,7 @@ struct json_object *json_port(const struct port_entry *p, const struct port_link
 	json_object_object_add(o, "flags", flags);
 	add_u64(o, "mtu", (uint64_t)l->mtu);
 	add_str(o, "master", bridge);
-	add_str(o, "state", port_forwarding(p, l) ? "forwarding" : "disabled");
+	add_str(o, "state", state);
 	add_str(o, "kind", l->kind);
 	add_str(o, "datapath", l->datapath ? l->datapath : "none");
 	if (p->port.flags & XDPBR_PORT_HOST)

@@ -36,6 +36,8 @@ static const struct {
 	{ XDPBR_MAP_SLOTIF,	offsetof(struct xdpbr_maps, slotif) },
 	{ XDPBR_MAP_SKBPORTS,	offsetof(struct xdpbr_maps, skbports) },
 	{ XDPBR_MAP_PORTNAME,	offsetof(struct xdpbr_maps, portname) },
+	{ XDPBR_MAP_STP_PORT,	offsetof(struct xdpbr_maps, stp_port) },
+	{ XDPBR_MAP_STP_BEAT,	offsetof(struct xdpbr_maps, stp_beat) },
 	{ XDPBR_MAP_STORM_STATE, offsetof(struct xdpbr_maps, storm_state) },
 	{ XDPBR_MAP_XMIT_SEEN,	offsetof(struct xdpbr_maps, xmit_seen) },
 };

@@ -25,6 +25,8 @@ struct xdpbr_maps {
 	int slotif;
 	int skbports;
 	int portname;
+	int stp_port;			/* spanning tree word per slot */
+	int stp_beat;			/* the daemon's heartbeat */
 	int storm_state;		/* the datapath's own (per-CPU buckets), */
 	int xmit_seen;			/* written here only to reset a slot */
 };

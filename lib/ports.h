@@ -80,6 +80,17 @@ void port_link_read(uint32_t ifindex, uint32_t p_flags, struct port_link *l);
 /* Forwarding only when the link is up and the datapath uses the port. */
 bool port_forwarding(const struct port_entry *p, const struct port_link *l);
 
+/* The kernel bridge's word for a port in spanning tree state st (the one
+ * enforced, ctl_port_stp_effective): "forwarding", "learning", and for
+ * discarding "discarding" while STP runs, "blocking" (set by hand) while
+ * it does not. */
+const char *port_stp_word(enum xdpbr_stp_state st, bool stp_on);
+
+/* What link show says of a port: "disabled" when its link is down (or the
+ * datapath does not use it), else port_stp_word(). */
+const char *port_state_name(const struct port_entry *p, const struct port_link *l,
+			    enum xdpbr_stp_state st, bool stp_on);
+
 /* The interface flags shown for a port, in iproute2's order. */
 #define PORT_IFF_NAMES 4
 extern const struct port_iff_name {

@@ -34,12 +34,14 @@ int report_collect(const struct xdpbr_maps *m, const char *bridge, struct report
 	if (err)
 		return err;
 	r->stats = calloc(r->nports + 1, sizeof(*r->stats));
-	if (!r->stats) {
+	r->stp = calloc(r->nports + 1, sizeof(*r->stp));
+	if (!r->stats || !r->stp) {
 		report_free(r);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < r->nports && !err; i++)
-		err = stats_read(m->stats, r->ports[i].port.slot, &r->stats[i]);
+		err = stats_read(m->stats, r->ports[i].port.slot, &r->stats[i]) ?:
+		      ctl_port_stp_effective(m, &r->ports[i].port, &r->stp[i]);
 	if (!err)
 		err = stats_read(m->stats, 0, &r->nonport);
 	if (err)
@@ -49,10 +51,14 @@ int report_collect(const struct xdpbr_maps *m, const char *bridge, struct report
 
 void report_free(struct report *r)
 {
+	free(r->stp_status);
+	r->stp_status = NULL;
 	free(r->ports);
 	free(r->stats);
+	free(r->stp);
 	r->ports = NULL;
 	r->stats = NULL;
+	r->stp = NULL;
 	r->nports = 0;
 }
 
@@ -172,6 +178,18 @@ struct json_object *report_json_cli(const struct report *r, uint32_t dev)
 	return arr;
 }
 
+/* Forwarding for a report made without the states (tests). */
+static enum xdpbr_stp_state report_port_stp(const struct report *r, size_t i)
+{
+	return r->stp ? r->stp[i] : XDPBR_STP_FORWARDING;
+}
+
+const char *report_port_state(const struct report *r, size_t i, const struct port_link *l)
+{
+	return port_state_name(&r->ports[i], l, report_port_stp(r, i),
+			       r->cfg.flags & XDPBR_CFG_STP);
+}
+
 struct json_object *report_json_doc(const struct report *r)
 {
 	struct json_object *doc = json_object_new_object();
@@ -188,13 +206,15 @@ struct json_object *report_json_doc(const struct report *r)
 		struct port_link l;
 
 		port_link_read(r->ports[i].ifindex, r->ports[i].port.flags, &l);
-		o = json_port(&r->ports[i], &l, r->bridge);
+		o = json_port(&r->ports[i], &l, report_port_state(r, i, &l), r->bridge);
 
 		add_counters(c, &r->stats[i]);
 		json_object_object_add(o, "counters", c);
 		json_object_array_add(ports, o);
 	}
 	json_object_object_add(doc, "ports", ports);
+	if (r->stp_status)
+		json_object_object_add(doc, "stp", stpmap_json(r->stp_status, mono_ns()));
 	return doc;
 }
 
@@ -283,7 +303,8 @@ int report_metrics(const struct report *r, FILE *out)
 		prom_port_labels(out, r, i);
 		fprintf(out, ",slot=\"%u\",state=\"%s\",datapath=\"%s\"} 1\n",
 			r->ports[i].port.slot,
-			r->ports[i].port.flags & XDPBR_PORT_DOWN ? "disabled" : "forwarding",
+			r->ports[i].port.flags & XDPBR_PORT_DOWN ? "disabled" :
+			port_stp_word(report_port_stp(r, i), r->cfg.flags & XDPBR_CFG_STP),
 			port_datapath_name(r->ports[i].port.mode));
 	}
 
@@ -327,5 +348,7 @@ int report_metrics(const struct report *r, FILE *out)
 		prom_label_escape(out, r->bridge);
 		fprintf(out, "\"} %.3f\n", r->uptime_s);
 	}
+	if (r->stp_status)
+		stpmap_metrics(r->stp_status, r->bridge, out);
 	return ferror(out) ? -EIO : 0;
 }

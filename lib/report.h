@@ -17,6 +17,7 @@
 #include "xdpbr.h"
 #include "pins.h"
 #include "ports.h"
+#include "stpmap.h"
 
 #define REPORT_SCHEMA_VERSION 1
 
@@ -28,6 +29,7 @@ struct report {
 	struct xdpbr_bridge_stats bs;	/* aged, flushed */
 	struct port_entry *ports;	/* by slot */
 	struct xdpbr_stats *stats;	/* summed over CPUs, one per port */
+	enum xdpbr_stp_state *stp;	/* the spanning tree state enforced, one per port */
 	size_t nports;
 	struct xdpbr_stats nonport;	/* slot 0: frames on a non-port */
 	/* FDB composition: known only where someone walked the table (the
@@ -36,6 +38,9 @@ struct report {
 	uint64_t fdb_entries, fdb_dynamic, fdb_static;
 	double fdb_age_s;		/* how old those figures are */
 	double uptime_s;		/* the daemon's, or < 0 */
+	/* The spanning tree's status (the daemon's xdpbr_stp_status), or
+	 * NULL: no daemon, or none that writes it. Freed by report_free. */
+	struct stpmap_snapshot *stp_status;
 };
 
 /* Reads everything but the FDB composition. 0 or -errno. */
@@ -44,6 +49,9 @@ void report_free(struct report *r);
 
 /* Walks the FDB to fill the composition (the CLI; the daemon uses its sweep). */
 int report_count_fdb(const struct xdpbr_maps *m, struct report *r);
+
+/* Port i's state word (port_state_name), its link l as read. */
+const char *report_port_state(const struct report *r, size_t i, const struct port_link *l);
 
 /* Sum of one counter over the ports. */
 uint64_t report_sum(const struct report *r, enum xdpbr_counter c);

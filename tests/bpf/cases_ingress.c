@@ -9,9 +9,10 @@
 static const struct test_case cases[] = {
 	/* to the host */
 	{
-		.desc = "link-local: 01:80:c2:00:00:00 (STP) passes, source not learned",
+		.desc = "link-local: 01:80:c2:00:00:00 (STP) passes with STP on, source not learned",
 		.in = P1,
 		.frame = { STP, HOST_A, ETH_P_STP_LEN, 38 },
+		.cfg_flags = STP_ON,
 		.verdict = XDP_PASS,
 		.cnt = { { P1, XDPBR_CNT_PASS_LINKLOCAL, 1 } },
 		.after = { { HOST_A, FDB_ABSENT } },

@@ -163,7 +163,7 @@ static const struct test_case cases[] = {
 		.desc = "vlan ingress: link-local tagged in VLAN 30, which p1 is not in, passes before the VLAN rules",
 		.in = P1,
 		.frame = { STP, HOST_A, ETH_P_STP_LEN, 38, .tags = { TAG(30) } },
-		.cfg_flags = VLAN_ON,
+		.cfg_flags = VLAN_ON | STP_ON,	/* STP off: BPDUs are bridged */
 		.vlan = { [P1] = ACCESS(10) },
 		.verdict = XDP_PASS,
 		.cnt = { { P1, XDPBR_CNT_PASS_LINKLOCAL, 1 } },

@@ -187,6 +187,19 @@ static int bucket_set(__u32 slot, const struct bucket_setup *b, __u64 now)
 	return dp_buckets_set(slot, &v);
 }
 
+/* xdpbr_stp_beat: last beat age_ns ago, with timeout_ns (both 0: none). */
+static int beat_set(__u64 age_ns, __u64 timeout_ns)
+{
+	struct xdpbr_stp_beat b = { 0 };
+	__u32 zero = 0;
+
+	if (age_ns || timeout_ns)
+		b = (struct xdpbr_stp_beat){ .beat_ns = dp_mono_ns() - age_ns,
+					     .timeout_ns = timeout_ns };
+	return bpf_map__update_elem(dp_skel->maps.xdpbr_stp_beat, &zero, sizeof(zero),
+				    &b, sizeof(b), 0);
+}
+
 /* Every case starts from: empty FDB, every learned count 0 (the datapath's
  * and user space's), no VLAN membership anywhere, no storm limits and every
  * storm bucket zero (fresh), all ports in tx and in every flood set, the
@@ -252,7 +265,16 @@ static int reset_bridge(const struct test_case *tc)
 		      flood_set(dp_skel->maps.xdpbr_flood_mc, p, egress_fd) ?:
 		      flood_set(dp_skel->maps.xdpbr_flood_uu, p, egress_fd);
 	}
-	return err;
+	for (slot = 0; slot < XDPBR_MAX_PORTS && !err; slot++) {
+		__u32 word = 0;
+
+		for (p = P1; p <= P3; p++)
+			if (ports[p].slot == slot)
+				word = tc->stp[p];
+		err = bpf_map__update_elem(dp_skel->maps.xdpbr_stp_port, &slot, sizeof(slot),
+					   &word, sizeof(word), 0);
+	}
+	return err ?: beat_set(tc->beat.age_ns, tc->beat.timeout_ns);
 }
 
 /* One BPF_PROG_RUN of xdpbr_rx on frame as received by ingress. */
@@ -693,7 +715,12 @@ static enum outcome run_case(const struct test_case *tc, struct result *r)
 
 	/* run */
 	t0 = dp_coarse_ns();
-	err = prog_run(tc->in, frame, len, out, sizeof(out), &out_len, &verdict);
+	if (tc->live) {
+		err = dp_prog_run_live(ports[tc->in].ifindex, frame, len);
+		out_len = (__u32)want_len;	/* as sent: OUT_LEN deltas */
+	} else {
+		err = prog_run(tc->in, frame, len, out, sizeof(out), &out_len, &verdict);
+	}
 	t1 = dp_coarse_ns();
 	storm_t1 = dp_mono_ns();
 	if (err == -EINVAL && len < ETH_HLEN) {
@@ -737,10 +764,11 @@ static enum outcome run_case(const struct test_case *tc, struct result *r)
 
 	/* verdict and frame: unchanged unless the case says how it is
 	 * rewritten (VLAN tag pushed, popped or set) */
-	if (verdict != tc->verdict)
+	if (!tc->live && verdict != tc->verdict)
 		failf(r, "verdict %s, expected %s", dp_verdict_name(verdict),
 		      dp_verdict_name(tc->verdict));
-	check_output(out, out_len, want, want_len, len, r);
+	if (!tc->live)
+		check_output(out, out_len, want, want_len, len, r);
 
 	/* counters */
 	err = dp_stats_read(after);

@@ -93,6 +93,7 @@ struct port_vlan {
 #define TRUNK(...)	{ .member = { __VA_ARGS__ } }
 
 #define VLAN_ON		XDPBR_CFG_VLAN_FILTERING
+#define STP_ON		XDPBR_CFG_STP
 
 /* The frame the program must hand on when it is not the frame sent: the
  * same addresses, EtherType and payload, carrying exactly these tags. */
@@ -217,6 +218,15 @@ struct test_case {
 							 * 0 = no limit */
 	struct bucket_setup bucket;
 	struct burst_setup burst;
+	/* spanning tree: each port's word in xdpbr_stp_port (state | edge;
+	 * 0: forwarding), and the daemon's heartbeat, last written
+	 * beat.age_ns before the run, with its timeout (0: none written) */
+	__u32 stp[PORT_ID_MAX];
+	struct { __u64 age_ns, timeout_ns; } beat;
+	/* run in live-frames mode: flooded copies really go out, through
+	 * xdpbr_egress, whose counters (tx, flood_filtered) are then checked;
+	 * the verdict and output frame are not (none come back) */
+	bool live;
 
 	/* expectations */
 	__u32 verdict;
@@ -303,8 +313,9 @@ extern const struct case_table portflags_cases;		/* cases_portflags.c */
 extern const struct case_table flooding_cases;		/* cases_flooding.c */
 extern const struct case_table ingress_cases;		/* cases_ingress.c */
 extern const struct case_table vlan_cases;		/* cases_vlan.c */
-extern const struct case_table storm_cases;
-extern const struct case_table mtu_cases;		/* cases_mtu.c */		/* cases_storm.c */
+extern const struct case_table storm_cases;		/* cases_storm.c */
+extern const struct case_table mtu_cases;		/* cases_mtu.c */
+extern const struct case_table stp_cases;		/* cases_stp.c */
 extern const struct seq_table cache_seqs;		/* cases_cache.c */
 
 /* ------------------------------------------------------------------------ */

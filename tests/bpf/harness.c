@@ -40,10 +40,13 @@ int dp_netns(const char *const *names, const char *const *peers,
 	if (system("ip link set dev lo up"))
 		return -EIO;
 	for (int i = 0; i < n; i++) {
+		/* GRO on the peer: a veth takes redirected frames (is a
+		 * valid devmap destination) only when its peer runs NAPI */
 		snprintf(cmd, sizeof(cmd),
 			 "ip link add %s type veth peer name %s && "
-			 "ip link set dev %s up && ip link set dev %s up",
-			 names[i], peers[i], names[i], peers[i]);
+			 "ip link set dev %s up && ip link set dev %s up && "
+			 "ethtool -K %s gro on >/dev/null",
+			 names[i], peers[i], names[i], peers[i], peers[i]);
 		if (system(cmd))
 			return -EIO;
 		ifindex[i] = if_nametoindex(names[i]);
@@ -200,6 +203,27 @@ int dp_prog_run(__u32 ifindex, const __u8 *frame, size_t len, __u8 *out,
 		return -errno;
 	*verdict = opts.retval;
 	*out_len = opts.data_size_out;
+	return 0;
+}
+
+int dp_prog_run_live(__u32 ifindex, const __u8 *frame, size_t len)
+{
+	struct xdp_md ctx = {
+		.data = 0,
+		.data_end = (__u32)len,
+		.ingress_ifindex = ifindex,
+	};
+	LIBBPF_OPTS(bpf_test_run_opts, opts,
+		.data_in = frame,
+		.data_size_in = (__u32)len,
+		.ctx_in = &ctx,
+		.ctx_size_in = sizeof(ctx),
+		.repeat = 1,
+		.flags = BPF_F_TEST_XDP_LIVE_FRAMES,
+	);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(dp_skel->progs.xdpbr_rx), &opts))
+		return -errno;
 	return 0;
 }
 

@@ -86,6 +86,11 @@ bool dp_build_frame_selftest(void);
 int dp_prog_run(__u32 ifindex, const __u8 *frame, size_t len, __u8 *out,
 		size_t out_size, __u32 *out_len, __u32 *verdict);
 
+/* The same in live-frames mode (BPF_F_TEST_XDP_LIVE_FRAMES): what the
+ * program redirects is really sent, so the devmap egress program runs on
+ * each flooded copy. No verdict nor output frame comes back. */
+int dp_prog_run_live(__u32 ifindex, const __u8 *frame, size_t len);
+
 /* ---- maps ---- */
 
 /* Every counter of every slot of xdpbr_stats, summed over the CPUs. */

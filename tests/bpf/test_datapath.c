@@ -72,6 +72,7 @@ static const struct case_table *const tables[] = {
 	&vlan_cases,
 	&storm_cases,
 	&mtu_cases,
+	&stp_cases,
 };
 static const struct seq_table *const seq_tables[] = {
 	&cache_seqs,

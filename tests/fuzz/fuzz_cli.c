@@ -72,6 +72,7 @@ static const struct {
 	{ KW_STORM, { "storm" } },
 	{ KW_NAME, { "NAME" } },
 	{ KW_SLOT, { "slot" } },
+	{ KW_STATE, { "state" } },
 };
 
 /* Port flags and the keyword that sets them. */
@@ -192,6 +193,8 @@ static void check_cmd(const struct cli_cmd *c, int argc, char **argv)
 	CHECK(c->seen & KW_SLOT ? c->slot >= 1 && c->slot <= XDPBR_PORTS_PER_BRIDGE : !c->slot,
 	      "slot %u", c->slot);
 	CHECK(!(c->seen & KW_SLOT) || !(c->seen & KW_DEV), "both dev and slot name the port");
+	CHECK(c->seen & KW_STATE ? c->stp_state <= XDPBR_STP_DISCARDING :
+	      c->stp_state == XDPBR_STP_FORWARDING, "state %d", (int)c->stp_state);
 	CHECK(!c->dev || (in_argv(c->dev, argc, argv) && strlen(c->dev) >= 1 &&
 			  strlen(c->dev) <= 15), "dev '%s'", c->dev);
 	CHECK(c->seen & KW_VLAN ? c->vlan >= 0 && c->vlan <= 4094 : c->vlan == -1,

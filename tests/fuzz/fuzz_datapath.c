@@ -55,7 +55,8 @@
  *    moves, one static on another port is never moved and its frame is
  *    dropped as spoofed;
  *  - the bridge's rules: not-a-port frames pass; bad sources drop;
- *    link-local passes; a frame claiming another port's static MAC is never
+ *    link-local passes (but BPDUs, to 01:80:c2:00:00:00, are bridged as
+ *    multicast: STP is off here, as on the kernel bridge); a frame claiming another port's static MAC is never
  *    bridged; known unicast goes to the port the FDB names, never back out
  *    of its ingress unless hairpin, never between two isolated ports, never
  *    into a VLAN the egress is not in; with VLAN filtering no frame leaves
@@ -194,11 +195,14 @@ static void feature(unsigned int region, unsigned long long v)
 static bool mac_multicast(const __u8 *m) { return m[0] & 1; }
 static bool mac_zero(const __u8 *m) { return !(m[0] | m[1] | m[2] | m[3] | m[4] | m[5]); }
 static bool mac_bcast(const __u8 *m) { return (m[0] & m[1] & m[2] & m[3] & m[4] & m[5]) == 0xff; }
+/* A link-local group the bridge keeps local: 01:80:c2:00:00:01-0f. The
+ * BPDU address, 01:80:c2:00:00:00, is bridged while STP is off, which it
+ * always is here. */
 static bool mac_link_local(const __u8 *m)
 {
 	static const __u8 ll[5] = { 0x01, 0x80, 0xc2, 0x00, 0x00 };
 
-	return !memcmp(m, ll, 5) && !(m[5] & 0xf0);
+	return !memcmp(m, ll, 5) && !(m[5] & 0xf0) && m[5] != 0x00;
 }
 
 static __u16 get_be16(const __u8 *p)

@@ -163,6 +163,48 @@ l s d eth0 l of
 link del slot 5
 EOF
 
+# ---------------------------------------------------------------- bpdu
+# A settings byte, then records CTL LEN BPDU (see fuzz_bpdu.c). CTL: bit 0
+# port 2, bits 1-3 seconds after, bit 4 link flap, bit 5 mcheck, bit 6
+# guard reset. The BPDUs: from 02:00:00:00:0b:09 (BR9) and :0b:05 (BR5).
+B=$DIR/bpdu
+rm -rf "$B"
+mkdir -p "$B"
+BR9=000000000b09 BR5=000000000b05
+T="1400 0200 0f00"			# max age 20, hello 2, forward delay 15
+# cfg ROOT COST BRIDGE PORT: a config BPDU (35 bytes), flags 00
+cfg() { printf '0000 00 00 00 %s %08x %s %s 0000 %s' "$1" "$2" "$3" "$4" "$T"; }
+# rst FLAGS ROOT COST BRIDGE PORT: an RST BPDU (36 bytes)
+rst() { printf '0000 02 02 %s %s %08x %s %s 0000 %s 00' "$1" "$2" "$3" "$4" "$5" "$T"; }
+TCN="0000 00 80"
+rec() { printf '%02x%02x %s' "$1" "$(($(printf '%s' "$2" | tr -d ' ' | wc -c) / 2))" "$2"; }
+R_BETTER=1000$BR9 R_WORSE=f000$BR9
+DESIG_PROP=0e DESIG_FWD=3c ROOT_AGREE=68 ALT=04
+
+bin "$B/config-better-root" 02 "$(rec 0 "$(cfg "$R_BETTER" 0 "$R_BETTER" 8001)")"
+bin "$B/config-worse-then-tcn" 02 "$(rec 4 "$(cfg "$R_WORSE" 0 "$R_WORSE" 8001)")" \
+	"$(rec 4 "$(cfg "$R_WORSE" 0 "$R_WORSE" 8001)")" "$(rec 14 "$TCN")" "$(rec 0 "$TCN")"
+bin "$B/config-tc-tca" 02 "$(rec 2 "$(cfg "$R_BETTER" 0 "$R_BETTER" 8001 | sed 's/^0000 00 00 00/0000 00 00 81/')")"
+bin "$B/rst-proposal" 00 "$(rec 0 "$(rst $DESIG_PROP "$R_BETTER" 0 "$R_BETTER" 8001)")" \
+	"$(rec 2 "$(rst $DESIG_FWD "$R_BETTER" 0 "$R_BETTER" 8001)")"
+bin "$B/rst-both-ports-alternate" 00 "$(rec 0 "$(rst $DESIG_FWD "$R_BETTER" 0 "$R_BETTER" 8001)")" \
+	"$(rec 1 "$(rst $DESIG_FWD "$R_BETTER" 0 "$R_BETTER" 8002)")" \
+	"$(rec 6 "$(rst $ALT "$R_BETTER" 20000 1000$BR5 8002)")"
+bin "$B/rst-agreement" 00 "$(rec 0 "$(rst $ROOT_AGREE "$R_WORSE" 20000 f000$BR5 8001)")"
+bin "$B/rst-then-config-migration" 00 "$(rec 6 "$(rst $DESIG_FWD "$R_WORSE" 0 "$R_WORSE" 8001)")" \
+	"$(rec 6 "$(cfg "$R_WORSE" 0 "$R_WORSE" 8001)")" "$(rec 32 "$(rst $DESIG_FWD "$R_WORSE" 0 "$R_WORSE" 8001)")"
+bin "$B/bpdu-guard-trip-reset" 05 "$(rec 1 "$(rst $DESIG_FWD "$R_WORSE" 0 "$R_WORSE" 8001)")" \
+	"$(rec 65 "$TCN")"
+bin "$B/root-guard" 08 "$(rec 14 "$(rst $DESIG_FWD "$R_BETTER" 0 "$R_BETTER" 8001)")"
+bin "$B/self-loop" 20 "$(rec 14 "$TCN")" "$(rec 14 "$TCN")"
+bin "$B/force-stp-hold-1" 50 "$(rec 0 "$(rst $DESIG_PROP "$R_BETTER" 0 "$R_BETTER" 8001)")"
+bin "$B/short" 00 "$(rec 0 "0000 02")"
+bin "$B/rst-truncated" 00 "$(rec 0 "$(rst $DESIG_FWD "$R_BETTER" 0 "$R_BETTER" 8001 | sed 's/ 00$//')")"
+bin "$B/rst-version-0" 00 "$(rec 0 "$(rst $DESIG_FWD "$R_BETTER" 0 "$R_BETTER" 8001 | sed 's/^0000 02/0000 00/')")"
+bin "$B/bad-type" 00 "$(rec 0 "0000 00 01 $(cfg "$R_BETTER" 0 "$R_BETTER" 8001 | cut -c12-)")"
+bin "$B/rst-message-age-max-age" 00 "$(rec 0 "$(rst $DESIG_FWD "$R_BETTER" 0 "$R_BETTER" 8001 | sed 's/0000 1400/1400 1400/')")"
+bin "$B/config-message-age-max-age" 00 "$(rec 0 "$(cfg "$R_BETTER" 0 "$R_BETTER" 8001 | sed 's/0000 1400/1400 1400/')")"
+
 # ---------------------------------------------------------------- http
 W=$DIR/http
 rm -rf "$W"

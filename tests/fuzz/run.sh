@@ -7,6 +7,7 @@
 #   config    config_parse_string / config_parse_file
 #   cli       cli_parse
 #   http      the statistics endpoint over TCP              (root)
+#   bpdu      stp_rx and the RSTP engine's state machines
 #
 # usage: tests/fuzz/run.sh [-b BUILD] [-t SECONDS] [-c CORPUS_DIR]
 #                          [-f FINDINGS_DIR] [-l LOG_DIR] [HARNESS...]
@@ -39,7 +40,7 @@ SECS=60
 CORPUS=
 FINDINGS=
 LOGS=
-ALL=(datapath config cli http)
+ALL=(datapath config cli http bpdu)
 
 while getopts "b:t:c:f:l:h" o; do
 	case $o in
@@ -68,7 +69,7 @@ fi
 # Per harness: the longest input (datapath: a 9000-byte frame and its two
 # control bytes; http: requests past libmicrohttpd's 64 KiB connection
 # buffer, for 413/414/431).
-declare -A MAXLEN=([datapath]=9100 [config]=8192 [cli]=1024 [http]=70000)
+declare -A MAXLEN=([datapath]=9100 [config]=8192 [cli]=1024 [http]=70000 [bpdu]=4096)
 
 total=0 found=0 notrun=0
 

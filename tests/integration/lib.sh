@@ -546,6 +546,24 @@ daemon_started()
 	grep -q "bridge $BR: forwarding on" "$DAEMON_LOG" 2>/dev/null
 }
 
+# XT_STP: set to on (test_*_stp.sh wrappers), daemon_start runs the bridge
+# with the spanning tree on (802.1D's default timers: a restart must come
+# within max age, 20 s, and loading the datapath takes seconds on a busy
+# machine), turned on with `xdpbr bridge set stp on` once the daemon is up
+# (a request kept in the pins, so the daemons that take over run it too,
+# and the suite's own settings are not a configuration file's), and waits
+# until every port that is up forwards (hosts' ports: edge ports by auto
+# detection, 3 s).
+XT_STP=${XT_STP:-}
+
+# stp_forwarding: every port of $BR whose link is up forwards (stp show).
+stp_forwarding()
+{
+	"$XDPBR" -b "$BR" -j stp show 2>/dev/null |
+		jq -e '.enabled and ([.ports[] | select(.link_up) | .state == "forwarding"] |
+		       length > 0 and all)' >/dev/null 2>&1
+}
+
 # daemon_start [OPTION...]: start `xdpbrd OPTION... $BR PORTS...` in the
 # background, stdout and stderr to $DAEMON_LOG, and wait (10 s at most)
 # until `xdpbr link show` lists every port with XDP attached. Returns 1, with
@@ -572,7 +590,15 @@ $(cat "$DAEMON_LOG")"
 		fi
 		n=$(ports_attached)
 		if [ "${n:-}" = "${#PORTS[@]}" ] && daemon_started; then
-			return 0
+			[ "$XT_STP" = on ] || return 0
+			stp_forwarding ||
+				"$XDPBR" -b "$BR" bridge set stp on >>"$DAEMON_LOG" 2>&1
+			xt_poll 20 stp_forwarding && return 0
+			XT_WHY="xdpbrd with stp on: its ports did not all forward in 20 s:
+$("$XDPBR" -b "$BR" stp show 2>&1)
+xdpbrd log:
+$(cat "$DAEMON_LOG")"
+			return 1
 		fi
 		sleep 0.1
 	done

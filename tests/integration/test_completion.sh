@@ -109,17 +109,34 @@ bridges_now()
 check_eq "complete -p xdpbr" "complete -F _xdpbr xdpbr" "$(complete -p xdpbr 2>&1)"
 check_eq "complete -p xdpbrd" "complete -F _xdpbrd xdpbrd" "$(complete -p xdpbrd 2>&1)"
 
-# --- the parser's objects, found through its abbreviations: 'xdpbr L help'
-# prints the usage of the one object L abbreviates, or names the objects
-# it could be ("ambiguous object 'x' (a, b)")
+# --- the parser's objects, found through its abbreviations: 'xdpbr P help'
+# prints the usage of the one object P abbreviates, or names the objects
+# it could be ("ambiguous object 'x' (a, b)"). Prefixes of one letter, and
+# of two and three letters under those that name one object: an object
+# added later may take a longer prefix only (stp: "s" and "st" stay stats).
+probe_object()
+{
+	local out
+	out=$(timeout 5 "$XDPBR" "$1" help 2>&1)
+	sed -n "s/.*ambiguous object '$1' (\(.*\)).*/\1/p" <<<"$out" | tr -d ',' | tr ' ' '\n'
+	sed -n '1s/^Usage: xdpbr \[OPTIONS\] \([a-z][a-z_]*\) .*/\1/p' <<<"$out"
+}
 parser_objects()
 {
-	local l out
-	for l in {a..z}; do
-		out=$(timeout 5 "$XDPBR" "$l" help 2>&1)
-		sed -n "s/.*ambiguous object '$l' (\(.*\)).*/\1/p" <<<"$out" | tr -d ',' | tr ' ' '\n'
-		sed -n '1s/^Usage: xdpbr \[OPTIONS\] \([a-z][a-z_]*\) .*/\1/p' <<<"$out"
-	done | grep -v '^$' | sort -u
+	local p l found prefixes=({a..z}) next len
+	for len in 1 2 3; do
+		next=()
+		for p in "${prefixes[@]}"; do
+			found=$(probe_object "$p" | grep -v '^$')
+			[ -n "$found" ] || continue
+			echo "$found"
+			[ "$(wc -l <<<"$found")" = 1 ] || continue
+			for l in {a..z}; do
+				next+=("$p$l")
+			done
+		done
+		prefixes=("${next[@]}")
+	done | sort -u
 }
 objects=$(parser_objects)
 if [ "$(wc -l <<<"$objects")" -ge 6 ]; then

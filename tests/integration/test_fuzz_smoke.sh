@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # datapaths: auto
-# The fuzz harnesses of tests/fuzz/ (datapath, config, cli, http; built by
+# The fuzz harnesses of tests/fuzz/ (datapath, config, cli, http, bpdu; built by
 # make check as build/fuzz/fuzz_*) each run for FUZZ_SMOKE_SECONDS (default
 # 5) from their seed corpora, through tests/fuzz/run.sh: each must start,
 # run its seeds and mutations, and find nothing. A finding fails its check
@@ -13,7 +13,7 @@
 SECS=${FUZZ_SMOKE_SECONDS:-5}
 
 xt_require
-for h in datapath config cli http; do
+for h in datapath config cli http bpdu; do
 	out=$XT_TMP/$h.out
 	# a corpus and logs of this run only: the seeds, and what 5 s add
 	"$XT_ROOT/tests/fuzz/run.sh" -b "$XT_BUILD" -t "$SECS" -c "$XT_TMP/corpus" \

@@ -21,10 +21,10 @@
 
 # CAP_NET_ADMIN (12), CAP_PERFMON (38) and CAP_BPF (39), as /proc shows a
 # set.
-MAIN_CAPS=$(printf '%016x' $(((1 << 12) | (1 << 38) | (1 << 39))))
+MAIN_CAPS=$(printf '%016x' $(((1 << 12) | (1 << 13) | (1 << 38) | (1 << 39))))
 NONE_CAPS=0000000000000000
 # The maps the HTTP endpoint reads (lib/report.c, daemon/http.c).
-HTTP_MAPS="xdpbr_bridge xdpbr_config xdpbr_fdb xdpbr_learned xdpbr_ports xdpbr_stats"
+HTTP_MAPS="xdpbr_bridge xdpbr_config xdpbr_fdb xdpbr_learned xdpbr_ports xdpbr_stats xdpbr_stp_stat"
 
 # conf FILE LISTEN: the bridge with hosts 1 and 2 as its ports, the
 # endpoint on 127.0.0.1:LISTEN.

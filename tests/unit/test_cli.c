@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "cli.h"
+#include "stpmap.h"
 #include "common.h"
 #include "util.h"
 
@@ -513,6 +514,43 @@ static void test_link_set(void **state)
 	BAD("s", "link", "s");					/* set or show */
 }
 
+/* link set state: the kernel bridge's words and bridge(8)'s numbers. */
+static void test_link_set_state(void **state)
+{
+	static const struct {
+		const char *word;
+		enum xdpbr_stp_state st;
+	} words[] = {
+		{ "disabled", XDPBR_STP_DISCARDING }, { "0", XDPBR_STP_DISCARDING },
+		{ "listening", XDPBR_STP_DISCARDING }, { "1", XDPBR_STP_DISCARDING },
+		{ "learning", XDPBR_STP_LEARNING }, { "2", XDPBR_STP_LEARNING },
+		{ "forwarding", XDPBR_STP_FORWARDING }, { "3", XDPBR_STP_FORWARDING },
+		{ "blocking", XDPBR_STP_DISCARDING }, { "4", XDPBR_STP_DISCARDING },
+		{ "fo", XDPBR_STP_FORWARDING }, { "b", XDPBR_STP_DISCARDING },
+	};
+	struct cli_cmd c;
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		OK(&c, "link", "set", "dev", "p1", "state", words[i].word);
+		assert_int_equal(c.seen, KW_DEV | KW_STATE);
+		if (c.stp_state != words[i].st)
+			fail_msg("state %s: %d, want %d", words[i].word, (int)c.stp_state,
+				 (int)words[i].st);
+	}
+	/* with the other keywords */
+	OK(&c, "link", "set", "dev", "p1", "learning", "off", "state", "learning");
+	assert_int_equal(c.seen, KW_DEV | KW_LEARNING | KW_STATE);
+	assert_int_equal(c.stp_state, XDPBR_STP_LEARNING);
+	assert_int_equal(c.flags_clear, XDPBR_PORT_LEARNING);
+
+	BAD("5", "link", "set", "dev", "p1", "state", "5");
+	BAD("l", "link", "set", "dev", "p1", "state", "l");	/* listening or learning */
+	BAD("discarding", "link", "set", "dev", "p1", "state", "discarding");
+	BAD("-1", "link", "set", "dev", "p1", "state", "-1");
+	BAD("state", "link", "set", "dev", "p1", "state");
+	BAD("state", "link", "set", "dev", "p1", "state", "0", "state", "3");
+}
+
 /* Storm limits after storm, as given; the classes not given are marked so. */
 static void assert_storm(const struct cli_cmd *c, long bc, long mc, long uu)
 {
@@ -567,7 +605,7 @@ static void test_link_set_storm(void **state)
 	assert_int_equal(c.flags_clear, XDPBR_PORT_MCAST_FLOOD);
 
 	/* prefixes and the long names of the classes */
-	OK(&c, "l", "se", "d", "p1", "st", "b", "1", "m", "2", "u", "3");
+	OK(&c, "l", "se", "d", "p1", "sto", "b", "1", "m", "2", "u", "3");
 	assert_storm(&c, 1, 2, 3);
 	OK(&c, "link", "set", "dev", "p1", "storm", "broadcast", "4", "multicast", "5",
 	   "unk", "6");
@@ -1272,6 +1310,65 @@ static void test_bridge_add_del(void **state)
 	BAD("0123456789abcdef", "bridge", "add", "0123456789abcdef");
 }
 
+/* The spanning tree's words of bridge set and link set, and stp show. */
+static void test_stp_words(void **state)
+{
+	struct cli_cmd c;
+
+	OK(&c, "bridge", "set", "stp", "on", "priority", "4096", "hello_time", "1",
+	   "max_age", "6", "forward_delay", "4");
+	assert_int_equal(c.seen, KW_STP_BRIDGE);
+	assert_int_equal(c.stp.set, STPREQ_ON | STPREQ_PRIORITY | STPREQ_HELLO |
+			 STPREQ_MAX_AGE | STPREQ_FWD_DELAY);
+	assert_true(c.stp.on);
+	assert_int_equal(c.stp.priority, 4096);
+	assert_int_equal(c.stp.hello_time, 1);
+	assert_int_equal(c.stp.max_age, 6);
+	assert_int_equal(c.stp.forward_delay, 4);
+	OK(&c, "bridge", "set", "stp", "off", "ageing_time", "60");
+	assert_int_equal(c.seen, KW_STP_BRIDGE | KW_AGEING);
+	assert_false(c.stp.on);
+	OK(&c, "link", "set", "dev", "eth1", "path_cost", "0", "port_priority", "240",
+	   "edge", "auto", "bpdu_guard", "reset", "root_guard", "on");
+	assert_int_equal(c.stp.set, STPREQ_PATH_COST | STPREQ_PRIORITY | STPREQ_EDGE |
+			 STPREQ_BPDU_GUARD | STPREQ_GUARD_RESET | STPREQ_ROOT_GUARD);
+	assert_int_equal(c.stp.edge, 2);
+	assert_true(c.stp.root_guard);
+	OK(&c, "link", "set", "dev", "eth1", "edge", "on", "bpdu_guard", "on");
+	assert_int_equal(c.stp.edge, 1);
+	assert_true(c.stp.bpdu_guard);
+	/* prefixes of 3 letters at least: shorter ones keep their old words */
+	OK(&c, "link", "set", "dev", "eth1", "b", "off");
+	assert_int_equal(c.seen, KW_DEV | KW_BCAST_FLOOD);
+	OK(&c, "link", "set", "dev", "eth1", "bpd", "on", "pat", "100");
+	assert_int_equal(c.stp.set, STPREQ_BPDU_GUARD | STPREQ_PATH_COST);
+	OK(&c, "bridge", "set", "f", "10");
+	assert_int_equal(c.seen, KW_FDB_MAX);
+	OK(&c, "stats");
+	assert_int_equal(c.object, OBJ_STATS);
+	OK(&c, "st");
+	assert_int_equal(c.object, OBJ_STATS);
+	OK(&c, "stp", "show");
+	assert_int_equal(c.object, OBJ_STP);
+	OK(&c, "-j", "stp");
+	assert_int_equal(c.object, OBJ_STP);
+	assert_true(c.json);
+
+	BAD("4097", "bridge", "set", "priority", "4097");
+	BAD("61441", "bridge", "set", "priority", "61441");
+	BAD("11", "bridge", "set", "hello_time", "11");
+	BAD("5", "bridge", "set", "max_age", "5");
+	BAD("3", "bridge", "set", "forward_delay", "3");
+	BAD("maybe", "bridge", "set", "stp", "maybe");
+	BAD("100", "link", "set", "dev", "eth1", "port_priority", "100");
+	BAD("200000001", "link", "set", "dev", "eth1", "path_cost", "200000001");
+	BAD("sometimes", "link", "set", "dev", "eth1", "edge", "sometimes");
+	BAD("reset", "link", "set", "dev", "eth1", "root_guard", "reset");
+	BAD("edge", "link", "set", "dev", "eth1", "edge", "on", "edge", "off");
+	BAD("path_cost", "bridge", "set", "path_cost", "10");	/* a port's word */
+	BAD("priority", "link", "set", "dev", "eth1", "priority", "4096");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1295,6 +1392,7 @@ int main(void)
 		cmocka_unit_test(test_bridge_set_vlan),
 		cmocka_unit_test(test_link_set),
 		cmocka_unit_test(test_link_set_storm),
+		cmocka_unit_test(test_link_set_state),
 		cmocka_unit_test(test_link_add),
 		cmocka_unit_test(test_link_del),
 		cmocka_unit_test(test_link_show),
@@ -1313,6 +1411,7 @@ int main(void)
 		cmocka_unit_test(test_messages_point_to_help),
 		cmocka_unit_test(test_dispatch),
 		cmocka_unit_test(test_bridge_add_del),
+		cmocka_unit_test(test_stp_words),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

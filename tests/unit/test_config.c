@@ -1628,6 +1628,90 @@ static void test_listen_none(void **state)
 	assert_zeroed(&c);
 }
 
+/* The spanning tree keys: defaults (zero = not given), values, the host
+ * port's edge default, and what config_stp_effective completes. */
+static void test_stp_keys(void **state)
+{
+	struct config c;
+	struct config_stp e;
+	struct stp_port_cfg pc;
+
+	parse_ok("", &c);
+	config_stp_effective(&c.stp, &e);
+	assert_false(e.on);
+	assert_int_equal(e.priority, 32768);
+	assert_int_equal(e.hello_time, 2);
+	assert_int_equal(e.max_age, 20);
+	assert_int_equal(e.forward_delay, 15);
+	config_stp_port(NULL, false, &pc);
+	assert_int_equal(pc.priority, 128);
+	assert_int_equal(pc.edge, STP_EDGE_AUTO);
+	config_stp_port(NULL, true, &pc);
+	assert_int_equal(pc.edge, STP_EDGE_ON);	/* the host interface's port */
+	config_free(&c);
+
+	parse_ok("[bridge]\nstp = on\npriority = 0\nhello_time = 1\nmax_age = 6\n"
+		 "forward_delay = 4\n[port eth1]\npath_cost = 12345\nport_priority = 0\n"
+		 "edge = off\nbpdu_guard = on\nbpdu_guard_timeout = 30\nroot_guard = yes\n"
+		 "[port eth2]\nedge = auto\n", &c);
+	config_stp_effective(&c.stp, &e);
+	assert_true(e.on);
+	assert_int_equal(e.priority, 0);
+	assert_int_equal(e.hello_time, 1);
+	assert_int_equal(e.max_age, 6);
+	assert_int_equal(e.forward_delay, 4);
+	config_stp_port(&c.ports[0], true, &pc);
+	assert_int_equal(pc.path_cost, 12345);
+	assert_int_equal(pc.priority, 0);
+	assert_int_equal(pc.edge, STP_EDGE_OFF);	/* given: wins over the host default */
+	assert_true(pc.bpdu_guard);
+	assert_int_equal(pc.bpdu_guard_timeout, 30);
+	assert_true(pc.root_guard);
+	config_stp_port(&c.ports[1], false, &pc);
+	assert_int_equal(pc.edge, STP_EDGE_AUTO);
+	assert_int_equal(pc.priority, 128);
+	assert_false(pc.bpdu_guard);
+	config_free(&c);
+}
+
+static void test_stp_errors(void **state)
+{
+	static const struct error_case cases[] = {
+		{ "[bridge]\nstp = maybe\n",
+		  NAME ":2: stp: 'maybe' is not a boolean (on/off, yes/no, true/false, 1/0)" },
+		{ "[bridge]\npriority = 4097\n",
+		  NAME ":2: priority: 4097 is not a multiple of 4096 (0, 4096, ... 61440; "
+		  "lower wins the root election)" },
+		{ "[bridge]\npriority = 65536\n",
+		  NAME ":2: priority: 65536 is out of range (0..61440)" },
+		{ "[bridge]\nhello_time = 0\n", NAME ":2: hello_time: 0 is out of range (1..10)" },
+		{ "[bridge]\nmax_age = 41\n", NAME ":2: max_age: 41 is out of range (6..40)" },
+		{ "[bridge]\nforward_delay = 3\n",
+		  NAME ":2: forward_delay: 3 is out of range (4..30)" },
+		/* the relation, at the last timer key given, defaults for the others */
+		{ "[bridge]\nforward_delay = 4\nstp = on\n",
+		  NAME ":2: max_age is more than 2 * (forward_delay - 1) (hello_time 2, "
+		  "max_age 20, forward_delay 4; 802.1D requires 2 * (forward_delay - 1) >= "
+		  "max_age >= 2 * (hello_time + 1))" },
+		{ "[bridge]\nmax_age = 6\nhello_time = 4\n[port eth1]\n",
+		  NAME ":3: max_age is less than 2 * (hello_time + 1) (hello_time 4, max_age 6, "
+		  "forward_delay 15; 802.1D requires 2 * (forward_delay - 1) >= max_age >= "
+		  "2 * (hello_time + 1))" },
+		{ "[port eth1]\npath_cost = 200000001\n",
+		  NAME ":2: path_cost: 200000001 is out of range (0..200000000)" },
+		{ "[port eth1]\nport_priority = 100\n",
+		  NAME ":2: port_priority: 100 is not a multiple of 16 (0, 16, ... 240)" },
+		{ "[port eth1]\nedge = sometimes\n",
+		  NAME ":2: edge: 'sometimes' is not on, off or auto" },
+		{ "[port eth1]\nbpdu_guard_timeout = 86401\n",
+		  NAME ":2: bpdu_guard_timeout: 86401 is out of range (0..86400)" },
+		{ "[port eth1]\nedge = on\nedge = off\n",
+		  NAME ":3: duplicate key 'edge' in [port eth1] (first on line 2)" },
+	};
+
+	check_errors(cases, ARRAY_SIZE(cases));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1672,6 +1756,8 @@ int main(void)
 		cmocka_unit_test(test_listen_none),
 		cmocka_unit_test(test_vxlan),
 		cmocka_unit_test(test_errors_vxlan),
+		cmocka_unit_test(test_stp_keys),
+		cmocka_unit_test(test_stp_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -68,6 +68,8 @@ static void maps_make(void)
 			 XDPBR_MAX_PORTS);
 	m.stats = map(MOCK_PERCPU_ARRAY, sizeof(__u32), sizeof(struct xdpbr_stats),
 		      XDPBR_MAX_PORTS);
+	m.stp_port = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u32), XDPBR_MAX_PORTS);
+	m.stp_beat = map(MOCK_ARRAY, sizeof(__u32), sizeof(struct xdpbr_stp_beat), 1);
 	m.storm_state = map(MOCK_PERCPU_ARRAY, sizeof(__u32), sizeof(struct xdpbr_storm_bucket),
 			    XDPBR_MAX_PORTS);
 	m.xmit_seen = map(MOCK_PERCPU_ARRAY, sizeof(__u32), sizeof(__u64), XDPBR_MAX_PORTS);
@@ -548,6 +550,128 @@ static void test_age_counts_out_what_it_deletes(void **state)
 	assert_int_equal(learned_of(XDPBR_LEARNED_TOTAL), 6000);
 }
 
+/* ---- spanning tree ---- */
+
+static __u32 stp_word_of(uint32_t slot)
+{
+	__u32 w = 0xdead;
+
+	assert_int_equal(bpf_map_lookup_elem(m.stp_port, &slot, &w), 0);
+	return w;
+}
+
+static void assert_stp(uint32_t slot, enum xdpbr_stp_state want, bool want_edge)
+{
+	enum xdpbr_stp_state st;
+	bool edge;
+
+	assert_int_equal(ctl_port_stp_get(&m, IFINDEX(slot), &st, &edge), 0);
+	assert_int_equal(st, want);
+	assert_int_equal(edge, want_edge);
+}
+
+/* One word per slot, state and edge bit together; only that slot's. */
+static void test_stp_set_get(void **state)
+{
+	enum xdpbr_stp_state st;
+	bool edge;
+
+	assert_stp(5, XDPBR_STP_FORWARDING, false);	/* a zeroed map forwards */
+	assert_int_equal(ctl_port_stp_set(&m, IFINDEX(5), XDPBR_STP_LEARNING, true), 0);
+	assert_int_equal(stp_word_of(5), XDPBR_STP_LEARNING | XDPBR_STP_EDGE);
+	assert_stp(5, XDPBR_STP_LEARNING, true);
+	assert_int_equal(ctl_port_stp_set(&m, IFINDEX(5), XDPBR_STP_DISCARDING, false), 0);
+	assert_int_equal(stp_word_of(5), XDPBR_STP_DISCARDING);
+	assert_stp(4, XDPBR_STP_FORWARDING, false);
+	assert_stp(6, XDPBR_STP_FORWARDING, false);
+
+	assert_int_equal(ctl_port_stp_set(&m, IFINDEX(5), (enum xdpbr_stp_state)3, false),
+			 -EINVAL);
+	assert_int_equal(stp_word_of(5), XDPBR_STP_DISCARDING);
+	assert_int_equal(ctl_port_stp_set(&m, 99999, XDPBR_STP_FORWARDING, false), -ENODEV);
+	assert_int_equal(ctl_port_stp_get(&m, 99999, &st, &edge), -ENODEV);
+	/* writing a state touches no FDB entry and no generation */
+	assert_int_equal(mock_calls(MOCK_OP_DELETE_ELEM) + mock_calls(MOCK_OP_DELETE_BATCH), 0);
+}
+
+/* On: states stay (a restarted daemon disturbs nothing), off: every port
+ * forwards again, edges kept; the same value twice changes nothing. */
+static void test_stp_enable(void **state)
+{
+	assert_int_equal(ctl_stp_enabled(&m), 0);
+	assert_int_equal(ctl_port_stp_set(&m, IFINDEX(1), XDPBR_STP_DISCARDING, false), 0);
+	assert_int_equal(ctl_port_stp_set(&m, IFINDEX(2), XDPBR_STP_LEARNING, true), 0);
+	assert_int_equal(ctl_stp_enable(&m, true), 0);
+	assert_int_equal(ctl_stp_enabled(&m), 1);
+	assert_stp(1, XDPBR_STP_DISCARDING, false);
+	assert_stp(2, XDPBR_STP_LEARNING, true);
+	assert_int_equal(ctl_stp_enable(&m, true), 0);
+	assert_stp(1, XDPBR_STP_DISCARDING, false);
+
+	assert_int_equal(ctl_stp_enable(&m, false), 0);
+	assert_int_equal(ctl_stp_enabled(&m), 0);
+	assert_stp(1, XDPBR_STP_FORWARDING, false);
+	assert_stp(2, XDPBR_STP_FORWARDING, true);
+	/* off again: a state set by hand stays */
+	assert_int_equal(ctl_port_stp_set(&m, IFINDEX(3), XDPBR_STP_DISCARDING, false), 0);
+	assert_int_equal(ctl_stp_enable(&m, false), 0);
+	assert_stp(3, XDPBR_STP_DISCARDING, false);
+}
+
+/* A port added while STP runs starts discarding; with STP off, forwarding
+ * (whatever the slot's last port left). */
+static void test_stp_new_slot(void **state)
+{
+	assert_int_equal(ctl_port_stp_set(&m, IFINDEX(7), XDPBR_STP_DISCARDING, true), 0);
+	assert_int_equal(ctl_slot_reset(&m, 7), 0);
+	assert_int_equal(stp_word_of(7), XDPBR_STP_FORWARDING);
+	assert_int_equal(ctl_stp_enable(&m, true), 0);
+	assert_int_equal(ctl_slot_reset(&m, 7), 0);
+	assert_int_equal(stp_word_of(7), XDPBR_STP_DISCARDING);
+}
+
+/* The heartbeat records now and the timeout; past it, with STP on, the
+ * state enforced on a non-edge port (and only there) is discarding. */
+static void test_stp_heartbeat(void **state)
+{
+	struct xdpbr_stp_beat b = { 0 };
+	struct xdpbr_port p8, p9;
+	enum xdpbr_stp_state st;
+	uint64_t t0 = mono_ns(), t1;
+	__u32 zero = 0;
+
+	assert_int_equal(ctl_stp_heartbeat(&m, 6 * XDPBR_NSEC_PER_SEC), 0);
+	t1 = mono_ns();
+	assert_int_equal(ctl_stp_beat_get(&m, &b), 0);
+	assert_true(b.beat_ns >= t0 && b.beat_ns <= t1);
+	assert_int_equal(b.timeout_ns, 6 * XDPBR_NSEC_PER_SEC);
+
+	assert_int_equal(ctl_port_get(&m, IFINDEX(8), &p8), 0);
+	assert_int_equal(ctl_port_get(&m, IFINDEX(9), &p9), 0);
+	assert_int_equal(ctl_port_stp_set(&m, IFINDEX(9), XDPBR_STP_FORWARDING, true), 0);
+	assert_int_equal(ctl_stp_enable(&m, true), 0);
+	assert_int_equal(ctl_port_stp_effective(&m, &p8, &st), 0);
+	assert_int_equal(st, XDPBR_STP_FORWARDING);		/* alive */
+
+	b.beat_ns = t0 - 7 * XDPBR_NSEC_PER_SEC;		/* 7 s > 6 s ago */
+	assert_int_equal(bpf_map_update_elem(m.stp_beat, &zero, &b, 0), 0);
+	assert_int_equal(ctl_port_stp_effective(&m, &p8, &st), 0);
+	assert_int_equal(st, XDPBR_STP_DISCARDING);		/* expired, not an edge */
+	assert_int_equal(ctl_port_stp_effective(&m, &p9, &st), 0);
+	assert_int_equal(st, XDPBR_STP_FORWARDING);		/* an edge */
+	assert_stp(8, XDPBR_STP_FORWARDING, false);		/* the word is unchanged */
+
+	assert_int_equal(ctl_stp_enable(&m, false), 0);		/* STP off: no fallback */
+	assert_int_equal(ctl_port_stp_effective(&m, &p8, &st), 0);
+	assert_int_equal(st, XDPBR_STP_FORWARDING);
+	assert_int_equal(ctl_stp_heartbeat(&m, 0), 0);		/* 0: never expires */
+	assert_int_equal(ctl_stp_enable(&m, true), 0);
+	b.timeout_ns = 0;
+	assert_int_equal(bpf_map_update_elem(m.stp_beat, &zero, &b, 0), 0);
+	assert_int_equal(ctl_port_stp_effective(&m, &p8, &st), 0);
+	assert_int_equal(st, XDPBR_STP_FORWARDING);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -558,6 +682,10 @@ int main(void)
 		cmocka_unit_test_setup(test_port_remove_one_pass, bridge_setup),
 		cmocka_unit_test_setup(test_port_remove_resets_its_slot, bridge_setup),
 		cmocka_unit_test_setup(test_flush_error, bridge_setup),
+		cmocka_unit_test_setup(test_stp_set_get, bridge_setup),
+		cmocka_unit_test_setup(test_stp_enable, bridge_setup),
+		cmocka_unit_test_setup(test_stp_new_slot, bridge_setup),
+		cmocka_unit_test_setup(test_stp_heartbeat, bridge_setup),
 		cmocka_unit_test(test_age_pass_while_the_datapath_learns),
 		cmocka_unit_test(test_age_quiet_pass_mends_a_drift),
 		cmocka_unit_test(test_age_counts_out_what_it_deletes),

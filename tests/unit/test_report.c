@@ -121,8 +121,11 @@ static void make_bridge(struct xdpbr_maps *m)
 	m->learned_user = mock_map_create(MOCK_ARRAY, sizeof(__u32), sizeof(__u64),
 					  XDPBR_MAX_PORTS);
 	m->bridge = mock_map_create(MOCK_ARRAY, sizeof(__u32), sizeof(bs), 1);
+	m->stp_port = mock_map_create(MOCK_ARRAY, sizeof(__u32), sizeof(__u32), XDPBR_MAX_PORTS);
+	m->stp_beat = mock_map_create(MOCK_ARRAY, sizeof(__u32), sizeof(struct xdpbr_stp_beat), 1);
 	assert_true(m->fdb >= 0 && m->ports >= 0 && m->stats >= 0 && m->config >= 0 &&
-		    m->learned >= 0 && m->learned_user >= 0 && m->bridge >= 0);
+		    m->learned >= 0 && m->learned_user >= 0 && m->bridge >= 0 &&
+		    m->stp_port >= 0 && m->stp_beat >= 0);
 
 	for (size_t i = 0; i < NPORTS; i++) {
 		struct xdpbr_port p = { .slot = fake_ports[i].slot, .flags = fake_ports[i].flags };

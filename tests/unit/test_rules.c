@@ -131,6 +131,42 @@ static void test_learned_count(void **state)
 	assert_true(xdpbr_learned_count((__u64)INT64_MAX, 0) == (__u64)INT64_MAX);
 }
 
+/* The heartbeat: older than its timeout at now, strictly; a beat ahead of
+ * the (coarse) clock is not old; timeout 0 never expires. */
+static void test_stp_expired(void **state)
+{
+	const struct xdpbr_stp_beat b = { .beat_ns = 100, .timeout_ns = 10 };
+	const struct xdpbr_stp_beat never = { .beat_ns = 100, .timeout_ns = 0 };
+
+	assert_false(xdpbr_stp_expired(&b, 110));
+	assert_true(xdpbr_stp_expired(&b, 111));
+	assert_false(xdpbr_stp_expired(&b, 50));
+	assert_false(xdpbr_stp_expired(&never, 1000000));
+	assert_false(xdpbr_stp_expired(NULL, 1000000));
+}
+
+/* The state enforced: the word's, but discarding for a non-edge port that
+ * is not the host's when STP is on and the heartbeat expired; a state
+ * value past discarding discards. */
+static void test_stp_effective(void **state)
+{
+	const __u32 fwd = XDPBR_STP_FORWARDING, lrn = XDPBR_STP_LEARNING;
+
+	assert_int_equal(xdpbr_stp_effective(fwd, 0, 0, 0), XDPBR_STP_FORWARDING);
+	assert_int_equal(xdpbr_stp_effective(lrn, 0, 1, 0), XDPBR_STP_LEARNING);
+	assert_int_equal(xdpbr_stp_effective(XDPBR_STP_DISCARDING, 0, 0, 0),
+			 XDPBR_STP_DISCARDING);
+	assert_int_equal(xdpbr_stp_effective(3, 0, 0, 0), XDPBR_STP_DISCARDING);
+	assert_int_equal(xdpbr_stp_effective(fwd, 0, 1, 1), XDPBR_STP_DISCARDING);
+	assert_int_equal(xdpbr_stp_effective(lrn, 0, 1, 1), XDPBR_STP_DISCARDING);
+	assert_int_equal(xdpbr_stp_effective(fwd, 0, 0, 1), XDPBR_STP_FORWARDING);
+	assert_int_equal(xdpbr_stp_effective(fwd | XDPBR_STP_EDGE, 0, 1, 1),
+			 XDPBR_STP_FORWARDING);
+	assert_int_equal(xdpbr_stp_effective(lrn | XDPBR_STP_EDGE, 0, 1, 1),
+			 XDPBR_STP_LEARNING);
+	assert_int_equal(xdpbr_stp_effective(fwd, XDPBR_PORT_HOST, 1, 1), XDPBR_STP_FORWARDING);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -142,6 +178,8 @@ int main(void)
 		cmocka_unit_test(test_stale_never_ageing),
 		cmocka_unit_test(test_limit_reached),
 		cmocka_unit_test(test_learned_count),
+		cmocka_unit_test(test_stp_expired),
+		cmocka_unit_test(test_stp_effective),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

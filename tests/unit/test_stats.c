@@ -12,6 +12,7 @@
 
 #include "xdpbr.h"
 #include "portstats.h"
+#include "upgrade.h"
 #include "mock_bpf.h"
 
 #define NCPUS 4
@@ -127,6 +128,7 @@ static void test_outcomes(void **state)
 	       s.c[XDPBR_CNT_DROP_ISOLATED] + s.c[XDPBR_CNT_DROP_VLAN] +
 	       s.c[XDPBR_CNT_DROP_8021AD] + s.c[XDPBR_CNT_DROP_STORM_BCAST] +
 	       s.c[XDPBR_CNT_DROP_STORM_MCAST] + s.c[XDPBR_CNT_DROP_STORM_UNKNOWN] +
+	       s.c[XDPBR_CNT_DROP_PORT_STATE] +
 	       s.c[XDPBR_CNT_DROP_REDIRECT] + s.c[XDPBR_CNT_DROP_MTU];
 	assert_int_equal(stats_outcomes(&s), want);
 
@@ -180,6 +182,32 @@ static void test_counter_names_known(void **state)
 	assert_int_equal(sizeof(struct xdpbr_stats), XDPBR_CNT__MAX * sizeof(__u64));
 }
 
+/* Every counter of the older layouts lib/upgrade.c adopts still exists,
+ * once each, and only those layouts are known. */
+static void test_old_layouts(void **state)
+{
+	static const size_t sizes[] = { 29, 31 };
+
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		const char *const *names = stats_layout(sizes[k]);
+		bool seen[XDPBR_CNT__MAX] = { false };
+
+		assert_non_null(names);
+		for (size_t i = 0; i < sizes[k]; i++) {
+			int c = stats_index(names[i]);
+
+			if (c < 0 || seen[c])
+				fail_msg("layout %zu: counter '%s' unknown or twice", sizes[k],
+					 names[i]);
+			seen[c] = true;
+		}
+	}
+	assert_null(stats_layout(XDPBR_CNT__MAX));
+	assert_null(stats_layout(30));
+	assert_int_equal(stats_index("drop_port_state"), XDPBR_CNT_DROP_PORT_STATE);
+	assert_int_equal(stats_index("no_such_counter"), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -190,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_outcomes),
 		cmocka_unit_test(test_counter_names_unique),
 		cmocka_unit_test(test_counter_names_known),
+		cmocka_unit_test(test_old_layouts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, mock_bpf_fixture);
