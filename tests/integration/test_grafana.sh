@@ -28,6 +28,7 @@
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 . "$(dirname "$0")/lib.sh"
 XT_HOSTIF=off	# the FDB fill must be exactly the hosts'
+XT_STP=on	# the spanning tree panels query metrics that exist only with STP on
 
 DASH=${XT_DASHBOARD:-$XT_ROOT/doc/grafana/xdpbr.json}
 PROMETHEUS=/usr/bin/prometheus	# Debian's package (tools/deps.sh)
