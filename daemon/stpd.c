@@ -499,9 +499,39 @@ static void engine_cfg(const struct stpd *s, struct stp_bridge_cfg *bc)
 	memcpy(bc->mac, s->mac, 6);
 }
 
+/*
+ * How long the datapath keeps the port states once the daemon is silent:
+ * hello_time + 1 s, or max age if that is shorter. Not max age itself: a
+ * neighbour gives up on a silent bridge 3 x hello_time after the last BPDU
+ * it heard (sent up to a hello_time before the daemon died), and one with
+ * auto edge (mstpd's and Open vSwitch's default) forwards towards it a few
+ * seconds later, well before max age (measured: 7.7 s with hello_time 2
+ * and max_age 10, 17.7 s with 10 and 22). Ports the dead bridge still
+ * forwarded on then closed a loop. Blocking at hello_time + 1 s comes
+ * before any neighbour can act; the cost is that a restart slower than
+ * that stops traffic on non-edge ports (links to other bridges) until the
+ * new daemon beats, where it would have looped.
+ */
+static uint64_t heartbeat_timeout_ns(const struct stpd *s)
+{
+	struct stp_bridge_info info = { 0 };
+	unsigned int t;
+
+	if (s->eng)
+		stp_bridge_get(s->eng, &info);	/* the times in use: the root's */
+	if (!info.hello_time)
+		info.hello_time = s->cur.hello_time ? s->cur.hello_time : CONFIG_STP_HELLO;
+	if (!info.max_age)
+		info.max_age = s->cur.max_age ? s->cur.max_age : CONFIG_STP_MAX_AGE;
+	t = info.hello_time + 1;
+	if (info.max_age < t)
+		t = info.max_age;
+	return (uint64_t)t * XDPBR_NSEC_PER_SEC;
+}
+
 static void heartbeat(struct stpd *s)
 {
-	int err = ctl_stp_heartbeat(&s->br->maps, (uint64_t)s->cur.max_age * XDPBR_NSEC_PER_SEC);
+	int err = ctl_stp_heartbeat(&s->br->maps, heartbeat_timeout_ns(s));
 
 	if (err)
 		log_warn("stp: Couldn't write the heartbeat: %s", strerror(-err));

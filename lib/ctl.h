@@ -213,7 +213,7 @@ int ctl_stp_enabled(const struct xdpbr_maps *m);
 int ctl_stp_enable(const struct xdpbr_maps *m, bool on);
 
 /* The daemon's heartbeat, every tick: records now (CLOCK_MONOTONIC, the
- * clock of bpf_ktime_get_ns) and the timeout (max age) after which, with
+ * clock of bpf_ktime_get_ns) and the timeout (hello_time + 1 s, see daemon/stpd.c) after which, with
  * STP on, the datapath treats non-edge ports as discarding. 0: no fallback. */
 int ctl_stp_heartbeat(const struct xdpbr_maps *m, uint64_t timeout_ns);
 int ctl_stp_beat_get(const struct xdpbr_maps *m, struct xdpbr_stp_beat *b);

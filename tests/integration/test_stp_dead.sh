@@ -13,17 +13,16 @@
 #      (2 x hello_time - 1 s at best): hence hello_time 10 here, as restarts
 #      on this busy machine take 1.4 to 4.3 s (with hello_time 2, a 4.0 s
 #      restart lost pings; with hello_time 1, a 4.3 s one lost 2 s);
-#   b. A's daemon killed and left dead longer than max age: B, alive and
-#      hearing nothing from A, makes its ports designated and forwards on
-#      both links (RSTP: 3 x hello_time to age A's information, then
-#      its rapid transition; measured and printed), and A's
-#      datapath, without its daemon, keeps its ports forwarding until max
-#      age has passed since the last heartbeat, then discards on its
-#      non-edge ports by itself: frames are counted from then on: a
-#      broadcast from h2 never comes back, h1 (on A's edge port) gets none
-#      of it, and the links carry no storm. Between the two a loop exists
-#      (B's rapid transition comes before A's max age): that window is
-#      printed, and is what 'max age' as the heartbeat's timeout costs;
+#   b. A's daemon killed and left dead: A's datapath, without its daemon,
+#      keeps its ports' states for hello_time + 1 s (11 s) after the last
+#      heartbeat, then discards on its non-edge ports by itself; B, alive
+#      and hearing nothing from A, later makes its ports designated and
+#      forwards on both links (RSTP: 3 x hello_time to age A's information,
+#      then its rapid transition or auto edge). A must block first: had it
+#      waited for max age (22 s), B's ports forwarding from 17.7 s on would
+#      have closed a loop through A's (both times measured and printed).
+#      Then a broadcast from h2 never comes back, h1 (on A's edge port)
+#      gets none of it, and the links carry no storm (frames counted);
 #   c. A's daemon started again after that: the tree converges as before.
 # shellcheck disable=SC2016,SC2317 # jq variables in single quotes; functions run through check
 # shellcheck source=lib.sh source-path=SCRIPTDIR
@@ -94,14 +93,20 @@ check_eq "a: the same tree on B" "$TREE" "$(stp_roles "$BR2" "$L1B" "$L2B")"
 # ------------------------------------------------------------ b. dead
 daemon_stop KILL
 T0=${EPOCHREALTIME/./}
-check "b: with A dead, B makes both its link ends designated and forwarding" \
-	xt_poll 80 stp_roles_is "$BR2" "$L1B:designated/forwarding $L2B:designated/forwarding"
-T1=${EPOCHREALTIME/./}
-check "b: A's datapath discards on $L1A by itself once max age (22 s) has passed" \
+check "b: A's datapath discards on $L1A by itself once hello_time + 1 s (11 s) has passed" \
 	xt_poll 40 bash -c '[ "$("$1" -b "$2" -j link show dev "$3" | jq -r ".[0].state")" = \
 		discarding ]' _ "$XDPBR" "$BR" "$L1A"
+T1=${EPOCHREALTIME/./}
+ROLES_B=$(stp_roles "$BR2" "$L1B" "$L2B")
+check "b: when A blocks, B still discards on one of its links (no moment with a loop): $ROLES_B" \
+	bash -c 'stp_json=$1; jq -e --arg a "$2" --arg b "$3" \
+		"[.ports[] | select(.ifname == \$a or .ifname == \$b) | .state] |
+		 length == 2 and any(. != \"forwarding\")" <<<"$stp_json" >/dev/null' \
+	_ "$(stp_show "$BR2")" "$L1B" "$L2B"
+check "b: with A dead, B makes both its link ends designated and forwarding" \
+	xt_poll 80 stp_roles_is "$BR2" "$L1B:designated/forwarding $L2B:designated/forwarding"
 T2=${EPOCHREALTIME/./}
-awk -v a=$((T1 - T0)) -v b=$((T2 - T0)) 'BEGIN { printf "# b: after kill -9 of A: B forwards on both links at %.1f s, A'"'"'s datapath blocks at %.1f s (max age 22 s)\n", a / 1e6, b / 1e6 }'
+awk -v a=$((T1 - T0)) -v b=$((T2 - T0)) 'BEGIN { printf "# b: after kill -9 of A: A'"'"'s datapath blocks at %.1f s (hello_time + 1 = 11 s), B forwards on both links at %.1f s\n", a / 1e6, b / 1e6 }'
 check_eq "b: ... and on $L2A" discarding \
 	"$("$XDPBR" -b "$BR" -j link show dev "$L2A" | jq -r '.[0].state')"
 check_eq "b: ... and keeps forwarding on the edge port ${PORT[1]}" forwarding \
