@@ -23,8 +23,11 @@ void overlay_names(const char *bridge, struct overlay *o)
 	/* hostif's hash of the name: "xbh" + 8 hex digits. */
 	hostif_port_name_hashed(bridge, h);
 	for (int i = 0; i < OV__MAX; i++) {
-		if (strlen(bridge) + strlen(suffix[i]) < IF_NAMESIZE)
-			snprintf(o->name[i], IF_NAMESIZE, "%s%s", bridge, suffix[i]);
+		char full[2 * IF_NAMESIZE + 8];
+
+		snprintf(full, sizeof(full), "%s%s", bridge, suffix[i]);
+		if (strlen(full) < IF_NAMESIZE)
+			memcpy(o->name[i], full, strlen(full) + 1);
 		else
 			snprintf(o->name[i], IF_NAMESIZE, "xv%c%s", hash_letter[i], h + 3);
 	}
