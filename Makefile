@@ -28,7 +28,7 @@ CPPFLAGS += -Iinclude -Ilib -I$(BUILD) -D_GNU_SOURCE -MMD -MP
 # json-c's json.h. pkg-config's complaints about a missing library are
 # silenced here: depcheck (below) says what to install instead.
 PKG_CONFIG  ?= pkg-config
-LIB_PKGS    := libbpf libmnl json-c
+LIB_PKGS    := libbpf libxdp libmnl json-c
 DAEMON_PKGS := $(LIB_PKGS) libsystemd libmicrohttpd inih libcap-ng
 CLI_PKGS    := $(LIB_PKGS)
 pkg = $(shell $(PKG_CONFIG) $(1) 2>/dev/null)
@@ -56,7 +56,7 @@ SKEL     := $(BUILD)/xdpbr.skel.h
 
 # lib/: the user-space library of xdpbrd, xdpbr, the tools and the tests.
 LIB_SRCS := lib/log.c lib/util.c lib/paths.c lib/pins.c lib/fdbtab.c \
-	    lib/ports.c lib/portstats.c lib/bridge.c lib/netlink.c \
+	    lib/ports.c lib/portstats.c lib/bridge.c lib/xdpshare.c lib/netlink.c \
 	    lib/json.c lib/ctl.c lib/report.c lib/events.c lib/hostif.c lib/version.c \
 	    lib/lock.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
