@@ -979,10 +979,16 @@ static int add_port_tc(struct bridge *br, const char *ifname, uint32_t ifindex,
 }
 
 /*
- * The receive program loaded once more, as libxdp's dispatcher wants its
- * components (lib/xdpshare.c), with every map the bridge's own, and
- * attached to ifindex in mode. Its id in *comp_id. 0 or -errno (said by
- * the caller).
+ * The receive program loaded once more as libxdp's dispatcher wants its
+ * components: a freplace program (BPF_PROG_TYPE_EXT), with every map the
+ * bridge's own, and attached to ifindex in mode. It is loaded here, not by
+ * libxdp, for two reasons: libxdp (1.3.1) loads a component without the
+ * multi-buffer flag, and the kernel then refuses it the bridge's devmaps,
+ * which belong to multi-buffer programs (a map holding programs serves
+ * programs of one kind, checked after verification, silently: EINVAL);
+ * and a freplace program must name a target when loaded: our own receive
+ * program, whose signature the dispatcher's slots share, serves until
+ * libxdp links it into the dispatcher. Its id in *comp_id. 0 or -errno.
  */
 static int share_load_attach(struct bridge *br, uint32_t ifindex, uint32_t mode,
 			     uint32_t *comp_id)
@@ -1006,8 +1012,14 @@ static int share_load_attach(struct bridge *br, uint32_t ifindex, uint32_t mode,
 	}
 	bpf_object__for_each_program(prog, c->obj)
 		bpf_program__set_autoload(prog, prog == c->progs.xdpbr_rx);
-	err = xdpshare_attach(c->obj, bpf_program__name(c->progs.xdpbr_rx), ifindex, mode,
-			      comp_id);
+	prog = c->progs.xdpbr_rx;
+	err = bpf_program__set_type(prog, BPF_PROG_TYPE_EXT) ?:
+	      bpf_program__set_expected_attach_type(prog, 0) ?:
+	      bpf_program__set_flags(prog, bpf_program__flags(prog) | BPF_F_XDP_HAS_FRAGS) ?:
+	      bpf_program__set_attach_target(prog, br->prog_rx_fd, "xdpbr_rx") ?:
+	      bpf_object__load(c->obj);
+	if (!err)
+		err = xdpshare_attach(bpf_program__fd(prog), ifindex, mode, comp_id);
 out:
 	xdpbr__destroy(c);
 	return err;
@@ -1150,7 +1162,7 @@ static void port_added(struct bridge *br, const char *ifname, uint32_t ifindex,
 	if (comp_id) {
 		xdpshare_others(ifindex, comp_id, others, sizeof(others));
 		log_info("port %s (ifindex %u, %s): %s XDP in libxdp's dispatcher "
-			 "(program id %u, priority %u; before it: %s)%s", ifname, ifindex, kind,
+			 "(program id %u, priority %u; other programs: %s)%s", ifname, ifindex, kind,
 			 port_mode_name(mode), comp_id, XDPSHARE_PRIO, others,
 			 adopted ? ", adopted" : "");
 	} else {

@@ -171,26 +171,29 @@ void xdpshare_others(uint32_t ifindex, uint32_t except_id, char *buf, size_t len
 	xdp_multiprog__close(mp);
 }
 
-int xdpshare_attach(struct bpf_object *obj, const char *prog_name, uint32_t ifindex,
-		    uint32_t mode, uint32_t *comp_id)
+/*
+ * libxdp (1.3.1) sets a component's run priority and chain call actions
+ * only on a program it loads itself (or from the .xdp_run_config section
+ * of its BTF, and then only the priority for a program it gets loaded);
+ * it would load ours without the multi-buffer flag, which the bridge's
+ * devmaps require (lib/bridge.c, share_load_attach). A program it gets
+ * loaded runs with libxdp's defaults: priority 50 (XDPSHARE_PRIO), chain
+ * call on XDP_PASS only, so every verdict of the bridge but XDP_PASS ends
+ * the chain, and a frame it passes to the host goes on to a component of
+ * a higher priority, if there is one.
+ */
+int xdpshare_attach(int prog_fd, uint32_t ifindex, uint32_t mode, uint32_t *comp_id)
 {
-	DECLARE_LIBXDP_OPTS(xdp_program_opts, xo, .obj = obj, .prog_name = prog_name);
 	struct xdp_program *p;
 	int err;
 
 	print_setup();
-	p = xdp_program__create(&xo);
+	p = xdp_program__from_fd(prog_fd);
 	err = (int)libxdp_get_error(p);
 	if (err)
 		return err;
-	err = xdp_program__set_run_prio(p, XDPSHARE_PRIO);
-	/* The bridge's verdicts are final: forwarded, dropped or passed to
-	 * the host, no later component sees the frame. */
-	for (unsigned int a = XDP_ABORTED; !err && a <= XDP_REDIRECT; a++)
-		err = xdp_program__set_chain_call_enabled(p, a, false);
-	if (!err)
-		err = xdp_program__attach(p, (int)ifindex, mode == XDPBR_MODE_GENERIC ?
-					  XDP_MODE_SKB : XDP_MODE_NATIVE, 0);
+	err = xdp_program__attach(p, (int)ifindex, mode == XDPBR_MODE_GENERIC ?
+				  XDP_MODE_SKB : XDP_MODE_NATIVE, 0);
 	*comp_id = err ? 0 : xdp_program__id(p);
 	xdp_program__close(p);
 	return err;

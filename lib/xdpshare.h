@@ -8,13 +8,12 @@
  * BPF_PROG_TYPE_EXT) of the dispatcher libxdp attaches to the port, after
  * the components of lower run priority (xdp-filter runs at 10). The
  * components before it continue to it on XDP_PASS (their chain call
- * actions); the bridge's own verdicts end the chain.
+ * actions); the bridge's verdicts end the chain, but for XDP_PASS (libxdp
+ * 1.3.1 keeps its default for a program it did not load itself).
  */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-struct bpf_object;
 
 /* The bridge's run priority in the dispatcher (libxdp's default is 50;
  * lower runs first). */
@@ -36,12 +35,12 @@ bool xdpshare_is_dispatcher(uint32_t prog_id);
 int xdpshare_find(uint32_t ifindex, bool (*ours)(void *arg, uint32_t id), void *arg,
 		  uint32_t *comp_id, int *nprogs);
 
-/* Attaches the program prog_name of obj (opened, not loaded; its maps set
- * to reuse the bridge's) to ifindex through the dispatcher, in mode
- * (enum xdpbr_mode: native or generic), at XDPSHARE_PRIO with no chain
- * call action. The component's id in *comp_id. 0 or -errno (libxdp's). */
-int xdpshare_attach(struct bpf_object *obj, const char *prog_name, uint32_t ifindex,
-		    uint32_t mode, uint32_t *comp_id);
+/* Attaches prog_fd, a loaded freplace program (BPF_PROG_TYPE_EXT) whose
+ * signature is the dispatcher slots' (int f(struct xdp_md *)), to ifindex
+ * through the dispatcher, in mode (enum xdpbr_mode: native or generic),
+ * at XDPSHARE_PRIO, chaining on XDP_PASS (libxdp's defaults: see
+ * xdpshare.c). The component's id in *comp_id. 0 or -errno (libxdp's). */
+int xdpshare_attach(int prog_fd, uint32_t ifindex, uint32_t mode, uint32_t *comp_id);
 
 /* Removes the component comp_id from the dispatcher on ifindex, leaving
  * the other components running (the dispatcher goes with the last one).
