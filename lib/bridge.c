@@ -747,7 +747,7 @@ enum port_path bridge_port_path(struct bridge *br, const char *ifname)
 }
 
 static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
-		      uint32_t cur_id, uint32_t cur_mode, uint32_t *mode)
+		      uint32_t cur_id, uint32_t cur_mode, bool native_ok, uint32_t *mode)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, ao);
 	__u32 flags = XDP_FLAGS_UPDATE_IF_NOEXIST;
@@ -774,7 +774,11 @@ static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
 		return err;
 	}
 
-	if (br->mode != XDPBR_MODE_GENERIC) {
+	if (br->mode != XDPBR_MODE_GENERIC && !native_ok) {
+		if (br->mode == XDPBR_MODE_NATIVE)
+			return -EOPNOTSUPP;
+		log_warn("'%s': generic XDP instead (see above)", ifname);
+	} else if (br->mode != XDPBR_MODE_GENERIC) {
 		err = bpf_xdp_attach((int)ifindex, br->prog_rx_fd,
 				     flags | XDP_FLAGS_DRV_MODE, NULL);
 		if (!err) {
@@ -798,6 +802,27 @@ static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
 	}
 	*mode = XDPBR_MODE_GENERIC;
 	return 0;
+}
+
+/* A bridge port must receive frames for every MAC, not only its own: a
+ * NIC filters the others out in hardware (e1000e, virtio-net in QEMU: the
+ * unicast filter, and QEMU's virtio-net also drops frames of VLANs the guest
+ * never registered). As the kernel bridge, the port goes promiscuous while
+ * in the bridge (the flag stays on with --keep: the bridge still runs) and
+ * leaves it when detached. veth has no filter to lift. */
+static void port_promisc(uint32_t ifindex, const char *kind, bool on)
+{
+	struct link_set ls = { .promisc = on ? 1 : -1 };
+	char name[IF_NAMESIZE] = "?";
+	int err;
+
+	if (kind && !strcmp(kind, "veth"))
+		return;
+	err = link_set(ifindex, &ls);
+	if (err && on)
+		log_warn("port %s: Couldn't turn promiscuous mode on: %s (frames to other "
+			 "hosts' MACs may never reach the bridge)",
+			 if_indextoname(ifindex, name) ?: "?", strerror(-err));
 }
 
 static void detach_one(struct bridge *br, uint32_t ifindex);
@@ -859,6 +884,7 @@ static int add_port_xdp(struct bridge *br, const char *ifname, uint32_t ifindex,
 			uint32_t *mode, bool *adopted)
 {
 	uint32_t cur_id, cur_mode;
+	bool native_ok = true;
 	int err = xdp_query(ifindex, &cur_id, &cur_mode);
 
 	if (err)
@@ -872,8 +898,11 @@ static int add_port_xdp(struct bridge *br, const char *ifname, uint32_t ifindex,
 		return err;
 	}
 	err = tc_attach(br, ifindex, ifname);
+	/* Before the attach: XDP's own queues count as in use after it. */
+	if (!err && !cur_id && br->mode != XDPBR_MODE_GENERIC)
+		native_ok = virtio_xdp_check(ifname) != VIRTIO_XDP_UNSAFE;
 	if (!err)
-		err = attach_one(br, ifindex, ifname, cur_id, cur_mode, mode);
+		err = attach_one(br, ifindex, ifname, cur_id, cur_mode, native_ok, mode);
 	if (err && !cur_id) {
 		detach_one(br, ifindex);
 		port_maps_del(br, ifindex);
@@ -888,6 +917,7 @@ static void port_added(struct bridge *br, const char *ifname, uint32_t ifindex,
 	struct bridge_port *bp = &br->ports[br->nports++];
 
 	record_mode(br, ifindex, mode, kind);
+	port_promisc(ifindex, kind, true);
 	bp->ifindex = ifindex;
 	bp->mode = mode;
 	bp->attached_now = !adopted;
@@ -927,8 +957,12 @@ int bridge_add_port(struct bridge *br, const char *ifname)
 
 static void detach_one(struct bridge *br, uint32_t ifindex)
 {
+	char kind[IF_NAMESIZE];
+
 	xdp_detach(br, ifindex);
 	tc_detach(br, ifindex);
+	if (!port_kind(ifindex, kind, sizeof(kind)))
+		port_promisc(ifindex, kind, false);
 }
 
 static void xdp_detach(struct bridge *br, uint32_t ifindex)
