@@ -929,6 +929,10 @@ static void port_added(struct bridge *br, const char *ifname, uint32_t ifindex,
 	}
 	log_info("port %s (ifindex %u, %s): %s XDP%s", ifname, ifindex, kind,
 		 port_mode_name(mode), adopted ? ", adopted" : "");
+	/* Seen with e1000e on 6.1: tagged frames were learned in the PVID. */
+	if (mode == XDPBR_MODE_GENERIC && ethtool_rxvlan_off(ifname) == 1)
+		log_info("port %s: rx-vlan-offload turned off: generic XDP doesn't see the "
+			 "802.1Q tags the NIC strips", ifname);
 	veth_peer_check(ifindex, ifname);
 }
 

@@ -387,6 +387,21 @@ out:
 	return ret;
 }
 
+int ethtool_rxvlan_off(const char *name)
+{
+	struct ethtool_value ev = { .cmd = ETHTOOL_GFLAGS };
+	int err = ethtool_ioctl(name, &ev);
+
+	if (err)
+		return err;
+	if (!(ev.data & ETH_FLAG_RXVLAN))
+		return 0;
+	ev.cmd = ETHTOOL_SFLAGS;
+	ev.data &= ~(__u32)ETH_FLAG_RXVLAN;
+	err = ethtool_ioctl(name, &ev);
+	return err ? err : 1;
+}
+
 int virtio_xdp_check(const char *ifname)
 {
 	struct ethtool_drvinfo di = { .cmd = ETHTOOL_GDRVINFO };

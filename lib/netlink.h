@@ -19,6 +19,12 @@
  * the port is no veth, -errno when the check itself failed. */
 int veth_peer_check(uint32_t ifindex, const char *ifname);
 
+/* Turns receive VLAN offload (tag stripping, "rx-vlan-offload") off on
+ * interface name: a NIC that strips 802.1Q tags into the socket buffer
+ * hides them from generic XDP. 1 if it was on, 0 if it was off already,
+ * -errno on error. */
+int ethtool_rxvlan_off(const char *name);
+
 /* virtio-net sends the frames XDP redirects into it through queues of its
  * own, one per CPU, on top of the queue pairs in use; where the device has
  * too few, the driver (5.12 and later) falls back to its shared queues
