@@ -12,6 +12,7 @@ PKGS=(
 	procps kmod prometheus
 	valgrind		# tests/integration/test_valgrind.sh
 	dnsmasq-base busybox	# test_hostif.sh: a DHCP server and client on the host interface
+	qemu-system-x86 cpio	# tests/vm/ (make check-vm): Debian's kernel in QEMU, its initramfs
 )
 
 missing=()
