@@ -5,8 +5,10 @@
 #                   the missing Debian packages)
 #   make deps       install build and test dependencies (Debian 12, as root)
 #   make demo       run the bridge on a demo topology of network namespaces
-#   make check      run all tests (unit, BPF_PROG_RUN, integration, and the
-#                   short sanitizer runs on a second build in build-san/)
+#   make check      run all tests (unit, BPF_PROG_RUN, integration, the
+#                   short sanitizer runs on a second build in build-san/,
+#                   and the VM lane)
+#   make check-vm   only the VM lane: Debian 12's kernel in QEMU (tests/vm/)
 #   make install    install into $(DESTDIR)$(PREFIX) (default /usr/local);
 #                   make uninstall, with the same variables, removes it again
 #   make deb        build the Debian package into $(BUILD)/deb/ (tools/mkdeb.sh)
@@ -190,6 +192,15 @@ check: deps
 	@$(MAKE) --no-print-directory check-bins
 	@$(if $(filter $(SAN_BUILD),$(BUILD)),:,$(MAKE) --no-print-directory SANITIZE=1 BUILD=$(SAN_BUILD) check-bins)
 	BUILD=$(BUILD) SAN_BUILD=$(SAN_BUILD) tests/run.sh
+
+# make check-vm: only the VM lane (tests/vm/): Debian 12's own kernel,
+# fetched with apt-get download into /var/cache/xdpbr-vm (XDPBR_VM_CACHE),
+# booted in QEMU with e1000e and virtio-net NICs on this build. make check
+# runs it too when qemu-system-x86_64 is installed (tools/deps.sh installs it).
+.PHONY: check-vm
+check-vm: deps
+	@$(MAKE) --no-print-directory all $(TOOLS)
+	BUILD=$(BUILD) tests/run.sh vm/
 
 # What make install installs and make uninstall removes: one list, so the
 # two cannot disagree. Each word is MODE:FROM:TO (TO under $(DESTDIR)). The

@@ -881,7 +881,7 @@ static bool native_refused(struct bridge *br, uint32_t ifindex, const char *ifna
 }
 
 static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
-		      uint32_t cur_id, uint32_t cur_mode, uint32_t *mode)
+		      uint32_t cur_id, uint32_t cur_mode, bool native_ok, uint32_t *mode)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, ao);
 	__u32 flags = XDP_FLAGS_UPDATE_IF_NOEXIST;
@@ -908,7 +908,11 @@ static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
 		return err;
 	}
 
-	if (br->mode != XDPBR_MODE_GENERIC) {
+	if (br->mode != XDPBR_MODE_GENERIC && !native_ok) {
+		if (br->mode == XDPBR_MODE_NATIVE)
+			return -EOPNOTSUPP;
+		log_warn("'%s': generic XDP instead (see above)", ifname);
+	} else if (br->mode != XDPBR_MODE_GENERIC) {
 		err = bpf_xdp_attach((int)ifindex, br->prog_rx_fd,
 				     flags | XDP_FLAGS_DRV_MODE, NULL);
 		if (!err) {
@@ -926,6 +930,27 @@ static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
 	}
 	*mode = XDPBR_MODE_GENERIC;
 	return 0;
+}
+
+/* A bridge port must receive frames for every MAC, not only its own: a
+ * NIC filters the others out in hardware (e1000e, virtio-net in QEMU: the
+ * unicast filter, and QEMU's virtio-net also drops frames of VLANs the guest
+ * never registered). As the kernel bridge, the port goes promiscuous while
+ * in the bridge (the flag stays on with --keep: the bridge still runs) and
+ * leaves it when detached. veth has no filter to lift. */
+static void port_promisc(uint32_t ifindex, const char *kind, bool on)
+{
+	struct link_set ls = { .promisc = on ? 1 : -1 };
+	char name[IF_NAMESIZE] = "?";
+	int err;
+
+	if (kind && !strcmp(kind, "veth"))
+		return;
+	err = link_set(ifindex, &ls);
+	if (err && on)
+		log_warn("port %s: Couldn't turn promiscuous mode on: %s (frames to other "
+			 "hosts' MACs may never reach the bridge)",
+			 if_indextoname(ifindex, name) ?: "?", strerror(-err));
 }
 
 static void detach_one(struct bridge *br, uint32_t ifindex);
@@ -1044,7 +1069,8 @@ static uint32_t comp_attached_now(struct bridge *br, uint32_t ifindex)
  * no frame goes unbridged.
  */
 static int attach_shared(struct bridge *br, uint32_t ifindex, const char *ifname,
-			 const struct xdp_hook *h, uint32_t *mode, uint32_t *comp_id)
+			 const struct xdp_hook *h, bool native_ok, uint32_t *mode,
+			 uint32_t *comp_id)
 {
 	int err;
 
@@ -1056,6 +1082,12 @@ static int attach_shared(struct bridge *br, uint32_t ifindex, const char *ifname
 	/* A dispatcher there keeps its mode; else ours decides. */
 	*mode = h->id ? h->mode : br->mode == XDPBR_MODE_GENERIC ? XDPBR_MODE_GENERIC
 								  : XDPBR_MODE_NATIVE;
+	if (!h->id && *mode == XDPBR_MODE_NATIVE && !native_ok) {
+		if (br->mode == XDPBR_MODE_NATIVE)
+			return -EOPNOTSUPP;
+		log_warn("'%s': generic XDP instead (see above)", ifname);
+		*mode = XDPBR_MODE_GENERIC;
+	}
 	err = share_load_attach(br, ifindex, *mode, comp_id);
 	if (err && !h->id && *mode == XDPBR_MODE_NATIVE &&
 	    !native_refused(br, ifindex, ifname, err)) {
@@ -1115,7 +1147,7 @@ static int add_port_xdp(struct bridge *br, const char *ifname, uint32_t ifindex,
 			uint32_t *mode, uint32_t *comp_id, bool *adopted)
 {
 	struct xdp_hook h;
-	bool ours = xdp_hook_ours(br, ifindex, &h), shared;
+	bool ours = xdp_hook_ours(br, ifindex, &h), shared, native_ok = true;
 	int err;
 
 	*adopted = ours;
@@ -1129,10 +1161,13 @@ static int add_port_xdp(struct bridge *br, const char *ifname, uint32_t ifindex,
 		return err;
 	}
 	err = tc_attach(br, ifindex, ifname);
+	/* Before the attach: XDP's own queues count as in use after it. */
+	if (!err && !h.id && br->mode != XDPBR_MODE_GENERIC)
+		native_ok = virtio_xdp_check(ifname) != VIRTIO_XDP_UNSAFE;
 	if (!err && shared)
-		err = attach_shared(br, ifindex, ifname, &h, mode, comp_id);
+		err = attach_shared(br, ifindex, ifname, &h, native_ok, mode, comp_id);
 	else if (!err)
-		err = attach_one(br, ifindex, ifname, ours ? h.id : 0, h.mode, mode);
+		err = attach_one(br, ifindex, ifname, ours ? h.id : 0, h.mode, native_ok, mode);
 	if (err && !ours) {
 		detach_one(br, ifindex);
 		port_maps_del(br, ifindex);
@@ -1144,11 +1179,11 @@ static int add_port_xdp(struct bridge *br, const char *ifname, uint32_t ifindex,
 static void port_added(struct bridge *br, const char *ifname, uint32_t ifindex,
 		       uint32_t mode, uint32_t comp_id, const char *kind, bool adopted)
 {
+	struct bridge_port *bp = &br->ports[br->nports++];
 	char others[256];
 
-	struct bridge_port *bp = &br->ports[br->nports++];
-
 	record_mode(br, ifindex, mode, kind);
+	port_promisc(ifindex, kind, true);
 	bp->ifindex = ifindex;
 	bp->mode = mode;
 	bp->comp_id = comp_id;
@@ -1169,6 +1204,10 @@ static void port_added(struct bridge *br, const char *ifname, uint32_t ifindex,
 		log_info("port %s (ifindex %u, %s): %s XDP, exclusive%s", ifname, ifindex, kind,
 			 port_mode_name(mode), adopted ? ", adopted" : "");
 	}
+	/* Seen with e1000e on 6.1: tagged frames were learned in the PVID. */
+	if (mode == XDPBR_MODE_GENERIC && ethtool_rxvlan_off(ifname) == 1)
+		log_info("port %s: rx-vlan-offload turned off: generic XDP doesn't see the "
+			 "802.1Q tags the NIC strips", ifname);
 	veth_peer_check(ifindex, ifname);
 }
 
@@ -1246,8 +1285,12 @@ int bridge_add_port(struct bridge *br, const char *ifname)
 
 static void detach_one(struct bridge *br, uint32_t ifindex)
 {
+	char kind[IF_NAMESIZE];
+
 	xdp_detach(br, ifindex);
 	tc_detach(br, ifindex);
+	if (!port_kind(ifindex, kind, sizeof(kind)))
+		port_promisc(ifindex, kind, false);
 }
 
 static void xdp_detach(struct bridge *br, uint32_t ifindex)

@@ -26,6 +26,7 @@ PKGS=(
 	debhelper lintian	# make deb, test_package.sh: build the Debian package and check it
 	bash-completion		# test_package.sh: bash-completion loads the packaged completion
 	gnuplot-nox		# make bench, make bench-fdb, make plots; test_plots.sh
+	qemu-system-x86 cpio	# tests/vm/ (make check-vm): Debian's kernel in QEMU, its initramfs
 )
 QUIET_PKG=prometheus	# installed without starting its service
 

@@ -107,7 +107,7 @@ filt=$(vm_exec "$GX; gx_comp $G1 xdpfilt_alw_all" 30 | tail -n 1)
 vm_check "xdpbrd -k stops, leaving the bridge in the dispatcher" \
 	"g_stop $BRX; $GX; gx_has $G1 xdpbr_rx 50 && gx_has $G1 xdpfilt_alw_all 10"
 check "h1 -> h2 ping with no daemon (kept)" ping_ok 1 2
-hexec 1 ping -i 0.05 -W 1 "${IP4[2]}" >"$XT_TMP/ping.out" 2>&1 &
+ip netns exec "${NS[1]}" ping -i 0.05 -W 1 "${IP4[2]}" >"$XT_TMP/ping.out" 2>&1 &
 PING_PID=$!
 XT_PIDS+=("$PING_PID")
 sleep 1
