@@ -5,8 +5,10 @@
 #                   the missing Debian packages)
 #   make deps       install build and test dependencies (Debian 12, as root)
 #   make demo       run the bridge on a demo topology of network namespaces
-#   make check      run all tests (unit, BPF_PROG_RUN, integration, and the
-#                   short sanitizer runs on a second build in build-san/)
+#   make check      run all tests (unit, BPF_PROG_RUN, integration, the
+#                   short sanitizer runs on a second build in build-san/,
+#                   and the VM lane)
+#   make check-vm   only the VM lane: Debian 12's kernel in QEMU (tests/vm/)
 #   make install    install into $(DESTDIR)$(PREFIX) (default /usr/local);
 #                   make uninstall, with the same variables, removes it again
 #   make deb        build the Debian package into $(BUILD)/deb/ (tools/mkdeb.sh)
@@ -28,7 +30,7 @@ CPPFLAGS += -Iinclude -Ilib -I$(BUILD) -D_GNU_SOURCE -MMD -MP
 # json-c's json.h. pkg-config's complaints about a missing library are
 # silenced here: depcheck (below) says what to install instead.
 PKG_CONFIG  ?= pkg-config
-LIB_PKGS    := libbpf libmnl json-c
+LIB_PKGS    := libbpf libxdp libmnl json-c
 DAEMON_PKGS := $(LIB_PKGS) libsystemd libmicrohttpd inih libcap-ng
 CLI_PKGS    := $(LIB_PKGS)
 pkg = $(shell $(PKG_CONFIG) $(1) 2>/dev/null)
@@ -56,7 +58,7 @@ SKEL     := $(BUILD)/xdpbr.skel.h
 
 # lib/: the user-space library of xdpbrd, xdpbr, the tools and the tests.
 LIB_SRCS := lib/log.c lib/util.c lib/paths.c lib/pins.c lib/fdbtab.c \
-	    lib/ports.c lib/portstats.c lib/bridge.c lib/netlink.c \
+	    lib/ports.c lib/portstats.c lib/bridge.c lib/xdpshare.c lib/netlink.c \
 	    lib/json.c lib/ctl.c lib/report.c lib/events.c lib/hostif.c lib/version.c \
 	    lib/lock.c lib/kfdb.c lib/overlay.c lib/stpmap.c lib/upgrade.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
@@ -191,6 +193,15 @@ check: deps
 	@$(MAKE) --no-print-directory check-bins
 	@$(if $(filter $(SAN_BUILD),$(BUILD)),:,$(MAKE) --no-print-directory SANITIZE=1 BUILD=$(SAN_BUILD) check-bins)
 	BUILD=$(BUILD) SAN_BUILD=$(SAN_BUILD) tests/run.sh
+
+# make check-vm: only the VM lane (tests/vm/): Debian 12's own kernel,
+# fetched with apt-get download into /var/cache/xdpbr-vm (XDPBR_VM_CACHE),
+# booted in QEMU with e1000e and virtio-net NICs on this build. make check
+# runs it too when qemu-system-x86_64 is installed (tools/deps.sh installs it).
+.PHONY: check-vm
+check-vm: deps
+	@$(MAKE) --no-print-directory all $(TOOLS)
+	BUILD=$(BUILD) tests/run.sh vm/
 
 # What make install installs and make uninstall removes: one list, so the
 # two cannot disagree. Each word is MODE:FROM:TO (TO under $(DESTDIR)). The

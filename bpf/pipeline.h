@@ -353,11 +353,16 @@ static __always_inline int skb_ports_present(void)
 	return n && *n;
 }
 
+/* A port in generic XDP mode counts as one of the skb path for frames from
+ * a native port: a driver without native XDP has no ndo_xdp_xmit (e1000e),
+ * and on 6.1 virtio-net takes redirected frames only while it runs a native
+ * program itself, so a redirect into such a port is dropped (tx_dropped).
+ * The stack and the TC program deliver them instead. */
 static __always_inline int port_is_skb(__u32 slot)
 {
 	struct xdpbr_port *p = port_at(slot);
 
-	return p && p->mode == XDPBR_MODE_TC;
+	return p && (p->mode == XDPBR_MODE_TC || p->mode == XDPBR_MODE_GENERIC);
 }
 
 #endif /* XDPBR_PIPELINE_H */

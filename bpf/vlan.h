@@ -103,6 +103,11 @@ static __always_inline enum vlan_egress vlan_egress_of(__u32 slot, __u16 vid)
 {
 	struct xdpbr_vlan_port *vl = vlan_of(slot);
 
+	/* Linux 6.1's verifier knows nothing of a byte-swapped value: without
+	 * the barrier clang folds the caller's VLAN_VID_MASK and the bitmap's
+	 * word mask into a 64-bit swap, and 6.1 rejects the bitmap read as out
+	 * of bounds ("invalid access to map value"; 6.18 accepts it). */
+	barrier_var(vid);
 	if (!vl || !xdpbr_vlan_test(vl->member, vid))
 		return VLAN_EG_NOT_MEMBER;
 	return xdpbr_vlan_test(vl->untagged, vid) ? VLAN_EG_UNTAGGED : VLAN_EG_TAGGED;

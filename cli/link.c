@@ -152,6 +152,9 @@ static void print_link(const struct link_info *li, const char *br)
 		print_string(PRINT_ANY, "host_interface", " host_interface %s",
 			     li->l.host_interface);
 	print_string(PRINT_ANY, "xdp_mode", " xdp %s", port_mode_name(li->l.xdp_mode));
+	if (li->l.xdp_attach && !strcmp(li->l.xdp_attach, "dispatcher"))
+		print_string(PRINT_FP, NULL, " %s", li->l.xdp_attach);
+	print_string(PRINT_JSON, "xdp_attach", NULL, li->l.xdp_attach ? li->l.xdp_attach : "none");
 	print_u64(li->l.xdp_prog_id ? PRINT_ANY : PRINT_JSON, "xdp_prog_id", " id %llu",
 		  li->l.xdp_prog_id);
 	print_u64(li->gone ? PRINT_ANY : PRINT_JSON, "slot", " slot %llu", p->port.slot);

@@ -288,6 +288,22 @@ static int set_datapath(struct parser *p, const struct key *k, const char *value
 	return 0;
 }
 
+/* xdp_share = on | off, in [bridge] (the default of ports) or [port X]. */
+static int set_xdp_share(struct parser *p, const struct key *k, const char *value)
+{
+	bool on;
+
+	if (get_bool(p, k, value, &on))
+		return p->err;
+	if (p->sec == SEC_PORT) {
+		cur_port(p)->xdp_share = on ? XDP_SHARE_ON : XDP_SHARE_OFF;
+		return 0;
+	}
+	p->c->xdp_share = on;
+	p->c->xdp_share_set = true;
+	return 0;
+}
+
 static int set_vlan_filtering(struct parser *p, const struct key *k, const char *value)
 {
 	if (get_bool(p, k, value, &p->c->vlan_filtering))
@@ -802,6 +818,7 @@ static const struct key bridge_keys[] = {
 	{ .name = "fdb_cache", .set = set_fdb_cache },
 	{ .name = "mode", .set = set_mode },
 	{ .name = "datapath", .set = set_datapath },
+	{ .name = "xdp_share", .set = set_xdp_share },
 	{ .name = "listen", .set = set_listen },
 	{ .name = "vlan_filtering", .set = set_vlan_filtering },
 	{ .name = "default_pvid", .set = set_default_pvid },
@@ -833,6 +850,7 @@ static const struct key port_keys[] = {
 	{ .name = "bpdu_guard", .set = set_guard, .flag = 0 },
 	{ .name = "root_guard", .set = set_guard, .flag = 1 },
 	{ .name = "bpdu_guard_timeout", .set = set_guard_timeout },
+	{ .name = "xdp_share", .set = set_xdp_share },
 };
 
 _Static_assert(ARRAY_SIZE(bridge_keys) <= MAX_KEYS, "key_line too small");

@@ -86,6 +86,8 @@ struct config_port {
 	struct stp_port_cfg stp;
 	bool edge_set;
 	bool priority_set;		/* port_priority (else 128) */
+	enum xdp_share xdp_share;	/* XDP hook shared through libxdp's
+					 * dispatcher; default: the bridge's */
 	int line;			/* line of its [port ...] header */
 };
 
@@ -125,6 +127,9 @@ struct config {
 	bool mode_set;
 	enum xdpbr_mode mode;		/* XDPBR_MODE_NONE: auto */
 	enum port_path path;		/* default datapath of ports: auto = by kind */
+	bool xdp_share_set;
+	bool xdp_share;			/* ports share their XDP hook (libxdp's
+					 * dispatcher); off unless set */
 	char listen[64];		/* stats endpoint; "" = CONFIG_LISTEN_DEFAULT */
 	bool vlan_filtering_set;
 	bool vlan_filtering;		/* 802.1Q VLAN-aware; off unless set */

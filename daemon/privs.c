@@ -64,10 +64,18 @@ const char *privs_names(uint64_t mask, char *buf, size_t len)
 	return buf;
 }
 
+static bool keep_sys_admin;
+
+void privs_keep_sys_admin(void)
+{
+	keep_sys_admin = true;
+}
+
 uint64_t privs_wanted(bool bind_low_port)
 {
 	return CAPBIT(CAP_BPF) | CAPBIT(CAP_NET_ADMIN) | CAPBIT(CAP_PERFMON) | CAPBIT(CAP_NET_RAW) |
-	       (bind_low_port ? CAPBIT(CAP_NET_BIND_SERVICE) : 0);
+	       (bind_low_port ? CAPBIT(CAP_NET_BIND_SERVICE) : 0) |
+	       (keep_sys_admin ? CAPBIT(CAP_SYS_ADMIN) : 0);
 }
 
 int privs_check(bool bind_low_port)

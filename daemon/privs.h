@@ -37,8 +37,14 @@
  * network input) holds no capability at all: privs_drop_thread.
  */
 /* The set the main thread keeps: PRIVS_KEPT, and CAP_NET_BIND_SERVICE
- * when bind_low_port. */
+ * when bind_low_port, and CAP_SYS_ADMIN after privs_keep_sys_admin(). */
 uint64_t privs_wanted(bool bind_low_port);
+
+/* Ports that share their XDP hook through libxdp's dispatcher need
+ * CAP_SYS_ADMIN as long as the daemon runs: libxdp reads the dispatcher
+ * and its components by program id (BPF_PROG_GET_FD_BY_ID) to add or
+ * remove one. Called before privs_check. */
+void privs_keep_sys_admin(void);
 
 /* Before anything is changed: the permitted set holds every capability
  * privs_drop will keep. 0, or -EPERM having said which are missing. */

@@ -110,6 +110,9 @@ static const char usage[] =
 	"                         native, generic only where the driver has none)\n"
 	"  -d, --datapath PATH    datapath of ports: xdp, tc or auto (default auto:\n"
 	"                         tc for veth and tap ports, xdp for the others)\n"
+	"      --xdp-share[=on|off]\n"
+	"                         XDP ports share their XDP hook with other programs\n"
+	"                         through libxdp's dispatcher (default off: exclusive)\n"
 	"  -k, --keep             leave the bridge forwarding when the daemon exits\n"
 	"  -s, --fdb-size N       FDB capacity in entries (default %u)\n"
 	"  -C, --fdb-cache N      entries of the datapath's per-CPU FDB cache: a\n"
@@ -132,12 +135,15 @@ static void print_usage(FILE *f)
 		CONFIG_LISTEN_DEFAULT);
 }
 
+#define OPT_XDP_SHARE 0x100		/* long only */
+
 static const struct option long_opts[] = {
 	{ "config", required_argument, NULL, 'c' },
 	{ "check", no_argument, NULL, 'n' },
 	{ "mode", required_argument, NULL, 'm' },
 	{ "datapath", required_argument, NULL, 'd' },
 	{ "keep", no_argument, NULL, 'k' },
+	{ "xdp-share", optional_argument, NULL, OPT_XDP_SHARE },
 	{ "fdb-size", required_argument, NULL, 's' },
 	{ "fdb-cache", required_argument, NULL, 'C' },
 	{ "ageing-time", required_argument, NULL, 'a' },
@@ -353,6 +359,15 @@ static void init_port_from_cfg(const char *ifname, struct xdpbr_port *p, void *a
 
 	if (cp)
 		port_take_cfg(p, cp);
+}
+
+/* bridge.port_share: whether a port shares its XDP hook (default: the
+ * bridge's). */
+static enum xdp_share port_share_from_cfg(const char *ifname, void *arg)
+{
+	const struct config_port *cp = cfg_port_applying(arg, ifname);
+
+	return cp ? cp->xdp_share : XDP_SHARE_DEFAULT;
 }
 
 /* bridge.port_path: a port's configured datapath (auto: the bridge's). */
@@ -992,6 +1007,7 @@ struct cmdline {
 	struct bridge_opts o;		/* what bridge_open is given */
 	bool mode_set;			/* -m: wins over the file's mode */
 	bool path_set;			/* -d: wins over the file's datapath */
+	bool share_set;			/* --xdp-share: wins over the file's */
 	bool check_only;		/* -n */
 	bool help;			/* -h */
 	bool version;			/* -V */
@@ -1033,6 +1049,14 @@ static int parse_option(struct daemon *d, struct cmdline *cl, int opt, const cha
 		return 0;
 	case 'k':
 		d->keep = true;
+		return 0;
+	case OPT_XDP_SHARE:
+		if (arg && strcmp(arg, "on") && strcmp(arg, "off")) {
+			fprintf(stderr, "xdpbrd: invalid --xdp-share '%s' (on or off)\n", arg);
+			return -EINVAL;
+		}
+		cl->o.xdp_share = !arg || !strcmp(arg, "on");
+		cl->share_set = true;
 		return 0;
 	case 's':
 		if (parse_u64(arg, XDPBR_FDB_SIZE_MAX, &v) || v < XDPBR_FDB_SIZE_MIN) {
@@ -1200,6 +1224,8 @@ static int merge(struct daemon *d, struct cmdline *cl)
 		cl->o.mode = c->mode;
 	if (!cl->path_set)
 		cl->o.path = c->path;
+	if (!cl->share_set && c->xdp_share_set)
+		cl->o.xdp_share = c->xdp_share;
 	if (!cl->o.fdb_size)
 		cl->o.fdb_size = c->fdb_size;
 	if (!cl->o.fdb_cache_set && c->fdb_cache_set) {
@@ -1243,6 +1269,7 @@ static int open_bridge(struct daemon *d, const struct cmdline *cl)
 
 	d->br.port_init = init_port_from_cfg;
 	d->br.port_path = port_path_from_cfg;
+	d->br.port_share = port_share_from_cfg;
 	d->br.port_init_arg = d;
 	/* Ports whose interface went while no daemon ran go before any port is
 	 * added: an interface that got one's ifindex is not that port. */
@@ -1313,6 +1340,16 @@ static void stp_open(struct daemon *d)
 
 /* The bridge forwarding, the services up, privileges dropped. 0 or -errno;
  * nothing is left behind on failure. */
+/* Whether the bridge or any configured port shares its XDP hook. */
+static bool share_wanted(const struct daemon *d, const struct cmdline *cl)
+{
+	bool any = cl->o.xdp_share;
+
+	for (size_t i = 0; i < d->cfg.nports; i++)
+		any |= d->cfg.ports[i].xdp_share == XDP_SHARE_ON;
+	return any;
+}
+
 static int start(struct daemon *d, const struct cmdline *cl)
 {
 	bool low_port;
@@ -1326,6 +1363,8 @@ static int start(struct daemon *d, const struct cmdline *cl)
 		return -EPERM;
 	}
 	low_port = listen_port_low(listen_of(d, &d->cfg));
+	if (share_wanted(d, cl))
+		privs_keep_sys_admin();
 	err = privs_check(low_port);
 	if (err) {
 		config_free(&d->cfg);

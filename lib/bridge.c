@@ -39,6 +39,7 @@
 #include "ports.h"
 #include "upgrade.h"
 #include "util.h"
+#include "xdpshare.h"
 
 #define KERNEL_BTF "/sys/kernel/btf/vmlinux"
 /* How long a port's slot claim waits for another process's (each takes
@@ -658,14 +659,66 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 	if (err)
 		return err;
 	br->path = o->path;
+	br->xdp_share = o->xdp_share;
 	log_debug("bridge %s: %s datapath, state in %s", name,
 		  br->adopted ? "adopted the pinned" : "loaded a new", br->dir);
 	return 0;
 }
 
+/* ------------------------------------------ sharing the XDP hook (libxdp) */
+
+static bool component_is_ours(void *arg, uint32_t id)
+{
+	return prog_is_ours(arg, id);
+}
+
+/* What runs on a port's XDP hook: the program attached (id, mode) and, when
+ * that is libxdp's dispatcher, our component in it (comp) and how many
+ * components it has. */
+struct xdp_hook {
+	uint32_t id, mode, comp;
+	int nprogs;
+};
+
+/* Whether the port runs this bridge's datapath in XDP, alone or as a
+ * component of a dispatcher. */
+static bool xdp_hook_ours(struct bridge *br, uint32_t ifindex, struct xdp_hook *h)
+{
+	memset(h, 0, sizeof(*h));
+	if (xdp_query(ifindex, &h->id, &h->mode) || !h->id)
+		return false;
+	if (prog_is_ours(br, h->id))
+		return true;
+	if (!xdpshare_is_dispatcher(h->id))
+		return false;
+	xdpshare_find(ifindex, component_is_ours, br, &h->comp, &h->nprogs);
+	return h->comp != 0;
+}
+
+/* Whether ifname is to share its XDP hook: its own setting, else the
+ * bridge's. */
+static bool port_wants_share(struct bridge *br, const char *ifname)
+{
+	enum xdp_share s = br->port_share ? br->port_share(ifname, br->port_init_arg)
+					  : XDP_SHARE_DEFAULT;
+
+	return s == XDP_SHARE_DEFAULT ? br->xdp_share : s == XDP_SHARE_ON;
+}
+
+/* Whether libxdp's dispatcher can run here (probed once): 1, or 0 with
+ * br->share_why saying why not. */
+static bool share_available(struct bridge *br)
+{
+	if (!br->share_ok)
+		br->share_ok = xdpshare_probe(br->prog_rx_fd, "xdpbr_rx", br->share_why,
+					      sizeof(br->share_why)) ? -1 : 1;
+	return br->share_ok > 0;
+}
+
 int bridge_check_port(struct bridge *br, const char *ifname)
 {
 	uint32_t ifindex = if_nametoindex(ifname), prog_id, mode;
+	struct xdp_hook h;
 	int err;
 
 	if (!ifindex) {
@@ -677,13 +730,20 @@ int bridge_check_port(struct bridge *br, const char *ifname)
 		log_warn("Couldn't query XDP on '%s': %s", ifname, strerror(-err));
 		return err;
 	}
-	if (prog_id && !prog_is_ours(br, prog_id)) {
-		log_warn("Interface '%s' already has another XDP program (id %u); "
-			 "detach it first with 'ip link set dev %s xdp off'",
-			 ifname, prog_id, ifname);
-		return -EBUSY;
+	if (!prog_id || xdp_hook_ours(br, ifindex, &h))
+		return 0;
+	if (port_wants_share(br, ifname) && !share_available(br)) {
+		log_warn("Interface '%s' already has another XDP program (id %u) and can't "
+			 "share it: %s; detach that program, or run the bridge on a kernel "
+			 "that allows freplace programs", ifname, prog_id, br->share_why);
+		return -EOPNOTSUPP;
 	}
-	return 0;
+	if (port_wants_share(br, ifname) && br->skel)
+		return 0;	/* libxdp adds us to its dispatcher, or says why not */
+	log_warn("Interface '%s' already has another XDP program (id %u); "
+		 "detach it first with 'ip link set dev %s xdp off', or share the port "
+		 "through libxdp's dispatcher (xdpbrd --xdp-share)", ifname, prog_id, ifname);
+	return -EBUSY;
 }
 
 static bool port_is_there(struct bridge *br, uint32_t ifindex);
@@ -838,9 +898,9 @@ static void tc_detach(struct bridge *br, uint32_t ifindex)
 
 static bool port_runs_our_xdp(struct bridge *br, uint32_t ifindex)
 {
-	uint32_t id, mode;
+	struct xdp_hook h;
 
-	return !xdp_query(ifindex, &id, &mode) && prog_is_ours(br, id);
+	return xdp_hook_ours(br, ifindex, &h);
 }
 
 /* The path a new or adopted port takes: configured, else the bridge's
@@ -919,7 +979,7 @@ static bool native_refused(struct bridge *br, uint32_t ifindex, const char *ifna
 }
 
 static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
-		      uint32_t cur_id, uint32_t cur_mode, uint32_t *mode)
+		      uint32_t cur_id, uint32_t cur_mode, bool native_ok, uint32_t *mode)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, ao);
 	__u32 flags = XDP_FLAGS_UPDATE_IF_NOEXIST;
@@ -946,7 +1006,11 @@ static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
 		return err;
 	}
 
-	if (br->mode != XDPBR_MODE_GENERIC) {
+	if (br->mode != XDPBR_MODE_GENERIC && !native_ok) {
+		if (br->mode == XDPBR_MODE_NATIVE)
+			return -EOPNOTSUPP;
+		log_warn("'%s': generic XDP instead (see above)", ifname);
+	} else if (br->mode != XDPBR_MODE_GENERIC) {
 		err = bpf_xdp_attach((int)ifindex, br->prog_rx_fd,
 				     flags | XDP_FLAGS_DRV_MODE, NULL);
 		if (!err) {
@@ -964,6 +1028,27 @@ static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
 	}
 	*mode = XDPBR_MODE_GENERIC;
 	return 0;
+}
+
+/* A bridge port must receive frames for every MAC, not only its own: a
+ * NIC filters the others out in hardware (e1000e, virtio-net in QEMU: the
+ * unicast filter, and QEMU's virtio-net also drops frames of VLANs the guest
+ * never registered). As the kernel bridge, the port goes promiscuous while
+ * in the bridge (the flag stays on with --keep: the bridge still runs) and
+ * leaves it when detached. veth has no filter to lift. */
+static void port_promisc(uint32_t ifindex, const char *kind, bool on)
+{
+	struct link_set ls = { .promisc = on ? 1 : -1 };
+	char name[IF_NAMESIZE] = "?";
+	int err;
+
+	if (kind && !strcmp(kind, "veth"))
+		return;
+	err = link_set(ifindex, &ls);
+	if (err && on)
+		log_warn("port %s: Couldn't turn promiscuous mode on: %s (frames to other "
+			 "hosts' MACs may never reach the bridge)",
+			 if_indextoname(ifindex, name) ?: "?", strerror(-err));
 }
 
 static void detach_one(struct bridge *br, uint32_t ifindex);
@@ -994,7 +1079,7 @@ static void record_mode(struct bridge *br, uint32_t ifindex, uint32_t mode, cons
 static int add_port_tc(struct bridge *br, const char *ifname, uint32_t ifindex,
 		       bool *adopted)
 {
-	uint32_t cur_tc = 0, cur_xdp = 0, cur_mode;
+	uint32_t cur_tc = 0;
 	int err;
 
 	tc_query(ifindex, &cur_tc);
@@ -1012,9 +1097,144 @@ static int add_port_tc(struct bridge *br, const char *ifname, uint32_t ifindex,
 			port_maps_del(br, ifindex);
 		return err;
 	}
-	if (!xdp_query(ifindex, &cur_xdp, &cur_mode) && prog_is_ours(br, cur_xdp))
-		xdp_detach(br, ifindex);
+	xdp_detach(br, ifindex);	/* ours from an earlier run, if any */
 	return 0;
+}
+
+/*
+ * The receive program loaded once more as libxdp's dispatcher wants its
+ * components: a freplace program (BPF_PROG_TYPE_EXT), with every map the
+ * bridge's own, and attached to ifindex in mode. It is loaded here, not by
+ * libxdp, for two reasons: libxdp (1.3.1) loads a component without the
+ * multi-buffer flag, and the kernel then refuses it the bridge's devmaps,
+ * which belong to multi-buffer programs (a map holding programs serves
+ * programs of one kind, checked after verification, silently: EINVAL);
+ * and a freplace program must name a target when loaded: our own receive
+ * program, whose signature the dispatcher's slots share, serves until
+ * libxdp links it into the dispatcher. Its id in *comp_id. 0 or -errno.
+ */
+static int share_load_attach(struct bridge *br, uint32_t ifindex, uint32_t mode,
+			     uint32_t *comp_id)
+{
+	struct xdpbr *c = xdpbr__open();
+	struct bpf_program *prog;
+	struct bpf_map *map;
+	int err = c ? 0 : -errno;
+
+	if (err)
+		return err;
+	bpf_object__for_each_map(map, c->obj) {
+		struct bpf_map *m = bpf_object__find_map_by_name(br->skel->obj,
+								 bpf_map__name(map));
+
+		err = m ? bpf_map__reuse_fd(map, bpf_map__fd(m)) : -ENOENT;
+		if (!err)
+			err = bpf_map__set_pin_path(map, NULL);
+		if (err)
+			goto out;
+	}
+	bpf_object__for_each_program(prog, c->obj)
+		bpf_program__set_autoload(prog, prog == c->progs.xdpbr_rx);
+	prog = c->progs.xdpbr_rx;
+	err = bpf_program__set_type(prog, BPF_PROG_TYPE_EXT) ?:
+	      bpf_program__set_expected_attach_type(prog, 0) ?:
+	      bpf_program__set_flags(prog, bpf_program__flags(prog) | BPF_F_XDP_HAS_FRAGS) ?:
+	      bpf_program__set_attach_target(prog, br->prog_rx_fd, "xdpbr_rx") ?:
+	      bpf_object__load(c->obj);
+	if (!err)
+		err = xdpshare_attach(bpf_program__fd(prog), ifindex, mode, comp_id);
+out:
+	xdpbr__destroy(c);
+	return err;
+}
+
+/* The component this process attached to ifindex, or 0. */
+static uint32_t comp_attached_now(struct bridge *br, uint32_t ifindex)
+{
+	for (int i = 0; i < br->nports; i++)
+		if (br->ports[i].ifindex == ifindex)
+			return br->ports[i].comp_id;
+	return 0;
+}
+
+/*
+ * The port's XDP hook shared through libxdp's dispatcher: our program
+ * added as a component (the dispatcher made, or replaced atomically with
+ * one that has it too); in mode auto natively, else generic where the
+ * driver refuses. h: what runs there now. An earlier component of ours
+ * (a restart, an upgrade) is removed only after the new one is in: while
+ * both are, the first of them takes every frame and ends the chain, so
+ * no frame goes unbridged.
+ */
+static int attach_shared(struct bridge *br, uint32_t ifindex, const char *ifname,
+			 const struct xdp_hook *h, bool native_ok, uint32_t *mode,
+			 uint32_t *comp_id)
+{
+	int err;
+
+	if (h->comp && h->comp == comp_attached_now(br, ifindex)) {
+		*mode = h->mode;
+		*comp_id = h->comp;
+		return 0;
+	}
+	/* A dispatcher there keeps its mode; else ours decides. */
+	*mode = h->id ? h->mode : br->mode == XDPBR_MODE_GENERIC ? XDPBR_MODE_GENERIC
+								  : XDPBR_MODE_NATIVE;
+	if (!h->id && *mode == XDPBR_MODE_NATIVE && !native_ok) {
+		if (br->mode == XDPBR_MODE_NATIVE)
+			return -EOPNOTSUPP;
+		log_warn("'%s': generic XDP instead (see above)", ifname);
+		*mode = XDPBR_MODE_GENERIC;
+	}
+	err = share_load_attach(br, ifindex, *mode, comp_id);
+	if (err && !h->id && *mode == XDPBR_MODE_NATIVE &&
+	    !native_refused(br, ifindex, ifname, err)) {
+		*mode = XDPBR_MODE_GENERIC;
+		err = share_load_attach(br, ifindex, *mode, comp_id);
+	}
+	if (err) {
+		log_warn("Couldn't add the bridge to libxdp's dispatcher on '%s' (%s mode): %s%s",
+			 ifname, port_mode_name(*mode), strerror(-err),
+			 h->id && !h->nprogs ? " (the program there is not a libxdp dispatcher: "
+					       "libxdp shares only a hook it manages)" : "");
+		return err;
+	}
+	if (h->comp) {
+		err = xdpshare_detach(ifindex, h->comp);
+		if (err)
+			log_warn("'%s': couldn't remove the bridge's earlier program (id %u) "
+				 "from the dispatcher: %s", ifname, h->comp, strerror(-err));
+	}
+	return 0;
+}
+
+/*
+ * How the port's XDP hook is taken: shared (libxdp's dispatcher) when the
+ * port runs our component already (adopted as it is), or is configured to
+ * share and the dispatcher can run here; else alone. A port configured to
+ * share where the dispatcher can't run is run alone, said (a port with
+ * another program was refused by bridge_check_port); so is one that runs
+ * our program alone already (moving it into a dispatcher would take the
+ * hook away for a moment).
+ */
+static bool attach_as_shared(struct bridge *br, uint32_t ifindex, const char *ifname,
+			     const struct xdp_hook *h, bool ours)
+{
+	if (h->comp)
+		return true;
+	if (!port_wants_share(br, ifname) || !br->skel)
+		return false;
+	if (ours) {
+		log_warn("'%s' runs the bridge's XDP program alone from before: it stays so "
+			 "(moving it into libxdp's dispatcher would drop frames; remove the "
+			 "port and add it again to share its XDP hook)", ifname);
+		return false;
+	}
+	if (share_available(br))
+		return true;
+	log_warn("'%s': can't share the XDP hook through libxdp's dispatcher: %s; "
+		 "the port runs the bridge's program alone (exclusive)", ifname, br->share_why);
+	return false;
 }
 
 /* A port on the XDP path: maps first (the first frame the program sees is
@@ -1022,25 +1242,31 @@ static int add_port_tc(struct bridge *br, const char *ifname, uint32_t ifindex,
  * hands to the stack in a bridge of both kinds (before the XDP program, so
  * none is handed over with no one there to count its outcome), then XDP. */
 static int add_port_xdp(struct bridge *br, const char *ifname, uint32_t ifindex,
-			uint32_t *mode, bool *adopted)
+			uint32_t *mode, uint32_t *comp_id, bool *adopted)
 {
-	uint32_t cur_id, cur_mode;
-	int err = xdp_query(ifindex, &cur_id, &cur_mode);
+	struct xdp_hook h;
+	bool ours = xdp_hook_ours(br, ifindex, &h), shared, native_ok = true;
+	int err;
 
-	if (err)
-		return err;
-	*adopted = cur_id != 0;
-	err = port_maps_add(br, ifname, ifindex, cur_id ? cur_mode : XDPBR_MODE_NONE);
+	*adopted = ours;
+	*comp_id = 0;
+	shared = attach_as_shared(br, ifindex, ifname, &h, ours);
+	err = port_maps_add(br, ifname, ifindex, ours ? h.mode : XDPBR_MODE_NONE);
 	if (err) {
 		log_warn("Couldn't add '%s' to the bridge's maps: %s", ifname, strerror(-err));
-		if (!cur_id)
+		if (!ours)
 			port_maps_del(br, ifindex);
 		return err;
 	}
 	err = tc_attach(br, ifindex, ifname);
-	if (!err)
-		err = attach_one(br, ifindex, ifname, cur_id, cur_mode, mode);
-	if (err && !cur_id) {
+	/* Before the attach: XDP's own queues count as in use after it. */
+	if (!err && !h.id && br->mode != XDPBR_MODE_GENERIC)
+		native_ok = virtio_xdp_check(ifname) != VIRTIO_XDP_UNSAFE;
+	if (!err && shared)
+		err = attach_shared(br, ifindex, ifname, &h, native_ok, mode, comp_id);
+	else if (!err)
+		err = attach_one(br, ifindex, ifname, ours ? h.id : 0, h.mode, native_ok, mode);
+	if (err && !ours) {
 		detach_one(br, ifindex);
 		port_maps_del(br, ifindex);
 	}
@@ -1049,13 +1275,16 @@ static int add_port_xdp(struct bridge *br, const char *ifname, uint32_t ifindex,
 
 /* Records a port the bridge now runs on, and says so. */
 static void port_added(struct bridge *br, const char *ifname, uint32_t ifindex,
-		       uint32_t mode, const char *kind, bool adopted)
+		       uint32_t mode, uint32_t comp_id, const char *kind, bool adopted)
 {
 	struct bridge_port *bp = &br->ports[br->nports++];
+	char others[256];
 
 	record_mode(br, ifindex, mode, kind);
+	port_promisc(ifindex, kind, true);
 	bp->ifindex = ifindex;
 	bp->mode = mode;
+	bp->comp_id = comp_id;
 	bp->attached_now = !adopted;
 	snprintf(bp->ifname, sizeof(bp->ifname), "%s", ifname);
 	if (mode == XDPBR_MODE_TC) {
@@ -1063,8 +1292,20 @@ static void port_added(struct bridge *br, const char *ifname, uint32_t ifindex,
 			 kind, adopted ? ", adopted" : "");
 		return;
 	}
-	log_info("port %s (ifindex %u, %s): %s XDP%s", ifname, ifindex, kind,
-		 port_mode_name(mode), adopted ? ", adopted" : "");
+	if (comp_id) {
+		xdpshare_others(ifindex, comp_id, others, sizeof(others));
+		log_info("port %s (ifindex %u, %s): %s XDP in libxdp's dispatcher "
+			 "(program id %u, priority %u; other programs: %s)%s", ifname, ifindex, kind,
+			 port_mode_name(mode), comp_id, XDPSHARE_PRIO, others,
+			 adopted ? ", adopted" : "");
+	} else {
+		log_info("port %s (ifindex %u, %s): %s XDP, exclusive%s", ifname, ifindex, kind,
+			 port_mode_name(mode), adopted ? ", adopted" : "");
+	}
+	/* Seen with e1000e on 6.1: tagged frames were learned in the PVID. */
+	if (mode == XDPBR_MODE_GENERIC && ethtool_rxvlan_off(ifname) == 1)
+		log_info("port %s: rx-vlan-offload turned off: generic XDP doesn't see the "
+			 "802.1Q tags the NIC strips", ifname);
 	veth_peer_check(ifindex, ifname);
 }
 
@@ -1118,7 +1359,7 @@ int bridge_mtu_refresh(const struct xdpbr_maps *m, struct bridge_mtus *mt)
 
 int bridge_add_port(struct bridge *br, const char *ifname)
 {
-	uint32_t ifindex, mode = XDPBR_MODE_TC;
+	uint32_t ifindex, mode = XDPBR_MODE_TC, comp_id = 0;
 	char kind[IF_NAMESIZE];
 	bool adopted = false;
 	int err;
@@ -1132,28 +1373,45 @@ int bridge_add_port(struct bridge *br, const char *ifname)
 	if (port_path_for(br, ifname, ifindex, kind, sizeof(kind)) == PORT_PATH_TC)
 		err = add_port_tc(br, ifname, ifindex, &adopted);
 	else
-		err = add_port_xdp(br, ifname, ifindex, &mode, &adopted);
+		err = add_port_xdp(br, ifname, ifindex, &mode, &comp_id, &adopted);
 	if (err)
 		return err;
-	port_added(br, ifname, ifindex, mode, kind, adopted);
+	port_added(br, ifname, ifindex, mode, comp_id, kind, adopted);
 	bridge_mtu_refresh(&br->maps, &(struct bridge_mtus){});
 	return 0;
 }
 
 static void detach_one(struct bridge *br, uint32_t ifindex)
 {
+	char kind[IF_NAMESIZE];
+
 	xdp_detach(br, ifindex);
 	tc_detach(br, ifindex);
+	if (!port_kind(ifindex, kind, sizeof(kind)))
+		port_promisc(ifindex, kind, false);
 }
 
 static void xdp_detach(struct bridge *br, uint32_t ifindex)
 {
 	LIBBPF_OPTS(bpf_xdp_attach_opts, ao);
-	uint32_t id, mode;
 	char name[IF_NAMESIZE] = "?";
+	struct xdp_hook h;
+	uint32_t id, mode;
+	int err;
 
-	if (xdp_query(ifindex, &id, &mode) || !prog_is_ours(br, id))
+	if (!xdp_hook_ours(br, ifindex, &h))
 		return;		/* gone, or someone else's program now: leave it */
+	if (h.comp) {
+		/* Only our component goes; the others keep running. */
+		err = xdpshare_detach(ifindex, h.comp);
+		if (err)
+			log_warn("Couldn't remove the bridge's program from libxdp's dispatcher "
+				 "on '%s': %s", if_indextoname(ifindex, name) ?: "?",
+				 strerror(-err));
+		return;
+	}
+	id = h.id;
+	mode = h.mode;
 	/* Our own program by the fd we hold: a daemon that dropped
 	 * CAP_SYS_ADMIN can't turn an id into an fd. */
 	ao.old_prog_fd = id == br->prog_rx_id ? dup(br->prog_rx_fd) : bpf_prog_get_fd_by_id(id);
@@ -1206,7 +1464,7 @@ int bridge_adopt_ports(struct bridge *br)
 {
 	struct port_entry *ports;
 	size_t n;
-	uint32_t id, mode;
+	uint32_t id;
 	char name[IF_NAMESIZE];
 	int err;
 
@@ -1221,10 +1479,9 @@ int bridge_adopt_ports(struct bridge *br)
 			known |= br->ports[j].ifindex == ifindex;
 		if (known)
 			continue;
-		if (ports[i].port.mode == XDPBR_MODE_TC ? tc_query(ifindex, &id)
-							  : xdp_query(ifindex, &id, &mode))
-			continue;
-		if (!prog_is_ours(br, id))
+		if (ports[i].port.mode == XDPBR_MODE_TC ? tc_query(ifindex, &id) ||
+							  !prog_is_ours(br, id)
+							: !port_runs_our_xdp(br, ifindex))
 			continue;
 		if (!if_indextoname(ifindex, name))
 			continue;
@@ -1371,11 +1628,11 @@ void bridge_close_pinned(struct bridge *br)
 static bool port_is_there(struct bridge *br, uint32_t ifindex)
 {
 	char name[IF_NAMESIZE];
-	uint32_t id, mode;
+	uint32_t id;
 
 	if (!if_indextoname(ifindex, name))
 		return false;
-	if (!xdp_query(ifindex, &id, &mode) && prog_is_ours(br, id))
+	if (port_runs_our_xdp(br, ifindex))
 		return true;
 	return !tc_query(ifindex, &id) && prog_is_ours(br, id);
 }

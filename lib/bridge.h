@@ -13,6 +13,7 @@
 
 struct bridge_opts {
 	enum xdpbr_mode mode;		/* requested; XDPBR_MODE_NONE: auto */
+	bool xdp_share;			/* ports share their XDP hook (libxdp) */
 	enum port_path path;		/* default for ports: auto, xdp or tc */
 	uint32_t fdb_size;		/* 0: the object's default */
 	bool fdb_cache_set;
@@ -25,6 +26,8 @@ struct bridge_port {
 	uint32_t ifindex;
 	char ifname[IF_NAMESIZE];
 	uint32_t mode;			/* enum xdpbr_mode actually attached */
+	uint32_t comp_id;		/* our component in libxdp's dispatcher
+					 * attached by this process, or 0 */
 	bool attached_now;		/* attached by this process (undo on failure) */
 };
 
@@ -52,6 +55,13 @@ struct bridge {
 	 * the bridge's default, then the port's kind decides). */
 	enum port_path (*port_path)(const char *ifname, void *arg);
 	enum port_path path;		/* the bridge's default */
+	/* Optional: whether a port is configured to share its XDP hook
+	 * (XDP_SHARE_DEFAULT: the bridge's xdp_share). */
+	enum xdp_share (*port_share)(const char *ifname, void *arg);
+	bool xdp_share;			/* the bridge's default */
+	int share_ok;			/* libxdp's dispatcher runs here: 1 yes,
+					 * 0 not probed yet, -1 no (share_why) */
+	char share_why[160];
 	bool adopted;			/* pins existed: never remove them on failure */
 	int stats_upgrade_fd;		/* the pinned counters in this build's
 					 * layout, to pin once loaded; -1: none */

@@ -197,8 +197,10 @@ int ctl_port_get(const struct xdpbr_maps *m, uint32_t ifindex, struct xdpbr_port
 	return 0;
 }
 
-/* Recounts the ports on the skb (TC) path into xdpbr_skbports: while there
- * are none, the XDP program never hands a frame to the stack for them. */
+/* Recounts the ports on the skb (TC) path, and those in generic XDP mode
+ * (which can't take a native port's redirect: bpf/pipeline.h port_is_skb),
+ * into xdpbr_skbports: while there are none, the XDP program never hands
+ * a frame to the stack for them. */
 static int skbports_recount(const struct xdpbr_maps *m)
 {
 	struct xdpbr_port p;
@@ -206,7 +208,7 @@ static int skbports_recount(const struct xdpbr_maps *m)
 
 	for (__u32 slot = 1; slot < XDPBR_MAX_PORTS; slot++)
 		if (!bpf_map_lookup_elem(m->portcfg, &slot, &p) && p.slot &&
-		    p.mode == XDPBR_MODE_TC)
+		    (p.mode == XDPBR_MODE_TC || p.mode == XDPBR_MODE_GENERIC))
 			n++;
 	return bpf_map_update_elem(m->skbports, &zero, &n, 0) ? -errno : 0;
 }

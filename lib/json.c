@@ -69,6 +69,7 @@ struct json_object *json_port(const struct port_entry *p, const struct port_link
 		add_str(o, "host_interface", l->host_interface);
 	add_str(o, "xdp_mode", port_mode_name(l->xdp_mode));
 	add_u64(o, "xdp_prog_id", l->xdp_prog_id);
+	add_str(o, "xdp_attach", l->xdp_attach ? l->xdp_attach : "none");
 	add_u64(o, "slot", p->port.slot);
 #define ADD_FLAG(e, bit, name) add_bool(o, name, p->port.flags & XDPBR_PORT_##e);
 	XDPBR_PORT_FLAGS(ADD_FLAG)

@@ -24,9 +24,9 @@ struct json_object *json_fdb_entry(const struct fdb_entry *e, const char *bridge
 
 /* One port, from the ports map and its interface (port_link_read()):
  * {"ifindex","ifname","flags","mtu","master","state","xdp_mode",
- * "xdp_prog_id","slot","learning","flood","mcast_flood","bcast_flood",
- * "isolated","hairpin","max_learned","pvid"}; state is the word
- * port_state_name() gives. */
+ * "xdp_prog_id","xdp_attach","slot","learning","flood","mcast_flood",
+ * "bcast_flood","isolated","hairpin","max_learned","pvid"}; state is the
+ * word port_state_name() gives. */
 struct json_object *json_port(const struct port_entry *p, const struct port_link *l,
 			      const char *state, const char *bridge);
 

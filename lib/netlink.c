@@ -204,8 +204,12 @@ int link_set(uint32_t ifindex, const struct link_set *ls)
 	struct ifinfomsg *ifm = mnl_nlmsg_get_payload(nlh);
 
 	if (ls->up) {
-		ifm->ifi_flags = IFF_UP;
-		ifm->ifi_change = IFF_UP;
+		ifm->ifi_flags |= IFF_UP;
+		ifm->ifi_change |= IFF_UP;
+	}
+	if (ls->promisc) {
+		ifm->ifi_flags |= ls->promisc > 0 ? IFF_PROMISC : 0;
+		ifm->ifi_change |= IFF_PROMISC;
 	}
 	if (ls->alias)
 		mnl_attr_put_strz(nlh, IFLA_IFALIAS, ls->alias);
@@ -357,9 +361,9 @@ int port_kind(uint32_t ifindex, char *kind, size_t len)
 	return 0;
 }
 
-/* SIOCETHTOOL with an ethtool_value on interface name, in the current
- * namespace. 0 or -errno. */
-static int ethtool_value_ioctl(const char *name, struct ethtool_value *ev)
+/* SIOCETHTOOL with an ethtool command structure (any, its cmd first) on
+ * interface name, in the current namespace. 0 or -errno. */
+static int ethtool_ioctl(const char *name, void *cmd)
 {
 	struct ifreq ifr = {};
 	int fd, ret;
@@ -368,7 +372,7 @@ static int ethtool_value_ioctl(const char *name, struct ethtool_value *ev)
 	if (fd < 0)
 		return -errno;
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	ifr.ifr_data = (void *)ev;
+	ifr.ifr_data = cmd;
 	ret = ioctl(fd, SIOCETHTOOL, &ifr) ? -errno : 0;
 	close(fd);
 	return ret;
@@ -378,7 +382,7 @@ static int ethtool_value_ioctl(const char *name, struct ethtool_value *ev)
 static int ethtool_flag(const char *name, __u32 cmd)
 {
 	struct ethtool_value ev = { .cmd = cmd };
-	int ret = ethtool_value_ioctl(name, &ev);
+	int ret = ethtool_ioctl(name, &ev);
 
 	return ret ? ret : ev.data != 0;
 }
@@ -387,7 +391,7 @@ int ethtool_set_flag(const char *name, uint32_t cmd, bool on)
 {
 	struct ethtool_value ev = { .cmd = cmd, .data = on };
 
-	return ethtool_value_ioctl(name, &ev);
+	return ethtool_ioctl(name, &ev);
 }
 
 /* In the current namespace: 1 if ifindex can receive redirected frames
@@ -466,6 +470,62 @@ out:
 	if (nsfd >= 0)
 		close(nsfd);
 	return ret;
+}
+
+int ethtool_rxvlan_off(const char *name)
+{
+	struct ethtool_value ev = { .cmd = ETHTOOL_GFLAGS };
+	int err = ethtool_ioctl(name, &ev);
+
+	if (err)
+		return err;
+	if (!(ev.data & ETH_FLAG_RXVLAN))
+		return 0;
+	ev.cmd = ETHTOOL_SFLAGS;
+	ev.data &= ~(__u32)ETH_FLAG_RXVLAN;
+	err = ethtool_ioctl(name, &ev);
+	return err ? err : 1;
+}
+
+int virtio_xdp_check(const char *ifname)
+{
+	struct ethtool_drvinfo di = { .cmd = ETHTOOL_GDRVINFO };
+	struct ethtool_channels ch = { .cmd = ETHTOOL_GCHANNELS };
+	int cpus = libbpf_num_possible_cpus();
+	uint32_t ncpu, want, fewer;
+	int err = ethtool_ioctl(ifname, &di);
+
+	if (err || strcmp(di.driver, "virtio_net"))
+		return err;
+	err = ethtool_ioctl(ifname, &ch);
+	if (err)
+		return err;
+	if (cpus <= 0)
+		return cpus;
+	ncpu = (uint32_t)cpus;
+	want = ch.combined_count + ncpu;
+	if (want <= ch.max_combined)
+		return VIRTIO_XDP_OK;
+	fewer = ch.max_combined > ncpu ? ch.max_combined - ncpu : 0;
+	if (ch.combined_count > ncpu) {
+		log_warn("port %s: virtio-net uses %u queue pairs of %u, more than the %u CPUs "
+			 "but too few for native XDP's own queues (one per CPU): on Linux 6.1 "
+			 "(Debian 12) a frame redirected into such a device crashes the kernel "
+			 "(NULL pointer in virtqueue_get_buf, seen on 6.1.192), so no native XDP "
+			 "here. Fix: ethtool -L %s combined %u (or fewer), or give the VM %u "
+			 "queue pairs (QEMU: -netdev tap,...,queues=%u -device "
+			 "virtio-net-pci,mq=on,vectors=%u)", ifname, ch.combined_count,
+			 ch.max_combined, ncpu, ifname, fewer ? fewer : ncpu, want, want,
+			 2 * want + 2);
+		return VIRTIO_XDP_UNSAFE;
+	}
+	log_warn("port %s: virtio-net uses %u queue pairs of %u; native XDP wants one more "
+		 "per CPU (%u) to send the frames the bridge redirects into it, and without "
+		 "them the driver sends those through its shared queues under a lock "
+		 "(slower). Fix: give the VM %u queue pairs (QEMU: -netdev tap,...,queues=%u "
+		 "-device virtio-net-pci,mq=on,vectors=%u)", ifname, ch.combined_count,
+		 ch.max_combined, ncpu, want, want, 2 * want + 2);
+	return VIRTIO_XDP_LOCKED;
 }
 
 struct mnl_socket *nl_subscribe(unsigned int groups)

@@ -29,6 +29,24 @@ struct vxlan_info {
 	uint8_t learning;		/* IFLA_VXLAN_LEARNING */
 };
 
+/* Turns receive VLAN offload (tag stripping, "rx-vlan-offload") off on
+ * interface name: a NIC that strips 802.1Q tags into the socket buffer
+ * hides them from generic XDP. 1 if it was on, 0 if it was off already,
+ * -errno on error. */
+int ethtool_rxvlan_off(const char *name);
+
+/* virtio-net sends the frames XDP redirects into it through queues of its
+ * own, one per CPU, on top of the queue pairs in use; where the device has
+ * too few, the driver (5.12 and later) falls back to its shared queues
+ * under a lock. But with more queue pairs in use than CPUs, 6.1's driver
+ * picks a queue that isn't there for them and crashes. For a port about
+ * to get native XDP: VIRTIO_XDP_OK (enough queues, or no virtio-net),
+ * VIRTIO_XDP_LOCKED (too few: slower, warned with the fix),
+ * VIRTIO_XDP_UNSAFE (the crash case: warned with the fix; no native XDP
+ * there), or -errno when the check itself failed. */
+enum { VIRTIO_XDP_OK, VIRTIO_XDP_LOCKED, VIRTIO_XDP_UNSAFE };
+int virtio_xdp_check(const char *ifname);
+
 struct link_info {
 	unsigned int flags;		/* IFF_* of the ifinfomsg, incl. IFF_LOWER_UP */
 	char kind[16];			/* "veth", ... ("" when none) */
@@ -62,6 +80,7 @@ struct link_set {
 	uint32_t master;		/* IFLA_MASTER: enslave to this bridge */
 	const uint8_t *mac;		/* IFLA_ADDRESS, 6 bytes */
 	bool no_ipv6_addresses;		/* IPv6 addrgenmode none */
+	int promisc;			/* 1 set IFF_PROMISC, -1 clear it, 0 leave it */
 };
 int link_set(uint32_t ifindex, const struct link_set *ls);
 int link_del(uint32_t ifindex);

@@ -15,6 +15,7 @@
 #include "netlink.h"
 #include "ports.h"
 #include "util.h"
+#include "xdpshare.h"
 
 #ifndef IFF_LOWER_UP
 #define IFF_LOWER_UP 0x10000	/* <linux/if.h>, which clashes with <net/if.h> */
@@ -225,6 +226,8 @@ void port_link_read(uint32_t ifindex, uint32_t p_flags, struct port_link *l)
 	if (l->ifflags & IFF_RUNNING)
 		l->ifflags |= IFF_LOWER_UP;
 	xdp_query(ifindex, &l->xdp_prog_id, &l->xdp_mode);
+	l->xdp_attach = !l->xdp_prog_id ? "none" :
+			xdpshare_is_dispatcher(l->xdp_prog_id) ? "dispatcher" : "exclusive";
 	tc_query(ifindex, &l->tc_prog_id);
 	if (port_kind(ifindex, l->kind, sizeof(l->kind)))
 		snprintf(l->kind, sizeof(l->kind), "?");

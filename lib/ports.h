@@ -42,6 +42,15 @@ const char *port_mode_name(uint32_t mode);
  * name of a mode the loader attaches ("native", "generic"). 0 or -EINVAL. */
 int port_mode_parse(const char *name, enum xdpbr_mode *mode);
 
+/* Whether an XDP port shares its XDP hook with other programs through
+ * libxdp's dispatcher (lib/xdpshare.h) or holds it alone (exclusive, the
+ * default). XDP_SHARE_DEFAULT: the bridge's setting. */
+enum xdp_share {
+	XDP_SHARE_DEFAULT,
+	XDP_SHARE_OFF,
+	XDP_SHARE_ON,
+};
+
 /*
  * Which datapath a port runs. Virtual ports (veth, tap) take the skb path
  * (TC): their frames carry GSO and checksum-offload state that an XDP
@@ -66,6 +75,8 @@ struct port_link {
 	int mtu;			/* 0 if unknown */
 	uint32_t xdp_prog_id;		/* what the interface really runs, */
 	uint32_t xdp_mode;		/* ... not what was recorded (enum xdpbr_mode) */
+	const char *xdp_attach;		/* how: "exclusive" (the program alone),
+					 * "dispatcher" (libxdp's) or "none" */
 	uint32_t tc_prog_id;		/* xdpbr's TC filter on its clsact ingress */
 	char kind[IF_NAMESIZE];		/* veth, tap, physical, ... (port_kind) */
 	const char *datapath;		/* what runs: "xdp", "tc" or "none" */

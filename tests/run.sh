@@ -8,6 +8,8 @@
 #   integration  tests/integration/test_*.sh   netns + veth, real traffic,
 #                on the skb (TC) path of veth ports and again on the XDP
 #                path (integration-xdp/)
+#   vm           tests/vm/test_*.sh          Debian 12's kernel (6.1) in QEMU,
+#                e1000e and virtio-net NICs (once; skipped without QEMU)
 #   sanitize     build-san/tests/...           the unit and datapath suites
 #                built with ASan and UBSan (SAN_BUILD; make check builds
 #                it; not run when BUILD is that build already)
@@ -31,6 +33,7 @@ VERBOSE=${V:-0}
 CI=${CI:-false}
 UNIT_TIMEOUT=120
 INTEGRATION_TIMEOUT=600
+VM_TIMEOUT=1200
 LOG_DIR=$(mktemp -d /tmp/xdpbr-check.XXXXXX)
 trap 'rm -rf "$LOG_DIR"' EXIT
 # cmocka's default output format, the one parsed below.
@@ -179,6 +182,14 @@ for t in tests/integration/test_*.sh; do
 	done
 done
 unset XT_DATAPATH
+
+# The VM lane (tests/vm/test_*.sh, "vm/"): Debian 12's own kernel in QEMU,
+# with e1000e and virtio-net NICs. Once, not per datapath: the guest's
+# ports are no veth. Without qemu-system-x86_64 it skips, and says so.
+for t in tests/vm/test_*.sh; do
+	[ -e "$t" ] || continue
+	run_suite "vm/$(basename "$t" .sh)" summary "$VM_TIMEOUT" "$t"
+done
 
 if [ "$SKIPPED" -gt 0 ]; then
 	echo "$SKIPPED suite(s) skipped (not counted; CI=true counts a skip as a failure)"

@@ -28,6 +28,7 @@ PKGS=(
 	bash-completion		# test_package.sh: bash-completion loads the packaged completion
 	gnuplot-nox		# make bench, make bench-fdb, make plots; test_plots.sh
 	frr			# test_evpn.sh: zebra and bgpd, started by the test in its namespaces
+	qemu-system-x86 cpio	# tests/vm/ (make check-vm): Debian's kernel in QEMU, its initramfs
 )
 QUIET_PKG=prometheus	# installed without starting its service
 
