@@ -16,7 +16,7 @@
 #
 # Everything the guest says goes to the serial console (the host's log).
 # Kernel command line: vmkdir=DIR (the unpacked kernel package, on the
-# host's /) and vmagent=1; vminit= is the initramfs's.
+# host's /), vmtree=DIR (this tree), vmnics=N; vminit= is the initramfs's.
 
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp LANG=C
@@ -38,16 +38,27 @@ halt()
 	sleep 10
 }
 
+# tree_back: a tree under /tmp or /var (a CI checkout) is hidden by the
+# tmpfs there: bind it back from the host's /, seen under $VM/host.
+tree_back()
+{
+	case ${vmtree:-} in
+	/tmp/* | /var/*) mkdir -p "$vmtree" && mount --bind "$VM/host$vmtree" "$vmtree" ;;
+	esac
+}
+
 mounts()
 {
 	mount -t proc proc /proc &&
 		mount -t sysfs sysfs /sys &&
 		mount -t devtmpfs devtmpfs /dev &&
 		mount -t tmpfs -o mode=0755 tmpfs /run &&
-		mkdir -p $VM/kernel $VM/io &&
+		mkdir -p $VM/kernel $VM/io $VM/host &&
 		mount --bind "$vmkdir" $VM/kernel &&
+		mount --bind / $VM/host &&
 		mount -t tmpfs tmpfs /tmp &&
 		mount -t tmpfs tmpfs /var &&
+		tree_back &&
 		mount -t bpf bpf /sys/fs/bpf &&
 		mount -t tracefs tracefs /sys/kernel/tracing &&
 		mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 vm $VM/io

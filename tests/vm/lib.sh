@@ -106,7 +106,7 @@ vm_start()
 		-display none -monitor none -serial "file:$VM_LOG" -no-reboot \
 		-daemonize -pidfile "$VM_PIDFILE" \
 		-kernel "$VM_KDIR/vmlinuz" -initrd "$VM_KDIR/initrd.img" \
-		-append "console=ttyS0 panic=-1 loglevel=4 vminit=$init vmkdir=$VM_KDIR/root vmnics=$NHOSTS" \
+		-append "console=ttyS0 panic=-1 loglevel=4 vminit=$init vmkdir=$VM_KDIR/root vmtree=$XT_ROOT vmnics=$NHOSTS" \
 		-fsdev local,id=root,path=/,readonly=on,security_model=none \
 		-device virtio-9p-pci,fsdev=root,mount_tag=root \
 		-fsdev "local,id=vm,path=$VM_IO,security_model=none" \
