@@ -4,7 +4,10 @@
 # with its [vxlan] overlay (doc/evpn.md) next to a Linux bridge with a
 # vxlan port doing the same, measured side by side in one run.
 #
-#   tools/bench-overlay.sh [--reps N] [--duration SECONDS]
+#   tools/bench-overlay.sh [--reps N] [--duration SECONDS] [--json FILE]
+#
+# tools/bench.sh runs it as its scenario `overlay` (in `make bench`), and
+# puts what --json writes under the key "overlay" of its own JSON.
 #
 #   netns bo$ID-h1 e0 === p1 [site A] u0 ==underlay veth== u0 [site B] p1 === e0 netns bo$ID-h2
 #
@@ -30,6 +33,7 @@ BUILD=${BUILD:-build}
 XDPBRD=$BUILD/xdpbrd
 REPS=3
 DURATION=5
+JSON_OUT=
 ID=$(($$ % 10000))
 BR=bo$ID
 TMP=$(mktemp -d /tmp/bench-overlay.XXXXXX)
@@ -39,7 +43,8 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--reps) REPS=$2; shift 2 ;;
 	--duration) DURATION=$2; shift 2 ;;
-	*) echo "usage: $0 [--reps N] [--duration SECONDS]" >&2; exit 2 ;;
+	--json) JSON_OUT=$2; shift 2 ;;
+	*) echo "usage: $0 [--reps N] [--duration SECONDS] [--json FILE]" >&2; exit 2 ;;
 	esac
 done
 
@@ -199,3 +204,19 @@ printf 'TCP h1 -> h2 across VXLAN, %s reps of %s s, median Gbit/s\n' "$REPS" "$D
 printf '  xdpbr (+ gateway, kernel bridge, vxlan)  %s   (%s)\n' "$mx" "${R[xdpbr]% }"
 printf '  Linux bridge + vxlan                     %s   (%s)\n' "$mb" "${R[bridge]% }"
 awk -v x="$mx" -v b="$mb" 'BEGIN { if (b > 0) printf "  xdpbr / bridge                           %.2f\n", x / b }'
+if [ -n "$JSON_OUT" ]; then
+	jq -n --argjson reps "$REPS" --argjson dur "$DURATION" \
+		--arg x "${R[xdpbr]% }" --arg b "${R[bridge]% }" '
+		def nums: split(" ") | map(select(length > 0) | tonumber);
+		def median: sort | if length == 0 then null
+			elif length % 2 == 1 then .[length / 2 | floor]
+			else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+		($x | nums) as $xs | ($b | nums) as $bs
+		| { tool: "iperf3, one TCP stream h1 -> h2 across VXLAN (tools/bench-overlay.sh)",
+		    duration_s: $dur, reps: $reps,
+		    xdpbr_gbps: ($xs | median), bridge_gbps: ($bs | median),
+		    xdpbr_reps: $xs, bridge_reps: $bs,
+		    xdpbr_over_bridge: (if ($bs | median // 0) > 0
+					then ($xs | median) / ($bs | median) * 100 | round / 100
+					else null end) }' >"$JSON_OUT" || die "cannot write $JSON_OUT"
+fi

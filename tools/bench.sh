@@ -51,6 +51,9 @@
 # the warmup of a MAC scenario is long enough to learn them all (at least
 # 2 s per million MACs).
 #   tcp        not frames but TCP, on a topology of its own (below)
+#   overlay    TCP across a VXLAN overlay between two sites: xdpbr with its
+#              [vxlan] overlay against a Linux bridge with a vxlan port
+#              (tools/bench-overlay.sh, doc/evpn.md), after the others
 # The generator runs one thread pinned per CPU for N cores (CPUs 0..N-1); a
 # veth delivers into the rx queue of the sending CPU, so the DUT also uses N
 # rx queues, and generator, DUT and sink share each core: a rate is what N
@@ -113,7 +116,7 @@ FRAME_SCENARIOS=unicast,macs10k,broadcast,macs100k,macs1m,macflood
 # The largest frame the generator sends (BPF_PROG_RUN live frames: one
 # page, see tools/pktgen.c); jumbo frames are measured with TCP (--tcp-mtu).
 FRAME_MAX=3412
-ALL_SCENARIOS=$FRAME_SCENARIOS,tcp
+ALL_SCENARIOS=$FRAME_SCENARIOS,tcp,overlay
 ALL_DUTS=xdpbr,xdpbr-tc,bridge,ceiling
 XDPBRD_ARGS=()
 NCPU=$(nproc)
@@ -148,7 +151,7 @@ usage: tools/bench.sh [OPTION...]
                      xdpbr is the XDP datapath, xdpbr-tc the TC one; the
                      tcp scenario runs xdpbr (default datapath) and bridge)
   --scenarios LIST   of unicast,macs10k,broadcast,macs100k,macs1m,macflood,
-                     tcp (default: all seven)
+                     tcp,overlay (default: all eight)
   --sizes LIST       frame sizes on the wire with FCS, 64..$FRAME_MAX (the
                      generator's limit; over 1518 the veths' MTU is raised;
                      jumbo frames up to 9000: --tcp-mtu) (default $ALL_SIZES)
@@ -469,8 +472,13 @@ in_range "$TCP_MTU" 1280 9000 || die "--tcp-mtu: $TCP_MTU is not in 1280..9000"
 # order given.
 FSCEN_LIST=()
 TCP=0
+OVERLAY=0
 for s in "${SCEN_LIST[@]}"; do
-	if [ "$s" = tcp ]; then TCP=1; else FSCEN_LIST+=("$s"); fi
+	case $s in
+	tcp) TCP=1 ;;
+	overlay) OVERLAY=1 ;;
+	*) FSCEN_LIST+=("$s") ;;
+	esac
 done
 
 EXTERNAL=0
@@ -503,7 +511,13 @@ if [ "$TCP" = 1 ]; then
 		TCP=0
 		TCP_DUTS=()
 		SCEN_LIST=("${FSCEN_LIST[@]}")
+		[ "$OVERLAY" = 0 ] || SCEN_LIST+=(overlay)
 	fi
+fi
+if [ "$OVERLAY" = 1 ] && [ "$EXTERNAL" = 1 ]; then
+	[ -z "${GIVEN[--scenarios]:-}" ] || die "--scenarios overlay: external mode has no sites to build"
+	OVERLAY=0
+	mapfile -t SCEN_LIST < <(printf '%s\n' "${SCEN_LIST[@]}" | grep -vx overlay)
 fi
 [ ${#SCEN_LIST[@]} -gt 0 ] || die "--scenarios: nothing to measure"
 
@@ -1018,6 +1032,13 @@ for ((rep = 1; rep <= REPS; rep++)); do
 	done
 	[ "$TCP" = 0 ] || tcp_rep "$rep"
 done
+# The overlay scenario: two sites of its own, after everything else.
+echo null >"$TMP/overlay.json"
+if [ "$OVERLAY" = 1 ]; then
+	progress "overlay: TCP across VXLAN, xdpbr and the Linux bridge, $REPS reps of ${TCP_DURATION} s (tools/bench-overlay.sh)"
+	BUILD=$BUILD tools/bench-overlay.sh --reps "$REPS" --duration "$TCP_DURATION" \
+		--json "$TMP/overlay.json" >&2 || die "overlay scenario failed (tools/bench-overlay.sh)"
+fi
 progress "measured in $(($(date +%s) - START)) s"
 
 # ---------------------------------------------------------------- results
@@ -1167,6 +1188,8 @@ jq -s \
 			    | { pair: $p, xdpbr_over_bridge: tratio(tfind("xdpbr"; $p); tfind("bridge"; $p)) } ] }
 		end)
 	}' "$POINTS" >"$TMP/result.json" || die "could not assemble the results"
+jq --slurpfile o "$TMP/overlay.json" '.overlay = $o[0]' "$TMP/result.json" >"$TMP/result2.json" &&
+	mv "$TMP/result2.json" "$TMP/result.json" || die "could not add the overlay results"
 
 if [ -n "$JSON_OUT" ]; then
 	cp "$TMP/result.json" "$JSON_OUT" || die "cannot write $JSON_OUT"
@@ -1376,6 +1399,20 @@ if [ "$TCP" = 1 ]; then
 		(.results[] | select(.errors | length > 0)
 		 | "error: \(.dut) \(.pair): \(.errors | join("; "))")' \
 		"$TMP/result.json" | table
+fi
+
+if [ "$OVERLAY" = 1 ]; then
+	echo
+	jq -r '.overlay |
+		"overlay: iperf3, one TCP stream h1 -> h2 across VXLAN between two sites for \(.duration_s) s;",
+		"median Gbit/s of \(.reps) (each repetition); xdpbr with its [vxlan] overlay (gateway",
+		"veth, kernel bridge, vxlan device) against a Linux bridge with a vxlan port",
+		"",
+		(["dut", "Gbit/s", "repetitions"] | @tsv),
+		(["xdpbr", .xdpbr_gbps, (.xdpbr_reps | map(tostring) | join(" "))] | @tsv),
+		(["bridge", .bridge_gbps, (.bridge_reps | map(tostring) | join(" "))] | @tsv),
+		"",
+		"xdpbr/bridge: \(.xdpbr_over_bridge // "-")"' "$TMP/result.json" | table
 fi
 
 if [ "$PROFILE" = 1 ] && [ ${#FSCEN_LIST[@]} -gt 0 ]; then

@@ -146,7 +146,8 @@ check_jq "JSON: run keys" "$doc" '
 			  "ratio_size", "results", "ratios"])) and
 	.link == "10G" and .link_bps == 10000000000 and .reps == 1 and .sizes == [64] and
 	.cores == [1] and .duts == ["xdpbr", "xdpbr-tc", "bridge", "ceiling"] and
-	.scenarios == ["unicast", "macs10k", "broadcast", "macs100k", "macs1m", "macflood", "tcp"] and
+	.scenarios == ["unicast", "macs10k", "broadcast", "macs100k", "macs1m", "macflood", "tcp",
+		       "overlay"] and
 	.frame_scenarios == ["unicast", "macs10k", "broadcast", "macs100k", "macs1m", "macflood"] and
 	.profile == true'
 check_jq "JSON: the scenarios' MACs and FDB sizes" "$doc" '
@@ -215,6 +216,15 @@ check_jq "JSON: tcp hosts kept tx checksum offload and TSO" "$doc" '
 	(.tcp.host_offloads | length) == 2 and
 	all(.tcp.host_offloads[]; test("tx-checksumming: on") and
 				   test("tcp-segmentation-offload: on"))'
+# The overlay scenario (tools/bench-overlay.sh): TCP across VXLAN, xdpbr
+# with its overlay and the Linux bridge with a vxlan port, both moving data.
+check_jq "JSON: overlay: xdpbr and the Linux bridge across VXLAN, > 0 Gbit/s, and their ratio" "$doc" '
+	.overlay.reps == 1 and .overlay.xdpbr_gbps > 0 and .overlay.bridge_gbps > 0 and
+	(.overlay.xdpbr_reps | length) == 1 and (.overlay.bridge_reps | length) == 1 and
+	(.overlay.xdpbr_over_bridge | type) == "number"'
+check "overlay table in the text output" grep -q '^overlay: iperf3, one TCP stream h1 -> h2 across VXLAN' "$out"
+check_eq "the overlay scenario left no namespace behind" "" \
+	"$(ip netns list | grep -E '^bo[0-9]+-(sa|sb|h1|h2)( |$)')"
 
 # The plots of the run, drawn from the JSON kept next to them.
 check "--plot: the JSON the plots come from is the run's" cmp "$json" "$plots/bench.json"
