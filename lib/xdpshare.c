@@ -30,6 +30,7 @@
 
 /* libxdp's messages are debug output, like libbpf's; ours say what
  * matters. */
+__attribute__((format(printf, 2, 0)))
 static int libxdp_print(enum libxdp_print_level level, const char *fmt, va_list ap)
 {
 	char buf[512];
