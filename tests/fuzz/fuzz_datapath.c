@@ -40,11 +40,13 @@
  *    nonexistent ifindex, and a refused frame leaves no trace;
  *  - the verdict is XDP_PASS, XDP_DROP or XDP_REDIRECT (never ABORTED, TX);
  *  - the ingress slot's rx_packets grew by one, rx_bytes by the frame's
- *    (linear) length, exactly one outcome counter (XDPBR_CNT_OUTCOME_FIRST..
+ *    whole length (multi-buffer XDP: head and fragments), exactly one outcome counter (XDPBR_CNT_OUTCOME_FIRST..
  *    LAST) by one, and it agrees with the verdict (forwarded/flood_* with
  *    REDIRECT, pass_* with PASS, drop_* with DROP); learned/moved agree with
  *    the FDB and the ring buffer's events; tx counters grew only for a
- *    forwarded frame, on one slot, by its output length; nothing else moved;
+ *    forwarded frame, on one slot, by its output length; tx_dropped_mtu
+ *    only on other slots, for a flooded frame longer than 1500 bytes of
+ *    IP (the ports' MTU); nothing else moved;
  *  - the FDB never holds a multicast or all-zero MAC, nor an entry on an
  *    ifindex that is not a port (or with another port's slot); statics
  *    never change; the only entry a frame may add, move or refresh is its
@@ -168,7 +170,7 @@ static struct xdpbr_maps maps;
 static int egress_fd;
 static int fd_fdb;
 static struct ring_buffer *rb;
-static __u32 linear_max;		/* the most BPF_PROG_RUN puts in the linear part */
+static __u32 linear_max;		/* 9000 when BPF_PROG_RUN takes multi-buffer frames */
 static __u64 stamp_ns;			/* when the baseline was last stamped */
 static __u64 learned0[NSLOTS];		/* xdpbr_learned of the baseline */
 static __u64 stats_prev[NSLOTS][XDPBR_CNT__MAX];
@@ -415,9 +417,9 @@ static void bridge_setup(void)
 		must(dp_learned_set(s, learned0[s]), "writing xdpbr_learned");
 }
 
-/* How much of a large frame BPF_PROG_RUN puts in the linear part the
- * program sees (the rest goes in fragments): measured with a frame to the
- * not-a-port device, whose rx_bytes count data_end - data. */
+/* Whether BPF_PROG_RUN takes frames larger than a page (it then puts the
+ * rest in fragments): measured with a frame to the not-a-port device,
+ * whose rx_bytes must count the whole frame (bpf_xdp_get_buff_len). */
 static void calibrate(void)
 {
 	static __u8 frame[9000], out[9100];
@@ -435,14 +437,15 @@ static void calibrate(void)
 		return;
 	}
 	linear_max = (__u32)(after[0][XDPBR_CNT_RX_BYTES] - before[0][XDPBR_CNT_RX_BYTES]);
-	if (!linear_max || linear_max > sizeof(frame))
-		fz_setup_failed("calibration: a 9000-byte frame counted %u rx bytes", linear_max);
+	if (linear_max != sizeof(frame))
+		fz_setup_failed("calibration: a 9000-byte frame counted %u rx bytes, not the "
+				"whole frame", linear_max);
 }
 
 static void report(void)
 {
 	fprintf(stderr, "fuzz_datapath: %llu frames (%llu PASS, %llu DROP, %llu REDIRECT), "
-		"%llu refused by BPF_PROG_RUN; linear part at most %u bytes\n", tally.frames,
+		"%llu refused by BPF_PROG_RUN; frames of %u bytes counted whole\n", tally.frames,
 		tally.verdict[XDP_PASS], tally.verdict[XDP_DROP], tally.verdict[XDP_REDIRECT],
 		tally.refused, linear_max);
 	fprintf(stderr, "fuzz_datapath: outcomes:");
@@ -658,7 +661,7 @@ static void prepare(const uint8_t *data, size_t size, struct frame_info *f)
 	f->at_limit = (data[0] & 0x20) || ((data[0] & 0x80) && learned0[f->slot]);
 	storm_write(f->slot, f->port ? f->storm : 0);
 
-	f->lin = linear_max && f->len > linear_max ? linear_max : f->len;
+	f->lin = f->len;	/* counted whole: head and fragments */
 	if (f->len >= 18 && get_be16(f->in + 12) == ETH_P_8021Q_) {
 		f->tagged = true;
 		f->tci = get_be16(f->in + 14);
@@ -749,6 +752,12 @@ static void check_counters(const struct frame_info *f, struct result *r)
 			case XDPBR_CNT_RX_PACKETS:
 			case XDPBR_CNT_RX_BYTES:
 				ok = (__u32)s == in;
+				break;
+			case XDPBR_CNT_TX_DROPPED_MTU:
+				/* a flooded copy the port's MTU (1500) refused */
+				ok = (__u32)s != in && f->len > 1500 + 14 &&
+				     r->outcome >= XDPBR_CNT_FLOOD_BCAST &&
+				     r->outcome <= XDPBR_CNT_FLOOD_UNKNOWN && d[s][c] == 1;
 				break;
 			case XDPBR_CNT_LEARNED:
 			case XDPBR_CNT_MOVED:
