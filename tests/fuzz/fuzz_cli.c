@@ -185,6 +185,13 @@ static void check_cmd(const struct cli_cmd *c, int argc, char **argv)
 		CHECK(m != 2 || (c->seen & bit), "keyword %s required by the usage, not given:\n%s",
 		      kw_words[k].names[0], usage);
 	}
+	/* the spanning tree's words: several a bit (cli_stp.set says which),
+	 * given only to `bridge set` and `link set` */
+	known |= KW_STP_BRIDGE | KW_STP_PORT;
+	CHECK(!(c->seen & KW_STP_BRIDGE) || (c->object == OBJ_BRIDGE && c->verb == VERB_SET),
+	      "spanning tree bridge words for object %d verb %d", (int)c->object, (int)c->verb);
+	CHECK(!(c->seen & KW_STP_PORT) || (c->object == OBJ_LINK && c->verb == VERB_SET),
+	      "spanning tree port words for object %d verb %d", (int)c->object, (int)c->verb);
 	CHECK(!(c->seen & ~known), "seen has bits 0x%x this harness does not know (teach it)",
 	      c->seen & ~known);
 
