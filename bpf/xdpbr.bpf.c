@@ -190,7 +190,12 @@ int xdpbr_rx(struct xdp_md *ctx)
 
 	/* forward / flood; what only the skb path can deliver goes to the
 	 * stack, to this port's TC program, which counts its outcome. */
-	mixed = skb_ports_present();
+	/* A port in generic XDP mode redirects through the stack
+	 * (dev_queue_xmit), which every port takes: it hands nothing over.
+	 * Nor could it: with a multi-buffer program, generic XDP gives the
+	 * stack a copy of the skb that bpf_clone_redirect() at TC ingress then
+	 * sends without its Ethernet header (seen on 6.18). */
+	mixed = f.port->mode != XDPBR_MODE_GENERIC && skb_ports_present();
 	if (f.cls != DST_UNICAST)
 		return mixed ? XDP_PASS : xdp_flood(ctx, &f, flood_class(f.cls));
 	if (!lookup_dst(&f, eth->h_dest, &eg))

@@ -134,10 +134,14 @@ said=$(PATH=$root/usr/sbin:$PATH bash -c '
 	COMP_WORDS=(xdpbr ""); COMP_CWORD=1; _xdpbr; echo "xdpbr: ${COMPREPLY[*]}"
 	COMP_WORDS=(xdpbrd --c); COMP_CWORD=1; _xdpbrd; echo "xdpbrd: ${COMPREPLY[*]}"
 ' _ "$root" 2>&1)
+# the objects the packaged xdpbr names in its usage, then help
+objects=$("$root/usr/sbin/xdpbr" help 2>&1 | sed -n 's/.*OBJECT := {\(.*\)}.*/\1/p' | tr -d '|' | xargs)
+check "the packaged xdpbr names its objects (bridge ... stp)" \
+	grep -q '^bridge link fdb vlan .*stp' <<<"$objects"
 check_eq "the packaged completion: complete -p, xdpbr <TAB>, xdpbrd --c<TAB>" \
 	"complete -F _xdpbr xdpbr
 complete -F _xdpbrd xdpbrd
-xdpbr: bridge link fdb vlan stats monitor help
+xdpbr: $objects help
 xdpbrd: --config --check" "$said"
 
 # bash-completion finds it by the command's name, for each command, in the
