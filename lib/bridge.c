@@ -514,7 +514,7 @@ static uint32_t fdb_cache_entries(const struct bridge *br, const struct bridge_o
 static int skel_size(struct bridge *br, const struct bridge_opts *o)
 {
 	uint32_t entries, bits;
-	int err;
+	int err, ncpus;
 
 	if (o->fdb_size) {
 		err = bpf_map__set_max_entries(br->skel->maps.xdpbr_fdb, o->fdb_size);
@@ -524,8 +524,15 @@ static int skel_size(struct bridge *br, const struct bridge_opts *o)
 	/* entries is 0 or a power of two >= 4 (2 ways a set) */
 	entries = fdb_cache_entries(br, o);
 	bits = entries ? (uint32_t)__builtin_ctz(entries) - 1 : 0;
+	ncpus = libbpf_num_possible_cpus();
+	if (ncpus < 1)
+		ncpus = 1;
 	br->skel->rodata->fdbc_bits = bits;
-	err = bpf_map__set_max_entries(br->skel->maps.fdbc_cache, bits ? 1U << bits : 1);
+	br->skel->rodata->fdbc_cpus = (uint32_t)ncpus;
+	/* one array, CPU after CPU: the budgets of fdbc_size.h keep it far
+	 * below 4 Gi entries (64 MiB in all) */
+	err = bpf_map__set_max_entries(br->skel->maps.fdbc_cache,
+				       bits ? (uint32_t)ncpus << bits : 1);
 	if (err)
 		return err;
 	if (!bits)

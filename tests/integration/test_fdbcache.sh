@@ -13,11 +13,12 @@
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 . "$(dirname "$0")/lib.sh"
 
-# cache_state: {cache: max_entries of fdbc_cache (sets), bits: fdbc_bits of
-# the .rodata} of the running program.
+# cache_state: {cache: max_entries of fdbc_cache (the sets of all CPUs),
+# bits and cpus: fdbc_bits and fdbc_cpus of the .rodata} of the running
+# program.
 cache_state()
 {
-	local prog m json cache='' bits=''
+	local prog m json cache='' bits='' cpus=''
 
 	prog=$(bpftool -j prog show pinned "$PIN_DIR/prog_rx" | jq '.id') || return 1
 	for m in $(bpftool -j prog show id "$prog" | jq '.map_ids[]'); do
@@ -25,12 +26,13 @@ cache_state()
 		case $(jq -r .name <<<"$json") in
 		fdbc_cache) cache=$(jq .max_entries <<<"$json") ;;
 		*.rodata)
-			bits=$(bpftool -j map dump id "$m" |
-				jq '.[0].formatted.value[".rodata"][] | select(has("fdbc_bits")) | .fdbc_bits')
+			json=$(bpftool -j map dump id "$m")
+			bits=$(jq '.[0].formatted.value[".rodata"][] | select(has("fdbc_bits")) | .fdbc_bits' <<<"$json")
+			cpus=$(jq '.[0].formatted.value[".rodata"][] | select(has("fdbc_cpus")) | .fdbc_cpus' <<<"$json")
 			;;
 		esac
 	done
-	echo "{\"cache\": ${cache:-null}, \"bits\": ${bits:-null}}"
+	echo "{\"cache\": ${cache:-null}, \"bits\": ${bits:-null}, \"cpus\": ${cpus:-null}}"
 }
 
 # all_pairs NAME: every host pings every other once.
@@ -113,9 +115,10 @@ NPOSS=$(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-");
 E_DEF=$(auto_entries 65536 "$NPOSS")
 E_128K=$(auto_entries 131072 "$NPOSS")
 
-for spec in "default:-v:$((E_DEF / 2)):$(($(log2 "$E_DEF") - 1)):$E_DEF:65536" \
-	"fdb 131072:-v -s 131072:$((E_128K / 2)):$(($(log2 "$E_128K") - 1)):$E_128K:131072" \
-	"4 entries:-C 4 -v:2:1:4:set" "off:-C 0:1:0" "config 64:config:32:5"; do
+# sets: the map holds every possible CPU's sets, one CPU after the other
+for spec in "default:-v:$((E_DEF / 2 * NPOSS)):$(($(log2 "$E_DEF") - 1)):$E_DEF:65536" \
+	"fdb 131072:-v -s 131072:$((E_128K / 2 * NPOSS)):$(($(log2 "$E_128K") - 1)):$E_128K:131072" \
+	"4 entries:-C 4 -v:$((2 * NPOSS)):1:4:set" "off:-C 0:1:0" "config 64:config:$((32 * NPOSS)):5"; do
 	IFS=: read -r name opt sets bits entries fdb <<<"$spec"
 	args=()
 	case $opt in
@@ -129,6 +132,8 @@ for spec in "default:-v:$((E_DEF / 2)):$(($(log2 "$E_DEF") - 1)):$E_DEF:65536" \
 	state=$(cache_state)
 	check_eq "$name: fdbc_cache has $sets sets" "$sets" "$(jq .cache <<<"$state")" "$state"
 	check_eq "$name: fdbc_bits $bits" "$bits" "$(jq .bits <<<"$state")" "$state"
+	check_eq "$name: fdbc_cpus $NPOSS (sets for every possible CPU)" "$NPOSS" \
+		"$(jq .cpus <<<"$state")" "$state"
 	case $fdb in
 	set)
 		check "$name: -v logs the size it was given" grep -qF \
