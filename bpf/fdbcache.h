@@ -5,12 +5,15 @@
  * Why: on a known flow the two FDB hash lookups (source and destination)
  * and the clock read were most of the program's cost, and most of that is
  * the call and return of each helper, which CPU mitigations (retpolines,
- * return thunks) make dear. A hit here is inlined: one per-CPU array
- * lookup, a multiply and two compares, and no call at all.
+ * return thunks) make dear. A hit here is inlined: one array lookup, a
+ * multiply and a few compares, and no call at all.
  *
- * What: a 2-way set-associative table per CPU, keyed by the FDB key packed
- * into a __u64, holding the entry's port. Nothing is shared, so a fill is a plain
- * store to this CPU's memory.
+ * What: a 4-way set-associative table per CPU, keyed by the FDB key packed
+ * into a __u64, holding the entry's port (its slot). Nothing is shared, so a
+ * fill is a plain store to this CPU's memory. An entry is 16 bytes, a set
+ * one cache line: with many sources every frame's lookup is a cache miss,
+ * and the fewer bytes a MAC takes, the more of them the CPU's own caches
+ * hold (32-byte entries, 2 ways, before).
  *
  * Where: one plain array, CPU after CPU (set i of CPU c at c << fdbc_bits | i),
  * page-aligned (BPF_F_MMAPABLE) so that each set is one cache line. Not a
@@ -24,10 +27,15 @@
  * When an entry may be used, all three must hold:
  *   - the FDB generation (xdpbr_fdbgen) is the one read before the FDB
  *     lookup that filled it: every move, replacement or deletion of an
- *     existing FDB entry changes it, from the datapath or user space;
+ *     existing FDB entry changes it, from the datapath or user space. The
+ *     entry keeps it folded to 32 bits (fdbc_gen(): each change adds 1 to
+ *     the fold), so only 2^32 changes could bring it back;
  *   - it was filled less than FDBC_JIFFIES ago (bpf_jiffies64, inlined by
  *     the verifier): at most 2.56 s at HZ=100, 1.02 s at HZ=250, 256 ms at
- *     HZ=1000. This
+ *     HZ=1000 (jiffies kept to 24 bits: an entry left alone for 2^24
+ *     jiffies, 4.6 hours at HZ=1000, with the generation unchanged all that
+ *     time, would look fresh again for a window; unchanged, the FDB still
+ *     maps the MAC there, unless it aged out with no daemon to sweep it). This
  *     bounds every way a cached entry could still be wrong (two user-space
  *     writers racing on the generation, weak memory ordering) and makes the
  *     source path go back to the FDB often enough to refresh last_seen;
@@ -54,30 +62,30 @@
 #include "xdpbr_rules.h"
 #include "maps.h"
 
-#define FDBC_SETS_BITS	13			/* the default */
-#define FDBC_SETS	(1U << FDBC_SETS_BITS)	/* x 2 ways x 32 B = 512 KiB a CPU */
+#define FDBC_WAYS	4
+#define FDBC_SETS_BITS	12			/* the default */
+#define FDBC_SETS	(1U << FDBC_SETS_BITS)	/* x 4 ways x 16 B = 256 KiB a CPU */
 #define FDBC_JIFFIES	256
 #define FDBC_MIN_LIFE_NS (3 * XDPBR_NSEC_PER_SEC)	/* > FDBC_JIFFIES at any HZ >= 100 */
-#define FDBC_VALID	1
+#define FDBC_SLOT_MASK	0xffU			/* of jslot; slot 0: empty */
 
 struct fdbc_ent {
 	__u64 key;			/* fdbc_key(): {vlan, mac} */
-	__u64 gen;			/* xdpbr_fdbgen when filled */
-	__u64 fill_j;			/* jiffies when filled */
-	__u32 ifindex;
-	__u16 slot;
-	__u16 valid;
+	__u32 gen;			/* fdbc_gen() when filled */
+	__u32 jslot;			/* jiffies when filled << 8 | the port's slot */
 };
 
 struct fdbc_set {
-	struct fdbc_ent way[2];		/* way[0] the newest fill */
+	struct fdbc_ent way[FDBC_WAYS];	/* way[0] the newest fill */
 };
 
+_Static_assert(sizeof(struct fdbc_ent) == 16, "XDPBR_FDBC_ENTRY_BYTES of fdbc_size.h");
 _Static_assert(sizeof(struct fdbc_set) == 64, "one cache line a set");
-_Static_assert(2 * FDBC_SETS == XDPBR_FDB_CACHE_DEFAULT, "default size");
+_Static_assert(FDBC_WAYS * FDBC_SETS == XDPBR_FDB_CACHE_DEFAULT, "default size");
+_Static_assert(XDPBR_MAX_PORTS <= FDBC_SLOT_MASK + 1, "a slot fits jslot");
 
-/* log2 of the number of sets a CPU; 0: no cache (every lookup goes to the
- * FDB). The loader sets it with the map's size (xdpbrd --fdb-cache, config
+/* log2 of the number of sets a CPU, 1 at least; 0: no cache (every lookup
+ * goes to the FDB). The loader sets it with the map's size (xdpbrd --fdb-cache, config
  * key fdb_cache); a loader that doesn't (iproute2) gets the default. */
 const volatile __u32 fdbc_bits = FDBC_SETS_BITS;
 /* The CPUs the map has sets for (the possible CPUs, from the loader); a CPU
@@ -100,6 +108,13 @@ static __always_inline __u64 fdbgen_get(void)
 	__u64 *g = bpf_map_lookup_elem(&xdpbr_fdbgen, &zero);
 
 	return g ? *g : 0;
+}
+
+/* The generation folded to 32 bits: a change adds 1 to one half or the
+ * other (XDPBR_FDBGEN_DP_STEP, XDPBR_FDBGEN_USER_STEP), so 1 to the sum. */
+static __always_inline __u32 fdbc_gen(__u64 gen)
+{
+	return (__u32)gen + (__u32)(gen >> 32);
 }
 
 /* The datapath's step of the generation (a MAC moved); user space's is
@@ -142,15 +157,25 @@ static __always_inline struct fdbc_set *fdbc_set_of(__u64 k)
 	return bpf_map_lookup_elem(&fdbc_cache, &idx);
 }
 
+/* gen: fdbc_gen(); j: jiffies. The age is counted in 24 bits. */
 static __always_inline int fdbc_usable(const struct fdbc_ent *e, __u64 k,
-				       __u64 gen, __u64 j)
+				       __u32 gen, __u64 j)
 {
-	return e->valid && e->key == k && e->gen == gen && j - e->fill_j < FDBC_JIFFIES;
+	__u32 js = e->jslot;
+
+	return e->key == k && e->gen == gen && (js & FDBC_SLOT_MASK) &&
+	       ((__u32)j << 8) - (js & ~FDBC_SLOT_MASK) < (__u32)FDBC_JIFFIES << 8;
+}
+
+/* The slot of the port a usable entry has. */
+static __always_inline __u32 fdbc_slot(const struct fdbc_ent *e)
+{
+	return e->jslot & FDBC_SLOT_MASK;
 }
 
 /* The cached entry for k, or NULL. */
 static __always_inline struct fdbc_ent *fdbc_find(struct fdbc_set *s, __u64 k,
-						  __u64 gen, __u64 j)
+						  __u32 gen, __u64 j)
 {
 	if (!s)
 		return NULL;
@@ -158,14 +183,19 @@ static __always_inline struct fdbc_ent *fdbc_find(struct fdbc_set *s, __u64 k,
 		return &s->way[0];
 	if (fdbc_usable(&s->way[1], k, gen, j))
 		return &s->way[1];
+	if (fdbc_usable(&s->way[2], k, gen, j))
+		return &s->way[2];
+	if (fdbc_usable(&s->way[3], k, gen, j))
+		return &s->way[3];
 	return NULL;
 }
 
-/* Cache FDB entry v of key k, looked up after reading generation gen, unless
- * it ages out within FDBC_MIN_LIFE_NS. The newest fill goes to way[0]; what
- * was there moves to way[1] unless it was k itself. */
-static __always_inline void fdbc_fill(struct fdbc_set *s, __u64 k, __u64 gen, __u64 j,
-				      __u32 ifindex, __u16 slot, __u16 fdb_flags,
+/* Cache FDB entry v of key k, looked up after reading generation gen
+ * (fdbc_gen()), unless it ages out within FDBC_MIN_LIFE_NS. The newest fill
+ * goes to way[0]; the ways before k's (all, when k is not there) move down
+ * one, and the last falls out. */
+static __always_inline void fdbc_fill(struct fdbc_set *s, __u64 k, __u32 gen, __u64 j,
+				      __u32 slot, __u16 fdb_flags,
 				      __u64 last_seen, __u64 now, __u64 ageing_ns)
 {
 	if (!s)
@@ -176,14 +206,19 @@ static __always_inline void fdbc_fill(struct fdbc_set *s, __u64 k, __u64 gen, __
 		if (age + FDBC_MIN_LIFE_NS >= ageing_ns)
 			return;
 	}
-	if (s->way[0].key != k)
+	if (!slot || slot > FDBC_SLOT_MASK)
+		return;
+	if (s->way[0].key != k) {
+		if (s->way[1].key != k) {
+			if (s->way[2].key != k)
+				s->way[3] = s->way[2];
+			s->way[2] = s->way[1];
+		}
 		s->way[1] = s->way[0];
+	}
 	s->way[0].key = k;
 	s->way[0].gen = gen;
-	s->way[0].fill_j = j;
-	s->way[0].ifindex = ifindex;
-	s->way[0].slot = slot;
-	s->way[0].valid = FDBC_VALID;
+	s->way[0].jslot = (__u32)j << 8 | slot;
 }
 
 #endif /* XDPBR_FDBCACHE_H */

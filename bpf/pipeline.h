@@ -51,13 +51,13 @@ struct frame {
 	struct stp_view stp;
 	enum xdpbr_stp_state state;	/* the ingress port's */
 	__u64 now;			/* coarse clock, read at most once */
-	__u64 j, gen, ageing;		/* jiffies, FDB generation, ageing time */
+	__u64 j, ageing;		/* jiffies, ageing time */
+	__u32 gen;			/* FDB generation, fdbc_gen() */
 	__u32 mtu_l3;			/* TC: length to check against egress MTUs, 0: none */
 };
 
 /* A known unicast destination. */
 struct egress {
-	__u32 ifindex;
 	__u32 slot;
 };
 
@@ -137,7 +137,7 @@ static __always_inline void frame_config(struct frame *f)
 	f->cfg = config_get();
 	f->vlan_on = f->cfg && (f->cfg->flags & XDPBR_CFG_VLAN_FILTERING);
 	f->j = bpf_jiffies64();
-	f->gen = fdbgen_get();
+	f->gen = fdbc_gen(fdbgen_get());
 	f->ageing = xdpbr_ageing_ns(f->cfg);
 	stp_view_init(&f->stp, f->cfg);
 }
@@ -185,7 +185,7 @@ static __always_inline enum xdpbr_counter learn_source(struct frame *f, const __
 	k = fdbc_key(f->vi.vid, src);
 	set = fdbc_set_of(k);
 	hit = fdbc_find(set, k, f->gen, f->j);
-	if (hit && hit->ifindex == f->ifindex)
+	if (hit && fdbc_slot(hit) == f->slot)
 		return STEP_OK;
 	key.vlan = f->vi.vid;
 	__builtin_memcpy(key.mac, src, ETH_ALEN);
@@ -194,7 +194,7 @@ static __always_inline enum xdpbr_counter learn_source(struct frame *f, const __
 	case LEARN_SPOOFED:
 		return XDPBR_CNT_DROP_SPOOFED;
 	case LEARN_HERE:
-		fdbc_fill(set, k, f->gen, f->j, f->ifindex, f->slot, fdb_flags, seen,
+		fdbc_fill(set, k, f->gen, f->j, f->slot, fdb_flags, seen,
 			  f->now, f->ageing);
 		break;
 	case LEARN_OK:
@@ -217,8 +217,7 @@ static __always_inline int lookup_dst(struct frame *f, const __u8 *dst, struct e
 	set = fdbc_set_of(k);
 	hit = fdbc_find(set, k, f->gen, f->j);
 	if (hit) {
-		eg->ifindex = hit->ifindex;
-		eg->slot = hit->slot;
+		eg->slot = fdbc_slot(hit);
 		return 1;
 	}
 	key.vlan = f->vi.vid;
@@ -226,9 +225,8 @@ static __always_inline int lookup_dst(struct frame *f, const __u8 *dst, struct e
 	v = bpf_map_lookup_elem(&xdpbr_fdb, &key);
 	if (!v || xdpbr_fdb_stale(v, frame_now(f), f->ageing))
 		return 0;
-	eg->ifindex = v->ifindex;
 	eg->slot = v->slot;
-	fdbc_fill(set, k, f->gen, f->j, v->ifindex, v->slot, v->flags, v->last_seen,
+	fdbc_fill(set, k, f->gen, f->j, v->slot, v->flags, v->last_seen,
 		  f->now, f->ageing);
 	return 1;
 }
@@ -245,10 +243,10 @@ static __always_inline int both_isolated(const struct xdpbr_port *a,
  * flooded, as the kernel bridge does). */
 static __always_inline enum xdpbr_counter check_pair(struct frame *f, const struct egress *eg)
 {
-	if (eg->ifindex == f->ifindex && !(f->port->flags & XDPBR_PORT_HAIRPIN))
+	if (eg->slot == f->slot && !(f->port->flags & XDPBR_PORT_HAIRPIN))
 		return XDPBR_CNT_DROP_SAME_PORT;
-	if (eg->ifindex != f->ifindex && (f->port->flags & XDPBR_PORT_ISOLATED) &&
-	    both_isolated(f->port, port_of(eg->ifindex)))
+	if (eg->slot != f->slot && (f->port->flags & XDPBR_PORT_ISOLATED) &&
+	    both_isolated(f->port, port_at(eg->slot)))
 		return XDPBR_CNT_DROP_ISOLATED;
 	if (!stp_forwards(&f->stp, eg->slot, NULL))
 		return XDPBR_CNT_DROP_PORT_STATE;

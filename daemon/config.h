@@ -188,7 +188,8 @@ int config_listen_parse(const char *s, struct sockaddr_storage *sa, socklen_t *s
 bool config_listen_none(const char *s);
 
 /* A size of the datapath's per-CPU FDB cache: 0 (off) or a power of two
- * from 4 (2 sets: fdbc_bits 0 means off) to XDPBR_FDB_CACHE_MAX entries. */
+ * from 4 to XDPBR_FDB_CACHE_MAX entries (the loader makes 4 two sets of 4
+ * ways: fdbc_bits 0 means off). */
 bool config_fdb_cache_valid(uint64_t v);
 
 #endif

@@ -4,7 +4,7 @@
  * is when nobody says (no xdpbrd -C, no fdb_cache key).
  *
  * The rule: one cache entry per FDB entry, the FDB size rounded up to a
- * power of two, so that a full FDB fits (2 ways a set keep the conflicts
+ * power of two, so that a full FDB fits (4 ways a set keep the conflicts
  * low); then bounded by memory, since every possible CPU has its own copy:
  * at most XDPBR_FDBC_CPU_BUDGET bytes a CPU and XDPBR_FDBC_TOTAL_BUDGET
  * over all CPUs (each rounded down to a power of two of entries), and never
@@ -13,21 +13,23 @@
  * Why this big: with 100,000 source MACs the 16,384 entries of the old fixed
  * cache missed on nearly every frame, and each miss costs two FDB hash
  * lookups (helper calls): 264 ns a frame against 57 ns on a hit. An entry is
- * 32 bytes; a cache larger than the CPU's last-level cache still saves the
+ * 16 bytes; a cache larger than the CPU's last-level cache still saves the
  * helper calls, at the price of a memory access.
  *
- * Examples (2 CPUs): FDB 65,536 (default) -> 65,536 entries, 2 MiB a CPU;
- * FDB 131,072 -> 131,072 (4 MiB); FDB 2,097,152 -> 262,144 (8 MiB, the
- * per-CPU cap). 64 CPUs, default FDB -> 32,768 (1 MiB a CPU, 64 MiB in all).
+ * Examples (2 CPUs): FDB 65,536 (default) -> 65,536 entries, 1 MiB a CPU;
+ * FDB 131,072 -> 131,072 (2 MiB); FDB 2,097,152 -> 524,288 (8 MiB, the
+ * per-CPU cap). 64 CPUs, default FDB -> 65,536 (1 MiB a CPU, 64 MiB in all);
+ * 96 CPUs -> 32,768.
  */
 #ifndef XDPBR_FDBC_SIZE_H
 #define XDPBR_FDBC_SIZE_H
 
 #include <stdint.h>
 
-#define XDPBR_FDBC_ENTRY_BYTES	32U		/* struct fdbc_ent */
-#define XDPBR_FDBC_FLOOR	4096U		/* 128 KiB a CPU */
-#define XDPBR_FDBC_CPU_BUDGET	(8U << 20)	/* bytes a CPU: 262,144 entries */
+#define XDPBR_FDBC_ENTRY_BYTES	16U		/* struct fdbc_ent */
+#define XDPBR_FDBC_WAYS		4U		/* entries a set (FDBC_WAYS) */
+#define XDPBR_FDBC_FLOOR	4096U		/* 64 KiB a CPU */
+#define XDPBR_FDBC_CPU_BUDGET	(8U << 20)	/* bytes a CPU: 524,288 entries */
 #define XDPBR_FDBC_TOTAL_BUDGET	(64ULL << 20)	/* bytes over all possible CPUs */
 
 /* The largest power of two <= v (v >= 1). */

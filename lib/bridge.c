@@ -521,9 +521,12 @@ static int skel_size(struct bridge *br, const struct bridge_opts *o)
 		if (err)
 			return err;
 	}
-	/* entries is 0 or a power of two >= 4 (2 ways a set) */
+	/* entries is 0 or a power of two >= 4: sets of XDPBR_FDBC_WAYS
+	 * entries, 2 sets at least (fdbc_bits 0 is off) */
 	entries = fdb_cache_entries(br, o);
-	bits = entries ? (uint32_t)__builtin_ctz(entries) - 1 : 0;
+	bits = entries ? (uint32_t)__builtin_ctz(entries) - (uint32_t)__builtin_ctz(XDPBR_FDBC_WAYS) : 0;
+	if (entries && bits < 1)
+		bits = 1;
 	ncpus = libbpf_num_possible_cpus();
 	if (ncpus < 1)
 		ncpus = 1;

@@ -88,9 +88,9 @@ deleted_floods()
 # out again here as the test's own oracle.
 auto_entries()
 {
-	local fdb=$1 ncpu=$2 want=1 cap=$((8 * 1024 * 1024 / 32)) total=1
+	local fdb=$1 ncpu=$2 want=1 cap=$((8 * 1024 * 1024 / 16)) total=1
 	while ((want < fdb)); do want=$((want * 2)); done
-	while ((total * 2 <= 64 * 1024 * 1024 / 32 / ncpu)); do total=$((total * 2)); done
+	while ((total * 2 <= 64 * 1024 * 1024 / 16 / ncpu)); do total=$((total * 2)); done
 	((want > cap)) && want=$cap
 	((want > total)) && want=$total
 	((want < 4096)) && want=4096
@@ -115,10 +115,11 @@ NPOSS=$(awk -F, '{ n = 0; for (i = 1; i <= NF; i++) { split($i, r, "-");
 E_DEF=$(auto_entries 65536 "$NPOSS")
 E_128K=$(auto_entries 131072 "$NPOSS")
 
-# sets: the map holds every possible CPU's sets, one CPU after the other
-for spec in "default:-v:$((E_DEF / 2 * NPOSS)):$(($(log2 "$E_DEF") - 1)):$E_DEF:65536" \
-	"fdb 131072:-v -s 131072:$((E_128K / 2 * NPOSS)):$(($(log2 "$E_128K") - 1)):$E_128K:131072" \
-	"4 entries:-C 4 -v:$((2 * NPOSS)):1:4:set" "off:-C 0:1:0" "config 64:config:$((32 * NPOSS)):5"; do
+# sets: 4 entries (ways) each, 2 at least; the map holds every possible
+# CPU's sets, one CPU after the other
+for spec in "default:-v:$((E_DEF / 4 * NPOSS)):$(($(log2 "$E_DEF") - 2)):$E_DEF:65536" \
+	"fdb 131072:-v -s 131072:$((E_128K / 4 * NPOSS)):$(($(log2 "$E_128K") - 2)):$E_128K:131072" \
+	"4 entries:-C 4 -v:$((2 * NPOSS)):1:4:set" "off:-C 0:1:0" "config 64:config:$((16 * NPOSS)):4"; do
 	IFS=: read -r name opt sets bits entries fdb <<<"$spec"
 	args=()
 	case $opt in
@@ -141,7 +142,7 @@ for spec in "default:-v:$((E_DEF / 2 * NPOSS)):$(($(log2 "$E_DEF") - 1)):$E_DEF:
 		;;
 	?*)
 		check "$name: -v logs the size it chose and why" grep -qF \
-			"bridge $BR: FDB cache $entries entries a CPU ($((entries * 32 / 1024)) KiB on each of $NPOSS possible CPUs), sized for an FDB of $fdb entries" \
+			"bridge $BR: FDB cache $entries entries a CPU ($((entries * 16 / 1024)) KiB on each of $NPOSS possible CPUs), sized for an FDB of $fdb entries" \
 			"$DAEMON_LOG"
 		;;
 	esac

@@ -46,7 +46,7 @@ static void test_cpu_budget(void **state)
 {
 	uint32_t cap = XDPBR_FDBC_CPU_BUDGET / XDPBR_FDBC_ENTRY_BYTES;
 
-	assert_int_equal(cap, 262144);
+	assert_int_equal(cap, 524288);
 	assert_int_equal(xdpbr_fdb_cache_auto(1U << 21, 2), cap);
 	assert_int_equal(xdpbr_fdb_cache_auto(XDPBR_FDB_SIZE_MAX, 1), cap);
 }
@@ -54,11 +54,11 @@ static void test_cpu_budget(void **state)
 /* 64 MiB over all CPUs at most: more CPUs, a smaller cache each. */
 static void test_total_budget(void **state)
 {
-	assert_int_equal(xdpbr_fdb_cache_auto(65536, 32), 65536);	/* 64 MiB */
-	assert_int_equal(xdpbr_fdb_cache_auto(65536, 64), 32768);
-	assert_int_equal(xdpbr_fdb_cache_auto(65536, 96), 16384);	/* rounded down */
-	assert_int_equal(xdpbr_fdb_cache_auto(1U << 21, 8), 262144);
-	assert_int_equal(xdpbr_fdb_cache_auto(1U << 21, 16), 131072);
+	assert_int_equal(xdpbr_fdb_cache_auto(65536, 64), 65536);	/* 64 MiB */
+	assert_int_equal(xdpbr_fdb_cache_auto(65536, 128), 32768);
+	assert_int_equal(xdpbr_fdb_cache_auto(65536, 96), 32768);	/* rounded down */
+	assert_int_equal(xdpbr_fdb_cache_auto(1U << 21, 8), 524288);
+	assert_int_equal(xdpbr_fdb_cache_auto(1U << 21, 16), 262144);
 }
 
 /* Whatever the input: a power of two the loader and config accept. */
