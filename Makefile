@@ -79,7 +79,8 @@ UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 BPFTEST   := $(BUILD)/tests/test_datapath
 BPFTEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(wildcard tests/bpf/*.c))
-TOOLS     := $(BUILD)/tools/sendframe $(BUILD)/tools/fdbfill $(BUILD)/tools/tapwire
+TOOLS     := $(BUILD)/tools/sendframe $(BUILD)/tools/fdbfill $(BUILD)/tools/tapwire \
+	     $(BUILD)/tools/jitlines
 
 PREFIX     ?= /usr/local
 SBINDIR    ?= $(PREFIX)/sbin
@@ -162,6 +163,10 @@ $(BPFTEST): $(BPFTEST_OBJS) $(LIB)
 $(BUILD)/tools/tapwire: tools/tapwire.c | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@
+
+$(BUILD)/tools/jitlines: tools/jitlines.c | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -lbpf -o $@
 
 $(BUILD)/tools/sendframe: tools/sendframe.c | $(BUILD)
 	@mkdir -p $(dir $@)

@@ -29,6 +29,7 @@ PKGS=(
 	gnuplot-nox		# make bench, make bench-fdb, make plots; test_plots.sh
 	frr			# test_evpn.sh: zebra and bgpd, started by the test in its namespaces
 	qemu-system-x86 cpio	# tests/vm/ (make check-vm): Debian's kernel in QEMU, its initramfs
+	linux-perf		# tools/bpfperf.sh, test_bpfperf.sh: perf samples on BPF source lines
 )
 QUIET_PKG=prometheus	# installed without starting its service
 
