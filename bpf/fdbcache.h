@@ -53,8 +53,8 @@
  * (three alternating runs each, 1 core, loaded machine: tools/bench.sh
  * --smoke --duts xdpbr --scenarios unicast,macs100k --duration 1).
  * The loader sizes the cache (include/fdbc_size.h) and says how many CPUs
- * it holds; FDBC_SETS for one CPU is the object's default for loaders that
- * don't (iproute2): then the other CPUs go to the FDB every time.
+ * it holds; FDBC_SETS for each of FDBC_CPUS CPUs is the object's default
+ * for loaders that don't (iproute2): CPUs beyond go to the FDB every time.
  */
 #ifndef XDPBR_FDBCACHE_H
 #define XDPBR_FDBCACHE_H
@@ -65,6 +65,7 @@
 #define FDBC_WAYS	4
 #define FDBC_SETS_BITS	12			/* the default */
 #define FDBC_SETS	(1U << FDBC_SETS_BITS)	/* x 4 ways x 16 B = 256 KiB a CPU */
+#define FDBC_CPUS	4			/* the default, for FDBC_CPUS x FDBC_SETS */
 #define FDBC_JIFFIES	256
 #define FDBC_MIN_LIFE_NS (3 * XDPBR_NSEC_PER_SEC)	/* > FDBC_JIFFIES at any HZ >= 100 */
 #define FDBC_SLOT_MASK	0xffU			/* of jslot; slot 0: empty */
@@ -90,14 +91,14 @@ _Static_assert(XDPBR_MAX_PORTS <= FDBC_SLOT_MASK + 1, "a slot fits jslot");
 const volatile __u32 fdbc_bits = FDBC_SETS_BITS;
 /* The CPUs the map has sets for (the possible CPUs, from the loader); a CPU
  * beyond them has no cache. */
-const volatile __u32 fdbc_cpus = 1;
+const volatile __u32 fdbc_cpus = FDBC_CPUS;
 
 /* Not pinned, and so not named xdpbr_*: a cache, not state; it starts empty
  * with each load of the program. fdbc_cpus << fdbc_bits sets. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);	/* page-aligned values */
-	__uint(max_entries, FDBC_SETS);
+	__uint(max_entries, FDBC_CPUS * FDBC_SETS);
 	__type(key, __u32);
 	__type(value, struct fdbc_set);
 } fdbc_cache SEC(".maps");

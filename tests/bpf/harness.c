@@ -73,11 +73,18 @@ int dp_load(const char *pin_root)
 				return err;
 		}
 	}
-	err = xdpbr__load(dp_skel);
+	/* The FDB cache for every CPU, as the loader (lib/bridge.c) sizes it:
+	 * the object's default covers the first few only, and a case on
+	 * another CPU would find no cache. */
+	dp_ncpus = libbpf_num_possible_cpus();
+	if (dp_ncpus <= 0)
+		return dp_ncpus ? dp_ncpus : -EINVAL;
+	dp_skel->rodata->fdbc_cpus = (__u32)dp_ncpus;
+	err = bpf_map__set_max_entries(dp_skel->maps.fdbc_cache,
+				       (__u32)dp_ncpus << dp_skel->rodata->fdbc_bits);
 	if (err)
 		return err;
-	dp_ncpus = libbpf_num_possible_cpus();
-	return dp_ncpus > 0 ? 0 : dp_ncpus ? dp_ncpus : -EINVAL;
+	return xdpbr__load(dp_skel);
 }
 
 void dp_unload(void)
