@@ -209,7 +209,8 @@ struct {
  * devmaps because a broadcast walks the whole table: a dense hash of
  * XDPBR_MAX_PORTS buckets. One map per class lets a port opt out of a class
  * (flood/mcast_flood/bcast_flood off) by leaving that map, at no per-packet
- * cost. Entries carry the egress program, which counts tx per port.
+ * cost. Entries carry the egress program, which applies the per-copy
+ * rules and counts tx per port.
  */
 #define XDPBR_FLOOD_MAP(name)					\
 struct {							\
@@ -223,6 +224,33 @@ struct {							\
 XDPBR_FLOOD_MAP(xdpbr_flood_bc);
 XDPBR_FLOOD_MAP(xdpbr_flood_mc);
 XDPBR_FLOOD_MAP(xdpbr_flood_uu);
+
+/*
+ * The same flood sets with no egress program on their entries, for the
+ * XDP fast flood (xdpbr.bpf.c xdpbr_xdp_count_fast): the egress program
+ * cost ~60 ns of BPF time per copy plus the kernel's call, and most floods
+ * need none of its per-copy rules. Used only while xdpbr_flood_fast says
+ * they are ready and the frame needs no per-copy rule: VLAN filtering and
+ * STP off, the ingress port not isolated, the frame within the smallest
+ * MTU. The ingress program then counts each copy's tx from the class's
+ * mask. Membership is the slow maps' rule; ctl_port_apply and
+ * ctl_port_remove write both. One inexactness: a copy in flight while
+ * user space flips a port's membership can be counted against the other
+ * map's membership (nanoseconds per reconfiguration).
+ */
+XDPBR_FLOOD_MAP(xdpbr_flood_bc_fast);
+XDPBR_FLOOD_MAP(xdpbr_flood_mc_fast);
+XDPBR_FLOOD_MAP(xdpbr_flood_uu_fast);
+
+/* Entry 0: the fast flood maps' slots per class and whether they are
+ * ready (struct xdpbr_flood_fast); written whole by user space only. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xdpbr_flood_fast);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_flood_fast SEC(".maps");
 
 /*
  * Drops the driver reported since the tracepoint last fired on this CPU,

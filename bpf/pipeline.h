@@ -326,11 +326,7 @@ static __always_inline enum xdpbr_counter flood_admit(struct frame *f, enum xdpb
  * writes the XDP flood devmaps by (lib/ctl.c ctl_port_apply). */
 static __always_inline int in_flood_set(enum xdpbr_storm_class fc, const struct xdpbr_port *p)
 {
-	if (fc == XDPBR_STORM_BCAST)
-		return p->flags & XDPBR_PORT_BCAST_FLOOD;
-	if (fc == XDPBR_STORM_MCAST)
-		return p->flags & XDPBR_PORT_MCAST_FLOOD;
-	return p->flags & XDPBR_PORT_FLOOD;
+	return p->flags & xdpbr_flood_flag(fc);
 }
 
 /* Whether a flooded copy from port in may leave port out (ifindexes given):

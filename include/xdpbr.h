@@ -53,6 +53,10 @@
 #define XDPBR_MAP_FLOOD_BC	"xdpbr_flood_bc"
 #define XDPBR_MAP_FLOOD_MC	"xdpbr_flood_mc"
 #define XDPBR_MAP_FLOOD_UU	"xdpbr_flood_uu"
+#define XDPBR_MAP_FLOOD_BC_FAST	"xdpbr_flood_bc_fast"
+#define XDPBR_MAP_FLOOD_MC_FAST	"xdpbr_flood_mc_fast"
+#define XDPBR_MAP_FLOOD_UU_FAST	"xdpbr_flood_uu_fast"
+#define XDPBR_MAP_FLOOD_FAST	"xdpbr_flood_fast"
 #define XDPBR_MAP_LEARNED	"xdpbr_learned"
 #define XDPBR_MAP_LEARNED_USER	"xdpbr_learned_user"
 #define XDPBR_MAP_VLANS		"xdpbr_vlans"
@@ -384,6 +388,22 @@ struct xdpbr_storm_bucket {
 	__u64 tokens[XDPBR_STORM__MAX];		/* frames * 1e9 */
 };
 
+/*
+ * The XDP fast flood (xdpbr_flood_fast, entry 0; bpf/maps.h): which slots
+ * have an entry in each class's fast flood map (xdpbr_flood_*_fast, the
+ * flood sets without the egress program), so the ingress program can count
+ * the copies' tx itself. Recomputed whole by user space after every port
+ * change (lib/ctl.c flood_fast_sync); ready is 1 only when the fast maps
+ * hold every port the ports map says they should, and no port has a
+ * spanning tree state that is not forwarding: else the datapath floods
+ * through the egress program, as without this.
+ */
+struct xdpbr_flood_fast {
+	__u64 mask[XDPBR_STORM__MAX];	/* per class: bit s = slot s is in */
+	__u32 ready;
+	__u32 pad;
+};
+
 /* FDB events from the datapath (ring buffer xdpbr_events: learn, move)
  * and, with the same layout, from the daemon to `xdpbr monitor` (age, and
  * flush for what the daemon deletes: port down, removal, reload). */
@@ -439,6 +459,8 @@ _Static_assert(sizeof(struct xdpbr_event) == 32, "event layout");
 _Static_assert(sizeof(struct xdpbr_storm) == 24, "storm layout");
 _Static_assert(sizeof(struct xdpbr_port_name) == 16, "port name layout");
 _Static_assert(sizeof(struct xdpbr_stp_beat) == 16, "stp heartbeat layout");
+_Static_assert(sizeof(struct xdpbr_flood_fast) == 32, "fast flood layout");
+_Static_assert(XDPBR_MAX_PORTS <= 64, "a slot must fit the fast flood's mask");
 _Static_assert(XDPBR_STP_DISCARDING <= XDPBR_STP_STATE_MASK, "stp state fits its mask");
 _Static_assert(XDPBR_MAX_PORTS <= 65535, "slot must fit fdb_val.slot");
 #define XDPBR_MODE_COUNT_ONE(e, name) + 1

@@ -33,6 +33,24 @@ XDPBR_RULE void xdpbr_vlan_set(__u64 *bits, __u16 vid, int on)
 		*w &= ~bit;
 }
 
+/* The port flag that puts a port in the flood set of storm class c
+ * (enum xdpbr_storm_class): flood, mcast_flood or bcast_flood. A port is
+ * in a class's flood maps when it is up and has that flag (lib/ctl.c
+ * ctl_port_apply writes them so; the skb path floods by it). */
+XDPBR_RULE __u32 xdpbr_flood_flag(__u32 c)
+{
+	if (c == XDPBR_STORM_BCAST)
+		return XDPBR_PORT_BCAST_FLOOD;
+	if (c == XDPBR_STORM_MCAST)
+		return XDPBR_PORT_MCAST_FLOOD;
+	return XDPBR_PORT_FLOOD;
+}
+
+XDPBR_RULE int xdpbr_flood_member(__u32 c, __u32 port_flags)
+{
+	return !(port_flags & XDPBR_PORT_DOWN) && (port_flags & xdpbr_flood_flag(c));
+}
+
 /* Ageing time of dynamic FDB entries: xdpbr_config.ageing_ns, where 0 (or
  * no config entry) means the default and XDPBR_AGEING_NEVER never. */
 #define XDPBR_DEFAULT_AGEING_NS	(XDPBR_DEFAULT_AGEING_S * XDPBR_NSEC_PER_SEC)

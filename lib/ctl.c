@@ -607,28 +607,117 @@ static int devmap_set(int fd, uint32_t key, uint32_t ifindex, int prog_fd, bool 
 	return 0;
 }
 
+/* The flood devmaps of storm class c: with the egress program on every
+ * entry, or (fast) without. */
+static int flood_fd(const struct xdpbr_maps *m, __u32 c, bool fast)
+{
+	if (c == XDPBR_STORM_BCAST)
+		return fast ? m->flood_bc_fast : m->flood_bc;
+	if (c == XDPBR_STORM_MCAST)
+		return fast ? m->flood_mc_fast : m->flood_mc;
+	return fast ? m->flood_uu_fast : m->flood_uu;
+}
+
+/* The classes whose flood sets a port with these flags is in, a bit each. */
+static __u32 flood_classes(__u32 flags)
+{
+	__u32 in = 0;
+
+	for (__u32 c = 0; c < XDPBR_STORM__MAX; c++)
+		in |= (__u32)!!xdpbr_flood_member(c, flags) << c;
+	return in;
+}
+
+/* One port's part of the fast flood: the bits of its slot in the classes
+ * whose fast map has it, and ready cleared when a fast map disagrees with
+ * the membership rule (pins an upgrade created, before every port was
+ * applied again) or its spanning tree state needs the egress program. */
+static void flood_fast_port(const struct xdpbr_maps *m, const struct xdpbr_port *p,
+			    struct xdpbr_flood_fast *ff)
+{
+	__u32 ifindex = 0, word = 0, want = flood_classes(p->flags);
+	struct bpf_devmap_val v;
+	bool in;
+
+	if (bpf_map_lookup_elem(m->slotif, &p->slot, &ifindex) || !ifindex ||
+	    bpf_map_lookup_elem(m->stp_port, &p->slot, &word) ||
+	    (word & XDPBR_STP_STATE_MASK) != XDPBR_STP_FORWARDING)
+		ff->ready = 0;
+	for (__u32 c = 0; c < XDPBR_STORM__MAX; c++) {
+		in = ifindex && !bpf_map_lookup_elem(flood_fd(m, c, true), &ifindex, &v);
+		if (in)
+			ff->mask[c] |= 1ULL << p->slot;
+		if (in != !!(want & (1U << c)))
+			ff->ready = 0;
+	}
+}
+
+/*
+ * Recomputes xdpbr_flood_fast whole from the ports and the fast maps, as
+ * skbports_recount does its count: the daemon and the CLI both write
+ * ports, and a read-modify-write by one could undo the other's. Only a
+ * recount that found everything in place says ready.
+ */
+static int flood_fast_sync(const struct xdpbr_maps *m)
+{
+	struct xdpbr_flood_fast ff = { .ready = 1 };
+	struct xdpbr_port p;
+	__u32 zero = 0;
+
+	for (__u32 slot = 1; slot < XDPBR_MAX_PORTS; slot++)
+		if (!bpf_map_lookup_elem(m->portcfg, &slot, &p) && p.slot == slot)
+			flood_fast_port(m, &p, &ff);
+	return bpf_map_update_elem(m->flood_fast, &zero, &ff, 0) ? -errno : 0;
+}
+
+/* Whether the fast flood was found in place by its last recount. */
+static bool flood_fast_ready(const struct xdpbr_maps *m)
+{
+	struct xdpbr_flood_fast ff;
+	__u32 zero = 0;
+
+	return !bpf_map_lookup_elem(m->flood_fast, &zero, &ff) && ff.ready;
+}
+
+/* The port in both flood maps of each class it floods, in neither of the
+ * others: the slow ones first, so the fast path never has a port the slow
+ * path lacks. */
+static int flood_sets_write(const struct xdpbr_maps *m, uint32_t ifindex, __u32 flags,
+			    int egress_fd)
+{
+	int err = 0;
+
+	for (__u32 c = 0; c < XDPBR_STORM__MAX && !err; c++) {
+		bool on = xdpbr_flood_member(c, flags);
+
+		err = devmap_set(flood_fd(m, c, false), ifindex, ifindex, egress_fd, on);
+		if (!err)
+			err = devmap_set(flood_fd(m, c, true), ifindex, ifindex, 0, on);
+	}
+	return err;
+}
+
 int ctl_port_apply(const struct xdpbr_maps *m, uint32_t ifindex,
 		   const struct xdpbr_port *p, int egress_fd)
 {
 	bool up = !(p->flags & XDPBR_PORT_DOWN);
 	struct xdpbr_port old;
-	bool was_up;
+	bool known, was_up;
 	int err;
 
-	was_up = !ctl_port_get(m, ifindex, &old) && !(old.flags & XDPBR_PORT_DOWN);
+	known = !ctl_port_get(m, ifindex, &old);
+	was_up = known && !(old.flags & XDPBR_PORT_DOWN);
 	err = ctl_port_write(m, ifindex, p);
 	if (err)
 		return err;
 	err = devmap_set(m->tx, p->slot, ifindex, 0, up);
 	if (!err)
-		err = devmap_set(m->flood_bc, ifindex, ifindex, egress_fd,
-				 up && (p->flags & XDPBR_PORT_BCAST_FLOOD));
-	if (!err)
-		err = devmap_set(m->flood_mc, ifindex, ifindex, egress_fd,
-				 up && (p->flags & XDPBR_PORT_MCAST_FLOOD));
-	if (!err)
-		err = devmap_set(m->flood_uu, ifindex, ifindex, egress_fd,
-				 up && (p->flags & XDPBR_PORT_FLOOD));
+		err = flood_sets_write(m, ifindex, p->flags, egress_fd);
+	/* A port whose flood sets stay the same leaves the recount as it is
+	 * (what a VLAN change of every port would otherwise pay per port). */
+	if (!err && (!known || old.slot != p->slot || !flood_fast_ready(m) ||
+		     flood_classes(old.flags) != flood_classes(p->flags)))
+		err = flood_fast_sync(m);
 	if (!err && was_up && !up) {
 		struct fdb_filter f = { .ifindex = ifindex, .vlan = -1,
 					.kind = FDB_KIND_DYNAMIC };
@@ -645,9 +734,10 @@ int ctl_port_remove(const struct xdpbr_maps *m, uint32_t ifindex)
 	struct xdpbr_port p = { .slot = XDPBR_MAX_PORTS };	/* none */
 	int err;
 
-	bpf_map_delete_elem(m->flood_bc, &ifindex);
-	bpf_map_delete_elem(m->flood_mc, &ifindex);
-	bpf_map_delete_elem(m->flood_uu, &ifindex);
+	for (__u32 c = 0; c < XDPBR_STORM__MAX; c++) {
+		bpf_map_delete_elem(flood_fd(m, c, false), &ifindex);
+		bpf_map_delete_elem(flood_fd(m, c, true), &ifindex);
+	}
 	if (!ctl_port_get(m, ifindex, &p))
 		bpf_map_delete_elem(m->tx, &p.slot);
 	else
@@ -659,7 +749,7 @@ int ctl_port_remove(const struct xdpbr_maps *m, uint32_t ifindex)
 	skbports_recount(m);
 	if (p.slot < XDPBR_MAX_PORTS)
 		ctl_slot_reset(m, p.slot);	/* afresh for its next port */
-	return 0;
+	return flood_fast_sync(m);
 }
 
 /* Zeroes a slot of a per-CPU map: every CPU's value (of value_size bytes,
@@ -987,7 +1077,12 @@ int ctl_port_stp_set(const struct xdpbr_maps *m, uint32_t ifindex,
 		return err;
 	if (!p.slot || p.slot >= XDPBR_MAX_PORTS)
 		return -ENODEV;
-	return bpf_map_update_elem(m->stp_port, &p.slot, &word, 0) ? -errno : 0;
+	if (bpf_map_update_elem(m->stp_port, &p.slot, &word, 0))
+		return -errno;
+	/* With STP off a state set by hand needs the egress program; with
+	 * it on the datapath floods through it anyway, and turning it off
+	 * recounts (ctl_stp_enable). */
+	return ctl_stp_enabled(m) == 0 ? flood_fast_sync(m) : 0;
 }
 
 int ctl_port_stp_get(const struct xdpbr_maps *m, uint32_t ifindex,
@@ -1073,7 +1168,10 @@ int ctl_stp_enable(const struct xdpbr_maps *m, bool on)
 		return 0;
 	c.flags = on ? c.flags | XDPBR_CFG_STP : c.flags & ~XDPBR_CFG_STP;
 	err = ctl_config_set(m, &c);
-	return err || on ? err : stp_all_forwarding(m);
+	if (err || on)
+		return err;
+	err = stp_all_forwarding(m);
+	return err ? err : flood_fast_sync(m);
 }
 
 int ctl_stp_heartbeat(const struct xdpbr_maps *m, uint64_t timeout_ns)

@@ -119,8 +119,10 @@ int ctl_port_write(const struct xdpbr_maps *m, uint32_t ifindex, const struct xd
  * Writes a port's entry and makes the egress maps agree with it: the port is
  * in xdpbr_tx and in each flood set whose flag it has, unless it is
  * XDPBR_PORT_DOWN, when it is in none. egress_fd is the devmap egress
- * program for the flood sets. Turning a port down also flushes its dynamic
- * FDB entries.
+ * program for the flood sets; the fast flood sets (xdpbr_flood_*_fast)
+ * get the same ports without it, and xdpbr_flood_fast is recounted when
+ * the port's flood sets change (or it is not ready). Turning a port down
+ * also flushes its dynamic FDB entries.
  */
 int ctl_port_apply(const struct xdpbr_maps *m, uint32_t ifindex,
 		   const struct xdpbr_port *p, int egress_fd);
@@ -163,7 +165,8 @@ int ctl_storm_set(const struct xdpbr_maps *m, uint32_t ifindex,
 		  const uint32_t pps[XDPBR_STORM__MAX]);
 
 /* Removes a port from every map and flushes all its FDB entries; its slot
- * is reset (ctl_slot_reset). Works for a port whose interface is gone. */
+ * is reset (ctl_slot_reset) and xdpbr_flood_fast recounted. Works for a
+ * port whose interface is gone. */
 int ctl_port_remove(const struct xdpbr_maps *m, uint32_t ifindex);
 
 /* A slot as a new port must find it: its counters, storm limits and
@@ -184,7 +187,10 @@ int ctl_port_name_set(const struct xdpbr_maps *m, uint32_t slot, const char *nam
  * so no cached entry needs invalidating: known unicast to the port and
  * every flooded copy check it as they go. Entries learned on a port that
  * stops forwarding stay until the caller flushes them (ctl_fdb_flush), as
- * RSTP's topology change rules say when. -EINVAL for an unknown state,
+ * RSTP's topology change rules say when. With STP off it recounts
+ * xdpbr_flood_fast: a state set by hand needs the egress program, so the
+ * fast flood is ready only while every port forwards. -EINVAL for an
+ * unknown state,
  * -ENODEV if ifindex is not a port.
  */
 int ctl_port_stp_set(const struct xdpbr_maps *m, uint32_t ifindex,

@@ -12,6 +12,10 @@ struct xdpbr_maps {
 	int flood_bc;
 	int flood_mc;
 	int flood_uu;
+	int flood_bc_fast;		/* the flood sets without the egress */
+	int flood_mc_fast;		/* program, and which slots they hold */
+	int flood_uu_fast;
+	int flood_fast;
 	int learned;
 	int learned_user;
 	int events;

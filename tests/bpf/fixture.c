@@ -24,6 +24,7 @@
 #include "bridge.h"
 #include "ctl.h"
 #include "fixture.h"
+#include "xdpbr_rules.h"
 
 struct port ports[PORT_ID_MAX] = {
 	[P1] = { "p1", "q1", 1, 0 },
@@ -151,6 +152,42 @@ static int flood_set(struct bpf_map *map, enum port_id p, int egress_fd)
 				    &v, sizeof(v), 0);
 }
 
+/* The fast flood maps of class c. */
+static struct bpf_map *fast_map(__u32 c)
+{
+	if (c == XDPBR_STORM_BCAST)
+		return dp_skel->maps.xdpbr_flood_bc_fast;
+	if (c == XDPBR_STORM_MCAST)
+		return dp_skel->maps.xdpbr_flood_mc_fast;
+	return dp_skel->maps.xdpbr_flood_uu_fast;
+}
+
+/* The fast flood as user space keeps it (lib/ctl.c): each port in the
+ * fast map of every class it floods (no program on the entry), its slot
+ * in that class's mask; ready as the case says. */
+static int fast_set(const struct test_case *tc)
+{
+	struct xdpbr_flood_fast ff = { .ready = tc->fast };
+	__u32 zero = 0, c, flags;
+	enum port_id p;
+	int err = 0;
+
+	for (p = P1; p <= P3 && !err; p++) {
+		flags = (XDPBR_PORT_DEFAULT_FLAGS | tc->set_flags[p]) & ~tc->clear_flags[p];
+		for (c = 0; c < XDPBR_STORM__MAX && !err; c++) {
+			if (!xdpbr_flood_member(c, flags)) {
+				bpf_map__delete_elem(fast_map(c), &ports[p].ifindex,
+						     sizeof(__u32), 0);
+				continue;
+			}
+			ff.mask[c] |= 1ULL << ports[p].slot;
+			err = flood_set(fast_map(c), p, 0);
+		}
+	}
+	return err ?: bpf_map__update_elem(dp_skel->maps.xdpbr_flood_fast, &zero, sizeof(zero),
+					   &ff, sizeof(ff), 0);
+}
+
 static int config_set(__u32 flags, __u32 fdb_max_learned, __u16 mtu_min)
 {
 	struct xdpbr_config cfg = {
@@ -202,7 +239,8 @@ static int beat_set(__u64 age_ns, __u64 timeout_ns)
 
 /* Every case starts from: empty FDB, every learned count 0 (the datapath's
  * and user space's), no VLAN membership anywhere, no storm limits and every
- * storm bucket zero (fresh), all ports in tx and in every flood set, the
+ * storm bucket zero (fresh), all ports in tx and in every flood set (the
+ * fast ones by their flags, ready only for a fast case), the
  * test's ageing time; then the case's config flags and bridge limit, and
  * each port's flags (XDPBR_PORT_DEFAULT_FLAGS plus/minus the case's),
  * learning limit, PVID, VLAN membership and storm limits (none unless the
@@ -274,7 +312,7 @@ static int reset_bridge(const struct test_case *tc)
 		err = bpf_map__update_elem(dp_skel->maps.xdpbr_stp_port, &slot, sizeof(slot),
 					   &word, sizeof(word), 0);
 	}
-	return err ?: beat_set(tc->beat.age_ns, tc->beat.timeout_ns);
+	return err ?: beat_set(tc->beat.age_ns, tc->beat.timeout_ns) ?: fast_set(tc);
 }
 
 /* One BPF_PROG_RUN of xdpbr_rx on frame as received by ingress. */

@@ -70,7 +70,7 @@ extern struct port ports[PORT_ID_MAX];	/* by port_id (fixture.c) */
 #define ETH_P_STP_LEN	0x0026	/* 802.3 length field of a config BPDU */
 
 #define MAX_SETUP	3
-#define MAX_DELTAS	6
+#define MAX_DELTAS	8
 #define MAX_CHECKS	3
 #define MAX_VIDS	4	/* VLANs a port's member/untagged list may name */
 
@@ -227,6 +227,11 @@ struct test_case {
 	 * xdpbr_egress, whose counters (tx, flood_filtered) are then checked;
 	 * the verdict and output frame are not (none come back) */
 	bool live;
+	/* the fast flood ready: xdpbr_flood_*_fast hold the ports of each
+	 * class by their flags (xdpbr_flood_member) and xdpbr_flood_fast says
+	 * so; a flood with no per-copy rule then counts its copies' tx in
+	 * xdpbr_rx. Else (every other case) not ready. */
+	bool fast;
 
 	/* expectations */
 	__u32 verdict;

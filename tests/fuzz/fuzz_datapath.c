@@ -44,7 +44,10 @@
  *    LAST) by one, and it agrees with the verdict (forwarded/flood_* with
  *    REDIRECT, pass_* with PASS, drop_* with DROP); learned/moved agree with
  *    the FDB and the ring buffer's events; tx counters grew only for a
- *    forwarded frame, on one slot, by its output length; tx_dropped_mtu
+ *    forwarded frame, on one slot, by its output length, or for a fast
+ *    flood (no per-copy rule: VLAN filtering off, the ingress not
+ *    isolated, within the MTU), by one frame of its length on every other
+ *    port of its class's flood set (and the ingress if hairpin); tx_dropped_mtu
  *    only on other slots, for a flooded frame longer than 1500 bytes of
  *    IP (the ports' MTU); nothing else moved;
  *  - the FDB never holds a multicast or all-zero MAC, nor an entry on an
@@ -72,7 +75,8 @@
  *
  * BPF_PROG_RUN runs the program but does not carry out a redirect, so the
  * devmap egress program (per-port VLAN tagging and isolation of flooded
- * copies) does not run here: tests/integration covers it.
+ * copies) does not run here: tests/integration covers it. A fast flood's
+ * tx, counted by the ingress program, is checked here.
  *
  * Coverage: libFuzzer sees only this harness's own code, not the BPF
  * program. The outcome of each frame (counter, verdict, learn/move events,
@@ -95,6 +99,7 @@
 #include <linux/if_ether.h>
 
 #include "xdpbr.h"
+#include "xdpbr_rules.h"
 #include "xdpbr.skel.h"
 #include "ctl.h"
 #include "pins.h"
@@ -716,9 +721,34 @@ static void check_refused(const struct frame_info *f, const struct result *r)
 }
 
 /* The verdict, and every counter of every slot. */
+/* The slots a flood of outcome o counts tx on in the ingress program, the
+ * fast flood (bpf/xdpbr.bpf.c): with VLAN filtering off (STP always is),
+ * from a port that is not isolated, a frame within the ports' MTU, every
+ * port of the class's flood set, less the ingress unless it is hairpin.
+ * 0 when the flood goes through the egress program, which BPF_PROG_RUN
+ * does not run. */
+static __u64 fast_flood_slots(const struct frame_info *f, int o)
+{
+	__u32 c = o == XDPBR_CNT_FLOOD_BCAST ? XDPBR_STORM_BCAST :
+		  o == XDPBR_CNT_FLOOD_MCAST ? XDPBR_STORM_MCAST : XDPBR_STORM_UNKNOWN;
+	__u16 type = f->len >= 14 ? get_be16(f->in + 12) : 0;
+	size_t hdr = 14 + (type == ETH_P_8021Q_ || type == ETH_P_8021AD_ ? 4 : 0);
+	size_t l3 = f->lin > hdr ? f->lin - hdr : 0;	/* as bpf/mtu.h mtu_l3_len */
+	__u64 slots = 0;
+
+	if (o < XDPBR_CNT_FLOOD_BCAST || o > XDPBR_CNT_FLOOD_UNKNOWN || f->vlan_on ||
+	    !f->port || (f->port->cur.flags & XDPBR_PORT_ISOLATED) || l3 > XDPBR_MTU_DEFAULT)
+		return 0;
+	for (int i = 0; i < NPORTS; i++)
+		if (xdpbr_flood_member(c, ports[i].cur.flags) &&
+		    (&ports[i] != f->port || (f->port->cur.flags & XDPBR_PORT_HAIRPIN)))
+			slots |= 1ULL << ports[i].slot;
+	return slots;
+}
+
 static void check_counters(const struct frame_info *f, struct result *r)
 {
-	__u64 (*d)[XDPBR_CNT__MAX] = r->d, sum = 0;
+	__u64 (*d)[XDPBR_CNT__MAX] = r->d, sum = 0, fast;
 	__u32 in = f->slot;
 
 	CHECK(f->ifindex != BOGUS_IFINDEX, "BPF_PROG_RUN accepted ifindex %u", f->ifindex);
@@ -735,8 +765,14 @@ static void check_counters(const struct frame_info *f, struct result *r)
 	CHECK(outcome_verdict[r->outcome] == (int)r->verdict, "outcome %s with verdict %u",
 	      dp_cnt_names[r->outcome], r->verdict);
 
+	fast = fast_flood_slots(f, r->outcome);
 	for (int s = 0; s < NSLOTS; s++) {
-		if (d[s][XDPBR_CNT_TX_PACKETS]) {
+		if (fast & 1ULL << s) {
+			CHECK(d[s][XDPBR_CNT_TX_PACKETS] == 1 && d[s][XDPBR_CNT_TX_BYTES] == f->lin,
+			      "fast flood: tx of slot %d grew by %llu frames, %llu bytes, not 1, %zu",
+			      s, (unsigned long long)d[s][XDPBR_CNT_TX_PACKETS],
+			      (unsigned long long)d[s][XDPBR_CNT_TX_BYTES], f->lin);
+		} else if (d[s][XDPBR_CNT_TX_PACKETS]) {
 			CHECK(r->outcome == XDPBR_CNT_FORWARDED && r->egress < 0 &&
 			      d[s][XDPBR_CNT_TX_PACKETS] == 1,
 			      "tx_packets of slot %d grew by %llu (outcome %s)", s,

@@ -1409,6 +1409,32 @@ obs_cli_ports()
 	}
 }
 
+# obs_settled SECONDS: the counters of the CLI no longer change (read
+# 0.5 s apart), at most SECONDS. Leaves the last reading in SETTLED.
+obs_settled()
+{
+	local end=$((SECONDS + $1)) prev
+	SETTLED=$(obs_cli_ports)
+	while :; do
+		sleep 0.5
+		prev=$SETTLED
+		SETTLED=$(obs_cli_ports)
+		[ "$prev" = "$SETTLED" ] && return 0
+		[ "$SECONDS" -lt "$end" ] || return 1
+	done
+}
+
+# obs_host_rx: what each host's e0 received, by the kernel's count, as
+# {PORT: packets}: the copies the bridge delivered through that port.
+obs_host_rx()
+{
+	local i n
+	for ((i = 1; i <= NHOSTS; i++)); do
+		n=$(ip -n "${NS[i]}" -j -s link show dev e0 | jq '.[0].stats64.rx.packets')
+		jq -n -c --arg p "${PORT[i]}" --argjson n "${n:-null}" '{($p): $n}'
+	done | jq -s -c add
+}
+
 # obs_stats_ports: the ports of a /stats document on stdin, as the CLI
 # shows them: [{ifname, <counter>: n, ..., drops: {...}}].
 obs_stats_ports()

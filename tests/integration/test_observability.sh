@@ -33,25 +33,10 @@ check_jq "xdpbr.h: the outcome counters run from forwarded to drop_mtu" \
 	 index(["flood_broadcast"]) != null and index(["flood_filtered"]) == null'
 
 
-# settled: the counters of the CLI no longer change (read 0.5 s apart), at
-# most SECONDS. Leaves the last reading in SETTLED.
-settled()
-{
-	local end=$((SECONDS + $1)) prev
-	SETTLED=$(obs_cli_ports)
-	while :; do
-		sleep 0.5
-		prev=$SETTLED
-		SETTLED=$(obs_cli_ports)
-		[ "$prev" = "$SETTLED" ] && return 0
-		[ "$SECONDS" -lt "$end" ] || return 1
-	done
-}
-
 # The hosts were made quiet before the daemon attached; anything they had
 # in flight is over after a moment. Start from an empty dynamic FDB, so that
 # the learned counters are exact too.
-settled 5 || fail "the bridge is quiet before the test traffic" \
+obs_settled 5 || fail "the bridge is quiet before the test traffic" \
 	"the counters still change: $SETTLED"
 "$XDPBR" -b "$BR" fdb flush dynamic >/dev/null 2>&1
 check_jq "no dynamic FDB entries before the test traffic" \
@@ -65,19 +50,8 @@ LINKLOCAL=01:80:c2:00:00:0e	# LLDP's address: passed to the host
 BCAST=ff:ff:ff:ff:ff:ff
 check "fdb add $FAKE dev $P1 (static)" "$XDPBR" -b "$BR" fdb add "$FAKE" dev "$P1"
 
-# host_rx: what each host's e0 received, by the kernel's count, as
-# {PORT: packets}: the copies the bridge delivered through that port.
-host_rx()
-{
-	local i n
-	for ((i = 1; i <= NHOSTS; i++)); do
-		n=$(ip -n "${NS[i]}" -j -s link show dev e0 | jq '.[0].stats64.rx.packets')
-		jq -n -c --arg p "${PORT[i]}" --argjson n "${n:-null}" '{($p): $n}'
-	done | jq -s -c add
-}
-
 base=$(obs_cli_ports) || abort "reading the baseline counters" "$base"
-base_rx=$(host_rx)
+base_rx=$(obs_host_rx)
 
 # The traffic. Each learning step is awaited before the frames that
 # depend on it (the datapath learns a little after sendframe returns).
@@ -142,7 +116,7 @@ reached()
 	jq_true "$m" 'map(select(test(" (rx|tx)_packets:"))) | length == 0'
 }
 xt_poll 3 reached
-settled 3 || true
+obs_settled 3 || true
 
 # One consistent reading of the three: the CLI before and after both
 # documents must be the same (nothing counted in between).
@@ -170,7 +144,7 @@ done
 # The copies counted in tx_packets really arrived: each host's e0 received
 # exactly what its port transmitted.
 check_jq "each host received exactly its port's tx_packets (the delivered copies)" \
-	"$(host_rx)" 'to_entries | all(.[]; .value - $b[.key] == $e[.key].tx_packets)' \
+	"$(obs_host_rx)" 'to_entries | all(.[]; .value - $b[.key] == $e[.key].tx_packets)' \
 	--argjson b "$base_rx" --argjson e "$EXPECT"
 
 cli_c=$(obs_only_counters "$NAMES" <<<"$cli")

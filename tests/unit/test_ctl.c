@@ -54,6 +54,13 @@ static void maps_make(void)
 	m.flood_bc = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val), XDPBR_MAX_PORTS);
 	m.flood_mc = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val), XDPBR_MAX_PORTS);
 	m.flood_uu = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val), XDPBR_MAX_PORTS);
+	m.flood_bc_fast = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val),
+			      XDPBR_MAX_PORTS);
+	m.flood_mc_fast = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val),
+			      XDPBR_MAX_PORTS);
+	m.flood_uu_fast = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val),
+			      XDPBR_MAX_PORTS);
+	m.flood_fast = map(MOCK_ARRAY, sizeof(__u32), sizeof(struct xdpbr_flood_fast), 1);
 	m.learned = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u64), XDPBR_MAX_PORTS);
 	m.learned_user = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u64), XDPBR_MAX_PORTS);
 	m.bridge = map(MOCK_ARRAY, sizeof(__u32), sizeof(struct xdpbr_bridge_stats), 1);
@@ -345,9 +352,11 @@ static void test_port_remove_one_pass(void **state)
 	struct xdpbr_port p;
 	struct cost c;
 
-	cost_start(&c, 5);	/* after flood_bc, flood_mc, flood_uu, tx */
+	cost_start(&c, 8);	/* after the flood maps (3 slow, 3 fast) and tx */
 	assert_int_equal(ctl_port_remove(&m, IFINDEX(12)), 0);
-	cost_check(&c, table, 3 * XDPBR_MAX_PORTS);
+	/* and the fast flood's recount: per slot its port, per port its
+	 * ifindex, STP word and fast flood maps */
+	cost_check(&c, table, 3 * XDPBR_MAX_PORTS + 6 * XDPBR_MAX_PORTS);
 	assert_int_equal(ctl_port_get(&m, IFINDEX(12), &p), -ENODEV);
 	for (unsigned int i = 0; i < PER_PORT; i++)
 		assert_false(fdb_has(12, i));
@@ -672,6 +681,104 @@ static void test_stp_heartbeat(void **state)
 	assert_int_equal(st, XDPBR_STP_FORWARDING);
 }
 
+/* ---------------------------------------------------------- fast flood */
+
+static struct xdpbr_flood_fast flood_fast(void)
+{
+	struct xdpbr_flood_fast ff;
+	__u32 zero = 0;
+
+	memset(&ff, 0xff, sizeof(ff));
+	assert_int_equal(bpf_map_lookup_elem(m.flood_fast, &zero, &ff), 0);
+	return ff;
+}
+
+static const int *fast_fds(void)
+{
+	static int fds[XDPBR_STORM__MAX];
+
+	fds[XDPBR_STORM_BCAST] = m.flood_bc_fast;
+	fds[XDPBR_STORM_MCAST] = m.flood_mc_fast;
+	fds[XDPBR_STORM_UNKNOWN] = m.flood_uu_fast;
+	return fds;
+}
+
+static void port_flags_set(uint32_t slot, __u32 clear, __u32 set)
+{
+	struct xdpbr_port p;
+
+	assert_int_equal(ctl_port_get(&m, IFINDEX(slot), &p), 0);
+	p.flags = (p.flags & ~clear) | set;
+	assert_int_equal(ctl_port_apply(&m, IFINDEX(slot), &p, -1), 0);
+}
+
+#define ALL_SLOTS	(~0ULL << 1)	/* slots 1..63 */
+
+/* Each class's mask is the slots in its fast map, which hold no program;
+ * flags and link state take a port out of the classes they concern, and a
+ * removed port out of all. */
+static void test_flood_fast_follows_ports(void **state)
+{
+	struct xdpbr_flood_fast ff = flood_fast();
+	struct bpf_devmap_val v;
+	__u32 ifindex = IFINDEX(9);
+
+	assert_int_equal(ff.ready, 1);
+	for (int c = 0; c < XDPBR_STORM__MAX; c++) {
+		assert_true(ff.mask[c] == ALL_SLOTS);
+		assert_int_equal(bpf_map_lookup_elem(fast_fds()[c], &ifindex, &v), 0);
+		assert_int_equal(v.ifindex, ifindex);
+		assert_int_equal(v.bpf_prog.fd, 0);
+	}
+	port_flags_set(5, XDPBR_PORT_BCAST_FLOOD, 0);
+	port_flags_set(6, 0, XDPBR_PORT_DOWN);
+	port_flags_set(8, XDPBR_PORT_FLOOD, 0);
+	assert_int_equal(ctl_port_remove(&m, IFINDEX(7)), 0);
+	ff = flood_fast();
+	assert_int_equal(ff.ready, 1);
+	assert_true(ff.mask[XDPBR_STORM_BCAST] == (ALL_SLOTS & ~(1ULL << 5 | 1ULL << 6 | 1ULL << 7)));
+	assert_true(ff.mask[XDPBR_STORM_MCAST] == (ALL_SLOTS & ~(1ULL << 6 | 1ULL << 7)));
+	assert_true(ff.mask[XDPBR_STORM_UNKNOWN] == (ALL_SLOTS & ~(1ULL << 6 | 1ULL << 7 | 1ULL << 8)));
+	port_flags_set(5, 0, XDPBR_PORT_BCAST_FLOOD);
+	assert_true(flood_fast().mask[XDPBR_STORM_BCAST] & 1ULL << 5);
+}
+
+/* Fast maps an upgrade just created are empty while the ports map is
+ * full: not ready until every port has been applied again. */
+static void test_flood_fast_ready_after_upgrade(void **state)
+{
+	const struct xdpbr_flood_fast none = { 0 };
+	__u32 zero = 0;
+
+	for (uint32_t slot = 1; slot <= NPORTS; slot++) {
+		__u32 ifindex = IFINDEX(slot);
+
+		for (int c = 0; c < XDPBR_STORM__MAX; c++)
+			assert_int_equal(bpf_map_delete_elem(fast_fds()[c], &ifindex), 0);
+	}
+	assert_int_equal(mock_map_update(m.flood_fast, &zero, &none), 0);
+	for (uint32_t slot = 1; slot <= NPORTS; slot++) {
+		port_flags_set(slot, 0, 0);
+		assert_int_equal(flood_fast().ready, slot == NPORTS);
+	}
+	assert_true(flood_fast().mask[XDPBR_STORM_BCAST] == ALL_SLOTS);
+}
+
+/* A spanning tree state set by hand (STP off) needs the egress program:
+ * not ready while a port is not forwarding; STP turned off makes every
+ * port forward, and ready again. */
+static void test_flood_fast_stp_states(void **state)
+{
+	assert_int_equal(ctl_port_stp_set(&m, IFINDEX(5), XDPBR_STP_DISCARDING, false), 0);
+	assert_int_equal(flood_fast().ready, 0);
+	assert_int_equal(ctl_port_stp_set(&m, IFINDEX(5), XDPBR_STP_FORWARDING, true), 0);
+	assert_int_equal(flood_fast().ready, 1);
+	assert_int_equal(ctl_stp_enable(&m, true), 0);
+	assert_int_equal(ctl_port_stp_set(&m, IFINDEX(3), XDPBR_STP_LEARNING, false), 0);
+	assert_int_equal(ctl_stp_enable(&m, false), 0);
+	assert_int_equal(flood_fast().ready, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -686,6 +793,9 @@ int main(void)
 		cmocka_unit_test_setup(test_stp_enable, bridge_setup),
 		cmocka_unit_test_setup(test_stp_new_slot, bridge_setup),
 		cmocka_unit_test_setup(test_stp_heartbeat, bridge_setup),
+		cmocka_unit_test_setup(test_flood_fast_follows_ports, bridge_setup),
+		cmocka_unit_test_setup(test_flood_fast_ready_after_upgrade, bridge_setup),
+		cmocka_unit_test_setup(test_flood_fast_stp_states, bridge_setup),
 		cmocka_unit_test(test_age_pass_while_the_datapath_learns),
 		cmocka_unit_test(test_age_quiet_pass_mends_a_drift),
 		cmocka_unit_test(test_age_counts_out_what_it_deletes),
