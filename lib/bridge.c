@@ -514,11 +514,25 @@ static uint32_t fdb_cache_entries(const struct bridge *br, const struct bridge_o
 	return n;
 }
 
+int bridge_skel_fdbc(struct xdpbr *skel, uint32_t bits)
+{
+	int ncpus = libbpf_num_possible_cpus();
+
+	if (ncpus < 1)
+		ncpus = 1;
+	skel->rodata->fdbc_bits = bits;
+	skel->rodata->fdbc_cpus = (uint32_t)ncpus;
+	/* one array, CPU after CPU: the budgets of fdbc_size.h keep it far
+	 * below 4 Gi entries (64 MiB in all) */
+	return bpf_map__set_max_entries(skel->maps.fdbc_cache,
+					bits ? (uint32_t)ncpus << bits : 1);
+}
+
 /* The sizes fixed at load time: FDB capacity and per-CPU FDB cache. */
 static int skel_size(struct bridge *br, const struct bridge_opts *o)
 {
 	uint32_t entries, bits;
-	int err, ncpus;
+	int err;
 
 	if (o->fdb_size) {
 		err = bpf_map__set_max_entries(br->skel->maps.xdpbr_fdb, o->fdb_size);
@@ -531,15 +545,7 @@ static int skel_size(struct bridge *br, const struct bridge_opts *o)
 	bits = entries ? (uint32_t)__builtin_ctz(entries) - (uint32_t)__builtin_ctz(XDPBR_FDBC_WAYS) : 0;
 	if (entries && bits < 1)
 		bits = 1;
-	ncpus = libbpf_num_possible_cpus();
-	if (ncpus < 1)
-		ncpus = 1;
-	br->skel->rodata->fdbc_bits = bits;
-	br->skel->rodata->fdbc_cpus = (uint32_t)ncpus;
-	/* one array, CPU after CPU: the budgets of fdbc_size.h keep it far
-	 * below 4 Gi entries (64 MiB in all) */
-	err = bpf_map__set_max_entries(br->skel->maps.fdbc_cache,
-				       bits ? (uint32_t)ncpus << bits : 1);
+	err = bridge_skel_fdbc(br->skel, bits);
 	if (err)
 		return err;
 	if (!bits)

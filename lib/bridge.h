@@ -83,6 +83,10 @@ int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o
 /* The map descriptors of a loaded skeleton. */
 void bridge_skel_maps(const struct xdpbr *skel, struct xdpbr_maps *m);
 
+/* Before load: the FDB cache of an opened skeleton for every possible CPU,
+ * with 2^bits sets each (0: off), as bpf/fdbcache.h lays it out. */
+int bridge_skel_fdbc(struct xdpbr *skel, uint32_t bits);
+
 /* Validates an interface before anything is attached: it exists and has no
  * foreign XDP program. 0 or -errno, with the reason logged. */
 int bridge_check_port(struct bridge *br, const char *ifname);

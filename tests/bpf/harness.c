@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 
 #include "xdpbr.skel.h"
+#include "bridge.h"
 #include "harness.h"
 
 struct xdpbr *dp_skel;
@@ -73,15 +74,13 @@ int dp_load(const char *pin_root)
 				return err;
 		}
 	}
-	/* The FDB cache for every CPU, as the loader (lib/bridge.c) sizes it:
-	 * the object's default covers the first few only, and a case on
-	 * another CPU would find no cache. */
+	/* The FDB cache for every CPU, as the loader lays it out, with the
+	 * object's default sets: the object itself covers the first few CPUs
+	 * only, and a case on another CPU would find no cache. */
 	dp_ncpus = libbpf_num_possible_cpus();
 	if (dp_ncpus <= 0)
 		return dp_ncpus ? dp_ncpus : -EINVAL;
-	dp_skel->rodata->fdbc_cpus = (__u32)dp_ncpus;
-	err = bpf_map__set_max_entries(dp_skel->maps.fdbc_cache,
-				       (__u32)dp_ncpus << dp_skel->rodata->fdbc_bits);
+	err = bridge_skel_fdbc(dp_skel, dp_skel->rodata->fdbc_bits);
 	if (err)
 		return err;
 	return xdpbr__load(dp_skel);
