@@ -117,8 +117,13 @@ kill -INT "$PING_PID"
 wait "$PING_PID"
 sent=$(sed -n 's/^\([0-9]*\) packets transmitted, \([0-9]*\) received.*/\1/p' "$XT_TMP/ping.out")
 got=$(sed -n 's/^\([0-9]*\) packets transmitted, \([0-9]*\) received.*/\2/p' "$XT_TMP/ping.out")
-if [ -n "$sent" ] && [ "$sent" -gt 10 ] && [ "$sent" = "$got" ]; then
-	pass "upgrade inside the dispatcher: no ping lost ($got of $sent, every 50 ms)"
+# The SIGINT can come while the last request is on its way (an rtt of up
+# to 12 ms in this guest, a request every 50 ms): ping counts it sent and
+# not received. Only that one may miss: every reply to 1..sent-1 came.
+last=$(grep -v DUP "$XT_TMP/ping.out" | sed -n 's/.* icmp_seq=\([0-9]*\) .*/\1/p' | sort -n | tail -n 1)
+if [ -n "$sent" ] && [ "$sent" -gt 10 ] &&
+	{ [ "$sent" = "$got" ] || { [ "$got" = $((sent - 1)) ] && [ "$last" = "$got" ]; }; }; then
+	pass "upgrade inside the dispatcher: no ping lost ($got of $sent, every 50 ms, the last maybe in flight)"
 else
 	fail "upgrade inside the dispatcher loses no ping" "$(tail -n 3 "$XT_TMP/ping.out")"
 fi
