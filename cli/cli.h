@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "bridge.h"		/* enum xdpbr_mode */
+#include "xdpbr.h"		/* enum xdpbr_mode, enum xdpbr_stp_state */
 #include "ctl.h"		/* enum fdb_kind */
 
 /*
