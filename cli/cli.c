@@ -22,6 +22,7 @@
 #include "common.h"
 #include "util.h"
 #include "stpmap.h"	/* STPREQ_* */
+#include "xdpbr_rules.h"
 
 struct word {
 	const char *name;
@@ -760,15 +761,12 @@ struct command {
  * said otherwise, like `bridge fdb add`. */
 static int check_fdb_add(struct cli_cmd *c, char *err, size_t len)
 {
-	static const uint8_t zero[6];
 	char mac[MAC_STRLEN];
 
-	if (c->mac[0] & 1)
-		return fail(err, len, "'%s' is a multicast address; the FDB holds unicast "
-			    "addresses only", mac_format(c->mac, mac));
-	if (!memcmp(c->mac, zero, sizeof(zero)))
-		return fail(err, len, "'%s' is not a usable address (all zero)",
-			    mac_format(c->mac, mac));
+	if (!xdpbr_mac_station(c->mac))
+		return fail(err, len, c->mac[0] & 1 ? "'%s' is a multicast address; the FDB "
+			    "holds unicast addresses only" : "'%s' is not a usable address "
+			    "(all zero)", mac_format(c->mac, mac));
 	if (c->kind == FDB_KIND_ANY)
 		c->kind = FDB_KIND_STATIC;
 	return 0;

@@ -322,9 +322,7 @@ static int set_host_interface(struct parser *p, const struct key *k, const char 
 
 static int set_mac(struct parser *p, const struct key *k, const char *value)
 {
-	static const uint8_t zero[6];
-
-	if (mac_parse(value, p->c->mac) || p->c->mac[0] & 1 || !memcmp(p->c->mac, zero, 6))
+	if (mac_parse(value, p->c->mac) || !xdpbr_mac_station(p->c->mac))
 		return fail(p, "mac: '%s' is not a unicast MAC address (like 02:00:5e:00:53:01)",
 			    value);
 	p->c->mac_set = true;
@@ -475,7 +473,6 @@ static void static_label(const struct config_static *st, char *buf, size_t len)
 static int static_parse(struct parser *p, const char *value, char *tokens,
 			struct config_static *st)
 {
-	static const uint8_t zero[6];
 	char *save, *mac, *kw, *vlan, *extra;
 	char label[MAC_STRLEN];
 	uint64_t v = 0;
@@ -490,11 +487,9 @@ static int static_parse(struct parser *p, const char *value, char *tokens,
 	if (mac_parse(mac, st->mac))
 		return fail(p, "static: '%s' is not a MAC address", mac);
 	mac_format(st->mac, label);
-	if (!memcmp(st->mac, zero, 6))
-		return fail(p, "static: %s is the zero address", label);
-	if (st->mac[0] & 1)
-		return fail(p, "static: %s is a multicast address (static entries "
-			    "must be unicast)", label);
+	if (!xdpbr_mac_station(st->mac))
+		return fail(p, st->mac[0] & 1 ? "static: %s is a multicast address (static "
+			    "entries must be unicast)" : "static: %s is the zero address", label);
 	if (vlan) {
 		err = parse_u64(vlan, XDPBR_VLAN_MAX, &v);
 		if (err == -EINVAL)

@@ -33,6 +33,14 @@ XDPBR_RULE void xdpbr_vlan_set(__u64 *bits, __u16 vid, int on)
 		*w &= ~bit;
 }
 
+/* A station's address: unicast (the I/G bit clear) and not all zero. Only
+ * one can be learned, be a static or remote FDB entry, or be a source the
+ * datapath accepts. */
+XDPBR_RULE int xdpbr_mac_station(const __u8 *mac)
+{
+	return !(mac[0] & 1) && (mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5]);
+}
+
 /* The port flag that puts a port in the flood set of storm class c
  * (enum xdpbr_storm_class): flood, mcast_flood or bcast_flood. A port is
  * in a class's flood maps when it is up and has that flag (lib/ctl.c

@@ -14,13 +14,6 @@
 #include "util.h"
 #include "xdpbr_rules.h"
 
-static bool mac_usable(const uint8_t mac[6])
-{
-	static const uint8_t zero[6];
-
-	return !(mac[0] & 1) && memcmp(mac, zero, 6);
-}
-
 static bool fdb_match(const struct fdb_entry *e, const struct fdb_filter *f)
 {
 	bool is_static = e->val.flags & XDPBR_FDB_STATIC;
@@ -261,7 +254,7 @@ static int fdb_write(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t 
 	bool had;
 	int err;
 
-	if (!mac_usable(mac) || vlan > XDPBR_VLAN_MAX)
+	if (!xdpbr_mac_station(mac) || vlan > XDPBR_VLAN_MAX)
 		return -EINVAL;
 	err = ctl_port_get(m, ifindex, &p);
 	if (err)

@@ -56,6 +56,32 @@ static void test_vlan_index_masked(void **state)
 	assert_true(bits[XDPBR_VLAN_WORDS] == 0);
 }
 
+/* A station's address: any unicast address but zero, whichever byte is
+ * non-zero; the I/G bit of the first octet makes any address a group one. */
+static void test_mac_station(void **state)
+{
+	static const __u8 ok[][6] = {
+		{ 0x02, 0, 0, 0, 0, 0x01 }, { 0, 0, 0, 0, 0, 0x01 }, { 0x02, 0, 0, 0, 0, 0 },
+		{ 0, 0, 0x5e, 0, 0, 0 }, { 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff },
+	};
+	static const __u8 bad[][6] = {
+		{ 0, 0, 0, 0, 0, 0 }, { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff },
+		{ 0x01, 0, 0x5e, 0, 0, 0x01 }, { 0x33, 0x33, 0, 0, 0, 0x01 },
+		{ 0x01, 0x80, 0xc2, 0, 0, 0 }, { 0x01, 0, 0, 0, 0, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		assert_true(xdpbr_mac_station(ok[i]));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_false(xdpbr_mac_station(bad[i]));
+	for (int byte = 0; byte < 6; byte++) {
+		__u8 m[6] = { 0 };
+
+		m[byte] = byte ? 0x01 : 0x02;	/* one non-zero byte, anywhere */
+		assert_true(xdpbr_mac_station(m));
+	}
+}
+
 static void test_ageing_default(void **state)
 {
 	struct xdpbr_config c = { 0 };
@@ -172,6 +198,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vlan_set_and_test),
 		cmocka_unit_test(test_vlan_index_masked),
+		cmocka_unit_test(test_mac_station),
 		cmocka_unit_test(test_ageing_default),
 		cmocka_unit_test(test_stale_dynamic),
 		cmocka_unit_test(test_stale_static_never),
