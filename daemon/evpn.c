@@ -37,13 +37,6 @@ static uint32_t vx(const struct evpn *e)
 	return e->ov.ifindex[OV_VXLAN];
 }
 
-static bool mac_mirrored(const uint8_t mac[6])
-{
-	static const uint8_t zero[6];
-
-	return !(mac[0] & 1) && memcmp(mac, zero, 6);
-}
-
 static void vxlan_of(const struct config_vxlan *c, struct vxlan_info *v)
 {
 	memset(v, 0, sizeof(*v));
@@ -151,7 +144,7 @@ static void local_set(struct evpn *e, const uint8_t mac[6], bool add)
 
 void evpn_fdb_event(struct evpn *e, const struct xdpbr_event *ev)
 {
-	if (!e->maps || ev->vlan != EVPN_VLAN || !mac_mirrored(ev->mac))
+	if (!e->maps || ev->vlan != EVPN_VLAN || !xdpbr_mac_station(ev->mac))
 		return;
 	if (ev->type == XDPBR_EV_LEARN || ev->type == XDPBR_EV_MOVE)
 		local_set(e, ev->mac, ev->ifindex != gw(e));
@@ -160,7 +153,7 @@ void evpn_fdb_event(struct evpn *e, const struct xdpbr_event *ev)
 void evpn_fdb_deleted(struct evpn *e, const struct xdpbr_fdb_key *k,
 		      const struct xdpbr_fdb_val *v)
 {
-	if (e->maps && k->vlan == EVPN_VLAN && v->ifindex != gw(e) && mac_mirrored(k->mac))
+	if (e->maps && k->vlan == EVPN_VLAN && v->ifindex != gw(e) && xdpbr_mac_station(k->mac))
 		local_set(e, k->mac, false);
 }
 
@@ -203,7 +196,7 @@ static void remote_remove(struct evpn *e, const uint8_t mac[6])
  * vxlan device: what zebra installs for a remote MAC. */
 static bool is_remote(const struct evpn *e, const struct kfdb_entry *k)
 {
-	return k->ifindex == vx(e) && !(k->flags & NTF_SELF) && mac_mirrored(k->mac);
+	return k->ifindex == vx(e) && !(k->flags & NTF_SELF) && xdpbr_mac_station(k->mac);
 }
 
 static void on_neigh(const struct kfdb_entry *k, void *arg)
@@ -273,7 +266,7 @@ static void on_dump(const struct kfdb_entry *k, void *arg)
 {
 	struct kstate *ks = arg;
 
-	if (k->deleted || !(k->flags & NTF_EXT_LEARNED) || !mac_mirrored(k->mac))
+	if (k->deleted || !(k->flags & NTF_EXT_LEARNED) || !xdpbr_mac_station(k->mac))
 		return;
 	if (k->ifindex == gwk(ks->e))
 		macset_add(&ks->local, k->mac);
@@ -315,7 +308,7 @@ static void reconcile_xdpbr(struct pass *ps, const struct kstate *ks)
 	for (size_t i = 0; i < ps->n; i++) {
 		const struct fdb_entry *x = &ps->t[i];
 
-		if (x->key.vlan != EVPN_VLAN || !mac_mirrored(x->key.mac))
+		if (x->key.vlan != EVPN_VLAN || !xdpbr_mac_station(x->key.mac))
 			continue;
 		if (x->val.ifindex == gw(ps->e) && x->val.flags & XDPBR_FDB_REMOTE &&
 		    !macset_has(&ks->remote, x->key.mac))
