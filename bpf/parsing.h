@@ -22,11 +22,6 @@ static __always_inline int mac_is_multicast(const __u8 *mac)
 	return mac[0] & 1;
 }
 
-static __always_inline int mac_is_zero(const __u8 *mac)
-{
-	return !(mac[0] | mac[1] | mac[2] | mac[3] | mac[4] | mac[5]);
-}
-
 static __always_inline int mac_is_broadcast(const __u8 *mac)
 {
 	return (mac[0] & mac[1] & mac[2] & mac[3] & mac[4] & mac[5]) == 0xff;

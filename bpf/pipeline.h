@@ -119,7 +119,7 @@ static __always_inline int stp_is_on(void)
 static __always_inline enum xdpbr_counter
 check_addresses(struct frame *f, const __u8 *dst, const __u8 *src)
 {
-	if (mac_is_multicast(src) || mac_is_zero(src))
+	if (!xdpbr_mac_station(src))
 		return XDPBR_CNT_DROP_BAD_SRC;
 	f->cls = classify(dst);
 	if (f->cls != DST_LINK_LOCAL)
