@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "xdpbr.h"		/* enum xdpbr_mode, enum xdpbr_stp_state */
-#include "ctl.h"		/* enum fdb_kind */
+#include "fdbtab.h"		/* enum fdb_kind */
 
 /*
  * The port flags the CLI sets (link set) and shows (link show), in the

@@ -13,23 +13,13 @@
 #include "print.h"
 #include "util.h"
 
-static bool fdb_wanted(const struct fdb_entry *e, uint32_t dev, const struct cli_cmd *c)
-{
-	bool is_static = e->val.flags & XDPBR_FDB_STATIC;
-
-	return (!dev || e->val.ifindex == dev) &&
-	       (c->vlan < 0 || e->key.vlan == c->vlan) &&
-	       (c->kind != FDB_KIND_STATIC || is_static) &&
-	       (c->kind != FDB_KIND_DYNAMIC || !is_static);
-}
-
-/* The entries the filters of c select, in place; their number. */
-static size_t fdb_filter(struct fdb_entry *e, size_t n, uint32_t dev, const struct cli_cmd *c)
+/* The entries f selects, in place; their number. */
+static size_t fdb_select(struct fdb_entry *e, size_t n, const struct fdb_filter *f)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (fdb_wanted(&e[i], dev, c))
+		if (fdb_filter_match(&e[i], f))
 			e[k++] = e[i];
 	return k;
 }
@@ -61,19 +51,19 @@ static void print_fdb_entry(const struct fdb_entry *e, const char *br, uint64_t 
 
 int do_fdb_show(const struct cli_cmd *c, struct target *t)
 {
+	struct fdb_filter f = { .vlan = c->vlan, .kind = c->kind };
 	struct fdb_entry *e;
 	uint64_t now = mono_ns();
-	uint32_t dev;
 	size_t n;
 	int err;
 
-	err = dev_ifindex(c, &dev);
+	err = dev_ifindex(c, &f.ifindex);
 	if (err)
 		return err;
 	err = fdb_dump(t->m.fdb, &e, &n);
 	if (err)
 		return cli_error(err, "can't read the FDB: %s%s", strerror(-err), errno_hint(err));
-	n = fdb_filter(e, n, dev, c);
+	n = fdb_select(e, n, &f);
 	print_begin(c->json, c->pretty);
 	print_open_array(NULL);
 	for (size_t i = 0; i < n; i++)

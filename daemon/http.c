@@ -202,8 +202,7 @@ static enum MHD_Result get_metrics(struct http *h, struct MHD_Connection *c)
  */
 struct fdb_stream {
 	struct fdb_page pg;
-	uint32_t ifindex;		/* only this port's entries; 0: all */
-	int vlan;			/* only this VLAN's; -1: all */
+	struct fdb_filter filter;	/* the entries asked for (port, vlan) */
 	struct fdb_entry e[FDB_BATCH];
 	int n, i;			/* entries in e; the next to send */
 	int reads;			/* reads of the table in this write */
@@ -216,14 +215,6 @@ struct fdb_stream {
 	uint64_t now_ns;
 	struct ifname_cache names;
 };
-
-static bool fdb_wanted(const struct fdb_entry *e, const void *arg)
-{
-	const struct fdb_stream *s = arg;
-
-	return (!s->ifindex || e->val.ifindex == s->ifindex) &&
-	       (s->vlan < 0 || e->key.vlan == s->vlan);
-}
 
 static int piece(struct fdb_stream *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -354,9 +345,10 @@ static enum MHD_Result get_fdb(struct http *h, struct MHD_Connection *c,
 	if (!s)
 		return MHD_NO;
 	s->pg = (struct fdb_page){ .fd = h->maps->fdb, .cursor = after, .room = limit,
-				   .budget = HTTP_FDB_READ_MAX, .match = fdb_wanted, .arg = s };
-	s->ifindex = dev;
-	s->vlan = q->vlan ? (int)vid : -1;
+				   .budget = HTTP_FDB_READ_MAX, .match = fdb_filter_match,
+				   .arg = &s->filter };
+	s->filter = (struct fdb_filter){ .ifindex = dev, .vlan = q->vlan ? (int)vid : -1,
+					 .kind = FDB_KIND_ANY };
 	snprintf(s->bridge, sizeof(s->bridge), "%s", h->bridge);
 	s->now_ns = mono_ns();
 	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, HTTP_FDB_BLOCK,

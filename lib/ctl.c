@@ -14,21 +14,6 @@
 #include "util.h"
 #include "xdpbr_rules.h"
 
-static bool fdb_match(const struct fdb_entry *e, const struct fdb_filter *f)
-{
-	bool is_static = e->val.flags & XDPBR_FDB_STATIC;
-
-	if (f->ifindex && e->val.ifindex != f->ifindex)
-		return false;
-	if (f->vlan >= 0 && e->key.vlan != f->vlan)
-		return false;
-	if (f->kind == FDB_KIND_STATIC && !is_static)
-		return false;
-	if (f->kind == FDB_KIND_DYNAMIC && is_static)
-		return false;
-	return true;
-}
-
 /* ---- learned counts: the datapath's (xdpbr_learned) plus user space's
  * (xdpbr_learned_user, the only one written here); see xdpbr.h. */
 
@@ -351,7 +336,7 @@ int ctl_fdb_del(const struct xdpbr_maps *m, const uint8_t mac[6],
 		e.key.vlan = (uint16_t)vlan;
 		if (bpf_map_lookup_elem(m->fdb, &e.key, &e.val))
 			continue;
-		if (!fdb_match(&e, f))
+		if (!fdb_filter_match(&e, f))
 			continue;
 		err = fdb_delete(m, &e);
 		if (err && err != -ENOENT)
@@ -384,7 +369,7 @@ static bool flush_match(const struct flush *fl, const struct fdb_entry *e)
 {
 	bool port = !fl->nports;
 
-	if (e->key.vlan < fl->lo || e->key.vlan > fl->hi || !fdb_match(e, fl->f))
+	if (e->key.vlan < fl->lo || e->key.vlan > fl->hi || !fdb_filter_match(e, fl->f))
 		return false;
 	for (size_t i = 0; !port && i < fl->nports; i++)
 		port = e->val.ifindex == fl->ports[i];

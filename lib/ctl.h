@@ -11,15 +11,8 @@
 #include <stdint.h>
 
 #include "xdpbr.h"
+#include "fdbtab.h"		/* struct fdb_filter */
 #include "pins.h"
-
-enum fdb_kind { FDB_KIND_ANY, FDB_KIND_DYNAMIC, FDB_KIND_STATIC };
-
-struct fdb_filter {
-	uint32_t ifindex;		/* 0: any port */
-	int vlan;			/* -1: any VLAN */
-	enum fdb_kind kind;
-};
 
 /* Adds (or replaces) an entry. static: never ages, never moves, and frames
  * claiming its MAC on another port are dropped. -EINVAL for a multicast or

@@ -159,6 +159,17 @@ uint64_t fdb_updated_s(const struct xdpbr_fdb_val *v, uint64_t now)
 	return (now - v->last_seen) / XDPBR_NSEC_PER_SEC;
 }
 
+bool fdb_filter_match(const struct fdb_entry *e, const void *filter)
+{
+	const struct fdb_filter *f = filter;
+	bool is_static = e->val.flags & XDPBR_FDB_STATIC;
+
+	return (!f->ifindex || e->val.ifindex == f->ifindex) &&
+	       (f->vlan < 0 || e->key.vlan == f->vlan) &&
+	       (f->kind != FDB_KIND_STATIC || is_static) &&
+	       (f->kind != FDB_KIND_DYNAMIC || !is_static);
+}
+
 const char *fdb_state_name(const struct xdpbr_fdb_val *v)
 {
 	if (v->flags & XDPBR_FDB_LOCAL)

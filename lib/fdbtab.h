@@ -12,6 +12,20 @@ struct fdb_entry {
 	struct xdpbr_fdb_val val;
 };
 
+/* Which entries an operation or a listing selects (fdb show, flush, del,
+ * GET /fdb, the daemon's flushes of a port). */
+enum fdb_kind { FDB_KIND_ANY, FDB_KIND_DYNAMIC, FDB_KIND_STATIC };
+
+struct fdb_filter {
+	uint32_t ifindex;		/* 0: any port */
+	int vlan;			/* -1: any VLAN */
+	enum fdb_kind kind;		/* static: XDPBR_FDB_STATIC set; dynamic: not */
+};
+
+/* Whether entry e is one filter (a struct fdb_filter) selects; the
+ * signature of fdb_page.match. */
+bool fdb_filter_match(const struct fdb_entry *e, const void *filter);
+
 /* Entries read per system call. */
 #define FDB_BATCH 1024
 

@@ -261,7 +261,7 @@ struct fdb_ent {
 };
 
 /* The whole FDB; fails the run if it is larger than FDB_READ_MAX. */
-static size_t fdb_read(struct fdb_ent *out)
+static size_t fdb_snapshot(struct fdb_ent *out)
 {
 	static struct xdpbr_fdb_key keys[FDB_READ_MAX];
 	static struct xdpbr_fdb_val vals[FDB_READ_MAX];
@@ -688,7 +688,7 @@ static void run(const struct frame_info *f, struct result *r)
 	r->t1 = dp_coarse_ns();
 	ring_buffer__consume(rb);
 	must(dp_stats_read(r->d), "reading xdpbr_stats");
-	r->nfdb = fdb_read(r->fdb);
+	r->nfdb = fdb_snapshot(r->fdb);
 	must(dp_learned_read(r->learned), "reading xdpbr_learned");
 
 	for (int s = 0; s < NSLOTS; s++)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* test_rules.c - include/xdpbr_rules.h: the rules the datapath and user space
- * share (VLAN bitmap, ageing default, staleness, learning limits). */
+ * share (VLAN bitmap, ageing default, staleness, learning limits), and the
+ * rules of lib/ every user-space part applies (the FDB filter). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "fdbtab.h"
 #include "xdpbr_rules.h"
 
 #define SEC XDPBR_NSEC_PER_SEC
@@ -80,6 +82,45 @@ static void test_mac_station(void **state)
 		m[byte] = byte ? 0x01 : 0x02;	/* one non-zero byte, anywhere */
 		assert_true(xdpbr_mac_station(m));
 	}
+}
+
+/* The FDB filter of fdb show/flush/del and GET /fdb: each field narrows,
+ * its "any" value (0, -1, FDB_KIND_ANY) does not. */
+static void test_fdb_filter(void **state)
+{
+	const struct fdb_entry dyn = { .key = { .vlan = 10 }, .val = { .ifindex = 3 } };
+	const struct fdb_entry st = { .key = { .vlan = 0 },
+				      .val = { .ifindex = 4, .flags = XDPBR_FDB_STATIC } };
+	const struct fdb_entry local = { .val = { .ifindex = 4,
+					       .flags = XDPBR_FDB_STATIC | XDPBR_FDB_LOCAL } };
+	const struct fdb_entry remote = { .val = { .ifindex = 5, .flags = XDPBR_FDB_REMOTE } };
+	struct fdb_filter any = { .vlan = -1, .kind = FDB_KIND_ANY }, f;
+
+	assert_true(fdb_filter_match(&dyn, &any));
+	assert_true(fdb_filter_match(&st, &any));
+	f = any, f.ifindex = 3;
+	assert_true(fdb_filter_match(&dyn, &f));
+	assert_false(fdb_filter_match(&st, &f));
+	f = any, f.vlan = 10;
+	assert_true(fdb_filter_match(&dyn, &f));
+	assert_false(fdb_filter_match(&st, &f));
+	f = any, f.vlan = 0;			/* VLAN 0 is a VLAN, not "any" */
+	assert_false(fdb_filter_match(&dyn, &f));
+	assert_true(fdb_filter_match(&st, &f));
+	f = any, f.kind = FDB_KIND_STATIC;
+	assert_false(fdb_filter_match(&dyn, &f));
+	assert_true(fdb_filter_match(&st, &f));
+	assert_true(fdb_filter_match(&local, &f));	/* the bridge's own: static */
+	assert_false(fdb_filter_match(&remote, &f));	/* a remote entry moves: dynamic */
+	f.kind = FDB_KIND_DYNAMIC;
+	assert_true(fdb_filter_match(&dyn, &f));
+	assert_false(fdb_filter_match(&st, &f));
+	assert_false(fdb_filter_match(&local, &f));
+	assert_true(fdb_filter_match(&remote, &f));
+	f = (struct fdb_filter){ .ifindex = 4, .vlan = 0, .kind = FDB_KIND_STATIC };
+	assert_true(fdb_filter_match(&st, &f));		/* all three at once */
+	f.ifindex = 3;
+	assert_false(fdb_filter_match(&st, &f));
 }
 
 static void test_ageing_default(void **state)
@@ -199,6 +240,7 @@ int main(void)
 		cmocka_unit_test(test_vlan_set_and_test),
 		cmocka_unit_test(test_vlan_index_masked),
 		cmocka_unit_test(test_mac_station),
+		cmocka_unit_test(test_fdb_filter),
 		cmocka_unit_test(test_ageing_default),
 		cmocka_unit_test(test_stale_dynamic),
 		cmocka_unit_test(test_stale_static_never),
