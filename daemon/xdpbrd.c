@@ -208,10 +208,8 @@ static int apply_port_vlans(struct daemon *d, const struct config *c,
 		v.member[w] = cp->vlans[w] | cp->untagged[w];
 		v.untagged[w] = cp->untagged[w];
 	}
-	if (!cp->vlans_set && pvid) {
-		xdpbr_vlan_set(v.member, pvid, 1);
-		xdpbr_vlan_set(v.untagged, pvid, 1);
-	}
+	if (!cp->vlans_set)
+		xdpbr_vlan_default(&v, pvid, 1);
 	if (pvid && !xdpbr_vlan_test(v.member, pvid))
 		pvid = 0;	/* the default PVID is not among the port's VLANs */
 	return ctl_vlan_set_port(&d->br.maps, ifindex, &v, pvid);

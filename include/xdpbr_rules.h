@@ -33,6 +33,25 @@ XDPBR_RULE void xdpbr_vlan_set(__u64 *bits, __u16 vid, int on)
 		*w &= ~bit;
 }
 
+/* The default PVID (default_pvid), as on the kernel bridge: a port that
+ * follows it has it as its PVID and is an untagged member of that VLAN;
+ * xdpbr_vlan_default() makes v so (on) or undoes it, for pvid 0 (none)
+ * nothing. A port follows the default def while its PVID is def and it is
+ * an untagged member of def; else someone configured it otherwise. */
+XDPBR_RULE void xdpbr_vlan_default(struct xdpbr_vlan_port *v, __u16 pvid, int on)
+{
+	if (!pvid)
+		return;
+	xdpbr_vlan_set(v->member, pvid, on);
+	xdpbr_vlan_set(v->untagged, pvid, on);
+}
+
+XDPBR_RULE int xdpbr_vlan_follows_default(const struct xdpbr_vlan_port *v, __u16 port_pvid,
+					  __u16 def)
+{
+	return port_pvid == def && xdpbr_vlan_test(v->untagged, def);
+}
+
 /* A station's address: unicast (the I/G bit clear) and not all zero. Only
  * one can be learned, be a static or remote FDB entry, or be a source the
  * datapath accepts. */

@@ -832,10 +832,7 @@ int ctl_vlan_port_init(const struct xdpbr_maps *m, struct xdpbr_port *p)
 	if (err)
 		return err;
 	p->pvid = ctl_default_pvid(&c);
-	if (p->pvid) {
-		xdpbr_vlan_set(v.member, p->pvid, 1);
-		xdpbr_vlan_set(v.untagged, p->pvid, 1);
-	}
+	xdpbr_vlan_default(&v, p->pvid, 1);
 	return vlan_put(m, p->slot, &v);
 }
 
@@ -969,18 +966,12 @@ int ctl_set_default_pvid(const struct xdpbr_maps *m, uint16_t pvid, int egress_f
 		/* As the kernel: leave a port the user configured (its PVID is
 		 * not the old default as an untagged member), or one already
 		 * in the new VLAN. */
-		if (old && !(p.pvid == old && xdpbr_vlan_test(v.untagged, old)))
+		if (old && !xdpbr_vlan_follows_default(&v, p.pvid, old))
 			continue;
 		if (pvid && xdpbr_vlan_test(v.member, pvid))
 			continue;
-		if (old) {
-			xdpbr_vlan_set(v.member, old, 0);
-			xdpbr_vlan_set(v.untagged, old, 0);
-		}
-		if (pvid) {
-			xdpbr_vlan_set(v.member, pvid, 1);
-			xdpbr_vlan_set(v.untagged, pvid, 1);
-		}
+		xdpbr_vlan_default(&v, old, 0);
+		xdpbr_vlan_default(&v, pvid, 1);
 		p.pvid = pvid;
 		err = vlan_put(m, p.slot, &v);
 		if (!err)

@@ -58,6 +58,27 @@ static void test_vlan_index_masked(void **state)
 	assert_true(bits[XDPBR_VLAN_WORDS] == 0);
 }
 
+/* The default PVID: followed means PVID and untagged member; 0 is none. */
+static void test_vlan_default(void **state)
+{
+	struct xdpbr_vlan_port v;
+
+	memset(&v, 0, sizeof(v));
+	xdpbr_vlan_default(&v, 0, 1);			/* none: nothing */
+	assert_true(!memcmp(&v, &(struct xdpbr_vlan_port){ 0 }, sizeof(v)));
+	xdpbr_vlan_default(&v, 100, 1);
+	assert_true(xdpbr_vlan_test(v.member, 100) && xdpbr_vlan_test(v.untagged, 100));
+	assert_true(xdpbr_vlan_follows_default(&v, 100, 100));
+	assert_false(xdpbr_vlan_follows_default(&v, 0, 100));	/* its PVID taken away */
+	assert_false(xdpbr_vlan_follows_default(&v, 100, 1));	/* another default */
+	xdpbr_vlan_set(v.untagged, 100, 0);			/* tagged member now */
+	assert_false(xdpbr_vlan_follows_default(&v, 100, 100));
+	xdpbr_vlan_set(v.member, 7, 1);
+	xdpbr_vlan_default(&v, 100, 0);
+	assert_false(xdpbr_vlan_test(v.member, 100) || xdpbr_vlan_test(v.untagged, 100));
+	assert_true(xdpbr_vlan_test(v.member, 7));		/* the others stay */
+}
+
 /* A station's address: any unicast address but zero, whichever byte is
  * non-zero; the I/G bit of the first octet makes any address a group one. */
 static void test_mac_station(void **state)
@@ -239,6 +260,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vlan_set_and_test),
 		cmocka_unit_test(test_vlan_index_masked),
+		cmocka_unit_test(test_vlan_default),
 		cmocka_unit_test(test_mac_station),
 		cmocka_unit_test(test_fdb_filter),
 		cmocka_unit_test(test_ageing_default),
