@@ -9,6 +9,7 @@
 #include "common.h"
 #include "ctl.h"
 #include "fdbtab.h"
+#include "json.h"
 #include "ports.h"
 #include "print.h"
 #include "util.h"
@@ -24,34 +25,29 @@ static size_t fdb_select(struct fdb_entry *e, size_t n, const struct fdb_filter 
 	return k;
 }
 
-/* "MAC dev DEV vlan VID master BRIDGE [static] updated S", or its object
- * {"mac","ifname","vlan","master","state","flags","updated"}: the keys of
- * the daemon's GET /fdb (lib/json.c json_fdb_entry()). */
-static void print_fdb_entry(const struct fdb_entry *e, const char *br, uint64_t now)
+/* "MAC dev DEV vlan VID master BRIDGE [static] updated S", or the
+ * entry's object of the daemon's GET /fdb (json_fdb_entry()). */
+static void print_fdb_entry(const struct fdb_entry *e, const char *br, uint64_t now,
+			    struct ifname_cache *names)
 {
 	char mac[MAC_STRLEN], ifname[IFNAME_SHOWN];
-	bool is_static = e->val.flags & XDPBR_FDB_STATIC;
 
-	print_open_object(NULL);
-	print_string(PRINT_ANY, "mac", "%s", mac_format(e->key.mac, mac));
-	print_string(PRINT_ANY, "ifname", " dev %s", ifname_shown(e->val.ifindex, ifname));
-	print_u64(PRINT_ANY, "vlan", " vlan %llu", e->key.vlan);
-	print_string(PRINT_ANY, "master", " master %s", br);
-	print_string(PRINT_JSON, "state", NULL, fdb_state_name(&e->val));
-	if (is_static || e->val.flags & XDPBR_FDB_REMOTE)
-		print_string(PRINT_FP, NULL, " %s", fdb_state_name(&e->val));
-	print_open_array("flags");
-	if (e->val.flags & XDPBR_FDB_LOCAL)
-		print_string(PRINT_JSON, NULL, NULL, "self");
-	print_close_array();
-	print_u64(PRINT_ANY, "updated", " updated %llu", fdb_updated_s(&e->val, now));
-	print_close_object();
+	if (print_is_json()) {
+		print_json_object(NULL, json_fdb_entry(e, br, now, names));
+		return;
+	}
+	print_text("%s dev %s vlan %u master %s", mac_format(e->key.mac, mac),
+		   ifname_cached(names, e->val.ifindex, ifname), e->key.vlan, br);
+	if (e->val.flags & (XDPBR_FDB_STATIC | XDPBR_FDB_REMOTE))
+		print_text(" %s", fdb_state_name(&e->val));
+	print_text(" updated %llu", (unsigned long long)fdb_updated_s(&e->val, now));
 	print_nl();
 }
 
 int do_fdb_show(const struct cli_cmd *c, struct target *t)
 {
 	struct fdb_filter f = { .vlan = c->vlan, .kind = c->kind };
+	struct ifname_cache names = { 0 };
 	struct fdb_entry *e;
 	uint64_t now = mono_ns();
 	size_t n;
@@ -67,7 +63,7 @@ int do_fdb_show(const struct cli_cmd *c, struct target *t)
 	print_begin(c->json, c->pretty);
 	print_open_array(NULL);
 	for (size_t i = 0; i < n; i++)
-		print_fdb_entry(&e[i], t->br, now);
+		print_fdb_entry(&e[i], t->br, now, &names);
 	print_close_array();
 	print_end();
 	free(e);

@@ -10,6 +10,7 @@
 #include "bridge.h"
 #include "common.h"
 #include "ctl.h"
+#include "json.h"
 #include "ports.h"
 #include "print.h"
 
@@ -90,80 +91,73 @@ static int links_read(const struct target *t, const struct port_entry *p, size_t
 	return (int)k;
 }
 
-/* <BROADCAST,MULTICAST,UP,LOWER_UP>, or "flags": [...] */
+/* <BROADCAST,MULTICAST,UP,LOWER_UP> */
 static void print_ifflags(unsigned int ifflags)
 {
 	const char *sep = "";
 
 	print_text("<");
-	print_open_array("flags");
 	for (size_t i = 0; i < PORT_IFF_NAMES; i++) {
 		if (!(ifflags & port_iff_names[i].bit))
 			continue;
-		print_string(PRINT_JSON, NULL, NULL, port_iff_names[i].name);
 		print_text("%s%s", sep, port_iff_names[i].name);
 		sep = ",";
 	}
-	print_close_array();
 	print_text(">");
 }
 
-/* learning on flood on ..., or "learning": true, ... */
-static void print_port_flags(uint32_t flags)
+static const char *link_state(const struct link_info *li)
 {
-#define PRINT_FLAG(NAME, bit, word) \
-	print_onoff(PRINT_ANY, word, " " word " %s", flags & XDPBR_PORT_##NAME);
-	CLI_PORT_FLAGS(PRINT_FLAG)
-#undef PRINT_FLAG
+	return li->gone ? "gone" : port_state_name(li->p, &li->l, li->stp, li->stp_on);
 }
 
-/* The limits, frames per second, 0 = none: in text only where there are
- * some; in JSON "storm": {"broadcast", "multicast", "unknown"}. */
-static void print_storm(const struct xdpbr_storm *st)
+/* The port's object of GET /stats (json_port()), with its storm control
+ * limits, frames per second, 0 = none: "storm": {"broadcast", ...}. */
+static struct json_object *link_json(const struct link_info *li, const char *br)
 {
-	const __u32 *pps = st->pps;
-	enum print_type t = pps[XDPBR_STORM_BCAST] || pps[XDPBR_STORM_MCAST] ||
-			    pps[XDPBR_STORM_UNKNOWN] ? PRINT_ANY : PRINT_JSON;
+	struct json_object *o = json_port(li->p, &li->l, link_state(li), br);
 
-	print_open_object("storm");
-	print_u64(t, "broadcast", " storm bcast %llu", pps[XDPBR_STORM_BCAST]);
-	print_u64(t, "multicast", " mcast %llu", pps[XDPBR_STORM_MCAST]);
-	print_u64(t, "unknown", " unknown %llu", pps[XDPBR_STORM_UNKNOWN]);
-	print_close_object();
+	json_object_object_add(o, "storm", json_storm(&li->storm));
+	return o;
 }
 
-/* One line of link show, like `ip link`'s, or the port's object with the
- * keys of the daemon's GET /stats ports (lib/json.c json_port()). */
-static void print_link(const struct link_info *li, const char *br)
+/* One line of link show, like `ip link`'s; the storm control limits only
+ * where there are some. */
+static void print_link_text(const struct link_info *li, const char *br)
 {
 	const struct port_entry *p = li->p;
+	const __u32 *pps = li->storm.pps;
 
-	print_open_object(NULL);
-	print_u64(PRINT_ANY, "ifindex", "%llu: ", p->ifindex);
-	print_string(PRINT_ANY, "ifname", "%s: ", li->l.ifname);
+	print_text("%u: %s: ", p->ifindex, li->l.ifname);
 	print_ifflags(li->l.ifflags);
-	print_u64(PRINT_ANY, "mtu", " mtu %llu", (uint64_t)li->l.mtu);
-	print_string(PRINT_ANY, "master", " master %s", br);
-	print_string(PRINT_ANY, "state", " state %s", li->gone ? "gone" :
-		     port_state_name(p, &li->l, li->stp, li->stp_on));
-	print_string(PRINT_ANY, "kind", " kind %s", li->l.kind);
-	print_string(PRINT_ANY, "datapath", " datapath %s", li->l.datapath ? li->l.datapath : "none");
+	print_text(" mtu %d master %s state %s kind %s datapath %s", li->l.mtu, br,
+		   link_state(li), li->l.kind, li->l.datapath ? li->l.datapath : "none");
 	if (p->port.flags & XDPBR_PORT_HOST)
-		print_string(PRINT_ANY, "host_interface", " host_interface %s",
-			     li->l.host_interface);
-	print_string(PRINT_ANY, "xdp_mode", " xdp %s", port_mode_name(li->l.xdp_mode));
+		print_text(" host_interface %s", li->l.host_interface);
+	print_text(" xdp %s", port_mode_name(li->l.xdp_mode));
 	if (li->l.xdp_attach && !strcmp(li->l.xdp_attach, "dispatcher"))
-		print_string(PRINT_FP, NULL, " %s", li->l.xdp_attach);
-	print_string(PRINT_JSON, "xdp_attach", NULL, li->l.xdp_attach ? li->l.xdp_attach : "none");
-	print_u64(li->l.xdp_prog_id ? PRINT_ANY : PRINT_JSON, "xdp_prog_id", " id %llu",
-		  li->l.xdp_prog_id);
-	print_u64(li->gone ? PRINT_ANY : PRINT_JSON, "slot", " slot %llu", p->port.slot);
-	print_port_flags(p->port.flags);
-	print_u64(PRINT_ANY, "max_learned", " max_learned %llu", p->port.max_learned);
-	print_u64(PRINT_ANY, "pvid", " pvid %llu", p->port.pvid);
-	print_storm(&li->storm);
-	print_close_object();
+		print_text(" %s", li->l.xdp_attach);
+	if (li->l.xdp_prog_id)
+		print_text(" id %u", li->l.xdp_prog_id);
+	if (li->gone)
+		print_text(" slot %u", p->port.slot);
+#define PRINT_FLAG(NAME, bit, word) \
+	print_text(" " word " %s", p->port.flags & XDPBR_PORT_##NAME ? "on" : "off");
+	CLI_PORT_FLAGS(PRINT_FLAG)
+#undef PRINT_FLAG
+	print_text(" max_learned %u pvid %u", p->port.max_learned, p->port.pvid);
+	if (pps[XDPBR_STORM_BCAST] || pps[XDPBR_STORM_MCAST] || pps[XDPBR_STORM_UNKNOWN])
+		print_text(" storm bcast %u mcast %u unknown %u", pps[XDPBR_STORM_BCAST],
+			   pps[XDPBR_STORM_MCAST], pps[XDPBR_STORM_UNKNOWN]);
 	print_nl();
+}
+
+static void print_link(const struct link_info *li, const char *br)
+{
+	if (print_is_json())
+		print_json_object(NULL, link_json(li, br));
+	else
+		print_link_text(li, br);
 }
 
 int do_link_show(const struct cli_cmd *c, struct target *t)

@@ -68,14 +68,24 @@ struct json_object *json_port(const struct port_entry *p, const struct port_link
 	if (p->port.flags & XDPBR_PORT_HOST)
 		add_str(o, "host_interface", l->host_interface);
 	add_str(o, "xdp_mode", port_mode_name(l->xdp_mode));
-	add_u64(o, "xdp_prog_id", l->xdp_prog_id);
 	add_str(o, "xdp_attach", l->xdp_attach ? l->xdp_attach : "none");
+	add_u64(o, "xdp_prog_id", l->xdp_prog_id);
 	add_u64(o, "slot", p->port.slot);
 #define ADD_FLAG(e, bit, name) add_bool(o, name, p->port.flags & XDPBR_PORT_##e);
 	XDPBR_PORT_FLAGS(ADD_FLAG)
 #undef ADD_FLAG
 	add_u64(o, "max_learned", p->port.max_learned);
 	add_u64(o, "pvid", p->port.pvid);
+	return o;
+}
+
+struct json_object *json_storm(const struct xdpbr_storm *st)
+{
+	struct json_object *o = json_object_new_object();
+
+	add_u64(o, "broadcast", st->pps[XDPBR_STORM_BCAST]);
+	add_u64(o, "multicast", st->pps[XDPBR_STORM_MCAST]);
+	add_u64(o, "unknown", st->pps[XDPBR_STORM_UNKNOWN]);
 	return o;
 }
 
