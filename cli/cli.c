@@ -1044,7 +1044,8 @@ static int parse_keyword(int argc, char **argv, int *i, struct cli_cmd *c,
 	int r;
 
 	if (k->bit & KW_STP) {
-		if (c->stp.set & k->arg)
+		if ((c->stp.set & k->arg) ||
+		    (k->arg == STPREQ_BPDU_GUARD && (c->stp.set & STPREQ_GUARD_RESET)))
 			return fail(err, len, "'%s' given twice", k->w.name);
 	} else if (c->seen & k->bit) {
 		if (k->bit == KW_KIND && c->kind != (enum fdb_kind)k->arg)
@@ -1063,7 +1064,10 @@ static int parse_keyword(int argc, char **argv, int *i, struct cli_cmd *c,
 	}
 	if (!r)
 		c->seen |= k->bit;
-	if (!r && (k->bit & KW_STP))
+	/* bpdu_guard reset is an action (STPREQ_GUARD_RESET), no value of the
+	 * guard: with STPREQ_BPDU_GUARD too the request turned the guard off */
+	if (!r && (k->bit & KW_STP) && !(k->arg == STPREQ_BPDU_GUARD &&
+					  (c->stp.set & STPREQ_GUARD_RESET)))
 		c->stp.set |= k->arg;
 	return r;
 }

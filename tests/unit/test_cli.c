@@ -1331,7 +1331,7 @@ static void test_stp_words(void **state)
 	OK(&c, "link", "set", "dev", "eth1", "path_cost", "0", "port_priority", "240",
 	   "edge", "auto", "bpdu_guard", "reset", "root_guard", "on");
 	assert_int_equal(c.stp.set, STPREQ_PATH_COST | STPREQ_PRIORITY | STPREQ_EDGE |
-			 STPREQ_BPDU_GUARD | STPREQ_GUARD_RESET | STPREQ_ROOT_GUARD);
+			 STPREQ_GUARD_RESET | STPREQ_ROOT_GUARD);	/* the guard stays */
 	assert_int_equal(c.stp.edge, 2);
 	assert_true(c.stp.root_guard);
 	OK(&c, "link", "set", "dev", "eth1", "edge", "on", "bpdu_guard", "on");
@@ -1365,6 +1365,8 @@ static void test_stp_words(void **state)
 	BAD("sometimes", "link", "set", "dev", "eth1", "edge", "sometimes");
 	BAD("reset", "link", "set", "dev", "eth1", "root_guard", "reset");
 	BAD("edge", "link", "set", "dev", "eth1", "edge", "on", "edge", "off");
+	BAD("bpdu_guard", "link", "set", "dev", "eth1", "bpdu_guard", "reset", "bpdu_guard",
+	    "on");
 	BAD("path_cost", "bridge", "set", "path_cost", "10");	/* a port's word */
 	BAD("priority", "link", "set", "dev", "eth1", "priority", "4096");
 }
