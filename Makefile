@@ -60,7 +60,7 @@ SKEL     := $(BUILD)/xdpbr.skel.h
 LIB_SRCS := lib/log.c lib/util.c lib/paths.c lib/pins.c lib/fdbtab.c \
 	    lib/ports.c lib/portstats.c lib/bridge.c lib/xdpshare.c lib/netlink.c \
 	    lib/json.c lib/ctl.c lib/report.c lib/events.c lib/hostif.c lib/version.c \
-	    lib/lock.c lib/kfdb.c lib/overlay.c lib/stpmap.c lib/upgrade.c
+	    lib/lock.c lib/kfdb.c lib/overlay.c lib/stpmap.c lib/upgrade.c lib/settings.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libxdpbr.a
 

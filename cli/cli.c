@@ -675,7 +675,7 @@ static int kw_state(struct cli_cmd *c, const struct keyword *k, const char *v,
 
 #define KW_HELP (1U << 31)	/* `help` among the arguments; every command has it */
 
-#define FLAG_KW_ID(NAME, bit, word) K_##NAME,
+#define FLAG_KW_ID(NAME, bit, word, nl) K_##NAME,
 enum kw_id {
 	K_DEV, K_VLAN, K_DYNAMIC, K_STATIC, CLI_PORT_FLAGS(FLAG_KW_ID) K_MAX_LEARNED, K_AGEING, K_FDB_MAX,
 	K_MASTER, K_MODE, K_RATE, K_COUNT, K_VID, K_PVID, K_UNTAGGED, K_VLAN_FILTERING,
@@ -684,7 +684,7 @@ enum kw_id {
 };
 
 /* link set FLAG { on | off } */
-#define FLAG_KEYWORD(NAME, bit, word) \
+#define FLAG_KEYWORD(NAME, bit, word, nl) \
 	{ { word, K_##NAME }, KW_##NAME, kw_onoff, "on or off", XDPBR_PORT_##NAME, NULL },
 
 static const struct keyword keywords[] = {
@@ -739,7 +739,7 @@ static const struct keyword keywords[] = {
 
 /* ------------------------------------------------------------ commands */
 
-#define FLAG_KW_BIT(NAME, bit, word) | KW_##NAME
+#define FLAG_KW_BIT(NAME, bit, word, nl) | KW_##NAME
 #define KW_PORT_FLAGS	(0 CLI_PORT_FLAGS(FLAG_KW_BIT))
 #define KW_BRIDGE_SET	(KW_AGEING | KW_FDB_MAX | KW_VLAN_FILTERING | KW_DEFAULT_PVID | \
 			 KW_STP_BRIDGE)

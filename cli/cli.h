@@ -11,7 +11,7 @@
 
 /*
  * The port flags the CLI sets (link set) and shows (link show), in the
- * order it shows them: include/xdpbr.h's table, X(NAME, bit, "word") for
+ * order it shows them: include/xdpbr.h's table, X(NAME, bit, "word", nl) for
  * the flag XDPBR_PORT_NAME, the keyword bit KW_NAME and the word.
  */
 #define CLI_PORT_FLAGS(X) XDPBR_PORT_FLAGS(X)

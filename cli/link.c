@@ -141,7 +141,7 @@ static void print_link_text(const struct link_info *li, const char *br)
 		print_text(" id %u", li->l.xdp_prog_id);
 	if (li->gone)
 		print_text(" slot %u", p->port.slot);
-#define PRINT_FLAG(NAME, bit, word) \
+#define PRINT_FLAG(NAME, bit, word, nl) \
 	print_text(" " word " %s", p->port.flags & XDPBR_PORT_##NAME ? "on" : "off");
 	CLI_PORT_FLAGS(PRINT_FLAG)
 #undef PRINT_FLAG

@@ -827,7 +827,7 @@ static const struct key bridge_keys[] = {
 };
 
 static const struct key port_keys[] = {
-#define FLAG_KEY(e, bit, key) { .name = key, .set = set_flag, .flag = XDPBR_PORT_##e },
+#define FLAG_KEY(e, bit, key, nl) { .name = key, .set = set_flag, .flag = XDPBR_PORT_##e },
 	XDPBR_PORT_FLAGS(FLAG_KEY)
 #undef FLAG_KEY
 	{ .name = "max_learned", .set = set_max_learned },

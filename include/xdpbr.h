@@ -129,25 +129,26 @@ struct xdpbr_fdb_val {
 
 /*
  * Port flags a user sets (xdpbr_port.flags). One table, as XDPBR_COUNTERS:
- * XDPBR_PORT_FLAGS(X) expands X(suffix, bit, "name") and gives the constant
- * XDPBR_PORT_<suffix> = 1U << bit. The name is the config key ([port X]
- * learning = on), the CLI keyword (link set dev X learning on) and the JSON
- * key of a port (xdpbr -j link show, GET /stats), in this order.
+ * XDPBR_PORT_FLAGS(X) expands X(suffix, bit, "name", nl) and gives the
+ * constant XDPBR_PORT_<suffix> = 1U << bit. The name is the config key
+ * ([port X] learning = on), the CLI keyword (link set dev X learning on) and
+ * the JSON key of a port (xdpbr -j link show, GET /stats), in this order;
+ * IFLA_BRPORT_<nl> is the Linux bridge's port attribute (lib/settings.c).
  */
 #define XDPBR_PORT_FLAGS(X)						\
-	X(LEARNING,	0,	"learning")				\
-	X(FLOOD,	1,	"flood")	/* unknown unicast */	\
-	X(MCAST_FLOOD,	2,	"mcast_flood")				\
-	X(BCAST_FLOOD,	3,	"bcast_flood")				\
-	X(ISOLATED,	4,	"isolated")	/* no traffic to other isolated ports */ \
-	X(HAIRPIN,	5,	"hairpin")	/* may send a frame back out its ingress */
+	X(LEARNING,	0,	"learning",	LEARNING)		\
+	X(FLOOD,	1,	"flood",	UNICAST_FLOOD)	/* unknown unicast */ \
+	X(MCAST_FLOOD,	2,	"mcast_flood",	MCAST_FLOOD)		\
+	X(BCAST_FLOOD,	3,	"bcast_flood",	BCAST_FLOOD)		\
+	X(ISOLATED,	4,	"isolated",	ISOLATED) /* no traffic to other isolated ports */ \
+	X(HAIRPIN,	5,	"hairpin",	MODE)	/* may send a frame back out its ingress */
 
-#define XDPBR_PORT_FLAG_ENTRY(e, bit, name) XDPBR_PORT_##e = 1U << (bit),
+#define XDPBR_PORT_FLAG_ENTRY(e, bit, name, nl) XDPBR_PORT_##e = 1U << (bit),
 enum xdpbr_port_flag {
 	XDPBR_PORT_FLAGS(XDPBR_PORT_FLAG_ENTRY)
 };
 #undef XDPBR_PORT_FLAG_ENTRY
-#define XDPBR_PORT_FLAG_OR(e, bit, name) | XDPBR_PORT_##e
+#define XDPBR_PORT_FLAG_OR(e, bit, name, nl) | XDPBR_PORT_##e
 #define XDPBR_PORT_USER_FLAGS	(0U XDPBR_PORT_FLAGS(XDPBR_PORT_FLAG_OR))
 #define XDPBR_PORT_DEFAULT_FLAGS (XDPBR_PORT_LEARNING | XDPBR_PORT_FLOOD | \
 				  XDPBR_PORT_MCAST_FLOOD | XDPBR_PORT_BCAST_FLOOD)

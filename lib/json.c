@@ -71,7 +71,7 @@ struct json_object *json_port(const struct port_entry *p, const struct port_link
 	add_str(o, "xdp_attach", l->xdp_attach ? l->xdp_attach : "none");
 	add_u64(o, "xdp_prog_id", l->xdp_prog_id);
 	add_u64(o, "slot", p->port.slot);
-#define ADD_FLAG(e, bit, name) add_bool(o, name, p->port.flags & XDPBR_PORT_##e);
+#define ADD_FLAG(e, bit, name, nl) add_bool(o, name, p->port.flags & XDPBR_PORT_##e);
 	XDPBR_PORT_FLAGS(ADD_FLAG)
 #undef ADD_FLAG
 	add_u64(o, "max_learned", p->port.max_learned);
