@@ -46,15 +46,16 @@ enum section { SEC_NONE, SEC_BRIDGE, SEC_PORT, SEC_VXLAN };
 
 struct parser;
 
-struct key {
+/* How a row's value is read (its type's reader, or a text row's own). */
+typedef int row_reader(struct parser *p, const struct setting *s, const char *value);
+
+/* The keys of [vxlan]: the overlay's, no bridge or port setting. */
+struct vxlan_key {
 	const char *name;
-	int (*set)(struct parser *p, const struct key *k, const char *value);
-	uint32_t flag;			/* port flag keys: the XDPBR_PORT_* bit;
-					 * storm_* keys: the enum xdpbr_storm_class */
-	bool repeat;			/* may be given more than once */
+	int (*set)(struct parser *p, const char *name, const char *value);
 };
 
-#define MAX_KEYS 32
+#define MAX_KEYS 64
 
 struct parser {
 	const char *file;		/* for messages */
@@ -68,11 +69,13 @@ struct parser {
 	size_t port;			/* current port (SEC_PORT) */
 	char where[32];			/* "[bridge]" or "[port eth1]" */
 	int bridge_line;		/* line of [bridge], 0 if none yet */
-	int key_line[MAX_KEYS];		/* first line of each key in this section */
+	int key_line[MAX_KEYS];		/* first line of each key in this section,
+					 * by row (by vxlan_keys[] in [vxlan]) */
 	int err;			/* first error: -EINVAL, -errno */
 	int err_line;
 	char msg[512];
 };
+_Static_assert(SET__N <= MAX_KEYS, "key_line too small");
 
 __attribute__((format(printf, 4, 5)))
 static int fail_at(struct parser *p, int err, int line, const char *fmt, ...)
@@ -98,40 +101,79 @@ static int fail_at(struct parser *p, int err, int line, const char *fmt, ...)
 
 #define fail(p, ...) fail_at(p, -EINVAL, (p)->lineno, __VA_ARGS__)
 
-static int key_line(const struct parser *p, const char *name);
+static struct config_port *cur_port(struct parser *p)
+{
+	return &p->c->ports[p->port];
+}
+
+/* The values of the section being read: the bridge's or the port's. */
+static struct settings *cur_set(struct parser *p)
+{
+	return p->sec == SEC_PORT ? &cur_port(p)->set : &p->c->set;
+}
 
 /* --- values --- */
 
-static int get_u64(struct parser *p, const struct key *k, const char *value,
+static int get_u64(struct parser *p, const char *name, const char *value,
 		   uint64_t min, uint64_t max, uint64_t *out)
 {
 	int err = parse_u64(value, max, out);
 
 	if (err == -EINVAL)
-		return fail(p, "%s: '%s' is not a number", k->name, value);
+		return fail(p, "%s: '%s' is not a number", name, value);
 	if (err || *out < min)
-		return fail(p, "%s: %s is out of range (%llu..%llu)", k->name, value,
+		return fail(p, "%s: %s is out of range (%llu..%llu)", name, value,
 			    (unsigned long long)min, (unsigned long long)max);
 	return 0;
 }
 
-static int get_bool(struct parser *p, const struct key *k, const char *value, bool *out)
+/* on/yes/true/1 or off/no/false/0, any case: 1, 0, or -EINVAL unsaid. */
+static int bool_word(const char *value)
 {
 	static const char *const yes[] = { "on", "yes", "true", "1" };
 	static const char *const no[] = { "off", "no", "false", "0" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
-		if (!strcasecmp(value, yes[i])) {
-			*out = true;
+		if (!strcasecmp(value, yes[i]))
+			return 1;
+		if (!strcasecmp(value, no[i]))
 			return 0;
-		}
-		if (!strcasecmp(value, no[i])) {
-			*out = false;
-			return 0;
-		}
 	}
-	return fail(p, "%s: '%s' is not a boolean (on/off, yes/no, true/false, 1/0)",
-		    k->name, value);
+	return -EINVAL;
+}
+
+/* A number row: its range, its step, its own rule (lib/settings.c). */
+static int read_num(struct parser *p, const struct setting *s, const char *value)
+{
+	uint64_t v;
+	int err;
+
+	if (get_u64(p, s->name, value, s->min, s->max, &v))
+		return p->err;
+	err = setting_check(s, v);
+	if (err == -EDOM)
+		return fail(p, "%s: %s is not a multiple of %llu (0, %llu, ... %llu%s%s)",
+			    s->name, value, (unsigned long long)s->step,
+			    (unsigned long long)s->step, (unsigned long long)s->max,
+			    s->hint ? "; " : "", s->hint ? s->hint : "");
+	if (err)
+		return fail(p, "%s: %s is not %s", s->name, value, s->valid_text);
+	setting_set(cur_set(p), setting_id_of(s), v);
+	return 0;
+}
+
+/* An on/off row; with a third word (edge: auto), that word is 2. */
+static int read_bool(struct parser *p, const struct setting *s, const char *value)
+{
+	int v = s->also && !strcasecmp(value, s->also) ? 2 : bool_word(value);
+
+	if (v < 0 && s->also)
+		return fail(p, "%s: '%s' is not on, off or %s", s->name, value, s->also);
+	if (v < 0)
+		return fail(p, "%s: '%s' is not a boolean (on/off, yes/no, true/false, 1/0)",
+			    s->name, value);
+	setting_set(cur_set(p), setting_id_of(s), (uint64_t)v);
+	return 0;
 }
 
 /* Listen address: why it is wrong, or NULL when it is right. */
@@ -205,9 +247,9 @@ int config_listen_parse(const char *s, struct sockaddr_storage *sa, socklen_t *s
 	return s && !listen_check(s, sa, salen) ? 0 : -EINVAL;
 }
 
-/* --- [bridge] keys --- */
+/* --- the text rows of [bridge] --- */
 
-static int set_name(struct parser *p, const struct key *k, const char *value)
+static int set_name(struct parser *p, const struct setting *s, const char *value)
 {
 	if (bridge_name_valid(value))
 		return fail(p, "name: '%s' is not a valid bridge name (1-15 characters "
@@ -216,131 +258,36 @@ static int set_name(struct parser *p, const struct key *k, const char *value)
 	return 0;
 }
 
-static int set_ageing(struct parser *p, const struct key *k, const char *value)
+static int set_mode(struct parser *p, const struct setting *s, const char *value)
 {
-	if (get_u64(p, k, value, 0, XDPBR_AGEING_MAX_S, &p->c->ageing_s))
-		return p->err;
-	p->c->ageing_set = true;
-	return 0;
-}
+	enum xdpbr_mode mode;
 
-static int set_fdb_max_learned(struct parser *p, const struct key *k, const char *value)
-{
-	uint64_t v;
-
-	if (get_u64(p, k, value, 0, XDPBR_LEARNED_MAX, &v))
-		return p->err;
-	p->c->fdb_max_learned = (uint32_t)v;
-	return 0;
-}
-
-static int set_fdb_size(struct parser *p, const struct key *k, const char *value)
-{
-	uint64_t v;
-
-	if (get_u64(p, k, value, XDPBR_FDB_SIZE_MIN, XDPBR_FDB_SIZE_MAX, &v))
-		return p->err;
-	p->c->fdb_size = (uint32_t)v;
-	return 0;
-}
-
-/* 0 or a power of two: the datapath indexes the cache by a shift. */
-bool config_fdb_cache_valid(uint64_t v)
-{
-	return v == 0 || (v >= 4 && v <= XDPBR_FDB_CACHE_MAX && !(v & (v - 1)));
-}
-
-static int set_fdb_cache(struct parser *p, const struct key *k, const char *value)
-{
-	uint64_t v;
-
-	if (get_u64(p, k, value, 0, XDPBR_FDB_CACHE_MAX, &v))
-		return p->err;
-	if (!config_fdb_cache_valid(v))
-		return fail(p, "fdb_cache: %s is not 0 (off) or a power of two from 4 to %u",
-			    value, XDPBR_FDB_CACHE_MAX);
-	p->c->fdb_cache = (uint32_t)v;
-	p->c->fdb_cache_set = true;
-	return 0;
-}
-
-static int set_mode(struct parser *p, const struct key *k, const char *value)
-{
-	if (port_mode_parse(value, &p->c->mode))
+	if (port_mode_parse(value, &mode))
 		return fail(p, "mode: '%s' is not native, generic or auto", value);
-	p->c->mode_set = true;
+	setting_set(&p->c->set, SET_MODE, mode);
 	return 0;
 }
-
-static struct config_port *cur_port(struct parser *p);
 
 /* datapath = auto | xdp | tc, in [bridge] (the default) or [port X]. */
-static int set_datapath(struct parser *p, const struct key *k, const char *value)
+static int set_datapath(struct parser *p, const struct setting *s, const char *value)
 {
 	enum port_path path;
 
 	if (port_path_parse(value, &path))
 		return fail(p, "datapath: '%s' is not auto, xdp or tc", value);
-	if (p->sec == SEC_PORT)
-		cur_port(p)->path = path;
-	else
-		p->c->path = path;
+	setting_set(cur_set(p), setting_id_of(s), path);
 	return 0;
 }
 
-/* xdp_share = on | off, in [bridge] (the default of ports) or [port X]. */
-static int set_xdp_share(struct parser *p, const struct key *k, const char *value)
-{
-	bool on;
-
-	if (get_bool(p, k, value, &on))
-		return p->err;
-	if (p->sec == SEC_PORT) {
-		cur_port(p)->xdp_share = on ? XDP_SHARE_ON : XDP_SHARE_OFF;
-		return 0;
-	}
-	p->c->xdp_share = on;
-	p->c->xdp_share_set = true;
-	return 0;
-}
-
-static int set_vlan_filtering(struct parser *p, const struct key *k, const char *value)
-{
-	if (get_bool(p, k, value, &p->c->vlan_filtering))
-		return p->err;
-	p->c->vlan_filtering_set = true;
-	return 0;
-}
-
-static int set_host_interface(struct parser *p, const struct key *k, const char *value)
-{
-	if (get_bool(p, k, value, &p->c->host_interface))
-		return p->err;
-	p->c->host_interface_set = true;
-	return 0;
-}
-
-static int set_mac(struct parser *p, const struct key *k, const char *value)
+static int set_mac(struct parser *p, const struct setting *s, const char *value)
 {
 	if (mac_parse(value, p->c->mac) || !xdpbr_mac_station(p->c->mac))
 		return fail(p, "mac: '%s' is not a unicast MAC address (like 02:00:5e:00:53:01)",
 			    value);
-	p->c->mac_set = true;
 	return 0;
 }
 
-static int set_default_pvid(struct parser *p, const struct key *k, const char *value)
-{
-	uint64_t v;
-
-	if (get_u64(p, k, value, 0, XDPBR_VLAN_MAX, &v))
-		return p->err;
-	p->c->default_pvid = (uint16_t)v;
-	p->c->default_pvid_set = true;
-	return 0;
-}
-
-static int set_listen(struct parser *p, const struct key *k, const char *value)
+static int set_listen(struct parser *p, const struct setting *s, const char *value)
 {
 	struct sockaddr_storage sa;
 	socklen_t salen;
@@ -359,41 +306,7 @@ static int set_listen(struct parser *p, const struct key *k, const char *value)
 	return 0;
 }
 
-/* --- [bridge] spanning tree keys --- */
-
-static int set_stp(struct parser *p, const struct key *k, const char *value)
-{
-	return get_bool(p, k, value, &p->c->stp.on);
-}
-
-static int set_stp_priority(struct parser *p, const struct key *k, const char *value)
-{
-	uint64_t v;
-
-	if (get_u64(p, k, value, 0, 61440, &v))
-		return p->err;
-	if (v % 4096)
-		return fail(p, "priority: %s is not a multiple of 4096 (0, 4096, ... 61440; "
-			    "lower wins the root election)", value);
-	p->c->stp.priority = (uint16_t)v;
-	p->c->stp.priority_set = true;
-	return 0;
-}
-
-/* hello_time, max_age, forward_delay: seconds in 802.1D-2004's ranges
- * (k->flag: which one); their relation is checked at the section's end. */
-static int set_stp_timer(struct parser *p, const struct key *k, const char *value)
-{
-	static const unsigned int lo[] = { 1, 6, 4 }, hi[] = { 10, 40, 30 };
-	unsigned int *t[] = { &p->c->stp.hello_time, &p->c->stp.max_age,
-			      &p->c->stp.forward_delay };
-	uint64_t v;
-
-	if (get_u64(p, k, value, lo[k->flag], hi[k->flag], &v))
-		return p->err;
-	*t[k->flag] = (unsigned int)v;
-	return 0;
-}
+/* --- spanning tree --- */
 
 void config_stp_effective(const struct config_stp *in, struct config_stp *out)
 {
@@ -406,57 +319,38 @@ void config_stp_effective(const struct config_stp *in, struct config_stp *out)
 	out->forward_delay = in->forward_delay ? in->forward_delay : CONFIG_STP_FWD_DELAY;
 }
 
+/* [bridge]'s spanning tree rows as xdpbrd's spanning tree takes them: a
+ * timer not given is 0. */
+static void stp_of(const struct settings *s, struct config_stp *out)
+{
+	*out = (struct config_stp){
+		.on = setting_value(s, SET_STP),
+		.priority_set = setting_given(s, SET_PRIORITY),
+		.priority = setting_given(s, SET_PRIORITY) ? (uint16_t)s->v[SET_PRIORITY] : 0,
+		.hello_time = setting_given(s, SET_HELLO_TIME) ? (unsigned int)s->v[SET_HELLO_TIME] : 0,
+		.max_age = setting_given(s, SET_MAX_AGE) ? (unsigned int)s->v[SET_MAX_AGE] : 0,
+		.forward_delay = setting_given(s, SET_FORWARD_DELAY) ?
+				 (unsigned int)s->v[SET_FORWARD_DELAY] : 0,
+	};
+}
+
 void config_stp_port(const struct config_port *cp, bool host, struct stp_port_cfg *out)
 {
-	*out = (struct stp_port_cfg){ .priority = CONFIG_STP_PORT_PRIO };
-	if (cp)
-		*out = cp->stp;
-	if (!cp || !cp->priority_set)
-		out->priority = CONFIG_STP_PORT_PRIO;
-	if (!cp || !cp->edge_set)
-		out->edge = host ? STP_EDGE_ON : STP_EDGE_AUTO;
+	static const struct settings none;
+	const struct settings *s = cp ? &cp->set : &none;
+
+	*out = (struct stp_port_cfg){
+		.path_cost = (uint32_t)setting_value(s, SET_PATH_COST),
+		.priority = (uint8_t)setting_value(s, SET_PORT_PRIORITY),
+		.edge = setting_given(s, SET_EDGE) ? (enum stp_edge)s->v[SET_EDGE] :
+			host ? STP_EDGE_ON : STP_EDGE_AUTO,
+		.bpdu_guard = setting_value(s, SET_BPDU_GUARD),
+		.root_guard = setting_value(s, SET_ROOT_GUARD),
+		.bpdu_guard_timeout = (uint32_t)setting_value(s, SET_BPDU_GUARD_TIMEOUT),
+	};
 }
 
-/* --- [port X] keys --- */
-
-static struct config_port *cur_port(struct parser *p)
-{
-	return &p->c->ports[p->port];
-}
-
-static int set_flag(struct parser *p, const struct key *k, const char *value)
-{
-	struct config_port *port = cur_port(p);
-	bool on = false;
-
-	if (get_bool(p, k, value, &on))
-		return p->err;
-	if (on)
-		port->flags |= k->flag;
-	else
-		port->flags &= ~k->flag;
-	return 0;
-}
-
-static int set_max_learned(struct parser *p, const struct key *k, const char *value)
-{
-	uint64_t v;
-
-	if (get_u64(p, k, value, 0, XDPBR_LEARNED_MAX, &v))
-		return p->err;
-	cur_port(p)->max_learned = (uint32_t)v;
-	return 0;
-}
-
-static int set_storm(struct parser *p, const struct key *k, const char *value)
-{
-	uint64_t v;
-
-	if (get_u64(p, k, value, 0, XDPBR_STORM_MAX_PPS, &v))
-		return p->err;
-	cur_port(p)->storm[k->flag] = (uint32_t)v;
-	return 0;
-}
+/* --- static entries --- */
 
 static void static_label(const struct config_static *st, char *buf, size_t len)
 {
@@ -528,7 +422,7 @@ static int static_unique(struct parser *p, const struct config_static *st)
 	return 0;
 }
 
-static int add_static(struct parser *p, const struct key *k, const char *value)
+static int add_static(struct parser *p, const struct setting *s, const char *value)
 {
 	struct config_port *port = cur_port(p);
 	struct config_static st = { 0 }, *n;
@@ -581,7 +475,7 @@ static int vid_parse(const char *s, size_t n, unsigned int *out)
 }
 
 /* One list item, "VID" or "FIRST-LAST" (n characters at item), into map. */
-static int vlan_item(struct parser *p, const struct key *k, const char *item, size_t n,
+static int vlan_item(struct parser *p, const char *name, const char *item, size_t n,
 		     __u64 *map)
 {
 	const char *dash = memchr(item, '-', n);
@@ -593,19 +487,19 @@ static int vlan_item(struct parser *p, const struct key *k, const char *item, si
 
 	if (e1 == -EINVAL || e2 == -EINVAL)
 		return fail(p, "%s: '%.*s' is not a VLAN ID or a FIRST-LAST range",
-			    k->name, (int)n, item);
+			    name, (int)n, item);
 	if (e1)
-		return fail(p, "%s: %.*s is out of range (1..%d)", k->name, (int)n1, item,
+		return fail(p, "%s: %.*s is out of range (1..%d)", name, (int)n1, item,
 			    XDPBR_VLAN_MAX);
 	if (e2)
-		return fail(p, "%s: %.*s is out of range (1..%d)", k->name, (int)n2, last,
+		return fail(p, "%s: %.*s is out of range (1..%d)", name, (int)n2, last,
 			    XDPBR_VLAN_MAX);
 	if (from > to)
 		return fail(p, "%s: range %.*s is reversed (FIRST-LAST, FIRST <= LAST)",
-			    k->name, (int)n, item);
+			    name, (int)n, item);
 	for (unsigned int vid = from; vid <= to; vid++) {
 		if (xdpbr_vlan_test(map, (__u16)vid))
-			return fail(p, "%s: VLAN %u is listed twice", k->name, vid);
+			return fail(p, "%s: VLAN %u is listed twice", name, vid);
 		xdpbr_vlan_set(map, (__u16)vid, 1);
 	}
 	return 0;
@@ -617,7 +511,7 @@ static int vlan_item(struct parser *p, const struct key *k, const char *item, si
  * them. suffix, if not NULL, is a word the list may end with, after
  * whitespace ("vlans = 10 tagged").
  */
-static int vlan_list(struct parser *p, const struct key *k, const char *value,
+static int vlan_list(struct parser *p, const char *name, const char *value,
 		     const char *suffix, __u64 *map)
 {
 	const char *s = value, *item;
@@ -632,8 +526,8 @@ static int vlan_list(struct parser *p, const struct key *k, const char *value,
 		n = (size_t)(s - item);
 		if (n == 0)
 			return fail(p, "%s: empty item in '%s' (expected VLAN IDs and "
-				    "FIRST-LAST ranges separated by commas)", k->name, value);
-		if (vlan_item(p, k, item, n, map))
+				    "FIRST-LAST ranges separated by commas)", name, value);
+		if (vlan_item(p, name, item, n, map))
 			return p->err;
 		while (isspace((unsigned char)*s))
 			s++;
@@ -646,73 +540,80 @@ static int vlan_list(struct parser *p, const struct key *k, const char *value,
 		if (suffix && !strcmp(s, suffix))	/* a space came before it */
 			return 0;
 		return fail(p, "%s: unexpected '%s' after '%.*s' (VLANs are separated by "
-			    "commas%s)", k->name, s, (int)n, item,
+			    "commas%s)", name, s, (int)n, item,
 			    suffix ? "; only 'tagged' may follow the list" : "");
 	}
 }
 
-/* "vlans" or "untagged": the list into map, where other (the other key's
- * map, other_name) must not have any of its VLANs. */
-static int set_members(struct parser *p, const struct key *k, const char *value,
+/* "vlans" or "untagged" (row s): the list into map, where other (the other
+ * row's map) must not have any of its VLANs. */
+static int set_members(struct parser *p, const struct setting *s, const char *value,
 		       const char *suffix, __u64 *map, const __u64 *other,
-		       const char *other_name)
+		       enum setting_id other_id)
 {
 	__u64 list[XDPBR_VLAN_WORDS] = { 0 };
 	unsigned int vid;
 
-	if (vlan_list(p, k, value, suffix, list))
+	if (vlan_list(p, s->name, value, suffix, list))
 		return p->err;
 	vid = vlan_common(list, other);
 	if (vid)
 		return fail(p, "%s: VLAN %u is also in '%s' (line %d); a port is a tagged "
-			    "or an untagged member of a VLAN, not both", k->name, vid,
-			    other_name, key_line(p, other_name));
+			    "or an untagged member of a VLAN, not both", s->name, vid,
+			    settings[other_id].name, p->key_line[other_id]);
 	memcpy(map, list, sizeof(list));
-	cur_port(p)->vlans_set = true;
 	return 0;
 }
 
-static int set_vlans(struct parser *p, const struct key *k, const char *value)
+static int set_vlans(struct parser *p, const struct setting *s, const char *value)
 {
 	struct config_port *port = cur_port(p);
 
-	return set_members(p, k, value, "tagged", port->vlans, port->untagged, "untagged");
+	return set_members(p, s, value, "tagged", port->vlans, port->untagged, SET_UNTAGGED);
 }
 
-static int set_untagged(struct parser *p, const struct key *k, const char *value)
+static int set_untagged(struct parser *p, const struct setting *s, const char *value)
 {
 	struct config_port *port = cur_port(p);
 
-	return set_members(p, k, value, NULL, port->untagged, port->vlans, "vlans");
+	return set_members(p, s, value, NULL, port->untagged, port->vlans, SET_VLANS);
 }
 
-static int set_pvid(struct parser *p, const struct key *k, const char *value)
-{
-	struct config_port *port = cur_port(p);
-	uint64_t v;
+/* The readers of the text rows; the others are read by their type. */
+static row_reader *const text_readers[SET__N] = {
+	[SET_NAME] = set_name, [SET_MODE] = set_mode, [SET_DATAPATH] = set_datapath,
+	[SET_LISTEN] = set_listen, [SET_MAC] = set_mac,
+	[SET_PORT_DATAPATH] = set_datapath, [SET_STATIC] = add_static,
+	[SET_VLANS] = set_vlans, [SET_UNTAGGED] = set_untagged,
+};
 
-	if (get_u64(p, k, value, 0, XDPBR_VLAN_MAX, &v))
-		return p->err;
-	port->pvid = (uint16_t)v;
-	port->pvid_set = true;
-	return 0;
+static row_reader *reader_of(const struct setting *s)
+{
+	switch (s->type) {
+	case SETTING_NUM:
+		return read_num;
+	case SETTING_BOOL:
+		return read_bool;
+	default:
+		return text_readers[setting_id_of(s)];
+	}
 }
 
 /* --- [vxlan] keys --- */
 
 static bool ifname_valid(const char *s, size_t n);
 
-static int set_vni(struct parser *p, const struct key *k, const char *value)
+static int set_vni(struct parser *p, const char *name, const char *value)
 {
 	uint64_t v;
 
-	if (get_u64(p, k, value, 1, CONFIG_VNI_MAX, &v))
+	if (get_u64(p, name, value, 1, CONFIG_VNI_MAX, &v))
 		return p->err;
 	p->c->vxlan.vni = (uint32_t)v;
 	return 0;
 }
 
-static int set_local_ip(struct parser *p, const struct key *k, const char *value)
+static int set_local_ip(struct parser *p, const char *name, const char *value)
 {
 	if (inet_pton(AF_INET, value, &p->c->vxlan.local_ip) != 1 ||
 	    !p->c->vxlan.local_ip.s_addr || IN_MULTICAST(ntohl(p->c->vxlan.local_ip.s_addr)))
@@ -721,17 +622,17 @@ static int set_local_ip(struct parser *p, const struct key *k, const char *value
 	return 0;
 }
 
-static int set_dstport(struct parser *p, const struct key *k, const char *value)
+static int set_dstport(struct parser *p, const char *name, const char *value)
 {
 	uint64_t v;
 
-	if (get_u64(p, k, value, 1, 65535, &v))
+	if (get_u64(p, name, value, 1, 65535, &v))
 		return p->err;
 	p->c->vxlan.dstport = (uint16_t)v;
 	return 0;
 }
 
-static int set_underlay(struct parser *p, const struct key *k, const char *value)
+static int set_underlay(struct parser *p, const char *name, const char *value)
 {
 	if (!ifname_valid(value, strlen(value)))
 		return fail(p, "underlay: '%s' is not a valid interface name", value);
@@ -739,154 +640,21 @@ static int set_underlay(struct parser *p, const struct key *k, const char *value
 	return 0;
 }
 
-static const struct key vxlan_keys[] = {
+static const struct vxlan_key vxlan_keys[] = {
 	{ .name = "vni", .set = set_vni },
 	{ .name = "local_ip", .set = set_local_ip },
 	{ .name = "dstport", .set = set_dstport },
 	{ .name = "underlay", .set = set_underlay },
 };
 
-static int set_path_cost(struct parser *p, const struct key *k, const char *value)
-{
-	uint64_t v;
-
-	if (get_u64(p, k, value, 0, 200000000, &v))
-		return p->err;
-	cur_port(p)->stp.path_cost = (uint32_t)v;
-	return 0;
-}
-
-static int set_port_priority(struct parser *p, const struct key *k, const char *value)
-{
-	uint64_t v;
-
-	if (get_u64(p, k, value, 0, 240, &v))
-		return p->err;
-	if (v % 16)
-		return fail(p, "port_priority: %s is not a multiple of 16 (0, 16, ... 240)",
-			    value);
-	cur_port(p)->stp.priority = (uint8_t)v;
-	cur_port(p)->priority_set = true;
-	return 0;
-}
-
-static int set_edge(struct parser *p, const struct key *k, const char *value)
-{
-	struct config_port *port = cur_port(p);
-	bool on;
-
-	if (!strcasecmp(value, "auto")) {
-		port->stp.edge = STP_EDGE_AUTO;
-	} else {
-		if (get_bool(p, k, value, &on)) {
-			p->err = 0;
-			return fail(p, "edge: '%s' is not on, off or auto", value);
-		}
-		port->stp.edge = on ? STP_EDGE_ON : STP_EDGE_OFF;
-	}
-	port->edge_set = true;
-	return 0;
-}
-
-static int set_guard(struct parser *p, const struct key *k, const char *value)
-{
-	struct config_port *port = cur_port(p);
-
-	return get_bool(p, k, value, k->flag ? &port->stp.root_guard : &port->stp.bpdu_guard);
-}
-
-static int set_guard_timeout(struct parser *p, const struct key *k, const char *value)
-{
-	uint64_t v;
-
-	if (get_u64(p, k, value, 0, 86400, &v))
-		return p->err;
-	cur_port(p)->stp.bpdu_guard_timeout = (uint32_t)v;
-	return 0;
-}
-
-static const struct key bridge_keys[] = {
-	{ .name = "name", .set = set_name },
-	{ .name = "ageing_time", .set = set_ageing },
-	{ .name = "fdb_max_learned", .set = set_fdb_max_learned },
-	{ .name = "fdb_size", .set = set_fdb_size },
-	{ .name = "fdb_cache", .set = set_fdb_cache },
-	{ .name = "mode", .set = set_mode },
-	{ .name = "datapath", .set = set_datapath },
-	{ .name = "xdp_share", .set = set_xdp_share },
-	{ .name = "listen", .set = set_listen },
-	{ .name = "vlan_filtering", .set = set_vlan_filtering },
-	{ .name = "default_pvid", .set = set_default_pvid },
-	{ .name = "host_interface", .set = set_host_interface },
-	{ .name = "mac", .set = set_mac },
-	{ .name = "stp", .set = set_stp },
-	{ .name = "priority", .set = set_stp_priority },
-	{ .name = "hello_time", .set = set_stp_timer, .flag = 0 },
-	{ .name = "max_age", .set = set_stp_timer, .flag = 1 },
-	{ .name = "forward_delay", .set = set_stp_timer, .flag = 2 },
-};
-
-static const struct key port_keys[] = {
-#define FLAG_KEY(e, bit, key, nl) { .name = key, .set = set_flag, .flag = XDPBR_PORT_##e },
-	XDPBR_PORT_FLAGS(FLAG_KEY)
-#undef FLAG_KEY
-	{ .name = "max_learned", .set = set_max_learned },
-	{ .name = "static", .set = add_static, .repeat = true },
-	{ .name = "pvid", .set = set_pvid },
-	{ .name = "vlans", .set = set_vlans },
-	{ .name = "untagged", .set = set_untagged },
-	{ .name = "storm_bcast", .set = set_storm, .flag = XDPBR_STORM_BCAST },
-	{ .name = "storm_mcast", .set = set_storm, .flag = XDPBR_STORM_MCAST },
-	{ .name = "storm_unknown", .set = set_storm, .flag = XDPBR_STORM_UNKNOWN },
-	{ .name = "datapath", .set = set_datapath },
-	{ .name = "path_cost", .set = set_path_cost },
-	{ .name = "port_priority", .set = set_port_priority },
-	{ .name = "edge", .set = set_edge },
-	{ .name = "bpdu_guard", .set = set_guard, .flag = 0 },
-	{ .name = "root_guard", .set = set_guard, .flag = 1 },
-	{ .name = "bpdu_guard_timeout", .set = set_guard_timeout },
-	{ .name = "xdp_share", .set = set_xdp_share },
-};
-
-_Static_assert(ARRAY_SIZE(bridge_keys) <= MAX_KEYS, "key_line too small");
-_Static_assert(ARRAY_SIZE(port_keys) <= MAX_KEYS, "key_line too small");
-_Static_assert(ARRAY_SIZE(vxlan_keys) <= MAX_KEYS, "key_line too small");
-
-/* The keys of a section, or NULL outside one. */
-static const struct key *section_keys(enum section sec, size_t *n)
-{
-	switch (sec) {
-	case SEC_BRIDGE:
-		*n = ARRAY_SIZE(bridge_keys);
-		return bridge_keys;
-	case SEC_PORT:
-		*n = ARRAY_SIZE(port_keys);
-		return port_keys;
-	case SEC_VXLAN:
-		*n = ARRAY_SIZE(vxlan_keys);
-		return vxlan_keys;
-	default:
-		*n = 0;
-		return NULL;
-	}
-}
-
-/* The line of key name in the current section, 0 if not given (yet). */
-static int key_line(const struct parser *p, const char *name)
-{
-	size_t n;
-	const struct key *keys = section_keys(p->sec, &n);
-
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(keys[i].name, name))
-			return p->key_line[i];
-	return 0;
-}
+/* --- the end of a section --- */
 
 /* The bridge's timers against each other (802.1D-2004 17.14), reported
  * at the last of the timer keys given. */
 static int stp_timers_end(struct parser *p)
 {
+	static const enum setting_id timers[] = { SET_HELLO_TIME, SET_MAX_AGE,
+						  SET_FORWARD_DELAY };
 	struct config_stp e, *t = &e;
 	const char *why;
 	int line = 0;
@@ -895,44 +663,99 @@ static int stp_timers_end(struct parser *p)
 	why = stpmap_timers_check(t->hello_time, t->max_age, t->forward_delay);
 	if (!why)
 		return 0;
-	for (const char *const *k = (const char *const[]){ "hello_time", "max_age",
-							   "forward_delay", NULL }; *k; k++)
-		if (key_line(p, *k) > line)
-			line = key_line(p, *k);
+	for (size_t i = 0; i < ARRAY_SIZE(timers); i++)
+		if (p->key_line[timers[i]] > line)
+			line = p->key_line[timers[i]];
 	return fail_at(p, -EINVAL, line, "%s (hello_time %u, max_age %u, forward_delay %u; "
 		       "802.1D requires 2 * (forward_delay - 1) >= max_age >= "
 		       "2 * (hello_time + 1))", why, t->hello_time, t->max_age,
 		       t->forward_delay);
 }
 
+static int bridge_end(struct parser *p)
+{
+	stp_of(&p->c->set, &p->c->stp);
+	return stp_timers_end(p);
+}
+
+/* Keys may come in any order, so a port's pvid is checked here against
+ * its vlans/untagged; the error is reported at the pvid line. */
+static int port_end(struct parser *p)
+{
+	const struct config_port *port = cur_port(p);
+	uint16_t pvid = (uint16_t)port->set.v[SET_PVID];
+
+	if (setting_given(&port->set, SET_PVID) && pvid &&
+	    !xdpbr_vlan_test(port->vlans, pvid) && !xdpbr_vlan_test(port->untagged, pvid))
+		return fail_at(p, -EINVAL, p->key_line[SET_PVID],
+			       "pvid: VLAN %u is not a member of %s (add it to its 'vlans' "
+			       "or 'untagged')", pvid, p->where);
+	return 0;
+}
+
+static int vxlan_end(struct parser *p)
+{
+	const struct config_vxlan *x = &p->c->vxlan;
+
+	if (!x->vni || !x->local_ip.s_addr)
+		return fail_at(p, -EINVAL, x->line, "[vxlan] needs %s%s%s",
+			       x->vni ? "" : "vni = N",
+			       !x->vni && !x->local_ip.s_addr ? " and " : "",
+			       x->local_ip.s_addr ? "" : "local_ip = A.B.C.D");
+	return 0;
+}
+
 /* Checks that need the whole section, before the next one (or the end of
- * the input). Keys may come in any order, so a port's pvid is checked here
- * against its vlans/untagged; the error is reported at the pvid line. */
+ * the input): one function per kind of section. */
 static int section_end(struct parser *p)
 {
-	const struct config_port *port;
+	static int (*const end[])(struct parser *p) = {
+		[SEC_BRIDGE] = bridge_end, [SEC_PORT] = port_end, [SEC_VXLAN] = vxlan_end,
+	};
 
-	if (!p->err && p->sec == SEC_BRIDGE)
-		return stp_timers_end(p);
 	if (p->err)
 		return p->err;
-	if (p->sec == SEC_VXLAN) {
-		if (!p->c->vxlan.vni || !p->c->vxlan.local_ip.s_addr)
-			return fail_at(p, -EINVAL, p->c->vxlan.line, "[vxlan] needs %s%s%s",
-				       p->c->vxlan.vni ? "" : "vni = N",
-				       !p->c->vxlan.vni && !p->c->vxlan.local_ip.s_addr ?
-				       " and " : "",
-				       p->c->vxlan.local_ip.s_addr ? "" : "local_ip = A.B.C.D");
+	return end[p->sec] ? end[p->sec](p) : 0;
+}
+
+/* --- keys --- */
+
+/* What every key must be: given a value, and once in its section unless
+ * repeatable (line: where it was first). */
+static int key_ok(struct parser *p, const char *name, const char *value, int *line,
+		  bool repeat)
+{
+	if (!value || !*value)
+		return fail(p, "'%s' has no value", name);
+	if (repeat)
 		return 0;
-	}
-	if (p->sec != SEC_PORT)
-		return 0;
-	port = cur_port(p);
-	if (port->pvid && !xdpbr_vlan_test(port->vlans, port->pvid) &&
-	    !xdpbr_vlan_test(port->untagged, port->pvid))
-		return fail_at(p, -EINVAL, key_line(p, "pvid"),
-			       "pvid: VLAN %u is not a member of %s (add it to its 'vlans' "
-			       "or 'untagged')", port->pvid, p->where);
+	if (*line)
+		return fail(p, "duplicate key '%s' in %s (first on line %d)", name,
+			    p->where, *line);
+	*line = p->lineno;
+	return 0;
+}
+
+static int vxlan_key(struct parser *p, const char *name, const char *value)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(vxlan_keys); i++)
+		if (!strcmp(name, vxlan_keys[i].name))
+			return key_ok(p, name, value, &p->key_line[i], false) ?:
+			       vxlan_keys[i].set(p, name, value);
+	return fail(p, "unknown key '%s' in %s", name, p->where);
+}
+
+static int setting_key(struct parser *p, const char *name, const char *value)
+{
+	const struct setting *s = setting_find(p->sec == SEC_PORT ? SETTING_PORT :
+					       SETTING_BRIDGE, SETTING_FILE, name);
+
+	if (!s)
+		return fail(p, "unknown key '%s' in %s", name, p->where);
+	if (key_ok(p, name, value, &p->key_line[setting_id_of(s)], s->repeat) ||
+	    reader_of(s)(p, s, value))
+		return p->err;
+	cur_set(p)->given |= 1ULL << setting_id_of(s);	/* text rows keep their own */
 	return 0;
 }
 
@@ -940,43 +763,21 @@ static int section_end(struct parser *p)
 static int on_key(void *user, const char *section, const char *name, const char *value)
 {
 	struct parser *p = user;
-	const struct key *keys;
-	size_t nkeys, i;
 
 	if (!name)			/* a section start, in builds that report it */
 		return 1;
 	if (p->err)
 		return 0;
-	keys = section_keys(p->sec, &nkeys);
-	if (!keys) {
+	if (p->sec == SEC_NONE)
 		fail(p, "'%s' is outside a section (put it under [bridge] or "
 		     "[port IFNAME])", name);
-		return 0;
-	}
-	if (!*name) {
+	else if (!*name)
 		fail(p, "no key name before '='");
-		return 0;
-	}
-	for (i = 0; i < nkeys; i++)
-		if (!strcmp(name, keys[i].name))
-			break;
-	if (i == nkeys) {
-		fail(p, "unknown key '%s' in %s", name, p->where);
-		return 0;
-	}
-	if (!value || !*value) {
-		fail(p, "'%s' has no value", name);
-		return 0;
-	}
-	if (!keys[i].repeat) {
-		if (p->key_line[i]) {
-			fail(p, "duplicate key '%s' in %s (first on line %d)", name,
-			     p->where, p->key_line[i]);
-			return 0;
-		}
-		p->key_line[i] = p->lineno;
-	}
-	return keys[i].set(p, &keys[i], value) == 0;
+	else if (p->sec == SEC_VXLAN)
+		vxlan_key(p, name, value);
+	else
+		setting_key(p, name, value);
+	return !p->err;
 }
 
 /* --- lines and section headers --- */
@@ -1021,10 +822,7 @@ static int port_begin(struct parser *p, const char *name, size_t n)
 		return fail_at(p, -ENOMEM, p->lineno, "out of memory");
 	p->c->ports = ports;
 	p->port = p->c->nports++;
-	ports[p->port] = (struct config_port){
-		.flags = XDPBR_PORT_DEFAULT_FLAGS,
-		.line = p->lineno,
-	};
+	ports[p->port] = (struct config_port){ .line = p->lineno };
 	memcpy(ports[p->port].name, ifname, n + 1);
 	p->sec = SEC_PORT;
 	snprintf(p->where, sizeof(p->where), "[port %s]", ifname);
@@ -1260,13 +1058,12 @@ static bool static_in(const struct config_static *st, const struct config_port *
 
 bool config_port_equal(const struct config_port *a, const struct config_port *b)
 {
-	if (strcmp(a->name, b->name) || a->flags != b->flags ||
-	    a->max_learned != b->max_learned || a->nstatics != b->nstatics ||
-	    a->pvid_set != b->pvid_set || a->pvid != b->pvid ||
-	    a->vlans_set != b->vlans_set ||
+	if (strcmp(a->name, b->name) || a->nstatics != b->nstatics ||
+	    !settings_same(&a->set, &b->set, SETTING_PORT, SETTING_AT_PORT) ||
+	    !settings_same(&a->set, &b->set, SETTING_PORT, SETTING_AT_STORM) ||
+	    !settings_same(&a->set, &b->set, SETTING_PORT, SETTING_AT_VLAN) ||
 	    memcmp(a->vlans, b->vlans, sizeof(a->vlans)) ||
-	    memcmp(a->untagged, b->untagged, sizeof(a->untagged)) ||
-	    memcmp(a->storm, b->storm, sizeof(a->storm)))
+	    memcmp(a->untagged, b->untagged, sizeof(a->untagged)))
 		return false;
 	/* a parsed port has no duplicate statics: same count + inclusion = same set */
 	for (size_t i = 0; i < a->nstatics; i++)

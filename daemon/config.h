@@ -5,15 +5,8 @@
 /*
  * config - xdpbrd's configuration file, INI (see etc/xdpbrd.conf):
  *
- *   [bridge]        name, ageing_time, fdb_max_learned, fdb_size, fdb_cache,
- *                   mode, listen, vlan_filtering, default_pvid,
- *                   host_interface, mac, stp, priority, hello_time,
- *                   max_age, forward_delay
- *   [port IFNAME]   learning, flood, mcast_flood, bcast_flood, isolated,
- *                   hairpin, max_learned, static (repeatable), pvid, vlans,
- *                   untagged, storm_bcast, storm_mcast, storm_unknown,
- *                   path_cost, port_priority, edge, bpdu_guard,
- *                   bpdu_guard_timeout, root_guard
+ *   [bridge]        the bridge rows of lib/settings.c (name, ageing_time, ...)
+ *   [port IFNAME]   its port rows (learning, ..., static, repeatable)
  *   [vxlan]         vni, local_ip, dstport, underlay (the overlay: doc/evpn.md)
  *
  * Strict: an unknown section or key, a key given twice, a value out of range
@@ -32,11 +25,12 @@
 #include <sys/socket.h>
 
 #include "xdpbr.h"
-#include "ports.h"		/* enum port_path */
+#include "settings.h"
 #include "stp.h"			/* struct stp_port_cfg */
 
 /*
- * The limits of the values are include/xdpbr.h's (XDPBR_*_MAX, ...).
+ * The ranges and defaults of the bridge's and the ports' keys are their
+ * rows' (lib/settings.c); their values are read into struct settings.
  *
  * The endpoint's default port: 9638, the first one the Prometheus
  * project's list of exporter ports ("Default port allocations", its wiki)
@@ -58,38 +52,31 @@ struct config_static {
 
 struct config_port {
 	char name[16];			/* interface name */
-	uint32_t flags;			/* XDPBR_PORT_* user flags, default
-					 * XDPBR_PORT_DEFAULT_FLAGS */
-	uint32_t max_learned;		/* dynamic entries on this port; 0 = no limit */
+	/* Its keys, by row (SET_LEARNING, SET_MAX_LEARNED, ...): mode and
+	 * datapath as enum xdpbr_mode / enum port_path. Those without a
+	 * constant default: datapath and xdp_share not given are the
+	 * bridge's; edge on for the host interface's port (config_stp_port);
+	 * pvid the bridge's default_pvid, as a kernel bridge port's (PVID and
+	 * untagged member). */
+	struct settings set;
 	struct config_static *statics;	/* in file order */
 	size_t nstatics;
 	/*
 	 * 802.1Q (enforced while the bridge's vlan_filtering is on). Bit vid of
 	 * vlans[] = tagged member of VLAN vid, of untagged[] = untagged member
-	 * (egress untagged); no VLAN is in both. vlans_set: "vlans" or
-	 * "untagged" was given. pvid (0 = none: untagged ingress is dropped) is
-	 * a member when non-zero. !pvid_set: the port gets the bridge's default
-	 * PVID, as a kernel bridge port does (PVID and untagged member).
+	 * (egress untagged); no VLAN is in both. A non-zero pvid is a member.
 	 */
-	bool pvid_set;
-	uint16_t pvid;			/* 0..XDPBR_VLAN_MAX, 0 unless pvid_set */
-	bool vlans_set;
 	__u64 vlans[XDPBR_VLAN_WORDS];	/* the datapath's bitmap type */
 	__u64 untagged[XDPBR_VLAN_WORDS];
-	/* Storm control: frames per second received on the port that the
-	 * bridge may flood, by enum xdpbr_storm_class; 0 = no limit. */
-	uint32_t storm[XDPBR_STORM__MAX];
-	enum port_path path;		/* datapath: auto (the bridge's), xdp, tc */
-	/* Spanning tree settings (used while the bridge's stp is on), as
-	 * given: config_stp_port() completes them. edge_set: edge was given
-	 * (else on for the host interface's port, auto for the others). */
-	struct stp_port_cfg stp;
-	bool edge_set;
-	bool priority_set;		/* port_priority (else 128) */
-	enum xdp_share xdp_share;	/* XDP hook shared through libxdp's
-					 * dispatcher; default: the bridge's */
 	int line;			/* line of its [port ...] header */
 };
+
+/* "vlans" or "untagged" given: the port's VLANs are the file's, not the
+ * default PVID's alone. */
+static inline bool config_port_vlans_set(const struct config_port *cp)
+{
+	return setting_given(&cp->set, SET_VLANS) || setting_given(&cp->set, SET_UNTAGGED);
+}
 
 #define CONFIG_VNI_MAX		16777215	/* 24 bits */
 #define CONFIG_DSTPORT_DEFAULT	4789		/* IANA's VXLAN port */
@@ -103,12 +90,15 @@ struct config_vxlan {
 	char underlay[16];		/* interface for the tunnels, "" = any */
 };
 
-/* [bridge] spanning tree keys, 802.1D-2004 defaults unless given. */
-#define CONFIG_STP_PRIORITY	32768
-#define CONFIG_STP_HELLO	2
-#define CONFIG_STP_MAX_AGE	20
-#define CONFIG_STP_FWD_DELAY	15
-#define CONFIG_STP_PORT_PRIO	128
+/* [bridge] spanning tree keys, 802.1D-2004 defaults unless given: their
+ * rows' (new code reads settings[] itself). */
+#define CONFIG_STP_PRIORITY	((uint16_t)settings[SET_PRIORITY].def)
+#define CONFIG_STP_HELLO	((unsigned int)settings[SET_HELLO_TIME].def)
+#define CONFIG_STP_MAX_AGE	((unsigned int)settings[SET_MAX_AGE].def)
+#define CONFIG_STP_FWD_DELAY	((unsigned int)settings[SET_FORWARD_DELAY].def)
+#define CONFIG_STP_PORT_PRIO	((uint8_t)settings[SET_PORT_PRIORITY].def)
+/* The [bridge] spanning tree rows in the form xdpbrd's spanning tree
+ * (daemon/stpd.c) takes them, filled from set at the section's end. */
 struct config_stp {
 	bool on;			/* stp = on (default off, as the kernel bridge) */
 	bool priority_set;
@@ -117,30 +107,12 @@ struct config_stp {
 };
 
 struct config {
+	/* The [bridge] keys, by row (SET_AGEING_TIME, ...); mode and datapath
+	 * as enum xdpbr_mode / enum port_path. */
+	struct settings set;
 	char name[16];			/* bridge name; "" if not set */
-	bool ageing_set;
-	uint64_t ageing_s;		/* 0 = never */
-	uint32_t fdb_max_learned;	/* dynamic entries in the bridge; 0 = no limit */
-	uint32_t fdb_size;		/* FDB capacity; 0 = default (XDPBR_FDB_SIZE) */
-	bool fdb_cache_set;
-	uint32_t fdb_cache;		/* per-CPU FDB cache entries; 0 = off */
-	bool mode_set;
-	enum xdpbr_mode mode;		/* XDPBR_MODE_NONE: auto */
-	enum port_path path;		/* default datapath of ports: auto = by kind */
-	bool xdp_share_set;
-	bool xdp_share;			/* ports share their XDP hook (libxdp's
-					 * dispatcher); off unless set */
 	char listen[64];		/* stats endpoint; "" = CONFIG_LISTEN_DEFAULT */
-	bool vlan_filtering_set;
-	bool vlan_filtering;		/* 802.1Q VLAN-aware; off unless set */
-	bool default_pvid_set;
-	uint16_t default_pvid;		/* 0..XDPBR_VLAN_MAX, 0 = none; when
-					 * !default_pvid_set: XDPBR_DEFAULT_PVID */
-	bool host_interface_set;
-	bool host_interface;		/* a host interface named after the
-					 * bridge; on unless set */
-	bool mac_set;
-	uint8_t mac[6];			/* its address; derived when !mac_set */
+	uint8_t mac[6];			/* the host interface's, if SET_MAC given */
 	struct config_stp stp;
 	struct config_port *ports;	/* in file order */
 	size_t nports;
@@ -164,12 +136,12 @@ void config_free(struct config *c);
 /* The port called name, or NULL. */
 const struct config_port *config_port_find(const struct config *c, const char *name);
 
-/* Same name, flags, max_learned, set of static entries (order and line
- * numbers don't matter), pvid (and whether it was set), VLAN bitmaps and
- * storm limits:
- * false means the daemon must reapply the port. A port without pvid follows
- * the bridge's default_pvid, which this does not see: when that changes,
- * such ports need reapplying too. */
+/* Same name and the same of what the daemon applies to a port: the rows
+ * that live in its entry, storm limits and VLANs (lib/settings.h
+ * settings_same), the VLAN bitmaps and the set of static entries (order and
+ * line numbers don't matter). false means the daemon must reapply the
+ * port. A port without pvid follows the bridge's default_pvid, which this
+ * does not see: when that changes, such ports need reapplying too. */
 bool config_port_equal(const struct config_port *a, const struct config_port *b);
 
 /* The spanning tree settings in use: the file's, defaults for what it
@@ -186,10 +158,5 @@ int config_listen_parse(const char *s, struct sockaddr_storage *sa, socklen_t *s
 
 /* Whether a listen value turns the endpoint off (CONFIG_LISTEN_NONE). */
 bool config_listen_none(const char *s);
-
-/* A size of the datapath's per-CPU FDB cache: 0 (off) or a power of two
- * from 4 to XDPBR_FDB_CACHE_MAX entries (the loader makes 4 two sets of 4
- * ways: fdbc_bits 0 means off). */
-bool config_fdb_cache_valid(uint64_t v);
 
 #endif

@@ -170,7 +170,7 @@ static uint64_t ageing_ns_of(uint64_t s)
 
 static uint16_t default_pvid_of(const struct config *c)
 {
-	return c->default_pvid_set ? c->default_pvid : XDPBR_DEFAULT_PVID;
+	return (uint16_t)setting_value(&c->set, SET_DEFAULT_PVID);
 }
 
 /* Bridge-wide settings of the config file, applied live. */
@@ -183,16 +183,17 @@ static int apply_bridge_cfg(struct daemon *d, const struct config *c)
 		return err;
 	/* -a wins; a file without ageing_time means the default, so that
 	 * removing the key from the file restores it on reload. */
+	/* the limit as the file says or its default; the ageing time only if
+	 * given, else 0, the datapath's default */
+	xc.ageing_ns = 0;
+	settings_config_put(&c->set, c->set.given | 1ULL << SET_FDB_MAX_LEARNED, &xc);
 	if (d->ageing_opt_ns)
 		xc.ageing_ns = d->ageing_opt_ns;
-	else
-		xc.ageing_ns = c->ageing_set ? ageing_ns_of(c->ageing_s) : 0;
-	xc.fdb_max_learned = c->fdb_max_learned;
 	err = ctl_config_set(&d->br.maps, &xc);
 	if (!err)
 		err = ctl_set_default_pvid(&d->br.maps, default_pvid_of(c), d->br.prog_egress_fd);
 	if (!err)
-		err = ctl_vlan_filtering(&d->br.maps, c->vlan_filtering);
+		err = ctl_vlan_filtering(&d->br.maps, setting_value(&c->set, SET_VLAN_FILTERING));
 	return err;
 }
 
@@ -202,13 +203,14 @@ static int apply_port_vlans(struct daemon *d, const struct config *c,
 			    const struct config_port *cp, uint32_t ifindex)
 {
 	struct xdpbr_vlan_port v = { 0 };
-	uint16_t pvid = cp->pvid_set ? cp->pvid : default_pvid_of(c);
+	uint16_t pvid = setting_given(&cp->set, SET_PVID) ? (uint16_t)cp->set.v[SET_PVID] :
+			default_pvid_of(c);
 
 	for (int w = 0; w < XDPBR_VLAN_WORDS; w++) {
 		v.member[w] = cp->vlans[w] | cp->untagged[w];
 		v.untagged[w] = cp->untagged[w];
 	}
-	if (!cp->vlans_set)
+	if (!config_port_vlans_set(cp))
 		xdpbr_vlan_default(&v, pvid, 1);
 	if (pvid && !xdpbr_vlan_test(v.member, pvid))
 		pvid = 0;	/* the default PVID is not among the port's VLANs */
@@ -261,14 +263,6 @@ static void static_failed(struct daemon *d, const char *port, const struct confi
 	t->s = *s;
 }
 
-/* The file's flags and learning limit on a port entry; the state bits
- * (XDPBR_PORT_DOWN) and everything else stay. */
-static void port_take_cfg(struct xdpbr_port *p, const struct config_port *cp)
-{
-	p->flags = (p->flags & ~XDPBR_PORT_USER_FLAGS) | (cp->flags & XDPBR_PORT_USER_FLAGS);
-	p->max_learned = cp->max_learned;
-}
-
 /* A port's flags, limits (learning, storm control) and static entries; old
  * is what was applied before (NULL: nothing), so that statics dropped from
  * the file are removed. Storm limits are always written: a key dropped from
@@ -277,7 +271,7 @@ static void port_take_cfg(struct xdpbr_port *p, const struct config_port *cp)
 static int apply_port_cfg(struct daemon *d, const struct config_port *old,
 			  const struct config_port *cp, const struct config *c)
 {
-	uint32_t ifindex = if_nametoindex(cp->name);
+	uint32_t ifindex = if_nametoindex(cp->name), storm[XDPBR_STORM__MAX];
 	struct xdpbr_port p;
 	int err;
 
@@ -286,12 +280,15 @@ static int apply_port_cfg(struct daemon *d, const struct config_port *old,
 	err = ctl_port_get(&d->br.maps, ifindex, &p);
 	if (err)
 		return err;
-	port_take_cfg(&p, cp);
+	/* every row of the section: a key left out is its default again; the
+	 * state bits (XDPBR_PORT_DOWN) stay */
+	settings_port_put(&cp->set, ~0ULL, &p);
+	settings_storm_put(&cp->set, ~0ULL, storm);
 	err = ctl_port_apply(&d->br.maps, ifindex, &p, d->br.prog_egress_fd);
 	if (!err)
 		err = apply_port_vlans(d, c, cp, ifindex);
 	if (!err)
-		err = ctl_storm_set(&d->br.maps, ifindex, cp->storm);
+		err = ctl_storm_set(&d->br.maps, ifindex, storm);
 	if (err)
 		return err;
 	for (size_t i = 0; old && i < old->nstatics; i++) {
@@ -356,16 +353,22 @@ static void init_port_from_cfg(const char *ifname, struct xdpbr_port *p, void *a
 	const struct config_port *cp = cfg_port_applying(arg, ifname);
 
 	if (cp)
-		port_take_cfg(p, cp);
+		settings_port_put(&cp->set, ~0ULL, p);
+}
+
+/* A port's xdp_share as the file says; XDP_SHARE_DEFAULT: the bridge's. */
+static enum xdp_share share_of(const struct config_port *cp)
+{
+	if (!cp || !setting_given(&cp->set, SET_PORT_XDP_SHARE))
+		return XDP_SHARE_DEFAULT;
+	return cp->set.v[SET_PORT_XDP_SHARE] ? XDP_SHARE_ON : XDP_SHARE_OFF;
 }
 
 /* bridge.port_share: whether a port shares its XDP hook (default: the
  * bridge's). */
 static enum xdp_share port_share_from_cfg(const char *ifname, void *arg)
 {
-	const struct config_port *cp = cfg_port_applying(arg, ifname);
-
-	return cp ? cp->xdp_share : XDP_SHARE_DEFAULT;
+	return share_of(cfg_port_applying(arg, ifname));
 }
 
 /* bridge.port_path: a port's configured datapath (auto: the bridge's). */
@@ -373,7 +376,7 @@ static enum port_path port_path_from_cfg(const char *ifname, void *arg)
 {
 	const struct config_port *cp = cfg_port_applying(arg, ifname);
 
-	return cp ? cp->path : PORT_PATH_AUTO;
+	return cp ? (enum port_path)setting_value(&cp->set, SET_PORT_DATAPATH) : PORT_PATH_AUTO;
 }
 
 /* Marks a port down (out of tx and flood sets, dynamic entries flushed) or
@@ -407,12 +410,12 @@ static bool hostif_wanted(const struct daemon *d, const struct config *c)
 {
 	if (d->hostif_opt >= 0)
 		return d->hostif_opt;
-	return c->host_interface_set ? c->host_interface : true;
+	return setting_value(&c->set, SET_HOST_INTERFACE);
 }
 
 static void hostif_mac_of(const struct daemon *d, const struct config *c, uint8_t mac[6])
 {
-	if (c->mac_set)
+	if (setting_given(&c->set, SET_MAC))
 		memcpy(mac, c->mac, 6);
 	else
 		hostif_mac_default(d->br.name, mac);
@@ -690,9 +693,9 @@ static void do_reload(struct daemon *d)
 	if (nc.name[0] && strcmp(nc.name, d->br.name))
 		log_warn("%s: bridge name changed to '%s': takes effect on restart only",
 			 d->cfg_path, nc.name);
-	if (nc.fdb_size != d->cfg.fdb_size || nc.mode_set != d->cfg.mode_set ||
-	    nc.fdb_cache_set != d->cfg.fdb_cache_set || nc.fdb_cache != d->cfg.fdb_cache ||
-	    nc.mode != d->cfg.mode)
+	if (!setting_same(&nc.set, &d->cfg.set, SET_FDB_SIZE) ||
+	    !setting_same(&nc.set, &d->cfg.set, SET_FDB_CACHE) ||
+	    !setting_same(&nc.set, &d->cfg.set, SET_MODE))
 		log_warn("%s: fdb_size, fdb_cache and mode take effect on restart only",
 			 d->cfg_path);
 	if (apply_bridge_cfg(d, &nc))
@@ -1057,7 +1060,7 @@ static int parse_option(struct daemon *d, struct cmdline *cl, int opt, const cha
 		cl->share_set = true;
 		return 0;
 	case 's':
-		if (parse_u64(arg, XDPBR_FDB_SIZE_MAX, &v) || v < XDPBR_FDB_SIZE_MIN) {
+		if (parse_u64(arg, UINT64_MAX, &v) || setting_check(&settings[SET_FDB_SIZE], v)) {
 			fprintf(stderr, "xdpbrd: invalid FDB size '%s' (%u to %u)\n",
 				arg, XDPBR_FDB_SIZE_MIN, XDPBR_FDB_SIZE_MAX);
 			return -EINVAL;
@@ -1065,7 +1068,7 @@ static int parse_option(struct daemon *d, struct cmdline *cl, int opt, const cha
 		cl->o.fdb_size = (uint32_t)v;
 		return 0;
 	case 'C':
-		if (parse_u64(arg, XDPBR_FDB_CACHE_MAX, &v) || !config_fdb_cache_valid(v)) {
+		if (parse_u64(arg, UINT64_MAX, &v) || setting_check(&settings[SET_FDB_CACHE], v)) {
 			fprintf(stderr, "xdpbrd: invalid FDB cache size '%s' "
 				"(0 = off, or a power of two from 4 to %u)\n",
 				arg, XDPBR_FDB_CACHE_MAX);
@@ -1075,7 +1078,7 @@ static int parse_option(struct daemon *d, struct cmdline *cl, int opt, const cha
 		cl->o.fdb_cache_set = true;
 		return 0;
 	case 'a':
-		if (parse_u64(arg, XDPBR_AGEING_MAX_S, &v)) {
+		if (parse_u64(arg, UINT64_MAX, &v) || setting_check(&settings[SET_AGEING_TIME], v)) {
 			fprintf(stderr, "xdpbrd: invalid ageing time '%s' (0 to %u s)\n",
 				arg, XDPBR_AGEING_MAX_S);
 			return -EINVAL;
@@ -1218,20 +1221,20 @@ static int merge(struct daemon *d, struct cmdline *cl)
 		err = merge_ports(d, cl);
 	if (err)
 		return err;
-	if (!cl->mode_set && c->mode_set)
-		cl->o.mode = c->mode;
+	if (!cl->mode_set && setting_given(&c->set, SET_MODE))
+		cl->o.mode = (enum xdpbr_mode)c->set.v[SET_MODE];
 	if (!cl->path_set)
-		cl->o.path = c->path;
-	if (!cl->share_set && c->xdp_share_set)
-		cl->o.xdp_share = c->xdp_share;
-	if (!cl->o.fdb_size)
-		cl->o.fdb_size = c->fdb_size;
-	if (!cl->o.fdb_cache_set && c->fdb_cache_set) {
-		cl->o.fdb_cache = c->fdb_cache;
+		cl->o.path = (enum port_path)setting_value(&c->set, SET_DATAPATH);
+	if (!cl->share_set && setting_given(&c->set, SET_XDP_SHARE))
+		cl->o.xdp_share = c->set.v[SET_XDP_SHARE];
+	if (!cl->o.fdb_size && setting_given(&c->set, SET_FDB_SIZE))
+		cl->o.fdb_size = (uint32_t)c->set.v[SET_FDB_SIZE];
+	if (!cl->o.fdb_cache_set && setting_given(&c->set, SET_FDB_CACHE)) {
+		cl->o.fdb_cache = (uint32_t)c->set.v[SET_FDB_CACHE];
 		cl->o.fdb_cache_set = true;
 	}
-	if (!cl->o.ageing_ns && c->ageing_set)
-		cl->o.ageing_ns = ageing_ns_of(c->ageing_s);
+	if (!cl->o.ageing_ns && setting_given(&c->set, SET_AGEING_TIME))
+		cl->o.ageing_ns = ageing_ns_of(c->set.v[SET_AGEING_TIME]);
 	return 0;
 }
 
@@ -1344,7 +1347,7 @@ static bool share_wanted(const struct daemon *d, const struct cmdline *cl)
 	bool any = cl->o.xdp_share;
 
 	for (size_t i = 0; i < d->cfg.nports; i++)
-		any |= d->cfg.ports[i].xdp_share == XDP_SHARE_ON;
+		any |= share_of(&d->cfg.ports[i]) == XDP_SHARE_ON;
 	return any;
 }
 

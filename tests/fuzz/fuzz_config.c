@@ -13,10 +13,10 @@
  *  - on error: -EINVAL (or -ENOMEM), a message "NAME:LINE: ..." with LINE
  *    one of the input's lines, and the struct left zeroed;
  *  - on success: an empty message and a struct that keeps the promises of
- *    daemon/config.h: every value in its documented range, "not set" means
- *    zero, a valid bridge name and listen address, at most 63 ports with
- *    valid and distinct interface names in file order, port flags among the
- *    user flags, statics unicast and non-zero with a VLAN in range and
+ *    daemon/config.h: every value a row of lib/settings.c allows it (its
+ *    scope, range, step, words), "not given" means zero, a valid bridge
+ *    name and listen address, at most 63 ports with valid and distinct
+ *    interface names in file order, statics unicast and non-zero with a VLAN in range and
  *    never two for one {vlan, MAC}, VLAN bitmaps within 1..4094 with no
  *    VLAN both tagged and untagged, a non-zero PVID a member, and every
  *    port equal to itself (config_port_equal).
@@ -32,7 +32,10 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "ports.h"
+#include "settings.h"
 #include "util.h"
+#include "xdpbr_rules.h"
 #include "fuzz_common.h"
 
 static int memfd = -1;
@@ -77,18 +80,62 @@ static bool all_zero(const void *p, size_t n)
 
 #define CHECK(cond, ...) do { if (!(cond)) fz_fail(__VA_ARGS__); } while (0)
 
+/* What a text row's reader may leave in its value. */
+static bool text_value_ok(enum setting_id id, uint64_t v)
+{
+	switch (id) {
+	case SET_MODE:
+		return v == XDPBR_MODE_NONE || v == XDPBR_MODE_NATIVE || v == XDPBR_MODE_GENERIC;
+	case SET_DATAPATH:
+	case SET_PORT_DATAPATH:
+		return v == PORT_PATH_AUTO || v == PORT_PATH_XDP || v == PORT_PATH_TC;
+	default:
+		return v == 0;
+	}
+}
+
+/* The values of a section (where): only rows of its scope that the file
+ * takes are given, each with a value its row allows; the others are 0. */
+static void check_values(const struct settings *s, enum setting_scope scope,
+			 const char *where)
+{
+	CHECK(!s->acted, "%s: an action of the CLI's", where);
+	for (int i = 0; i < SET__N; i++) {
+		const struct setting *r = &settings[i];
+		uint64_t v = s->v[i];
+
+		if (!setting_given(s, (enum setting_id)i)) {
+			CHECK(!v, "%s: %s not given, and %llu", where, r->name,
+			      (unsigned long long)v);
+			continue;
+		}
+		CHECK(r->scope == scope && (r->in & SETTING_FILE), "%s: %s given", where,
+		      r->name);
+		if (r->type == SETTING_NUM)
+			CHECK(!setting_check(r, v), "%s: %s %llu", where, r->name,
+			      (unsigned long long)v);
+		else if (r->type == SETTING_BOOL)
+			CHECK(v <= (r->also ? 2 : 1), "%s: %s %llu", where, r->name,
+			      (unsigned long long)v);
+		else
+			CHECK(text_value_ok((enum setting_id)i, v), "%s: %s %llu", where,
+			      r->name, (unsigned long long)v);
+	}
+}
+
 static void check_port(const struct config *c, size_t i)
 {
 	const struct config_port *p = &c->ports[i];
+	unsigned int pvid = (unsigned int)p->set.v[SET_PVID];
 
 	CHECK(ifname_ok(p->name), "port %zu: name '%.16s' is not a valid interface name", i,
 	      p->name);
 	CHECK(config_port_find(c, p->name) == p, "port %s: config_port_find finds another",
 	      p->name);
 	CHECK(config_port_equal(p, p), "port %s: not equal to itself", p->name);
-	CHECK(!(p->flags & ~XDPBR_PORT_USER_FLAGS), "port %s: flags 0x%x", p->name, p->flags);
-	CHECK(p->max_learned <= XDPBR_LEARNED_MAX, "port %s: max_learned %u", p->name,
-	      p->max_learned);
+	check_values(&p->set, SETTING_PORT, p->name);
+	CHECK(setting_given(&p->set, SET_STATIC) == !!p->nstatics, "port %s: static given, "
+	      "%zu statics", p->name, p->nstatics);
 	CHECK(p->line >= 1, "port %s: line %d", p->name, p->line);
 	CHECK(i == 0 || p->line > c->ports[i - 1].line, "port %s: not in file order", p->name);
 	CHECK(!p->nstatics || p->statics, "port %s: %zu statics and no array", p->name,
@@ -115,21 +162,16 @@ static void check_port(const struct config *c, size_t i)
 				      p->name);
 		}
 	}
-	CHECK(p->pvid <= XDPBR_VLAN_MAX, "port %s: pvid %u", p->name, p->pvid);
-	CHECK(p->pvid_set || !p->pvid, "port %s: pvid %u not set", p->name, p->pvid);
-	CHECK(p->vlans_set || (all_zero(p->vlans, sizeof(p->vlans)) &&
-			       all_zero(p->untagged, sizeof(p->untagged))),
+	CHECK(config_port_vlans_set(p) || (all_zero(p->vlans, sizeof(p->vlans)) &&
+					    all_zero(p->untagged, sizeof(p->untagged))),
 	      "port %s: VLANs without vlans/untagged", p->name);
 	for (unsigned int w = 0; w < XDPBR_VLAN_WORDS; w++)
 		CHECK(!(p->vlans[w] & p->untagged[w]), "port %s: a VLAN in %u..%u is both "
 		      "tagged and untagged", p->name, w * 64, w * 64 + 63);
 	CHECK(!bit(p->vlans, 0) && !bit(p->untagged, 0) && !bit(p->vlans, 4095) &&
 	      !bit(p->untagged, 4095), "port %s: VLAN 0 or 4095 is a member", p->name);
-	CHECK(!p->pvid || bit(p->vlans, p->pvid) || bit(p->untagged, p->pvid),
-	      "port %s: pvid %u is not a member", p->name, p->pvid);
-	for (int s = 0; s < XDPBR_STORM__MAX; s++)
-		CHECK(p->storm[s] <= XDPBR_STORM_MAX_PPS, "port %s: storm[%d] %u", p->name, s,
-		      p->storm[s]);
+	CHECK(!pvid || bit(p->vlans, pvid) || bit(p->untagged, pvid),
+	      "port %s: pvid %u is not a member", p->name, pvid);
 }
 
 static void check_config(const struct config *c)
@@ -140,23 +182,12 @@ static void check_config(const struct config *c)
 	CHECK(memchr(c->name, 0, sizeof(c->name)), "name not terminated");
 	CHECK(!c->name[0] || !bridge_name_valid(c->name), "name '%s' is not a bridge name",
 	      c->name);
-	CHECK(c->ageing_s <= XDPBR_AGEING_MAX_S, "ageing_time %llu",
-	      (unsigned long long)c->ageing_s);
-	CHECK(c->ageing_set || !c->ageing_s, "ageing_time %llu not set",
-	      (unsigned long long)c->ageing_s);
-	CHECK(c->fdb_max_learned <= XDPBR_LEARNED_MAX, "fdb_max_learned %u", c->fdb_max_learned);
-	CHECK(!c->fdb_size || (c->fdb_size >= XDPBR_FDB_SIZE_MIN &&
-			       c->fdb_size <= XDPBR_FDB_SIZE_MAX), "fdb_size %u", c->fdb_size);
-	CHECK(c->mode == XDPBR_MODE_NONE || c->mode == XDPBR_MODE_NATIVE || c->mode == XDPBR_MODE_GENERIC,
-	      "mode %d", (int)c->mode);
-	CHECK(c->mode_set || c->mode == XDPBR_MODE_NONE, "mode %d not set", (int)c->mode);
+	check_values(&c->set, SETTING_BRIDGE, "[bridge]");
+	CHECK(setting_given(&c->set, SET_MAC) ? xdpbr_mac_station(c->mac) :
+	      all_zero(c->mac, sizeof(c->mac)), "mac");
 	CHECK(memchr(c->listen, 0, sizeof(c->listen)), "listen not terminated");
 	CHECK(!c->listen[0] || !config_listen_parse(c->listen, &sa, &salen),
 	      "listen '%s' does not parse", c->listen);
-	CHECK(c->vlan_filtering_set || !c->vlan_filtering, "vlan_filtering on, not set");
-	CHECK(c->default_pvid <= XDPBR_VLAN_MAX, "default_pvid %u", c->default_pvid);
-	CHECK(c->default_pvid_set || !c->default_pvid, "default_pvid %u not set",
-	      c->default_pvid);
 	CHECK(c->nports <= XDPBR_PORTS_PER_BRIDGE, "%zu ports", c->nports);
 	CHECK(!c->nports || c->ports, "%zu ports and no array", c->nports);
 	for (size_t i = 0; i < c->nports; i++)
@@ -166,13 +197,9 @@ static void check_config(const struct config *c)
 /* Both parses gave the same configuration. */
 static void check_same(const struct config *a, const struct config *b)
 {
-	CHECK(!strcmp(a->name, b->name) && a->ageing_set == b->ageing_set &&
-	      a->ageing_s == b->ageing_s && a->fdb_max_learned == b->fdb_max_learned &&
-	      a->fdb_size == b->fdb_size && a->mode_set == b->mode_set && a->mode == b->mode &&
-	      !strcmp(a->listen, b->listen) && a->vlan_filtering_set == b->vlan_filtering_set &&
-	      a->vlan_filtering == b->vlan_filtering &&
-	      a->default_pvid_set == b->default_pvid_set &&
-	      a->default_pvid == b->default_pvid && a->nports == b->nports,
+	CHECK(!strcmp(a->name, b->name) && !memcmp(&a->set, &b->set, sizeof(a->set)) &&
+	      !strcmp(a->listen, b->listen) && !memcmp(a->mac, b->mac, sizeof(a->mac)) &&
+	      !memcmp(&a->stp, &b->stp, sizeof(a->stp)) && a->nports == b->nports,
 	      "string and file parses differ in [bridge] or the number of ports");
 	for (size_t i = 0; i < a->nports; i++)
 		CHECK(config_port_equal(&a->ports[i], &b->ports[i]) &&

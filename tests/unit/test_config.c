@@ -16,12 +16,27 @@
 
 #include "xdpbr.h"
 #include "config.h"
+#include "ports.h"
+#include "settings.h"
 #include "util.h"
 
 #define NAME "test.conf"
 #define ALL_FLAGS XDPBR_PORT_USER_FLAGS
 
+/* A row's value in use (given, or the default), and whether it was given. */
+#define VAL(s, ID) setting_value(&(s), SET_##ID)
+#define GIVEN(s, ID) setting_given(&(s), SET_##ID)
+
 static char err[512];
+
+/* A port section's flags, as the daemon writes them into its entry. */
+static uint32_t flags_of(const struct config_port *cp)
+{
+	struct xdpbr_port p = { 0 };
+
+	settings_port_put(&cp->set, ~0ULL, &p);
+	return p.flags;
+}
 
 /* Parses text as NAME. err and *c start as junk so that a success must clear
  * err and an error must zero *c. */
@@ -128,21 +143,21 @@ static void check_example(const struct config *c)
 	const struct config_port *p;
 
 	assert_string_equal(c->name, "br-lab");
-	assert_true(c->ageing_set);
-	assert_int_equal(c->ageing_s, 120);
-	assert_int_equal(c->fdb_max_learned, 1000);
-	assert_int_equal(c->fdb_size, 131072);
-	assert_true(c->mode_set);
-	assert_int_equal(c->mode, XDPBR_MODE_NATIVE);
+	assert_true(GIVEN(c->set, AGEING_TIME));
+	assert_int_equal(VAL(c->set, AGEING_TIME), 120);
+	assert_int_equal(VAL(c->set, FDB_MAX_LEARNED), 1000);
+	assert_int_equal(VAL(c->set, FDB_SIZE), 131072);
+	assert_true(GIVEN(c->set, MODE));
+	assert_int_equal(VAL(c->set, MODE), XDPBR_MODE_NATIVE);
 	assert_string_equal(c->listen, "[::1]:9200");
 	assert_int_equal(c->nports, 2);
 
 	p = &c->ports[0];
 	assert_string_equal(p->name, "eth1");
 	assert_int_equal(p->line, 11);
-	assert_int_equal(p->flags, XDPBR_PORT_FLOOD | XDPBR_PORT_BCAST_FLOOD |
+	assert_int_equal(flags_of(p), XDPBR_PORT_FLOOD | XDPBR_PORT_BCAST_FLOOD |
 			 XDPBR_PORT_ISOLATED | XDPBR_PORT_HAIRPIN);
-	assert_int_equal(p->max_learned, 50);
+	assert_int_equal(VAL(p->set, MAX_LEARNED), 50);
 	assert_int_equal(p->nstatics, 2);
 	assert_memory_equal(p->statics[0].mac, mac1, 6);
 	assert_int_equal(p->statics[0].vlan, 0);
@@ -154,10 +169,52 @@ static void check_example(const struct config *c)
 	p = &c->ports[1];
 	assert_string_equal(p->name, "veth-a.10");
 	assert_int_equal(p->line, 22);
-	assert_int_equal(p->flags, XDPBR_PORT_DEFAULT_FLAGS);
-	assert_int_equal(p->max_learned, 0);
+	assert_int_equal(flags_of(p), XDPBR_PORT_DEFAULT_FLAGS);
+	assert_int_equal(VAL(p->set, MAX_LEARNED), 0);
 	assert_int_equal(p->nstatics, 0);
 	assert_null(p->statics);
+}
+
+/* The table and the parser agree: every row the file takes is a key of its
+ * section, in no other section, and read into its row. */
+static void test_every_row_is_a_key(void **state)
+{
+	static const char *const text_sample[SET__N] = {
+		[SET_NAME] = "br0", [SET_MODE] = "generic", [SET_DATAPATH] = "tc",
+		[SET_LISTEN] = "none", [SET_MAC] = "02:00:00:00:00:01",
+		[SET_PORT_DATAPATH] = "xdp", [SET_STATIC] = "02:00:00:00:00:01",
+		[SET_VLANS] = "10", [SET_UNTAGGED] = "20",
+	};
+	char text[128], value[32];
+	struct config c;
+
+	for (int i = 0; i < SET__N; i++) {
+		const struct setting *s = &settings[i];
+		bool port = s->scope == SETTING_PORT;
+		const char *v = value;
+
+		if (!(s->in & SETTING_FILE))
+			continue;
+		if (s->type == SETTING_NUM)
+			snprintf(value, sizeof(value), "%llu",	/* the timers' relation holds */
+				 (unsigned long long)(s->def_text ? s->min : s->def));
+		else if (s->type == SETTING_BOOL)
+			v = "on";
+		else
+			v = text_sample[i];
+		if (!v)
+			fail_msg("row %s: no sample value in this test", s->name);
+		snprintf(text, sizeof(text), "%s\n%s = %s\n", port ? "[port eth1]" : "[bridge]",
+			 s->name, v);
+		parse_ok(text, &c);
+		if (!setting_given(port ? &c.ports[0].set : &c.set, (enum setting_id)i))
+			fail_msg("row %s: '%s' parsed, and the row is not given", s->name, text);
+		config_free(&c);
+		snprintf(text, sizeof(text), "%s\n%s = %s\n", port ? "[bridge]" : "[port eth1]",
+			 s->name, v);
+		if (!setting_find(port ? SETTING_BRIDGE : SETTING_PORT, SETTING_FILE, s->name))
+			assert_int_equal(parse(text, &c), -EINVAL);
+	}
 }
 
 static void test_full_example(void **state)
@@ -176,33 +233,34 @@ static void test_defaults(void **state)
 
 	parse_ok("[bridge]\n[port eth1]\n", &c);
 	assert_string_equal(c.name, "");
-	assert_false(c.ageing_set);
-	assert_int_equal(c.ageing_s, 0);
-	assert_int_equal(c.fdb_max_learned, 0);
-	assert_int_equal(c.fdb_size, 0);
-	assert_false(c.mode_set);
-	assert_int_equal(c.mode, XDPBR_MODE_NONE);
+	assert_false(GIVEN(c.set, AGEING_TIME));
+	assert_int_equal(VAL(c.set, AGEING_TIME), XDPBR_DEFAULT_AGEING_S);
+	assert_int_equal(VAL(c.set, FDB_MAX_LEARNED), 0);
+	assert_false(GIVEN(c.set, FDB_SIZE));
+	assert_int_equal(VAL(c.set, FDB_SIZE), XDPBR_FDB_SIZE);
+	assert_false(GIVEN(c.set, MODE));
+	assert_int_equal(VAL(c.set, MODE), XDPBR_MODE_NONE);
 	assert_string_equal(c.listen, "");
 	/* a port section without keys is still a port, with default flags */
 	assert_int_equal(c.nports, 1);
 	assert_string_equal(c.ports[0].name, "eth1");
 	assert_int_equal(c.ports[0].line, 2);
-	assert_int_equal(c.ports[0].flags, XDPBR_PORT_DEFAULT_FLAGS);
-	assert_int_equal(c.ports[0].max_learned, 0);
+	assert_int_equal(flags_of(&c.ports[0]), XDPBR_PORT_DEFAULT_FLAGS);
+	assert_int_equal(VAL(c.ports[0].set, MAX_LEARNED), 0);
 	assert_int_equal(c.ports[0].nstatics, 0);
 	/* VLANs: nothing set, the bridge default PVID applies */
-	assert_false(c.vlan_filtering_set);
-	assert_false(c.vlan_filtering);
-	assert_false(c.default_pvid_set);
-	assert_int_equal(c.default_pvid, 0);
-	assert_false(c.ports[0].pvid_set);
-	assert_int_equal(c.ports[0].pvid, 0);
-	assert_false(c.ports[0].vlans_set);
+	assert_false(GIVEN(c.set, VLAN_FILTERING));
+	assert_false(VAL(c.set, VLAN_FILTERING));
+	assert_false(GIVEN(c.set, DEFAULT_PVID));
+	assert_int_equal(VAL(c.set, DEFAULT_PVID), XDPBR_DEFAULT_PVID);
+	assert_false(GIVEN(c.ports[0].set, PVID));
+	assert_int_equal(VAL(c.ports[0].set, PVID), 0);
+	assert_false(config_port_vlans_set(&c.ports[0]));
 	assert_true(vlans_are(c.ports[0].vlans, ""));
 	assert_true(vlans_are(c.ports[0].untagged, ""));
 	/* storm control: no limits */
 	for (int cls = 0; cls < XDPBR_STORM__MAX; cls++)
-		assert_int_equal(c.ports[0].storm[cls], 0);
+		assert_int_equal(setting_value(&c.ports[0].set, (enum setting_id)(SET_STORM_BCAST + cls)), 0);
 	config_free(&c);
 }
 
@@ -217,7 +275,7 @@ static void test_ports_only(void **state)
 	assert_string_equal(c.ports[0].name, "eth1");
 	assert_string_equal(c.ports[1].name, "eth2");
 	assert_string_equal(c.ports[2].name, "eth3");
-	assert_int_equal(c.ports[1].flags, XDPBR_PORT_DEFAULT_FLAGS | XDPBR_PORT_ISOLATED);
+	assert_int_equal(flags_of(&c.ports[1]), XDPBR_PORT_DEFAULT_FLAGS | XDPBR_PORT_ISOLATED);
 	assert_int_equal(c.ports[2].line, 4);
 	config_free(&c);
 }
@@ -262,11 +320,11 @@ static void test_booleans(void **state)
 			/* from all flags off, each key sets exactly its bit */
 			snprintf(text, sizeof(text), "[port eth1]\n%s = %s\n", keys[k].key, on[i]);
 			parse_ok(text, &c);
-			assert_int_equal(c.ports[0].flags & keys[k].bit, keys[k].bit);
+			assert_int_equal(flags_of(&c.ports[0]) & keys[k].bit, keys[k].bit);
 			config_free(&c);
 			snprintf(text, sizeof(text), "[port eth1]\n%s = %s\n", keys[k].key, off[i]);
 			parse_ok(text, &c);
-			assert_int_equal(c.ports[0].flags,
+			assert_int_equal(flags_of(&c.ports[0]),
 					 XDPBR_PORT_DEFAULT_FLAGS & ~keys[k].bit);
 			config_free(&c);
 		}
@@ -276,8 +334,8 @@ static void test_booleans(void **state)
 		 "isolated=1\nhairpin=1\n"
 		 "[port b]\nlearning=0\nflood=0\nmcast_flood=0\nbcast_flood=0\n"
 		 "isolated=0\nhairpin=0\n", &c);
-	assert_int_equal(c.ports[0].flags, ALL_FLAGS);
-	assert_int_equal(c.ports[1].flags, 0);
+	assert_int_equal(flags_of(&c.ports[0]), ALL_FLAGS);
+	assert_int_equal(flags_of(&c.ports[1]), 0);
 	config_free(&c);
 }
 
@@ -295,8 +353,8 @@ static void test_modes(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(modes); i++) {
 		snprintf(text, sizeof(text), "[bridge]\nmode = %s\n", modes[i].word);
 		parse_ok(text, &c);
-		assert_true(c.mode_set);
-		assert_int_equal(c.mode, modes[i].mode);
+		assert_true(GIVEN(c.set, MODE));
+		assert_int_equal(VAL(c.set, MODE), modes[i].mode);
 		config_free(&c);
 	}
 }
@@ -308,9 +366,9 @@ static void test_number_ranges(void **state)
 
 	parse_ok("[bridge]\nageing_time = 0\nfdb_size = 16\nfdb_max_learned = 0\n"
 		 "[port eth1]\nmax_learned = 0\nstatic = 02:00:00:00:00:01 vlan 0\n", &c);
-	assert_true(c.ageing_set);
-	assert_int_equal(c.ageing_s, 0);
-	assert_int_equal(c.fdb_size, 16);
+	assert_true(GIVEN(c.set, AGEING_TIME));
+	assert_int_equal(VAL(c.set, AGEING_TIME), 0);
+	assert_int_equal(VAL(c.set, FDB_SIZE), 16);
 	assert_int_equal(c.ports[0].statics[0].vlan, 0);
 	config_free(&c);
 
@@ -320,26 +378,26 @@ static void test_number_ranges(void **state)
 
 	/* fdb_cache: 0 is "off", not "unset"; the powers of two at the ends */
 	parse_ok("[bridge]\nfdb_cache = 0\n", &c);
-	assert_true(c.fdb_cache_set);
-	assert_int_equal(c.fdb_cache, 0);
+	assert_true(GIVEN(c.set, FDB_CACHE));
+	assert_int_equal(VAL(c.set, FDB_CACHE), 0);
 	config_free(&c);
 	parse_ok("[bridge]\nfdb_cache = 4\n", &c);
-	assert_int_equal(c.fdb_cache, 4);
+	assert_int_equal(VAL(c.set, FDB_CACHE), 4);
 	config_free(&c);
 	parse_ok("[bridge]\nfdb_cache = 1048576\n", &c);
-	assert_int_equal(c.fdb_cache, 1048576);
+	assert_int_equal(VAL(c.set, FDB_CACHE), 1048576);
 	config_free(&c);
 	parse_ok("[bridge]\n", &c);
-	assert_false(c.fdb_cache_set);
+	assert_false(GIVEN(c.set, FDB_CACHE));
 	config_free(&c);
 
 	parse_ok("[bridge]\nageing_time = 1000000\nfdb_size = 67108864\n"
 		 "fdb_max_learned = 67108864\n"
 		 "[port eth1]\nmax_learned = 67108864\nstatic = 02:00:00:00:00:01 vlan 4094\n", &c);
-	assert_int_equal(c.ageing_s, 1000000);
-	assert_int_equal(c.fdb_size, 67108864);
-	assert_int_equal(c.fdb_max_learned, 67108864);
-	assert_int_equal(c.ports[0].max_learned, 67108864);
+	assert_int_equal(VAL(c.set, AGEING_TIME), 1000000);
+	assert_int_equal(VAL(c.set, FDB_SIZE), 67108864);
+	assert_int_equal(VAL(c.set, FDB_MAX_LEARNED), 67108864);
+	assert_int_equal(VAL(c.ports[0].set, MAX_LEARNED), 67108864);
 	assert_int_equal(c.ports[0].statics[0].vlan, 4094);
 	config_free(&c);
 }
@@ -370,7 +428,7 @@ static void test_repeated_static(void **state)
 	assert_int_equal(c.ports[0].statics[2].line, 4);
 	assert_memory_equal(c.ports[0].statics[3].mac, mac2, 6);
 	assert_int_equal(c.ports[0].statics[3].line, 6);
-	assert_int_equal(c.ports[0].flags, XDPBR_PORT_DEFAULT_FLAGS & ~XDPBR_PORT_LEARNING);
+	assert_int_equal(flags_of(&c.ports[0]), XDPBR_PORT_DEFAULT_FLAGS & ~XDPBR_PORT_LEARNING);
 	assert_int_equal(c.ports[1].nstatics, 1);
 	assert_int_equal(c.ports[1].statics[0].vlan, 11);
 	assert_int_equal(c.ports[1].statics[0].line, 8);
@@ -392,10 +450,10 @@ static void test_comments(void **state)
 		 "static = 02:00:00:00:00:01 vlan 7 ; comment\n"
 		 "  # indented comment\n", &c);
 	assert_string_equal(c.name, "br0");
-	assert_int_equal(c.ageing_s, 60);
+	assert_int_equal(VAL(c.set, AGEING_TIME), 60);
 	assert_string_equal(c.listen, "10.0.0.1:80");
 	assert_int_equal(c.nports, 1);
-	assert_int_equal(c.ports[0].flags, XDPBR_PORT_DEFAULT_FLAGS & ~XDPBR_PORT_FLOOD);
+	assert_int_equal(flags_of(&c.ports[0]), XDPBR_PORT_DEFAULT_FLAGS & ~XDPBR_PORT_FLOOD);
 	assert_int_equal(c.ports[0].statics[0].vlan, 7);
 	config_free(&c);
 }
@@ -412,10 +470,10 @@ static void test_indented_lines_stand_alone(void **state)
 		 "  [port eth2]\n"
 		 "\thairpin = on\n", &c);
 	assert_int_equal(c.nports, 2);
-	assert_int_equal(c.ports[0].flags, XDPBR_PORT_MCAST_FLOOD | XDPBR_PORT_BCAST_FLOOD);
+	assert_int_equal(flags_of(&c.ports[0]), XDPBR_PORT_MCAST_FLOOD | XDPBR_PORT_BCAST_FLOOD);
 	assert_string_equal(c.ports[1].name, "eth2");
 	assert_int_equal(c.ports[1].line, 4);
-	assert_int_equal(c.ports[1].flags, XDPBR_PORT_DEFAULT_FLAGS | XDPBR_PORT_HAIRPIN);
+	assert_int_equal(flags_of(&c.ports[1]), XDPBR_PORT_DEFAULT_FLAGS | XDPBR_PORT_HAIRPIN);
 	config_free(&c);
 }
 
@@ -427,7 +485,7 @@ static void test_crlf_bom(void **state)
 	parse_ok("\xef\xbb\xbf[bridge]\r\nname = br0\r\n[port eth1]\r\nflood = off", &c);
 	assert_string_equal(c.name, "br0");
 	assert_int_equal(c.nports, 1);
-	assert_int_equal(c.ports[0].flags, XDPBR_PORT_DEFAULT_FLAGS & ~XDPBR_PORT_FLOOD);
+	assert_int_equal(flags_of(&c.ports[0]), XDPBR_PORT_DEFAULT_FLAGS & ~XDPBR_PORT_FLOOD);
 	config_free(&c);
 
 	/* line numbers still count from 1 after a BOM and with CRs */
@@ -731,13 +789,13 @@ static void test_storm(void **state)
 				 values[v].value);
 			parse_ok(text, &c);
 			for (int cls = 0; cls < XDPBR_STORM__MAX; cls++)
-				if (c.ports[0].storm[cls] !=
+				if (setting_value(&c.ports[0].set, (enum setting_id)(SET_STORM_BCAST + cls)) !=
 				    ((enum xdpbr_storm_class)cls == keys[k].cls ? values[v].pps : 0))
 					fail_msg("%s = %s: storm[%d] = %u", keys[k].key,
-						 values[v].value, cls, c.ports[0].storm[cls]);
+						 values[v].value, cls, setting_value(&c.ports[0].set, (enum setting_id)(SET_STORM_BCAST + cls)));
 			/* nothing else of the port changes */
-			assert_int_equal(c.ports[0].flags, XDPBR_PORT_DEFAULT_FLAGS);
-			assert_int_equal(c.ports[0].max_learned, 0);
+			assert_int_equal(flags_of(&c.ports[0]), XDPBR_PORT_DEFAULT_FLAGS);
+			assert_int_equal(VAL(c.ports[0].set, MAX_LEARNED), 0);
 			config_free(&c);
 		}
 	}
@@ -751,15 +809,15 @@ static void test_storm(void **state)
 		 "storm_mcast = 7\n"
 		 "[port eth3]\n", &c);
 	assert_int_equal(c.nports, 3);
-	assert_int_equal(c.ports[0].storm[XDPBR_STORM_BCAST], 10);
-	assert_int_equal(c.ports[0].storm[XDPBR_STORM_MCAST], 20);
-	assert_int_equal(c.ports[0].storm[XDPBR_STORM_UNKNOWN], 30);
-	assert_int_equal(c.ports[0].flags, XDPBR_PORT_DEFAULT_FLAGS & ~XDPBR_PORT_LEARNING);
-	assert_int_equal(c.ports[1].storm[XDPBR_STORM_BCAST], 0);
-	assert_int_equal(c.ports[1].storm[XDPBR_STORM_MCAST], 7);
-	assert_int_equal(c.ports[1].storm[XDPBR_STORM_UNKNOWN], 0);
+	assert_int_equal(VAL(c.ports[0].set, STORM_BCAST), 10);
+	assert_int_equal(VAL(c.ports[0].set, STORM_MCAST), 20);
+	assert_int_equal(VAL(c.ports[0].set, STORM_UNKNOWN), 30);
+	assert_int_equal(flags_of(&c.ports[0]), XDPBR_PORT_DEFAULT_FLAGS & ~XDPBR_PORT_LEARNING);
+	assert_int_equal(VAL(c.ports[1].set, STORM_BCAST), 0);
+	assert_int_equal(VAL(c.ports[1].set, STORM_MCAST), 7);
+	assert_int_equal(VAL(c.ports[1].set, STORM_UNKNOWN), 0);
 	for (int cls = 0; cls < XDPBR_STORM__MAX; cls++)
-		assert_int_equal(c.ports[2].storm[cls], 0);
+		assert_int_equal(setting_value(&c.ports[2].set, (enum setting_id)(SET_STORM_BCAST + cls)), 0);
 	config_free(&c);
 }
 
@@ -814,24 +872,24 @@ static void test_vlan_bridge(void **state)
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		parse_ok(cases[i].text, &c);
-		assert_true(c.vlan_filtering_set);
-		assert_int_equal(c.vlan_filtering, cases[i].filtering);
-		assert_true(c.default_pvid_set);
-		assert_int_equal(c.default_pvid, cases[i].pvid);
+		assert_true(GIVEN(c.set, VLAN_FILTERING));
+		assert_int_equal(VAL(c.set, VLAN_FILTERING), cases[i].filtering);
+		assert_true(GIVEN(c.set, DEFAULT_PVID));
+		assert_int_equal(VAL(c.set, DEFAULT_PVID), cases[i].pvid);
 		config_free(&c);
 	}
 
 	/* each one alone leaves the other unset */
 	parse_ok("[bridge]\nvlan_filtering = true\n", &c);
-	assert_true(c.vlan_filtering_set);
-	assert_true(c.vlan_filtering);
-	assert_false(c.default_pvid_set);
-	assert_int_equal(c.default_pvid, 0);
+	assert_true(GIVEN(c.set, VLAN_FILTERING));
+	assert_true(VAL(c.set, VLAN_FILTERING));
+	assert_false(GIVEN(c.set, DEFAULT_PVID));
+	assert_int_equal(VAL(c.set, DEFAULT_PVID), XDPBR_DEFAULT_PVID);
 	config_free(&c);
 	parse_ok("[bridge]\ndefault_pvid = 0\n", &c);
-	assert_false(c.vlan_filtering_set);
-	assert_true(c.default_pvid_set);
-	assert_int_equal(c.default_pvid, 0);
+	assert_false(GIVEN(c.set, VLAN_FILTERING));
+	assert_true(GIVEN(c.set, DEFAULT_PVID));
+	assert_int_equal(VAL(c.set, DEFAULT_PVID), 0);
 	config_free(&c);
 }
 
@@ -861,16 +919,16 @@ static void test_vlan_lists(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(lists); i++) {
 		snprintf(text, sizeof(text), "[port eth1]\nvlans = %s\n", lists[i].list);
 		parse_ok(text, &c);
-		assert_true(c.ports[0].vlans_set);
+		assert_true(config_port_vlans_set(&c.ports[0]));
 		if (!vlans_are(c.ports[0].vlans, lists[i].want))
 			fail_msg("case %zu: vlans = %s", i, lists[i].list);
 		assert_true(vlans_are(c.ports[0].untagged, ""));
-		assert_false(c.ports[0].pvid_set);
+		assert_false(GIVEN(c.ports[0].set, PVID));
 		config_free(&c);
 
 		snprintf(text, sizeof(text), "[port eth1]\nuntagged = %s\n", lists[i].list);
 		parse_ok(text, &c);
-		assert_true(c.ports[0].vlans_set);
+		assert_true(config_port_vlans_set(&c.ports[0]));
 		if (!vlans_are(c.ports[0].untagged, lists[i].want))
 			fail_msg("case %zu: untagged = %s", i, lists[i].list);
 		assert_true(vlans_are(c.ports[0].vlans, ""));
@@ -910,32 +968,32 @@ static void test_vlan_ports(void **state)
 		 "vlans = 7\n"				/* 14: no pvid: the default */
 		 "[port eth6]\n", &c);			/* 15 */
 	assert_int_equal(c.nports, 6);
-	assert_true(c.ports[0].pvid_set);
-	assert_int_equal(c.ports[0].pvid, 1);
-	assert_true(c.ports[0].vlans_set);
+	assert_true(GIVEN(c.ports[0].set, PVID));
+	assert_int_equal(VAL(c.ports[0].set, PVID), 1);
+	assert_true(config_port_vlans_set(&c.ports[0]));
 	assert_true(vlans_are(c.ports[0].vlans, "10,20-30"));
 	assert_true(vlans_are(c.ports[0].untagged, "1"));
 
-	assert_true(c.ports[1].pvid_set);
-	assert_int_equal(c.ports[1].pvid, 10);
-	assert_true(c.ports[1].vlans_set);	/* untagged alone sets it */
+	assert_true(GIVEN(c.ports[1].set, PVID));
+	assert_int_equal(VAL(c.ports[1].set, PVID), 10);
+	assert_true(config_port_vlans_set(&c.ports[1]));	/* untagged alone sets it */
 	assert_true(vlans_are(c.ports[1].vlans, ""));
 	assert_true(vlans_are(c.ports[1].untagged, "10"));
 
-	assert_true(c.ports[2].pvid_set);
-	assert_int_equal(c.ports[2].pvid, 0);
-	assert_false(c.ports[2].vlans_set);
+	assert_true(GIVEN(c.ports[2].set, PVID));
+	assert_int_equal(VAL(c.ports[2].set, PVID), 0);
+	assert_false(config_port_vlans_set(&c.ports[2]));
 
-	assert_int_equal(c.ports[3].pvid, 5);
+	assert_int_equal(VAL(c.ports[3].set, PVID), 5);
 	assert_true(vlans_are(c.ports[3].vlans, "5"));
 
-	assert_false(c.ports[4].pvid_set);
-	assert_int_equal(c.ports[4].pvid, 0);
-	assert_true(c.ports[4].vlans_set);
+	assert_false(GIVEN(c.ports[4].set, PVID));
+	assert_int_equal(VAL(c.ports[4].set, PVID), 0);
+	assert_true(config_port_vlans_set(&c.ports[4]));
 	assert_true(vlans_are(c.ports[4].vlans, "7"));
 
-	assert_false(c.ports[5].pvid_set);
-	assert_false(c.ports[5].vlans_set);
+	assert_false(GIVEN(c.ports[5].set, PVID));
+	assert_false(config_port_vlans_set(&c.ports[5]));
 	assert_true(vlans_are(c.ports[5].vlans, ""));
 	assert_true(vlans_are(c.ports[5].untagged, ""));
 	config_free(&c);
@@ -945,7 +1003,7 @@ static void test_vlan_ports(void **state)
 		 "[port eth1]\nvlans = 1-99, 101-4093\nuntagged = 100,4094\npvid = 4094\n", &c);
 	assert_true(vlans_are(c.ports[0].vlans, "1-99,101-4093"));
 	assert_true(vlans_are(c.ports[0].untagged, "100,4094"));
-	assert_int_equal(c.ports[0].pvid, 4094);
+	assert_int_equal(VAL(c.ports[0].set, PVID), 4094);
 	config_free(&c);
 }
 
@@ -1180,17 +1238,17 @@ static void test_host_interface(void **state)
 	const uint8_t want[6] = { 0x02, 0x00, 0x5e, 0x00, 0x53, 0xfe };
 
 	parse_ok("[bridge]\n", &c);			/* default: on, derived mac */
-	assert_false(c.host_interface_set);
-	assert_false(c.mac_set);
+	assert_false(GIVEN(c.set, HOST_INTERFACE));
+	assert_false(GIVEN(c.set, MAC));
 	config_free(&c);
 	parse_ok("[bridge]\nhost_interface = off\nmac = 02:00:5e:00:53:FE\n", &c);
-	assert_true(c.host_interface_set);
-	assert_false(c.host_interface);
-	assert_true(c.mac_set);
+	assert_true(GIVEN(c.set, HOST_INTERFACE));
+	assert_false(VAL(c.set, HOST_INTERFACE));
+	assert_true(GIVEN(c.set, MAC));
 	assert_memory_equal(c.mac, want, 6);
 	config_free(&c);
 	parse_ok("[bridge]\nhost_interface = on\n", &c);
-	assert_true(c.host_interface);
+	assert_true(VAL(c.set, HOST_INTERFACE));
 	config_free(&c);
 
 	assert_int_equal(parse("[bridge]\n\nmac = 01:00:5e:00:00:01\n", &c), -EINVAL);
@@ -1365,21 +1423,21 @@ static void test_shipped_example(void **state)
 	assert_true(c.nports >= 1);
 	/* its VLAN keys are the defaults, or examples that take effect only
 	 * with vlan_filtering on */
-	assert_true(c.vlan_filtering_set);
-	assert_false(c.vlan_filtering);
-	assert_true(c.default_pvid_set);
-	assert_int_equal(c.default_pvid, XDPBR_DEFAULT_PVID);
+	assert_true(GIVEN(c.set, VLAN_FILTERING));
+	assert_false(VAL(c.set, VLAN_FILTERING));
+	assert_true(GIVEN(c.set, DEFAULT_PVID));
+	assert_int_equal(VAL(c.set, DEFAULT_PVID), XDPBR_DEFAULT_PVID);
 	/* storm control: the uplink shows the keys with no limit, the host
 	 * port eth2 has limits on broadcast and multicast */
 	p = config_port_find(&c, "eth1");
 	assert_non_null(p);
 	for (int cls = 0; cls < XDPBR_STORM__MAX; cls++)
-		assert_int_equal(p->storm[cls], 0);
+		assert_int_equal(setting_value(&p->set, (enum setting_id)(SET_STORM_BCAST + cls)), 0);
 	p = config_port_find(&c, "eth2");
 	assert_non_null(p);
-	assert_int_equal(p->storm[XDPBR_STORM_BCAST], 1000);
-	assert_int_equal(p->storm[XDPBR_STORM_MCAST], 1000);
-	assert_int_equal(p->storm[XDPBR_STORM_UNKNOWN], 0);
+	assert_int_equal(VAL(p->set, STORM_BCAST), 1000);
+	assert_int_equal(VAL(p->set, STORM_MCAST), 1000);
+	assert_int_equal(VAL(p->set, STORM_UNKNOWN), 0);
 	config_free(&c);
 }
 
@@ -1523,12 +1581,12 @@ static void test_port_equal_vlans(void **state)
 	 * against one without lists */
 	parse_ok("[port eth1]\n", &a);
 	parse_ok("[port eth1]\npvid = 0\n", &b);
-	assert_true(b.ports[0].pvid_set);
+	assert_true(GIVEN(b.ports[0].set, PVID));
 	assert_false(config_port_equal(&a.ports[0], &b.ports[0]));
 	assert_false(config_port_equal(&b.ports[0], &a.ports[0]));
-	b.ports[0].pvid_set = false;
+	b.ports[0].set.given &= ~(1ULL << SET_PVID);
 	assert_true(config_port_equal(&a.ports[0], &b.ports[0]));
-	b.ports[0].vlans_set = true;
+	b.ports[0].set.given |= 1ULL << SET_VLANS;
 	assert_false(config_port_equal(&a.ports[0], &b.ports[0]));
 	assert_false(config_port_equal(&b.ports[0], &a.ports[0]));
 	config_free(&b);
@@ -1579,15 +1637,15 @@ static void test_datapath(void **state)
 	struct config c;
 
 	parse_ok("[bridge]\nname = br0\n[port eth1]\n", &c);
-	assert_int_equal(c.path, PORT_PATH_AUTO);
-	assert_int_equal(c.ports[0].path, PORT_PATH_AUTO);
+	assert_int_equal(VAL(c.set, DATAPATH), PORT_PATH_AUTO);
+	assert_int_equal(VAL(c.ports[0].set, PORT_DATAPATH), PORT_PATH_AUTO);
 	config_free(&c);
 
 	parse_ok("[bridge]\nname = br0\ndatapath = tc\n[port eth1]\ndatapath = xdp\n"
 		 "[port eth2]\n", &c);
-	assert_int_equal(c.path, PORT_PATH_TC);
-	assert_int_equal(c.ports[0].path, PORT_PATH_XDP);
-	assert_int_equal(c.ports[1].path, PORT_PATH_AUTO);
+	assert_int_equal(VAL(c.set, DATAPATH), PORT_PATH_TC);
+	assert_int_equal(VAL(c.ports[0].set, PORT_DATAPATH), PORT_PATH_XDP);
+	assert_int_equal(VAL(c.ports[1].set, PORT_DATAPATH), PORT_PATH_AUTO);
 	config_free(&c);
 
 	assert_int_equal(parse("[bridge]\nname = br0\n[port eth1]\ndatapath = dpdk\n", &c),
@@ -1715,6 +1773,7 @@ static void test_stp_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_row_is_a_key),
 		cmocka_unit_test(test_full_example),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_ports_only),
