@@ -151,14 +151,9 @@ static int set_default_pvid(const struct target *t, uint16_t pvid)
 	return 0;
 }
 
-static bool filtering_off_given(const struct cli_cmd *c)
+static bool filtering_given(const struct cli_cmd *c, bool on)
 {
-	return (c->seen & KW_VLAN_FILTERING) && !c->vlan_filtering;
-}
-
-static bool filtering_on_given(const struct cli_cmd *c)
-{
-	return (c->seen & KW_VLAN_FILTERING) && c->vlan_filtering;
+	return setting_given(&c->set, SET_VLAN_FILTERING) && c->set.v[SET_VLAN_FILTERING] == on;
 }
 
 /* The knobs in the config map: ageing, the learning limit, filtering off. */
@@ -167,11 +162,8 @@ static int set_config(const struct cli_cmd *c, const struct target *t,
 {
 	int err;
 
-	if (c->seen & KW_AGEING)
-		cfg->ageing_ns = c->ageing_ns;
-	if (c->seen & KW_FDB_MAX)
-		cfg->fdb_max_learned = c->fdb_max_learned;
-	if (filtering_off_given(c))
+	settings_config_put(&c->set, c->set.given, cfg);
+	if (filtering_given(c, false))
 		cfg->flags &= ~XDPBR_CFG_VLAN_FILTERING;
 	err = ctl_config_set(&t->m, cfg);
 	if (err)
@@ -188,29 +180,31 @@ static int set_config(const struct cli_cmd *c, const struct target *t,
  */
 int do_bridge_set(const struct cli_cmd *c, struct target *t)
 {
+	uint64_t stp = settings_mask(SETTING_BRIDGE, SETTING_AT_STP);
+	uint16_t pvid = (uint16_t)c->set.v[SET_DEFAULT_PVID];
 	struct xdpbr_config cfg;
 	bool pvid_change;
 	int err;
 
-	if (c->seen & KW_STP_BRIDGE) {
+	if (c->set.given & stp) {
 		err = stp_request(c, t, 0);
-		if (err || !(c->seen & ~KW_STP_BRIDGE))
+		if (err || !(c->set.given & ~stp))
 			return err;
 	}
 	err = ctl_config_get(&t->m, &cfg);
 	if (err)
 		return cli_error(err, "can't read the settings of bridge %s: %s%s", t->br,
 				 strerror(-err), errno_hint(err));
-	pvid_change = (c->seen & KW_DEFAULT_PVID) && c->default_pvid != ctl_default_pvid(&cfg);
-	if (pvid_change && (cfg.flags & XDPBR_CFG_VLAN_FILTERING) && !filtering_off_given(c))
+	pvid_change = setting_given(&c->set, SET_DEFAULT_PVID) && pvid != ctl_default_pvid(&cfg);
+	if (pvid_change && (cfg.flags & XDPBR_CFG_VLAN_FILTERING) && !filtering_given(c, false))
 		return cli_error(-EBUSY, "can't change the default_pvid of bridge %s while "
 				 "vlan_filtering is on (as with the kernel bridge); use "
 				 "'xdpbr bridge set vlan_filtering off default_pvid %u', then "
-				 "'vlan_filtering on'", t->br, c->default_pvid);
+				 "'vlan_filtering on'", t->br, pvid);
 	err = set_config(c, t, &cfg);
 	if (!err && pvid_change)
-		err = set_default_pvid(t, c->default_pvid);
-	if (err || !filtering_on_given(c))
+		err = set_default_pvid(t, pvid);
+	if (err || !filtering_given(c, true))
 		return err;
 	err = ctl_vlan_filtering(&t->m, true);
 	if (err)

@@ -11,6 +11,8 @@
  * One table of commands (commands[] below) drives the parsing (the
  * keywords each command takes), the help (its usage) and the dispatch (the
  * function in cli/OBJECT.c that runs it), so the three cannot disagree.
+ * The words of bridge set and link set, their values, ranges and usage are
+ * lib/settings.c's rows.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -21,7 +23,7 @@
 #include "ports.h"		/* port_mode_name() */
 #include "common.h"
 #include "util.h"
-#include "stpmap.h"	/* STPREQ_* */
+#include "settings.h"
 #include "xdpbr_rules.h"
 
 struct word {
@@ -32,10 +34,7 @@ struct word {
 /* ------------------------------------------------------------ usage */
 
 #define U_BRIDGE_SHOW	"xdpbr [OPTIONS] bridge show\n"
-#define U_BRIDGE_SET	"xdpbr [OPTIONS] bridge set [ ageing_time SECONDS ] [ fdb_max_learned N ]\n" \
-			"              [ vlan_filtering { on | off } ] [ default_pvid VID ]\n" \
-			"              [ stp { on | off } ] [ priority PRIO ] [ hello_time SECONDS ]\n" \
-			"              [ max_age SECONDS ] [ forward_delay SECONDS ]\n"
+#define U_BRIDGE_SET	"xdpbr [OPTIONS] bridge set"	/* + the settings (made[]) */
 #define U_BRIDGE_ADD	"xdpbr [OPTIONS] bridge add NAME\n"
 #define U_BRIDGE_DEL	"xdpbr [OPTIONS] bridge del NAME\n"
 #define N_BRIDGE_ADD	"       NAME := 1-15 characters of A-Z a-z 0-9 _ . -: the bridge's state goes\n" \
@@ -43,16 +42,7 @@ struct word {
 			"       'ip link ... xdp obj xdpbr.bpf.o' left in /sys/fs/bpf/tc/globals; del\n" \
 			"       detaches the bridge from every port and removes the pins\n"
 #define U_LINK_SHOW	"xdpbr [OPTIONS] link show [ dev DEV ]\n"
-#define U_LINK_SET	"xdpbr [OPTIONS] link set dev DEV [ learning { on | off } ]\n" \
-			"              [ flood { on | off } ] [ mcast_flood { on | off } ]\n" \
-			"              [ bcast_flood { on | off } ] [ isolated { on | off } ]\n" \
-			"              [ hairpin { on | off } ] [ max_learned N ]\n" \
-			"              [ storm [ bcast PPS ] [ mcast PPS ] [ unknown PPS ] ]\n" \
-			"              [ path_cost COST ] [ port_priority PRIO ]\n" \
-			"              [ edge { on | off | auto } ] [ bpdu_guard { on | off | reset } ]\n" \
-			"              [ root_guard { on | off } ]\n" \
-			"              [ state { disabled | blocking | listening | learning |\n" \
-			"                        forwarding } ]\n"
+#define U_LINK_SET	"xdpbr [OPTIONS] link set dev DEV"	/* + the settings */
 #define U_LINK_ADD	"xdpbr [OPTIONS] link add dev DEV master BRIDGE\n" \
 			"              [ mode { native | generic | auto } ]\n"
 #define U_LINK_DEL	"xdpbr [OPTIONS] link del { dev DEV | slot N }\n"
@@ -70,22 +60,18 @@ struct word {
 #define U_OPTIONS	"where  OPTIONS := { -j[son] | -p[retty] | -b[ridge] BRIDGE }\n"
 #define U_OPTIONS_STATS	"where  OPTIONS := { -j[son] | -p[retty] | -b[ridge] BRIDGE | -r[ate] SECONDS }\n"
 
-#define N_BRIDGE	"       SECONDS := 0 (never age) .. 1000000, N := 0 (no limit) .. 4294967295\n" \
-			"       VID := 1 .. 4094, 0 (none): the PVID of new ports and of ports still\n" \
-			"       on the old default; like the kernel bridge's, it changes only while\n" \
+/* What the settings' lines (settings_notes) don't say. */
+#define N_BRIDGE	"       default_pvid: the PVID of new ports and of ports still on the old\n" \
+			"       default; like the kernel bridge's, it changes only while\n" \
 			"       vlan_filtering is off\n" \
-			"       stp: the spanning tree (RSTP), run by xdpbrd; PRIO := 0 .. 61440 in\n" \
-			"       steps of 4096 (lower wins the root election); hello_time 1 .. 10,\n" \
-			"       max_age 6 .. 40, forward_delay 4 .. 30 seconds, with\n" \
+			"       stp .. forward_delay: the spanning tree (RSTP), run by xdpbrd (lower\n" \
+			"       priority wins the root election), with\n" \
 			"       2 * (forward_delay - 1) >= max_age >= 2 * (hello_time + 1);\n" \
 			"       they last until xdpbrd reloads its configuration file\n"
-#define N_LINK_SET	"       N := dynamic entries learned on the port, 0 (no limit) .. 4294967295\n" \
-			"       PPS := frames per second received on DEV that the bridge floods, per\n" \
-			"       class (broadcast, multicast, unknown unicast), 0 (no limit) ..\n" \
-			"       100000000; each CPU gets an even share, rounded up; a class not given\n" \
-			"       keeps its limit\n" \
-			"       COST := 1 .. 200000000, 0 from the link speed; PRIO := 0 .. 240 in\n" \
-			"       steps of 16; edge auto: an edge port until it hears a BPDU;\n" \
+#define N_LINK_SET	"       storm: frames per second received on DEV that the bridge floods, per\n" \
+			"       class (broadcast, multicast, unknown unicast); each CPU gets an even\n" \
+			"       share, rounded up; a class not given keeps its limit\n" \
+			"       edge auto: an edge port until it hears a BPDU;\n" \
 			"       bpdu_guard reset: a port shut by a guard forwards again\n" \
 			"       state: the port's spanning tree state, set by hand while STP is off,\n" \
 			"       also as bridge(8)'s numbers: 0 disabled, 1 listening, 2 learning,\n" \
@@ -115,12 +101,6 @@ static const char usage_main[] =
 	"                    -V[ersion] | -h[elp] }\n"
 	"       BRIDGE defaults to the only bridge of this network namespace\n"
 	"       -r SECONDS: stats as per-second rates over SECONDS (= stats rate SECONDS)\n";
-static const char usage_bridge[] =
-	"Usage: " U_BRIDGE_SHOW MORE U_BRIDGE_SET MORE U_BRIDGE_ADD MORE U_BRIDGE_DEL U_OPTIONS
-	N_BRIDGE N_BRIDGE_ADD;
-static const char usage_link[] =
-	"Usage: " U_LINK_SHOW MORE U_LINK_SET MORE U_LINK_ADD MORE U_LINK_DEL U_OPTIONS
-	N_LINK_SET N_LINK_DEL;
 static const char usage_fdb[] =
 	"Usage: " U_FDB_SHOW MORE U_FDB_ADD MORE U_FDB_DEL MORE U_FDB_FLUSH U_OPTIONS N_FDB N_FDB_ADD;
 static const char usage_vlan[] =
@@ -237,9 +217,9 @@ struct object {
 };
 
 static const struct object objects[] = {
-	{ { "bridge", OBJ_BRIDGE }, usage_bridge },
+	{ { "bridge", OBJ_BRIDGE }, NULL },	/* NULL: made[] */
 	{ { "fdb", OBJ_FDB }, usage_fdb },
-	{ { "link", OBJ_LINK }, usage_link },
+	{ { "link", OBJ_LINK }, NULL },
 	{ { "vlan", OBJ_VLAN }, usage_vlan },
 	{ { "stats", OBJ_STATS }, usage_stats },
 	{ { "monitor", OBJ_MONITOR }, usage_monitor },
@@ -331,35 +311,6 @@ static int kw_kind(struct cli_cmd *c, const struct keyword *k, const char *v,
 	return 0;
 }
 
-static int parse_onoff(const struct keyword *k, const char *v, bool *on,
-		       char *err, size_t len)
-{
-	if (!strcmp(v, "on"))
-		*on = true;
-	else if (!strcmp(v, "off"))
-		*on = false;
-	else
-		return fail(err, len, "'%s' takes 'on' or 'off', not '%s'", k->w.name, v);
-	return 0;
-}
-
-static int kw_onoff(struct cli_cmd *c, const struct keyword *k, const char *v,
-		    char *err, size_t len)
-{
-	bool on;
-	int r = parse_onoff(k, v, &on, err, len);
-
-	if (!r)
-		*(on ? &c->flags_set : &c->flags_clear) |= k->arg;
-	return r;
-}
-
-static int kw_vlan_filtering(struct cli_cmd *c, const struct keyword *k, const char *v,
-			     char *err, size_t len)
-{
-	return parse_onoff(k, v, &c->vlan_filtering, err, len);
-}
-
 /* A VLAN id of a port, 1..XDPBR_VLAN_MAX. */
 static int parse_vid(const char *v, uint16_t *out)
 {
@@ -409,54 +360,6 @@ static int kw_vlan_flag(struct cli_cmd *c, const struct keyword *k, const char *
 	return 0;
 }
 
-static int kw_default_pvid(struct cli_cmd *c, const struct keyword *k, const char *v,
-			   char *err, size_t len)
-{
-	uint64_t vid;
-
-	if (parse_u64(v, XDPBR_VLAN_MAX, &vid))
-		return fail(err, len, "invalid default_pvid '%s' (a VLAN id 1-%d, or 0 for none)",
-			    v, XDPBR_VLAN_MAX);
-	c->default_pvid = (uint16_t)vid;
-	return 0;
-}
-
-static int parse_u32(const struct keyword *k, const char *v, uint32_t *out,
-		     char *err, size_t len)
-{
-	uint64_t n;
-
-	if (parse_u64(v, UINT32_MAX, &n))
-		return fail(err, len, "invalid %s '%s' (a number, 0 for no limit, at most %u)",
-			    k->w.name, v, UINT32_MAX);
-	*out = (uint32_t)n;
-	return 0;
-}
-
-static int kw_max_learned(struct cli_cmd *c, const struct keyword *k, const char *v,
-			  char *err, size_t len)
-{
-	return parse_u32(k, v, &c->max_learned, err, len);
-}
-
-static int kw_fdb_max(struct cli_cmd *c, const struct keyword *k, const char *v,
-		      char *err, size_t len)
-{
-	return parse_u32(k, v, &c->fdb_max_learned, err, len);
-}
-
-static int kw_ageing(struct cli_cmd *c, const struct keyword *k, const char *v,
-		     char *err, size_t len)
-{
-	uint64_t s;
-
-	if (parse_u64(v, CLI_AGEING_MAX_S, &s))
-		return fail(err, len, "invalid ageing_time '%s' (seconds, 0 = never, at most %u)",
-			    v, CLI_AGEING_MAX_S);
-	c->ageing_ns = s ? s * XDPBR_NSEC_PER_SEC : XDPBR_AGEING_NEVER;
-	return 0;
-}
-
 static int kw_slot(struct cli_cmd *c, const struct keyword *k, const char *v,
 		   char *err, size_t len)
 {
@@ -501,7 +404,54 @@ static int kw_count(struct cli_cmd *c, const struct keyword *k, const char *v,
 	return 0;
 }
 
-/* storm CLASS PPS [CLASS PPS]...: the classes, canonical name first. */
+/* --- the settings of bridge set and link set (lib/settings.c's rows) --- */
+
+/* "invalid NAME 'V' (0 (no limit) .. 67108864 frames per second)" and the
+ * like: a row's number out of its range or step. */
+static int bad_number(const struct setting *s, const char *what, const char *v,
+		      char *err, size_t len)
+{
+	char range[80];
+
+	return fail(err, len, "invalid %s '%s' (%s%s%s)", what, v,
+		    setting_range(s, range, sizeof(range)), s->unit ? " " : "",
+		    s->unit ? s->unit : "");
+}
+
+static int read_number(struct cli_cmd *c, const struct setting *s, const char *what,
+		       const char *v, char *err, size_t len)
+{
+	uint64_t n;
+
+	if (parse_u64(v, UINT64_MAX, &n) || setting_check(s, n))
+		return bad_number(s, what, v, err, len);
+	setting_set(&c->set, setting_id_of(s), n);
+	return 0;
+}
+
+/* on or off, exactly; the row's third word (edge: auto) is 2; its action
+ * word (bpdu_guard: reset) is done instead of a value. */
+static int read_onoff(struct cli_cmd *c, const struct setting *s, const char *v,
+		      char *err, size_t len)
+{
+	enum setting_id id = setting_id_of(s);
+
+	if (s->action && !strcmp(v, s->action)) {
+		c->set.acted |= 1ULL << id;
+		return 0;
+	}
+	if (!strcmp(v, "on") || !strcmp(v, "off") || (s->also && !strcmp(v, s->also))) {
+		setting_set(&c->set, id, !strcmp(v, "on") ? 1 : !strcmp(v, "off") ? 0 : 2);
+		return 0;
+	}
+	if (s->also || s->action)
+		return fail(err, len, "'%s' takes 'on', 'off' or '%s', not '%s'", s->name,
+			    s->also ? s->also : s->action, v);
+	return fail(err, len, "'%s' takes 'on' or 'off', not '%s'", s->name, v);
+}
+
+/* storm CLASS PPS [CLASS PPS]...: the classes, canonical name (the row's
+ * word after "storm ") first. */
 static const struct word storm_classes[] = {
 	{ "bcast", XDPBR_STORM_BCAST },
 	{ "mcast", XDPBR_STORM_MCAST },
@@ -509,6 +459,9 @@ static const struct word storm_classes[] = {
 	{ "broadcast", XDPBR_STORM_BCAST },
 	{ "multicast", XDPBR_STORM_MCAST },
 };
+_Static_assert(SET_STORM_MCAST == SET_STORM_BCAST + XDPBR_STORM_MCAST &&
+	       SET_STORM_UNKNOWN == SET_STORM_BCAST + XDPBR_STORM_UNKNOWN,
+	       "a storm class's row is SET_STORM_BCAST + class");
 
 /*
  * The CLASS PPS pairs after storm, at least one. The list ends at the first
@@ -518,29 +471,30 @@ static const struct word storm_classes[] = {
 static int kw_storm(struct cli_cmd *c, const struct keyword *k, int argc, char **argv,
 		    int *i, char *err, size_t len)
 {
+	bool any = false;
+
 	while (*i + 1 < argc) {
-		const char *w = argv[*i + 1], *name, *v;
+		const char *w = argv[*i + 1];
 		int cls = lookup_word(storm_classes, ARRAY_SIZE(storm_classes), w, NULL, NULL,
 				      NULL, 0);
-		uint64_t pps;
+		const struct setting *s;
+		char what[32], range[80];
 
 		if (cls < 0)	/* aliases only: never AMBIGUOUS */
 			break;
-		name = name_of(storm_classes, ARRAY_SIZE(storm_classes), cls);
-		if (c->storm_set & (1U << cls))
-			return fail(err, len, "'storm %s' given twice", name);
+		s = &settings[SET_STORM_BCAST + cls];
+		if (setting_given(&c->set, setting_id_of(s)))
+			return fail(err, len, "'%s' given twice", s->cli);
 		if (*i + 2 >= argc)
-			return fail(err, len, "'storm %s' needs a value: packets per second "
-				    "(0 = no limit, at most %u)", name, CLI_STORM_MAX_PPS);
-		v = argv[*i + 2];
-		if (parse_u64(v, CLI_STORM_MAX_PPS, &pps))
-			return fail(err, len, "invalid storm %s rate '%s' (packets per second, "
-				    "0 = no limit, at most %u)", name, v, CLI_STORM_MAX_PPS);
-		c->storm[cls] = (uint32_t)pps;
-		c->storm_set |= 1U << cls;
+			return fail(err, len, "'%s' needs a value: %s %s", s->cli,
+				    setting_range(s, range, sizeof(range)), s->unit);
+		snprintf(what, sizeof(what), "%s rate", s->cli);
+		if (read_number(c, s, what, argv[*i + 2], err, len))
+			return -EINVAL;
+		any = true;
 		*i += 2;
 	}
-	if (c->storm_set)
+	if (any)
 		return 0;
 	/* `storm help` asks for the usage, like help after any keyword */
 	if (*i + 1 < argc && strlen(argv[*i + 1]) >= 2 && matches(argv[*i + 1], "help"))
@@ -552,6 +506,56 @@ static int kw_storm(struct cli_cmd *c, const struct keyword *k, int argc, char *
 		    "packets per second");
 }
 
+/* link set state: the kernel bridge's words, or its numbers (bridge(8)).
+ * Disabled, listening and blocking all discard. */
+static int read_state(struct cli_cmd *c, const struct setting *s, const char *v,
+		      char *err, size_t len)
+{
+	static const struct word states[] = {	/* in bridge(8)'s order */
+		{ "disabled", XDPBR_STP_DISCARDING },
+		{ "listening", XDPBR_STP_DISCARDING },
+		{ "learning", XDPBR_STP_LEARNING },
+		{ "forwarding", XDPBR_STP_FORWARDING },
+		{ "blocking", XDPBR_STP_DISCARDING },
+	};
+	uint64_t n;
+	int st;
+
+	if (!parse_u64(v, ARRAY_SIZE(states) - 1, &n))
+		st = states[n].value;
+	else
+		st = lookup_word(states, ARRAY_SIZE(states), v, NULL, NULL, NULL, 0);
+	if (st < 0)
+		return fail(err, len, "invalid state '%s' (disabled, blocking, listening, "
+			    "learning, forwarding, or 0-4 as bridge(8))", v);
+	setting_set(&c->set, SET_STATE, (uint64_t)st);
+	return 0;
+}
+
+/* The CLI's text rows: how each is read, what its usage says it takes. */
+static const struct {
+	int (*read)(struct cli_cmd *c, const struct setting *s, const char *v, char *err,
+		    size_t len);
+	const char *usage;
+	const char *value;	/* what follows it, for messages */
+} text_rows[SET__N] = {
+	[SET_STATE] = { read_state,
+			"{ disabled | blocking | listening | learning | forwarding }",
+			"disabled, blocking, listening, learning, forwarding or 0-4" },
+};
+
+/* A setting's word k and its value v. */
+static int kw_setting(struct cli_cmd *c, const struct keyword *k, const char *v,
+		      char *err, size_t len)
+{
+	const struct setting *s = &settings[k->arg];
+
+	if (s->type == SETTING_NUM)
+		return read_number(c, s, s->name, v, err, len);
+	if (s->type == SETTING_BOOL)
+		return read_onoff(c, s, v, err, len);
+	return text_rows[k->arg].read(c, s, v, err, len);
+}
 
 /* The modes `link add mode` asks for, named by include/xdpbr.h's table. */
 static int kw_mode(struct cli_cmd *c, const struct keyword *k, const char *v,
@@ -570,135 +574,20 @@ static int kw_mode(struct cli_cmd *c, const struct keyword *k, const char *v,
 	return 0;
 }
 
-/* --- the spanning tree's words (bridge set, link set) --- */
-
-/* A number in lo..hi, a multiple of step. */
-static int parse_stp_u32(const struct keyword *k, const char *v, uint32_t lo, uint32_t hi,
-			 uint32_t step, uint32_t *out, char *err, size_t len)
-{
-	uint64_t n;
-
-	if (parse_u64(v, hi, &n) || n < lo || n % step)
-		return fail(err, len, "invalid %s '%s' (%u .. %u%s)", k->w.name, v, lo, hi,
-			    step == 4096 ? " in steps of 4096" : step == 16 ? " in steps of 16" :
-			    "");
-	*out = (uint32_t)n;
-	return 0;
-}
-
-static int kw_stp_num(struct cli_cmd *c, const struct keyword *k, const char *v,
-		      char *err, size_t len)
-{
-	struct cli_stp *s = &c->stp;
-	int r;
-
-	switch (k->arg) {
-	case STPREQ_PRIORITY:
-		if (k->bit == KW_STP_BRIDGE)
-			r = parse_stp_u32(k, v, 0, 61440, 4096, &s->priority, err, len);
-		else
-			r = parse_stp_u32(k, v, 0, 240, 16, &s->priority, err, len);
-		break;
-	case STPREQ_HELLO:
-		r = parse_stp_u32(k, v, 1, 10, 1, &s->hello_time, err, len);
-		break;
-	case STPREQ_MAX_AGE:
-		r = parse_stp_u32(k, v, 6, 40, 1, &s->max_age, err, len);
-		break;
-	case STPREQ_FWD_DELAY:
-		r = parse_stp_u32(k, v, 4, 30, 1, &s->forward_delay, err, len);
-		break;
-	default:
-		r = parse_stp_u32(k, v, 0, 200000000, 1, &s->path_cost, err, len);
-		break;
-	}
-	return r;
-}
-
-/* stp, root_guard: on | off; edge: on | off | auto; bpdu_guard: on | off | reset. */
-static int kw_stp_word(struct cli_cmd *c, const struct keyword *k, const char *v,
-		       char *err, size_t len)
-{
-	struct cli_stp *s = &c->stp;
-	bool on;
-
-	if (k->arg == STPREQ_EDGE && !strcmp(v, "auto")) {
-		s->edge = 2;
-		return 0;
-	}
-	if (k->arg == STPREQ_BPDU_GUARD && !strcmp(v, "reset")) {
-		s->set |= STPREQ_GUARD_RESET;
-		return 0;
-	}
-	if (strcmp(v, "on") && strcmp(v, "off"))
-		return fail(err, len, "'%s' takes %s, not '%s'", k->w.name,
-			    k->arg == STPREQ_EDGE ? "'on', 'off' or 'auto'" :
-			    k->arg == STPREQ_BPDU_GUARD ? "'on', 'off' or 'reset'" :
-			    "'on' or 'off'", v);
-	on = !strcmp(v, "on");
-	if (k->arg == STPREQ_ON)
-		s->on = on;
-	else if (k->arg == STPREQ_EDGE)
-		s->edge = on;
-	else if (k->arg == STPREQ_BPDU_GUARD)
-		s->bpdu_guard = on;
-	else
-		s->root_guard = on;
-	return 0;
-}
-
-/* link set state: the kernel bridge's words, or its numbers (bridge(8)).
- * Disabled, listening and blocking all discard. */
-static int kw_state(struct cli_cmd *c, const struct keyword *k, const char *v,
-		    char *err, size_t len)
-{
-	static const struct word states[] = {	/* in bridge(8)'s order */
-		{ "disabled", XDPBR_STP_DISCARDING },
-		{ "listening", XDPBR_STP_DISCARDING },
-		{ "learning", XDPBR_STP_LEARNING },
-		{ "forwarding", XDPBR_STP_FORWARDING },
-		{ "blocking", XDPBR_STP_DISCARDING },
-	};
-	uint64_t n;
-	int s;
-
-	if (!parse_u64(v, ARRAY_SIZE(states) - 1, &n))
-		s = states[n].value;
-	else
-		s = lookup_word(states, ARRAY_SIZE(states), v, NULL, NULL, NULL, 0);
-	if (s < 0)
-		return fail(err, len, "invalid state '%s' (disabled, blocking, listening, "
-			    "learning, forwarding, or 0-4 as bridge(8))", v);
-	c->stp_state = (enum xdpbr_stp_state)s;
-	return 0;
-}
-
 #define KW_HELP (1U << 31)	/* `help` among the arguments; every command has it */
 
-#define FLAG_KW_ID(NAME, bit, word, nl) K_##NAME,
 enum kw_id {
-	K_DEV, K_VLAN, K_DYNAMIC, K_STATIC, CLI_PORT_FLAGS(FLAG_KW_ID) K_MAX_LEARNED, K_AGEING, K_FDB_MAX,
-	K_MASTER, K_MODE, K_RATE, K_COUNT, K_VID, K_PVID, K_UNTAGGED, K_VLAN_FILTERING,
-	K_DEFAULT_PVID, K_STORM, K_SLOT, K_STATE, K_STP, K_PRIORITY, K_HELLO, K_MAX_AGE,
-	K_FWD_DELAY, K_PATH_COST, K_PORT_PRIO, K_EDGE, K_BPDU_GUARD, K_ROOT_GUARD, K_HELP,
+	K_DEV, K_VLAN, K_DYNAMIC, K_STATIC, K_MASTER, K_MODE, K_RATE, K_COUNT, K_VID, K_PVID,
+	K_UNTAGGED, K_STORM, K_SLOT, K_HELP,
+	K_SETTING,		/* K_SETTING + id: a setting's word */
 };
 
-/* link set FLAG { on | off } */
-#define FLAG_KEYWORD(NAME, bit, word, nl) \
-	{ { word, K_##NAME }, KW_##NAME, kw_onoff, "on or off", XDPBR_PORT_##NAME, NULL },
-
-static const struct keyword keywords[] = {
+static const struct keyword fixed_keywords[] = {
 	{ { "dev", K_DEV }, KW_DEV, kw_dev, "an interface name", 0, NULL },
 	{ { "vlan", K_VLAN }, KW_VLAN, kw_vlan, "a VLAN id (0-4094)", 0, NULL },
 	{ { "dynamic", K_DYNAMIC }, KW_KIND, kw_kind, NULL, FDB_KIND_DYNAMIC, NULL },
 	{ { "static", K_STATIC }, KW_KIND, kw_kind, NULL, FDB_KIND_STATIC, NULL },
 	{ { "permanent", K_STATIC }, KW_KIND, kw_kind, NULL, FDB_KIND_STATIC, NULL }, /* iproute2 */
-	CLI_PORT_FLAGS(FLAG_KEYWORD)
-	{ { "max_learned", K_MAX_LEARNED }, KW_MAX_LEARNED, kw_max_learned,
-	  "a number (0 = no limit)", 0, NULL },
-	{ { "ageing_time", K_AGEING }, KW_AGEING, kw_ageing, "seconds (0 = never)", 0, NULL },
-	{ { "fdb_max_learned", K_FDB_MAX }, KW_FDB_MAX, kw_fdb_max,
-	  "a number (0 = no limit)", 0, NULL },
 	{ { "master", K_MASTER }, KW_MASTER, kw_master, "a bridge name", 0, NULL },
 	{ { "mode", K_MODE }, KW_MODE, kw_mode, "native, generic or auto", 0, NULL },
 	{ { "rate", K_RATE }, KW_RATE, kw_rate, "an interval in seconds (1 .. 3600)", 0, NULL },
@@ -707,43 +596,60 @@ static const struct keyword keywords[] = {
 	  0, NULL },
 	{ { "pvid", K_PVID }, KW_PVID, kw_vlan_flag, NULL, 0, NULL },
 	{ { "untagged", K_UNTAGGED }, KW_UNTAGGED, kw_vlan_flag, NULL, 0, NULL },
-	{ { "vlan_filtering", K_VLAN_FILTERING }, KW_VLAN_FILTERING, kw_vlan_filtering,
-	  "on or off", 0, NULL },
-	{ { "default_pvid", K_DEFAULT_PVID }, KW_DEFAULT_PVID, kw_default_pvid,
-	  "a VLAN id (1-4094, 0 = none)", 0, NULL },
-	{ { "storm", K_STORM }, KW_STORM, NULL, NULL, 0, kw_storm },
+	/* the storm control rows, as one word and a list of classes */
+	{ { "storm", K_STORM }, KW_PORT_SET, NULL, NULL, SET_STORM_BCAST, kw_storm },
 	{ { "slot", K_SLOT }, KW_SLOT, kw_slot, "a slot number (see link show)", 0,
 	  NULL },
-	{ { "state", K_STATE }, KW_STATE, kw_state,
-	  "disabled, blocking, listening, learning, forwarding or 0-4", 0, NULL },
-	{ { "stp", K_STP }, KW_STP_BRIDGE, kw_stp_word, "on or off", STPREQ_ON, NULL },
-	{ { "priority", K_PRIORITY }, KW_STP_BRIDGE, kw_stp_num,
-	  "a bridge priority (0 .. 61440 in steps of 4096)", STPREQ_PRIORITY, NULL },
-	{ { "hello_time", K_HELLO }, KW_STP_BRIDGE, kw_stp_num, "seconds (1 .. 10)",
-	  STPREQ_HELLO, NULL },
-	{ { "max_age", K_MAX_AGE }, KW_STP_BRIDGE, kw_stp_num, "seconds (6 .. 40)",
-	  STPREQ_MAX_AGE, NULL },
-	{ { "forward_delay", K_FWD_DELAY }, KW_STP_BRIDGE, kw_stp_num, "seconds (4 .. 30)",
-	  STPREQ_FWD_DELAY, NULL },
-	{ { "path_cost", K_PATH_COST }, KW_STP_PORT, kw_stp_num,
-	  "a cost (1 .. 200000000, 0 = from the link speed)", STPREQ_PATH_COST, NULL },
-	{ { "port_priority", K_PORT_PRIO }, KW_STP_PORT, kw_stp_num,
-	  "a port priority (0 .. 240 in steps of 16)", STPREQ_PRIORITY, NULL },
-	{ { "edge", K_EDGE }, KW_STP_PORT, kw_stp_word, "on, off or auto", STPREQ_EDGE, NULL },
-	{ { "bpdu_guard", K_BPDU_GUARD }, KW_STP_PORT, kw_stp_word, "on, off or reset",
-	  STPREQ_BPDU_GUARD, NULL },
-	{ { "root_guard", K_ROOT_GUARD }, KW_STP_PORT, kw_stp_word, "on or off",
-	  STPREQ_ROOT_GUARD, NULL },
 	{ { "help", K_HELP }, KW_HELP, NULL, NULL, 0, NULL },
 };
 
-/* ------------------------------------------------------------ commands */
+/* The fixed keywords, then a keyword for each setting the CLI takes by its
+ * name, in the table's order; made at the first use. */
+static struct keyword keywords[ARRAY_SIZE(fixed_keywords) + SET__N];
+static size_t nkeywords;
 
-#define FLAG_KW_BIT(NAME, bit, word, nl) | KW_##NAME
-#define KW_PORT_FLAGS	(0 CLI_PORT_FLAGS(FLAG_KW_BIT))
-#define KW_BRIDGE_SET	(KW_AGEING | KW_FDB_MAX | KW_VLAN_FILTERING | KW_DEFAULT_PVID | \
-			 KW_STP_BRIDGE)
-#define KW_STP		(KW_STP_BRIDGE | KW_STP_PORT)
+/* What follows a setting's word, for "'WORD' needs a value: ...". */
+static const char *setting_value_text(const struct setting *s, char *buf, size_t len)
+{
+	if (s->type == SETTING_NUM) {
+		char range[80];
+
+		snprintf(buf, len, "%s%s%s", setting_range(s, range, sizeof(range)),
+			 s->unit ? " " : "", s->unit ? s->unit : "");
+	} else if (s->type == SETTING_BOOL) {
+		snprintf(buf, len, "on%s off%s%s", s->also || s->action ? "," : " or",
+			 s->also || s->action ? " or " : "",
+			 s->also ? s->also : s->action ? s->action : "");
+	} else {
+		snprintf(buf, len, "%s", text_rows[setting_id_of(s)].value);
+	}
+	return buf;
+}
+
+static void keywords_init(void)
+{
+	static char values[SET__N][96];
+
+	if (nkeywords)
+		return;
+	memcpy(keywords, fixed_keywords, sizeof(fixed_keywords));
+	nkeywords = ARRAY_SIZE(fixed_keywords);
+	for (size_t i = 0; i < SET__N; i++) {
+		const struct setting *s = &settings[i];
+
+		if (!(s->in & SETTING_CLI) || s->cli)	/* storm's: through storm */
+			continue;
+		keywords[nkeywords++] = (struct keyword){
+			.w = { s->name, K_SETTING + (int)i },
+			.bit = s->scope == SETTING_PORT ? KW_PORT_SET : KW_BRIDGE_SET,
+			.parse = kw_setting,
+			.value = setting_value_text(s, values[i], sizeof(values[i])),
+			.arg = (uint32_t)i,
+		};
+	}
+}
+
+/* ------------------------------------------------------------ commands */
 
 struct command {
 	enum cli_object obj;
@@ -752,10 +658,12 @@ struct command {
 	unsigned int need;	/* ... of which these are required */
 	unsigned int any;	/* ... and at least one of these */
 	int (*check)(struct cli_cmd *c, char *err, size_t len);
-	const char *usage;	/* `xdpbr OBJECT COMMAND help` */
+	const char *usage;	/* `xdpbr OBJECT COMMAND help`; NULL: made[] */
 	cli_run_fn *run;	/* in cli/OBJECT.c */
 	bool no_maps;		/* runs without the pinned maps */
 };
+
+#define KW_SETTINGS	(KW_BRIDGE_SET | KW_PORT_SET)
 
 /* fdb add: only a unicast address can live behind a port; static unless
  * said otherwise, like `bridge fdb add`. */
@@ -811,18 +719,16 @@ static int check_stats(struct cli_cmd *c, char *err, size_t len)
 static const struct command commands[] = {
 	{ OBJ_BRIDGE, VERB_SHOW, 0, 0, 0, NULL, "Usage: " U_BRIDGE_SHOW U_OPTIONS,
 	  do_bridge_show, false },
-	{ OBJ_BRIDGE, VERB_SET, KW_BRIDGE_SET, 0, KW_BRIDGE_SET, NULL,
-	  "Usage: " U_BRIDGE_SET U_OPTIONS N_BRIDGE, do_bridge_set, false },
+	{ OBJ_BRIDGE, VERB_SET, KW_BRIDGE_SET, 0, KW_BRIDGE_SET, NULL, NULL, do_bridge_set,
+	  false },
 	{ OBJ_BRIDGE, VERB_ADD, KW_NAME, KW_NAME, 0, NULL,
 	  "Usage: " U_BRIDGE_ADD U_OPTIONS N_BRIDGE_ADD, do_bridge_add, true },
 	{ OBJ_BRIDGE, VERB_DEL, KW_NAME, KW_NAME, 0, NULL,
 	  "Usage: " U_BRIDGE_DEL U_OPTIONS N_BRIDGE_ADD, do_bridge_del, true },
 	{ OBJ_LINK, VERB_SHOW, KW_DEV, 0, 0, NULL, "Usage: " U_LINK_SHOW U_OPTIONS,
 	  do_link_show, false },
-	{ OBJ_LINK, VERB_SET, KW_DEV | KW_PORT_FLAGS | KW_MAX_LEARNED | KW_STORM | KW_STATE |
-	  KW_STP_PORT, KW_DEV, KW_PORT_FLAGS | KW_MAX_LEARNED | KW_STORM | KW_STATE |
-	  KW_STP_PORT, NULL,
-	  "Usage: " U_LINK_SET U_OPTIONS N_LINK_SET, do_link_set, false },
+	{ OBJ_LINK, VERB_SET, KW_DEV | KW_PORT_SET, KW_DEV, KW_PORT_SET, NULL, NULL,
+	  do_link_set, false },
 	{ OBJ_LINK, VERB_ADD, KW_DEV | KW_MASTER | KW_MODE, KW_DEV | KW_MASTER, 0,
 	  check_link_add, "Usage: " U_LINK_ADD U_OPTIONS N_LINK_ADD, do_link_add, false },
 	{ OBJ_LINK, VERB_DEL, KW_DEV | KW_SLOT, 0, KW_DEV | KW_SLOT, check_link_del,
@@ -900,7 +806,145 @@ static bool keyword_for_word(const void *entry, const void *ctx)
 
 	if (!keyword_of_command(entry, x->cmd))
 		return false;
-	return !(k->bit & KW_STP) || strlen(x->word) >= 3;
+	return !(k->bit & KW_SETTINGS) || settings[k->arg].home != SETTING_AT_STP ||
+	       strlen(x->word) >= 3;
+}
+
+/* ------------------------------------------------------------ usage of settings */
+
+struct text {
+	char *buf;
+	size_t len, used;
+	size_t col;		/* of the line being written */
+};
+
+static void text_add(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void text_add(struct text *t, const char *fmt, ...)
+{
+	size_t start = t->used;
+	va_list ap;
+	int n;
+
+	if (t->used + 1 >= t->len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(t->buf + t->used, t->len - t->used, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	t->used += (size_t)n < t->len - t->used ? (size_t)n : t->len - t->used - 1;
+	for (size_t i = start; i < t->used; i++)
+		t->col = t->buf[i] == '\n' ? 0 : t->col + 1;
+}
+
+/* " [ WORD VALUE ]" at the end of the line, or on a new one, indented as
+ * the usage's continuations are, when it would pass 79 columns. */
+static void text_item(struct text *t, const char *item)
+{
+	if (t->col + 1 + strlen(item) > 79)
+		text_add(t, "\n             ");
+	text_add(t, " %s", item);
+}
+
+/* What a setting takes in the usage: { on | off }, its metavar, ... */
+static const char *setting_syntax(const struct setting *s, char *buf, size_t len)
+{
+	if (s->type == SETTING_NUM)
+		return s->metavar;
+	if (s->type == SETTING_TEXT)
+		return text_rows[setting_id_of(s)].usage;
+	snprintf(buf, len, "{ on | off%s%s }", s->also || s->action ? " | " : "",
+		 s->also ? s->also : s->action ? s->action : "");
+	return buf;
+}
+
+/* The synopsis of the settings of scope: [ learning { on | off } ] ...;
+ * rows the CLI spells "GROUP WORD" (storm bcast) in one item of the group:
+ * [ storm [ bcast PPS ] [ mcast PPS ] [ unknown PPS ] ]. */
+static void settings_synopsis(struct text *t, enum setting_scope scope)
+{
+	char item[160], syntax[48];
+	size_t n = 0;
+
+	for (size_t i = 0; i < SET__N; i++) {
+		const struct setting *s = &settings[i], *next = i + 1 < SET__N ? s + 1 : NULL;
+		const char *word = s->cli ? strchr(s->cli, ' ') : NULL;
+
+		if (s->scope != scope || !(s->in & SETTING_CLI))
+			continue;
+		if (!word) {
+			snprintf(item, sizeof(item), "[ %s %s ]", s->name,
+				 setting_syntax(s, syntax, sizeof(syntax)));
+			text_item(t, item);
+			continue;
+		}
+		if (!n)
+			n = (size_t)snprintf(item, sizeof(item), "[ %.*s", (int)(word - s->cli),
+					     s->cli);
+		n += (size_t)snprintf(item + n, sizeof(item) - n, " [%s %s ]", word, s->metavar);
+		if (next && next->cli && !strncmp(next->cli, s->cli, (size_t)(word - s->cli + 1)))
+			continue;
+		snprintf(item + n, sizeof(item) - n, " ]");
+		text_item(t, item);
+		n = 0;
+	}
+	text_add(t, "\n");
+}
+
+/* One line per setting of scope: its range (or words) and default, the
+ * default on a line of its own where one would pass 79 columns. */
+static void settings_notes(struct text *t, enum setting_scope scope)
+{
+	char value[96], def[32];
+	const char *d;
+
+	for (size_t i = 0; i < SET__N; i++) {
+		const struct setting *s = &settings[i];
+
+		if (s->scope != scope || !(s->in & SETTING_CLI))
+			continue;
+		d = setting_default(s, def, sizeof(def));
+		setting_value_text(s, value, sizeof(value));
+		text_add(t, "       %-16s %s", s->cli ? s->cli : s->name, value);
+		if (d)
+			text_add(t, t->col + strlen(d) + 10 > 79 ? ",\n%24sdefault %s" :
+				 "%s, default %s", "", d);
+		text_add(t, "\n");
+	}
+}
+
+/*
+ * The usages with settings in them: a command's (bridge set, link set) or
+ * an object's (VERB_HELP): head, the settings' synopsis, tail, a line per
+ * setting, notes. Made at the first use.
+ */
+static const struct made_usage {
+	enum cli_object obj;
+	enum cli_verb verb;
+	enum setting_scope scope;
+	const char *head, *tail, *notes;
+} made[] = {
+	{ OBJ_BRIDGE, VERB_HELP, SETTING_BRIDGE, "Usage: " U_BRIDGE_SHOW MORE U_BRIDGE_SET,
+	  MORE U_BRIDGE_ADD MORE U_BRIDGE_DEL U_OPTIONS, N_BRIDGE N_BRIDGE_ADD },
+	{ OBJ_BRIDGE, VERB_SET, SETTING_BRIDGE, "Usage: " U_BRIDGE_SET, U_OPTIONS, N_BRIDGE },
+	{ OBJ_LINK, VERB_HELP, SETTING_PORT, "Usage: " U_LINK_SHOW MORE U_LINK_SET,
+	  MORE U_LINK_ADD MORE U_LINK_DEL U_OPTIONS, N_LINK_SET N_LINK_DEL },
+	{ OBJ_LINK, VERB_SET, SETTING_PORT, "Usage: " U_LINK_SET, U_OPTIONS, N_LINK_SET },
+};
+
+static const char *made_usage(size_t i)
+{
+	static char buf[ARRAY_SIZE(made)][4096];
+	struct text t = { buf[i], sizeof(buf[i]), 0, 0 };
+
+	if (buf[i][0])
+		return buf[i];
+	text_add(&t, "%s", made[i].head);
+	settings_synopsis(&t, made[i].scope);
+	text_add(&t, "%s", made[i].tail);
+	settings_notes(&t, made[i].scope);
+	text_add(&t, "%s", made[i].notes);
+	return buf[i];
 }
 
 const char *cli_usage(enum cli_object obj, enum cli_verb verb)
@@ -908,7 +952,12 @@ const char *cli_usage(enum cli_object obj, enum cli_verb verb)
 	const struct command *cmd = find_command(obj, verb);
 	const struct object *o = object_of(obj);
 
-	if (verb != VERB_HELP && cmd)
+	if (verb != VERB_HELP && !cmd)
+		verb = VERB_HELP;
+	for (size_t i = 0; i < ARRAY_SIZE(made); i++)
+		if (made[i].obj == obj && made[i].verb == verb)
+			return made_usage(i);
+	if (verb != VERB_HELP)
 		return cmd->usage;
 	return o ? o->usage : usage_main;
 }
@@ -989,7 +1038,7 @@ static int parse_verb(int argc, char **argv, int *i, struct cli_cmd *c,
 		(*i)++;
 		return 0;
 	}
-	if (def && lookup(keywords, ARRAY_SIZE(keywords), sizeof(keywords[0]), argv[*i],
+	if (def && lookup(keywords, nkeywords, sizeof(keywords[0]), argv[*i],
 			  keyword_of_command, def, NULL, 0) >= 0)
 		return 0;
 	return fail(err, len, "unknown command '%s' for '%s'; try 'xdpbr %s help'",
@@ -1043,9 +1092,11 @@ static int parse_keyword(int argc, char **argv, int *i, struct cli_cmd *c,
 {
 	int r;
 
-	if (k->bit & KW_STP) {
-		if ((c->stp.set & k->arg) ||
-		    (k->arg == STPREQ_BPDU_GUARD && (c->stp.set & STPREQ_GUARD_RESET)))
+	if (k->bit & KW_SETTINGS) {
+		const struct setting *s = &settings[k->arg];
+		uint64_t rows = k->list ? settings_mask(s->scope, s->home) : 1ULL << k->arg;
+
+		if ((c->set.given | c->set.acted) & rows)	/* storm: any class */
 			return fail(err, len, "'%s' given twice", k->w.name);
 	} else if (c->seen & k->bit) {
 		if (k->bit == KW_KIND && c->kind != (enum fdb_kind)k->arg)
@@ -1064,11 +1115,6 @@ static int parse_keyword(int argc, char **argv, int *i, struct cli_cmd *c,
 	}
 	if (!r)
 		c->seen |= k->bit;
-	/* bpdu_guard reset is an action (STPREQ_GUARD_RESET), no value of the
-	 * guard: with STPREQ_BPDU_GUARD too the request turned the guard off */
-	if (!r && (k->bit & KW_STP) && !(k->arg == STPREQ_BPDU_GUARD &&
-					  (c->stp.set & STPREQ_GUARD_RESET)))
-		c->stp.set |= k->arg;
 	return r;
 }
 
@@ -1088,14 +1134,14 @@ static int check_required(const struct cli_cmd *c, const struct command *cmd,
 	if (missing & KW_NAME)
 		return fail(err, len, "'%s %s' needs the bridge's NAME; try 'xdpbr %s %s help'",
 			    obj, verb, obj, verb);
-	for (size_t j = 0; missing && j < ARRAY_SIZE(keywords); j++)
+	for (size_t j = 0; missing && j < nkeywords; j++)
 		if (missing & keywords[j].bit)
 			return fail(err, len, "'%s %s' needs '%s' with %s; try 'xdpbr %s %s help'",
 				    obj, verb, keywords[j].w.name, keywords[j].value, obj, verb);
 	if (!cmd->any || (c->seen & cmd->any))
 		return 0;
 	cands[0] = '\0';
-	for (size_t j = 0; j < ARRAY_SIZE(keywords); j++)
+	for (size_t j = 0; j < nkeywords; j++)
 		if ((keywords[j].bit & cmd->any) && used < sizeof(cands))
 			used += (size_t)snprintf(cands + used, sizeof(cands) - used,
 						 "%s%s", used ? ", " : "", keywords[j].w.name);
@@ -1112,7 +1158,7 @@ static int parse_args(int argc, char **argv, int i, struct cli_cmd *c,
 
 	for (; i < argc; i++) {
 		struct kw_ctx x = { cmd, argv[i] };
-		int idx = lookup(keywords, ARRAY_SIZE(keywords), sizeof(keywords[0]), argv[i],
+		int idx = lookup(keywords, nkeywords, sizeof(keywords[0]), argv[i],
 				 keyword_for_word, &x, cands, sizeof(cands));
 
 		if (idx == AMBIGUOUS)
@@ -1139,6 +1185,7 @@ int cli_parse(int argc, char **argv, struct cli_cmd *cmd, char *err, size_t errl
 	char cands[64];
 	int i = 1, v;
 
+	keywords_init();
 	memset(cmd, 0, sizeof(*cmd));
 	cmd->vlan = -1;
 	cmd->kind = FDB_KIND_ANY;

@@ -143,7 +143,7 @@ static void print_link_text(const struct link_info *li, const char *br)
 		print_text(" slot %u", p->port.slot);
 #define PRINT_FLAG(NAME, bit, word, nl) \
 	print_text(" " word " %s", p->port.flags & XDPBR_PORT_##NAME ? "on" : "off");
-	CLI_PORT_FLAGS(PRINT_FLAG)
+	XDPBR_PORT_FLAGS(PRINT_FLAG)
 #undef PRINT_FLAG
 	print_text(" max_learned %u pvid %u", p->port.max_learned, p->port.pvid);
 	if (pps[XDPBR_STORM_BCAST] || pps[XDPBR_STORM_MCAST] || pps[XDPBR_STORM_UNKNOWN])
@@ -199,9 +199,7 @@ static int set_port(const struct cli_cmd *c, const struct target *t, uint32_t de
 
 	if (egress < 0)
 		return egress;
-	p->flags = (p->flags | c->flags_set) & ~c->flags_clear;
-	if (c->seen & KW_MAX_LEARNED)
-		p->max_learned = c->max_learned;
+	settings_port_put(&c->set, c->set.given, p);
 	err = ctl_port_apply(&t->m, dev, p, egress);
 	close(egress);
 	return err ? port_error(err, c, t, "configure") : 0;
@@ -210,15 +208,14 @@ static int set_port(const struct cli_cmd *c, const struct target *t, uint32_t de
 /* The storm control limits given; the classes not given keep theirs. */
 static int set_storm(const struct cli_cmd *c, const struct target *t, uint32_t dev)
 {
-	uint32_t pps[XDPBR_STORM__MAX];
 	struct xdpbr_storm st;
 	int err;
 
 	err = ctl_storm_get(&t->m, dev, &st);
-	for (int cls = 0; !err && cls < XDPBR_STORM__MAX; cls++)
-		pps[cls] = c->storm_set & (1U << cls) ? c->storm[cls] : st.pps[cls];
-	if (!err)
-		err = ctl_storm_set(&t->m, dev, pps);
+	if (!err) {
+		settings_storm_put(&c->set, c->set.given, st.pps);
+		err = ctl_storm_set(&t->m, dev, st.pps);
+	}
 	return err ? port_error(err, c, t, "set the storm control limits of") : 0;
 }
 
@@ -237,8 +234,14 @@ static int set_state(const struct cli_cmd *c, const struct target *t, uint32_t d
 	if (!err)
 		err = ctl_port_stp_get(&t->m, dev, &st, &edge);
 	if (!err)
-		err = ctl_port_stp_set(&t->m, dev, c->stp_state, edge);
+		err = ctl_port_stp_set(&t->m, dev, (enum xdpbr_stp_state)c->set.v[SET_STATE], edge);
 	return err ? port_error(err, c, t, "set the state of") : 0;
+}
+
+/* The settings given, by where they live. */
+static bool given_at(const struct cli_cmd *c, enum setting_home home)
+{
+	return (c->set.given | c->set.acted) & settings_mask(SETTING_PORT, home);
 }
 
 int do_link_set(const struct cli_cmd *c, struct target *t)
@@ -253,13 +256,13 @@ int do_link_set(const struct cli_cmd *c, struct target *t)
 	err = ctl_port_get(&t->m, dev, &p);
 	if (err)
 		return port_error(err, c, t, "configure");
-	if (c->seen & KW_STATE)		/* first: refused while STP runs */
+	if (given_at(c, SETTING_AT_STP_PORT))	/* first: refused while STP runs */
 		err = set_state(c, t, dev);
-	if (!err && ((c->flags_set | c->flags_clear) || (c->seen & KW_MAX_LEARNED)))
+	if (!err && given_at(c, SETTING_AT_PORT))
 		err = set_port(c, t, dev, &p);
-	if (!err && (c->seen & KW_STORM))
+	if (!err && given_at(c, SETTING_AT_STORM))
 		err = set_storm(c, t, dev);
-	if (!err && (c->seen & KW_STP_PORT))
+	if (!err && given_at(c, SETTING_AT_STP))
 		err = stp_request(c, t, dev);
 	return err;
 }

@@ -10,6 +10,7 @@
 #include "ctl.h"
 #include "events.h"
 #include "print.h"
+#include "settings.h"
 #include "stpmap.h"
 #include "util.h"
 
@@ -37,31 +38,6 @@ static int open_map(const struct target *t, const char *name, bool ro)
 	return fd;
 }
 
-/* The fields given over a request (r->set accumulates them). */
-static void req_fill(const struct cli_stp *s, struct stpmap_req *r)
-{
-	if (s->set & STPREQ_ON)
-		r->on = s->on;
-	if (s->set & STPREQ_PRIORITY)
-		r->priority = s->priority;
-	if (s->set & STPREQ_HELLO)
-		r->hello_time = s->hello_time;
-	if (s->set & STPREQ_MAX_AGE)
-		r->max_age = s->max_age;
-	if (s->set & STPREQ_FWD_DELAY)
-		r->forward_delay = s->forward_delay;
-	if (s->set & STPREQ_PATH_COST)
-		r->path_cost = s->path_cost;
-	if (s->set & STPREQ_EDGE)
-		r->edge = s->edge;
-	if (s->set & STPREQ_BPDU_GUARD)
-		r->bpdu_guard = s->bpdu_guard;
-	if (s->set & STPREQ_ROOT_GUARD)
-		r->root_guard = s->root_guard;
-	/* an action is done once: the previous request's is dropped */
-	r->set = (r->set & ~STPREQ_GUARD_RESET) | s->set;
-	r->seq++;
-}
 
 /* The timers the daemon will use, checked against each other before the
  * request goes: the configured ones it reports, with those given. */
@@ -111,8 +87,10 @@ int stp_request(const struct cli_cmd *c, const struct target *t, uint32_t dev)
 	err = stpmap_get(fd, key, &r, sizeof(r));
 	if (!err && dev && r.ifindex != dev)
 		r = (struct stpmap_req){ .seq = r.seq, .ifindex = dev };	/* a new port */
-	if (!err)
-		req_fill(&c->stp, &r);
+	if (!err) {	/* over the request there (r.set accumulates) */
+		settings_stp_put(&c->set, dev ? SETTING_PORT : SETTING_BRIDGE, &r);
+		r.seq++;
+	}
 	if (!err && !dev)
 		err = check_timers(t, &r);
 	else if (err)

@@ -14,8 +14,9 @@
  *    that keeps the promises of cli/cli.h: a known object and command;
  *    each value present exactly when its keyword was given (cmd.seen), in its
  *    documented range; dev, bridge and master pointing into argv and valid
- *    names; flags set and cleared disjoint and among the port flags, each
- *    matching its keyword; pvid on a single VLAN; fdb add of a unicast,
+ *    names; the settings given (bridge set, link set) of the command's
+ *    scope, each with a value its row of lib/settings.c allows and named in
+ *    the usage; pvid on a single VLAN; fdb add of a unicast,
  *    non-zero MAC, static unless dynamic was given; link add's -b agreeing
  *    with master; stats count only with a rate; -r only for stats;
  *  - the keywords given are among those the command's usage text
@@ -34,6 +35,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "settings.h"
 #include "util.h"
 #include "fuzz_common.h"
 
@@ -50,15 +52,6 @@ static const struct {
 	{ KW_DEV, { "dev" } },
 	{ KW_VLAN, { "vlan" } },
 	{ KW_KIND, { "dynamic", "static" } },
-	{ KW_LEARNING, { "learning" } },
-	{ KW_FLOOD, { "flood" } },
-	{ KW_MCAST_FLOOD, { "mcast_flood" } },
-	{ KW_BCAST_FLOOD, { "bcast_flood" } },
-	{ KW_ISOLATED, { "isolated" } },
-	{ KW_HAIRPIN, { "hairpin" } },
-	{ KW_MAX_LEARNED, { "max_learned" } },
-	{ KW_AGEING, { "ageing_time" } },
-	{ KW_FDB_MAX, { "fdb_max_learned" } },
 	{ KW_MASTER, { "master" } },
 	{ KW_MODE, { "mode" } },
 	{ KW_LLADDR, { "LLADDR" } },
@@ -67,25 +60,8 @@ static const struct {
 	{ KW_VID, { "vid" } },
 	{ KW_PVID, { "pvid" } },
 	{ KW_UNTAGGED, { "untagged" } },
-	{ KW_VLAN_FILTERING, { "vlan_filtering" } },
-	{ KW_DEFAULT_PVID, { "default_pvid" } },
-	{ KW_STORM, { "storm" } },
 	{ KW_NAME, { "NAME" } },
 	{ KW_SLOT, { "slot" } },
-	{ KW_STATE, { "state" } },
-};
-
-/* Port flags and the keyword that sets them. */
-static const struct {
-	uint32_t flag;
-	unsigned int bit;
-} flag_kw[] = {
-	{ XDPBR_PORT_LEARNING, KW_LEARNING },
-	{ XDPBR_PORT_FLOOD, KW_FLOOD },
-	{ XDPBR_PORT_MCAST_FLOOD, KW_MCAST_FLOOD },
-	{ XDPBR_PORT_BCAST_FLOOD, KW_BCAST_FLOOD },
-	{ XDPBR_PORT_ISOLATED, KW_ISOLATED },
-	{ XDPBR_PORT_HAIRPIN, KW_HAIRPIN },
 };
 
 static bool word_char(char c)
@@ -94,20 +70,15 @@ static bool word_char(char c)
 }
 
 /*
- * How the usage text of a command names keyword bit: 0 not at all, 1 in
- * brackets or braces (optional), 2 outside them (required). Only the
- * command's syntax counts: the text up to the "where" line.
+ * How the usage text of a command names one of the words (names[2]): 0 not
+ * at all, 1 in brackets or braces (optional), 2 outside them (required).
+ * Only the command's syntax counts: the text up to the "where" line.
  */
-static int usage_mentions(const char *usage, unsigned int bit)
+static int usage_names(const char *usage, const char *const *names)
 {
 	const char *end = strstr(usage, "\nwhere"), *start;
 	int depth = 0, best = 0;
-	size_t k;
 
-	for (k = 0; k < ARRAY_SIZE_(kw_words) && kw_words[k].bit != bit; k++)
-		;
-	if (k == ARRAY_SIZE_(kw_words))
-		return -1;
 	if (!end)
 		end = usage + strlen(usage);
 	/* after "xdpbr [OPTIONS] OBJECT": the object's name is no keyword */
@@ -124,10 +95,10 @@ static int usage_mentions(const char *usage, unsigned int bit)
 			depth--;
 		if (!word_char(*p) || (p > start && word_char(p[-1])))
 			continue;
-		for (int n = 0; n < 2 && kw_words[k].names[n]; n++) {
-			size_t len = strlen(kw_words[k].names[n]);
+		for (int n = 0; n < 2 && names[n]; n++) {
+			size_t len = strlen(names[n]);
 
-			if ((size_t)(end - p) >= len && !strncmp(p, kw_words[k].names[n], len) &&
+			if ((size_t)(end - p) >= len && !strncmp(p, names[n], len) &&
 			    !word_char(p[len])) {
 				int m = depth > 0 ? 1 : 2;
 
@@ -137,6 +108,42 @@ static int usage_mentions(const char *usage, unsigned int bit)
 		}
 	}
 	return best;
+}
+
+/* The settings given: only to bridge set and link set, of their scope,
+ * each a value its row allows, each named in the usage (the storm classes
+ * as storm's), the others zero. */
+static void check_settings(const struct cli_cmd *c, const char *usage)
+{
+	bool set = c->verb == VERB_SET && (c->object == OBJ_BRIDGE || c->object == OBJ_LINK);
+	enum setting_scope scope = c->object == OBJ_LINK ? SETTING_PORT : SETTING_BRIDGE;
+
+	CHECK(set || !(c->set.given | c->set.acted), "settings for object %d verb %d",
+	      (int)c->object, (int)c->verb);
+	CHECK(!!(c->seen & (KW_BRIDGE_SET | KW_PORT_SET)) == !!(c->set.given | c->set.acted),
+	      "settings and seen disagree");
+	for (int i = 0; i < SET__N; i++) {
+		const struct setting *s = &settings[i];
+		const char *names[2] = { s->cli ? "storm" : s->name, NULL };
+		bool given = setting_given(&c->set, (enum setting_id)i);
+		uint64_t v = c->set.v[i];
+
+		if ((c->set.acted >> i) & 1)
+			CHECK(s->action && !given, "%s: acted, no action or also given", s->name);
+		if (!given) {
+			CHECK(!v, "%s not given, and %llu", s->name, (unsigned long long)v);
+			continue;
+		}
+		CHECK(s->scope == scope && (s->in & SETTING_CLI), "%s given", s->name);
+		CHECK(usage_names(usage, names) == 1, "setting %s given, not in the usage:\n%s",
+		      s->name, usage);
+		if (s->type == SETTING_NUM)
+			CHECK(!setting_check(s, v), "%s %llu", s->name, (unsigned long long)v);
+		else if (s->type == SETTING_BOOL)
+			CHECK(v <= (s->also ? 2 : 1), "%s %llu", s->name, (unsigned long long)v);
+		else	/* state */
+			CHECK(v <= XDPBR_STP_DISCARDING, "%s %llu", s->name, (unsigned long long)v);
+	}
 }
 
 /* p is one of the words: a pointer into argv, not a copy. */
@@ -176,7 +183,7 @@ static void check_cmd(const struct cli_cmd *c, int argc, char **argv)
 	/* the keywords against the usage text */
 	for (size_t k = 0; k < ARRAY_SIZE_(kw_words); k++) {
 		unsigned int bit = kw_words[k].bit;
-		int m = usage_mentions(usage, bit);
+		int m = usage_names(usage, kw_words[k].names);
 
 		known |= bit;
 		CHECK(m >= 0, "no '[OPTIONS] OBJECT' in the usage:\n%s", usage);
@@ -185,13 +192,9 @@ static void check_cmd(const struct cli_cmd *c, int argc, char **argv)
 		CHECK(m != 2 || (c->seen & bit), "keyword %s required by the usage, not given:\n%s",
 		      kw_words[k].names[0], usage);
 	}
-	/* the spanning tree's words: several a bit (cli_stp.set says which),
-	 * given only to `bridge set` and `link set` */
-	known |= KW_STP_BRIDGE | KW_STP_PORT;
-	CHECK(!(c->seen & KW_STP_BRIDGE) || (c->object == OBJ_BRIDGE && c->verb == VERB_SET),
-	      "spanning tree bridge words for object %d verb %d", (int)c->object, (int)c->verb);
-	CHECK(!(c->seen & KW_STP_PORT) || (c->object == OBJ_LINK && c->verb == VERB_SET),
-	      "spanning tree port words for object %d verb %d", (int)c->object, (int)c->verb);
+	/* the settings: one bit for all of a scope, cli_cmd.set says which */
+	known |= KW_BRIDGE_SET | KW_PORT_SET;
+	check_settings(c, usage);
 	CHECK(!(c->seen & ~known), "seen has bits 0x%x this harness does not know (teach it)",
 	      c->seen & ~known);
 
@@ -200,8 +203,6 @@ static void check_cmd(const struct cli_cmd *c, int argc, char **argv)
 	CHECK(c->seen & KW_SLOT ? c->slot >= 1 && c->slot <= XDPBR_PORTS_PER_BRIDGE : !c->slot,
 	      "slot %u", c->slot);
 	CHECK(!(c->seen & KW_SLOT) || !(c->seen & KW_DEV), "both dev and slot name the port");
-	CHECK(c->seen & KW_STATE ? c->stp_state <= XDPBR_STP_DISCARDING :
-	      c->stp_state == XDPBR_STP_FORWARDING, "state %d", (int)c->stp_state);
 	CHECK(!c->dev || (in_argv(c->dev, argc, argv) && strlen(c->dev) >= 1 &&
 			  strlen(c->dev) <= 15), "dev '%s'", c->dev);
 	CHECK(c->seen & KW_VLAN ? c->vlan >= 0 && c->vlan <= 4094 : c->vlan == -1,
@@ -224,23 +225,6 @@ static void check_cmd(const struct cli_cmd *c, int argc, char **argv)
 
 		CHECK(!memcmp(c->mac, zero, 6), "a MAC without LLADDR");
 	}
-	CHECK(!(c->flags_set & c->flags_clear), "flags both set and cleared: 0x%x",
-	      c->flags_set & c->flags_clear);
-	CHECK(!((c->flags_set | c->flags_clear) & ~XDPBR_PORT_USER_FLAGS), "flags 0x%x/0x%x",
-	      c->flags_set, c->flags_clear);
-	for (size_t i = 0; i < ARRAY_SIZE_(flag_kw); i++)
-		CHECK(!!((c->flags_set | c->flags_clear) & flag_kw[i].flag) ==
-		      !!(c->seen & flag_kw[i].bit), "port flag 0x%x and its keyword disagree",
-		      flag_kw[i].flag);
-	CHECK((c->seen & KW_MAX_LEARNED) || !c->max_learned, "max_learned without keyword");
-	if (c->seen & KW_AGEING)
-		CHECK(c->ageing_ns == XDPBR_AGEING_NEVER ||
-		      (c->ageing_ns % XDPBR_NSEC_PER_SEC == 0 && c->ageing_ns &&
-		       c->ageing_ns / XDPBR_NSEC_PER_SEC <= CLI_AGEING_MAX_S),
-		      "ageing_ns %llu", (unsigned long long)c->ageing_ns);
-	else
-		CHECK(!c->ageing_ns, "ageing_ns without keyword");
-	CHECK((c->seen & KW_FDB_MAX) || !c->fdb_max_learned, "fdb_max_learned without keyword");
 	CHECK(!!(c->seen & KW_MASTER) == !!c->master, "master and seen disagree");
 	CHECK(!c->master || (in_argv(c->master, argc, argv) && !bridge_name_valid(c->master)),
 	      "master '%s'", c->master);
@@ -260,14 +244,6 @@ static void check_cmd(const struct cli_cmd *c, int argc, char **argv)
 	CHECK(c->pvid == !!(c->seen & KW_PVID), "pvid and seen disagree");
 	CHECK(!c->pvid || c->vid_from == c->vid_to, "pvid on %u-%u", c->vid_from, c->vid_to);
 	CHECK(c->untagged == !!(c->seen & KW_UNTAGGED), "untagged and seen disagree");
-	CHECK((c->seen & KW_VLAN_FILTERING) || !c->vlan_filtering, "vlan_filtering");
-	CHECK(c->default_pvid <= XDPBR_VLAN_MAX, "default_pvid %u", c->default_pvid);
-	CHECK((c->seen & KW_DEFAULT_PVID) || !c->default_pvid, "default_pvid without keyword");
-	CHECK(!(c->storm_set & ~((1U << XDPBR_STORM__MAX) - 1)), "storm_set 0x%x", c->storm_set);
-	CHECK(!!(c->seen & KW_STORM) == !!c->storm_set, "storm and seen disagree");
-	for (int s = 0; s < XDPBR_STORM__MAX; s++)
-		CHECK(c->storm_set & (1U << s) ? c->storm[s] <= CLI_STORM_MAX_PPS : !c->storm[s],
-		      "storm[%d] %u", s, c->storm[s]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -9,11 +9,29 @@
 #include <cmocka.h>
 
 #include "cli.h"
-#include "stpmap.h"
+#include "settings.h"
 #include "common.h"
 #include "util.h"
 
 static char err[256];
+
+/* The settings a command was given, by row (lib/settings.c). */
+#define BIT(ID) (1ULL << SET_##ID)
+#define V(c, ID) ((c).set.v[SET_##ID])
+
+/* The port flags the settings given turn on (on 1) or off (on 0). */
+static uint32_t flags_to(const struct cli_cmd *c, uint64_t on)
+{
+	uint32_t f = 0;
+
+	for (int i = 0; i < SET__N; i++)
+		if (settings[i].home == SETTING_AT_PORT && settings[i].bit &&
+		    setting_given(&c->set, (enum setting_id)i) && c->set.v[i] == on)
+			f |= settings[i].bit;
+	return f;
+}
+#define FLAGS_SET(c) flags_to(&(c), 1)
+#define FLAGS_CLEAR(c) flags_to(&(c), 0)
 
 /* Parses a NULL-terminated word list as argv after the program name.
  * err starts as junk so a success must clear it. */
@@ -68,8 +86,7 @@ static void assert_defaults(const struct cli_cmd *c)
 	assert_false(c->help);
 	assert_int_equal(c->seen, 0);
 	assert_int_equal(c->kind, FDB_KIND_ANY);
-	assert_int_equal(c->flags_set, 0);
-	assert_int_equal(c->flags_clear, 0);
+	assert_true(c->set.given == 0 && c->set.acted == 0);
 	assert_null(c->master);
 	assert_int_equal(c->mode, XDPBR_MODE_NONE);
 	assert_int_equal(c->rate_s, 0);
@@ -78,11 +95,8 @@ static void assert_defaults(const struct cli_cmd *c)
 	assert_int_equal(c->vid_to, 0);
 	assert_false(c->pvid);
 	assert_false(c->untagged);
-	assert_false(c->vlan_filtering);
-	assert_int_equal(c->default_pvid, 0);
-	assert_int_equal(c->storm_set, 0);
-	for (int cls = 0; cls < XDPBR_STORM__MAX; cls++)
-		assert_int_equal(c->storm[cls], 0);
+	for (int i = 0; i < SET__N; i++)
+		assert_true(c->set.v[i] == 0);
 }
 
 static void test_no_args_is_help(void **state)
@@ -373,31 +387,32 @@ static void test_bridge_set(void **state)
 	OK(&c, "bridge", "set", "ageing_time", "300");
 	assert_int_equal(c.object, OBJ_BRIDGE);
 	assert_int_equal(c.verb, VERB_SET);
-	assert_int_equal(c.seen, KW_AGEING);
-	assert_true(c.ageing_ns == 300 * XDPBR_NSEC_PER_SEC);
+	assert_int_equal(c.seen, KW_BRIDGE_SET);
+	assert_true(c.set.given == BIT(AGEING_TIME));
+	assert_true(V(c, AGEING_TIME) == 300);
 
 	OK(&c, "bridge", "set", "ageing_time", "0");	/* 0: never age */
-	assert_true(c.ageing_ns == XDPBR_AGEING_NEVER);
+	assert_true(c.set.given == BIT(AGEING_TIME) && V(c, AGEING_TIME) == 0);
 	OK(&c, "bridge", "set", "ageing_time", "1000000");
-	assert_true(c.ageing_ns == 1000000 * XDPBR_NSEC_PER_SEC);
+	assert_true(V(c, AGEING_TIME) == 1000000);
 
 	OK(&c, "br", "se", "fdb_max_learned", "1000");
-	assert_int_equal(c.seen, KW_FDB_MAX);
-	assert_int_equal(c.fdb_max_learned, 1000);
-	assert_true(c.ageing_ns == 0);			/* untouched */
+	assert_true(c.set.given == BIT(FDB_MAX_LEARNED));
+	assert_int_equal(V(c, FDB_MAX_LEARNED), 1000);
 
 	OK(&c, "bridge", "set", "fdb", "0", "ag", "5");	/* prefixes, 0 = no limit */
-	assert_int_equal(c.seen, KW_AGEING | KW_FDB_MAX);
-	assert_int_equal(c.fdb_max_learned, 0);
-	assert_true(c.ageing_ns == 5 * XDPBR_NSEC_PER_SEC);
-	OK(&c, "bridge", "set", "fdb_max_learned", "4294967295");
-	assert_int_equal(c.fdb_max_learned, 4294967295U);
+	assert_true(c.set.given == (BIT(AGEING_TIME) | BIT(FDB_MAX_LEARNED)));
+	assert_int_equal(V(c, FDB_MAX_LEARNED), 0);
+	assert_true(V(c, AGEING_TIME) == 5);
+	OK(&c, "bridge", "set", "fdb_max_learned", "67108864");	/* XDPBR_LEARNED_MAX */
+	assert_int_equal(V(c, FDB_MAX_LEARNED), 67108864);
 
 	BAD("ageing_time", "bridge", "set");		/* nothing to set */
 	BAD("ageing_time", "bridge", "set", "ageing_time");
 	BAD("1000001", "bridge", "set", "ageing_time", "1000001");
 	BAD("-1", "bridge", "set", "ageing_time", "-1");
 	BAD("5s", "bridge", "set", "ageing_time", "5s");
+	BAD("67108865", "bridge", "set", "fdb_max_learned", "67108865");
 	BAD("4294967296", "bridge", "set", "fdb_max_learned", "4294967296");
 	BAD("many", "bridge", "set", "fdb_max_learned", "many");
 	BAD("ageing_time", "bridge", "set", "ageing_time", "1", "ageing_time", "2");
@@ -411,32 +426,32 @@ static void test_bridge_set_vlan(void **state)
 
 	OK(&c, "bridge", "set", "vlan_filtering", "on");
 	assert_int_equal(c.verb, VERB_SET);
-	assert_int_equal(c.seen, KW_VLAN_FILTERING);
-	assert_true(c.vlan_filtering);
+	assert_true(c.set.given == BIT(VLAN_FILTERING));
+	assert_true(V(c, VLAN_FILTERING));
 	OK(&c, "bridge", "set", "vlan_filtering", "off");
-	assert_int_equal(c.seen, KW_VLAN_FILTERING);
-	assert_false(c.vlan_filtering);
+	assert_true(c.set.given == BIT(VLAN_FILTERING));
+	assert_false(V(c, VLAN_FILTERING));
 
 	OK(&c, "bridge", "set", "default_pvid", "10");
-	assert_int_equal(c.seen, KW_DEFAULT_PVID);
-	assert_int_equal(c.default_pvid, 10);
-	assert_false(c.vlan_filtering);
+	assert_true(c.set.given == BIT(DEFAULT_PVID));
+	assert_int_equal(V(c, DEFAULT_PVID), 10);
 	OK(&c, "bridge", "set", "default_pvid", "0");		/* none */
-	assert_int_equal(c.seen, KW_DEFAULT_PVID);
-	assert_int_equal(c.default_pvid, 0);
+	assert_true(c.set.given == BIT(DEFAULT_PVID));
+	assert_int_equal(V(c, DEFAULT_PVID), 0);
 	OK(&c, "bridge", "set", "default_pvid", "4094");
-	assert_int_equal(c.default_pvid, 4094);
+	assert_int_equal(V(c, DEFAULT_PVID), 4094);
 
 	/* with the other knobs, in any order, abbreviated */
 	OK(&c, "b", "se", "d", "20", "v", "on", "ag", "60", "fdb", "5");
-	assert_int_equal(c.seen, KW_DEFAULT_PVID | KW_VLAN_FILTERING | KW_AGEING | KW_FDB_MAX);
-	assert_int_equal(c.default_pvid, 20);
-	assert_true(c.vlan_filtering);
-	assert_true(c.ageing_ns == 60 * XDPBR_NSEC_PER_SEC);
-	assert_int_equal(c.fdb_max_learned, 5);
+	assert_true(c.set.given == (BIT(DEFAULT_PVID) | BIT(VLAN_FILTERING) | BIT(AGEING_TIME) |
+				    BIT(FDB_MAX_LEARNED)));
+	assert_int_equal(V(c, DEFAULT_PVID), 20);
+	assert_true(V(c, VLAN_FILTERING));
+	assert_true(V(c, AGEING_TIME) == 60);
+	assert_int_equal(V(c, FDB_MAX_LEARNED), 5);
 	OK(&c, "-b", "br0", "bridge", "set", "vlan_f", "off", "default_p", "1");
-	assert_false(c.vlan_filtering);
-	assert_int_equal(c.default_pvid, 1);
+	assert_false(V(c, VLAN_FILTERING));
+	assert_int_equal(V(c, DEFAULT_PVID), 1);
 
 	BAD("vlan_filtering", "bridge", "set", "vlan_filtering");
 	BAD("yes", "bridge", "set", "vlan_filtering", "yes");
@@ -467,33 +482,34 @@ static void test_link_set(void **state)
 	assert_int_equal(c.object, OBJ_LINK);
 	assert_int_equal(c.verb, VERB_SET);
 	assert_string_equal(c.dev, "p1");
-	assert_int_equal(c.flags_set, 0);
-	assert_int_equal(c.flags_clear, XDPBR_PORT_LEARNING);
-	assert_int_equal(c.seen, KW_DEV | KW_LEARNING);
+	assert_int_equal(FLAGS_SET(c), 0);
+	assert_int_equal(FLAGS_CLEAR(c), XDPBR_PORT_LEARNING);
+	assert_int_equal(c.seen, KW_DEV | KW_PORT_SET);
+	assert_true(c.set.given == BIT(LEARNING));
 
 	OK(&c, "link", "set", "dev", "p1", "learning", "on", "flood", "off",
 	   "mcast_flood", "on", "bcast_flood", "off", "isolated", "on", "hairpin", "on",
 	   "max_learned", "100");
-	assert_int_equal(c.flags_set, XDPBR_PORT_LEARNING | XDPBR_PORT_MCAST_FLOOD |
+	assert_int_equal(FLAGS_SET(c), XDPBR_PORT_LEARNING | XDPBR_PORT_MCAST_FLOOD |
 			 XDPBR_PORT_ISOLATED | XDPBR_PORT_HAIRPIN);
-	assert_int_equal(c.flags_clear, XDPBR_PORT_FLOOD | XDPBR_PORT_BCAST_FLOOD);
-	assert_true(c.seen & KW_MAX_LEARNED);
-	assert_int_equal(c.max_learned, 100);
+	assert_int_equal(FLAGS_CLEAR(c), XDPBR_PORT_FLOOD | XDPBR_PORT_BCAST_FLOOD);
+	assert_true(setting_given(&c.set, SET_MAX_LEARNED));
+	assert_int_equal(V(c, MAX_LEARNED), 100);
 
 	/* max_learned alone; 0 lifts the limit */
 	OK(&c, "link", "set", "max_learned", "0", "dev", "p2");
-	assert_true(c.seen & KW_MAX_LEARNED);
-	assert_int_equal(c.max_learned, 0);
-	assert_int_equal(c.flags_set | c.flags_clear, 0);
+	assert_true(setting_given(&c.set, SET_MAX_LEARNED));
+	assert_int_equal(V(c, MAX_LEARNED), 0);
+	assert_int_equal(FLAGS_SET(c) | FLAGS_CLEAR(c), 0);
 
 	/* prefixes of the command and the keywords */
 	OK(&c, "l", "se", "d", "p1", "i", "on", "ha", "off", "mc", "off", "b", "on", "l", "on");
-	assert_int_equal(c.flags_set, XDPBR_PORT_ISOLATED | XDPBR_PORT_BCAST_FLOOD |
+	assert_int_equal(FLAGS_SET(c), XDPBR_PORT_ISOLATED | XDPBR_PORT_BCAST_FLOOD |
 			 XDPBR_PORT_LEARNING);
-	assert_int_equal(c.flags_clear, XDPBR_PORT_HAIRPIN | XDPBR_PORT_MCAST_FLOOD);
+	assert_int_equal(FLAGS_CLEAR(c), XDPBR_PORT_HAIRPIN | XDPBR_PORT_MCAST_FLOOD);
 	OK(&c, "link", "set", "dev", "p1", "fl", "on", "max", "7");
-	assert_int_equal(c.flags_set, XDPBR_PORT_FLOOD);
-	assert_int_equal(c.max_learned, 7);
+	assert_int_equal(FLAGS_SET(c), XDPBR_PORT_FLOOD);
+	assert_int_equal(V(c, MAX_LEARNED), 7);
 
 	BAD("dev", "link", "set", "learning", "on");		/* which port? */
 	BAD("learning", "link", "set", "dev", "p1");		/* nothing to change */
@@ -532,16 +548,16 @@ static void test_link_set_state(void **state)
 
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
 		OK(&c, "link", "set", "dev", "p1", "state", words[i].word);
-		assert_int_equal(c.seen, KW_DEV | KW_STATE);
-		if (c.stp_state != words[i].st)
-			fail_msg("state %s: %d, want %d", words[i].word, (int)c.stp_state,
+		assert_true(c.seen == (KW_DEV | KW_PORT_SET) && c.set.given == BIT(STATE));
+		if (V(c, STATE) != words[i].st)
+			fail_msg("state %s: %d, want %d", words[i].word, (int)V(c, STATE),
 				 (int)words[i].st);
 	}
 	/* with the other keywords */
 	OK(&c, "link", "set", "dev", "p1", "learning", "off", "state", "learning");
-	assert_int_equal(c.seen, KW_DEV | KW_LEARNING | KW_STATE);
-	assert_int_equal(c.stp_state, XDPBR_STP_LEARNING);
-	assert_int_equal(c.flags_clear, XDPBR_PORT_LEARNING);
+	assert_true(c.set.given == (BIT(LEARNING) | BIT(STATE)));
+	assert_int_equal(V(c, STATE), XDPBR_STP_LEARNING);
+	assert_int_equal(FLAGS_CLEAR(c), XDPBR_PORT_LEARNING);
 
 	BAD("5", "link", "set", "dev", "p1", "state", "5");
 	BAD("l", "link", "set", "dev", "p1", "state", "l");	/* listening or learning */
@@ -558,14 +574,15 @@ static void assert_storm(const struct cli_cmd *c, long bc, long mc, long uu)
 		[XDPBR_STORM_BCAST] = bc, [XDPBR_STORM_MCAST] = mc, [XDPBR_STORM_UNKNOWN] = uu,
 	};
 
-	assert_true(c->seen & KW_STORM);
+	assert_true(c->seen & KW_PORT_SET);
 	for (int cls = 0; cls < XDPBR_STORM__MAX; cls++) {
+		enum setting_id id = (enum setting_id)(SET_STORM_BCAST + cls);
 		bool given = want[cls] >= 0;
 
-		if (!!(c->storm_set & (1U << cls)) != given)
+		if (setting_given(&c->set, id) != given)
 			fail_msg("storm class %d: given %d, want %d", cls,
-				 !!(c->storm_set & (1U << cls)), given);
-		assert_int_equal(c->storm[cls], given ? (uint32_t)want[cls] : 0);
+				 setting_given(&c->set, id), given);
+		assert_int_equal(c->set.v[id], given ? (uint32_t)want[cls] : 0);
 	}
 }
 #define NO (-1)		/* assert_storm: the class was not given */
@@ -578,8 +595,8 @@ static void test_link_set_storm(void **state)
 	assert_int_equal(c.object, OBJ_LINK);
 	assert_int_equal(c.verb, VERB_SET);
 	assert_string_equal(c.dev, "p1");
-	assert_int_equal(c.seen, KW_DEV | KW_STORM);
-	assert_int_equal(c.flags_set | c.flags_clear, 0);
+	assert_int_equal(c.seen, KW_DEV | KW_PORT_SET);
+	assert_int_equal(FLAGS_SET(c) | FLAGS_CLEAR(c), 0);
 	assert_storm(&c, 100, NO, NO);
 
 	/* every class, any order; 0 lifts a limit; the edges */
@@ -588,21 +605,20 @@ static void test_link_set_storm(void **state)
 	assert_storm(&c, 100000000, 1, 0);
 	OK(&c, "link", "set", "dev", "p1", "storm", "mcast", "5", "unknown", "7");
 	assert_storm(&c, NO, 5, 7);
-	assert_int_equal(CLI_STORM_MAX_PPS, 100000000);
 
 	/* mixed with the other keywords, before and after */
 	OK(&c, "link", "set", "storm", "bcast", "10", "learning", "off", "dev", "p2",
 	   "max_learned", "3");
 	assert_storm(&c, 10, NO, NO);
 	assert_string_equal(c.dev, "p2");
-	assert_int_equal(c.flags_clear, XDPBR_PORT_LEARNING);
-	assert_int_equal(c.max_learned, 3);
-	assert_int_equal(c.seen, KW_DEV | KW_STORM | KW_LEARNING | KW_MAX_LEARNED);
+	assert_int_equal(FLAGS_CLEAR(c), XDPBR_PORT_LEARNING);
+	assert_int_equal(V(c, MAX_LEARNED), 3);
+	assert_true(c.set.given == (BIT(STORM_BCAST) | BIT(LEARNING) | BIT(MAX_LEARNED)));
 	OK(&c, "link", "set", "dev", "p1", "bcast_flood", "on", "storm", "mcast", "9",
 	   "mcast_flood", "off");
 	assert_storm(&c, NO, 9, NO);
-	assert_int_equal(c.flags_set, XDPBR_PORT_BCAST_FLOOD);
-	assert_int_equal(c.flags_clear, XDPBR_PORT_MCAST_FLOOD);
+	assert_int_equal(FLAGS_SET(c), XDPBR_PORT_BCAST_FLOOD);
+	assert_int_equal(FLAGS_CLEAR(c), XDPBR_PORT_MCAST_FLOOD);
 
 	/* prefixes and the long names of the classes */
 	OK(&c, "l", "se", "d", "p1", "sto", "b", "1", "m", "2", "u", "3");
@@ -1317,33 +1333,35 @@ static void test_stp_words(void **state)
 
 	OK(&c, "bridge", "set", "stp", "on", "priority", "4096", "hello_time", "1",
 	   "max_age", "6", "forward_delay", "4");
-	assert_int_equal(c.seen, KW_STP_BRIDGE);
-	assert_int_equal(c.stp.set, STPREQ_ON | STPREQ_PRIORITY | STPREQ_HELLO |
-			 STPREQ_MAX_AGE | STPREQ_FWD_DELAY);
-	assert_true(c.stp.on);
-	assert_int_equal(c.stp.priority, 4096);
-	assert_int_equal(c.stp.hello_time, 1);
-	assert_int_equal(c.stp.max_age, 6);
-	assert_int_equal(c.stp.forward_delay, 4);
+	assert_true(c.set.given == (BIT(STP) | BIT(PRIORITY) | BIT(HELLO_TIME) | BIT(MAX_AGE) |
+				    BIT(FORWARD_DELAY)));
+	assert_true(V(c, STP));
+	assert_int_equal(V(c, PRIORITY), 4096);
+	assert_int_equal(V(c, HELLO_TIME), 1);
+	assert_int_equal(V(c, MAX_AGE), 6);
+	assert_int_equal(V(c, FORWARD_DELAY), 4);
 	OK(&c, "bridge", "set", "stp", "off", "ageing_time", "60");
-	assert_int_equal(c.seen, KW_STP_BRIDGE | KW_AGEING);
-	assert_false(c.stp.on);
+	assert_true(c.set.given == (BIT(STP) | BIT(AGEING_TIME)));
+	assert_false(V(c, STP));
+	/* bpdu_guard reset is an action on the guard, no value of it */
 	OK(&c, "link", "set", "dev", "eth1", "path_cost", "0", "port_priority", "240",
 	   "edge", "auto", "bpdu_guard", "reset", "root_guard", "on");
-	assert_int_equal(c.stp.set, STPREQ_PATH_COST | STPREQ_PRIORITY | STPREQ_EDGE |
-			 STPREQ_GUARD_RESET | STPREQ_ROOT_GUARD);	/* the guard stays */
-	assert_int_equal(c.stp.edge, 2);
-	assert_true(c.stp.root_guard);
+	assert_true(c.set.given == (BIT(PATH_COST) | BIT(PORT_PRIORITY) | BIT(EDGE) |
+				    BIT(ROOT_GUARD)));
+	assert_true(c.set.acted == BIT(BPDU_GUARD));
+	assert_int_equal(V(c, EDGE), 2);
+	assert_true(V(c, ROOT_GUARD));
 	OK(&c, "link", "set", "dev", "eth1", "edge", "on", "bpdu_guard", "on");
-	assert_int_equal(c.stp.edge, 1);
-	assert_true(c.stp.bpdu_guard);
+	assert_int_equal(V(c, EDGE), 1);
+	assert_true(V(c, BPDU_GUARD));
+	assert_true(c.set.acted == 0);
 	/* prefixes of 3 letters at least: shorter ones keep their old words */
 	OK(&c, "link", "set", "dev", "eth1", "b", "off");
-	assert_int_equal(c.seen, KW_DEV | KW_BCAST_FLOOD);
+	assert_true(c.set.given == BIT(BCAST_FLOOD));
 	OK(&c, "link", "set", "dev", "eth1", "bpd", "on", "pat", "100");
-	assert_int_equal(c.stp.set, STPREQ_BPDU_GUARD | STPREQ_PATH_COST);
+	assert_true(c.set.given == (BIT(BPDU_GUARD) | BIT(PATH_COST)));
 	OK(&c, "bridge", "set", "f", "10");
-	assert_int_equal(c.seen, KW_FDB_MAX);
+	assert_true(c.set.given == BIT(FDB_MAX_LEARNED));
 	OK(&c, "stats");
 	assert_int_equal(c.object, OBJ_STATS);
 	OK(&c, "st");
