@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* test_settings.c - lib/settings.c: the table of the bridge's and the ports'
  * settings is whole and consistent, its checks and writers do what the
- * rows say. */
+ * rows say, and the man pages document every row (xdpbrd.conf(5): key,
+ * range, default; xdpbr(8): word and range) and no setting that is none. */
+#include <ctype.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <cmocka.h>
 
 #include "settings.h"
@@ -203,6 +207,301 @@ static void test_same(void **state)
 	assert_true(settings_same(&a, &b, SETTING_BRIDGE, SETTING_AT_VLAN));
 }
 
+/* ------------------------------------------------------------ the man pages */
+
+#define MAN_LINES 2048
+
+struct man {
+	char *text;			/* the file, its lines cut at '\n' */
+	char *line[MAN_LINES];
+	int n;
+};
+
+static void man_load(struct man *m, const char *path)
+{
+	FILE *f = fopen(path, "re");
+	long len;
+
+	if (!f)
+		fail_msg("%s: can't open it (the tests run from the source tree)", path);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	rewind(f);
+	m->text = calloc(1, (size_t)len + 1);
+	assert_non_null(m->text);
+	assert_int_equal(fread(m->text, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	m->n = 0;
+	for (char *p = m->text, *nl; *p && m->n < MAN_LINES; p = nl + 1) {
+		m->line[m->n++] = p;
+		nl = strchr(p, '\n');
+		if (!nl)
+			break;
+		*nl = '\0';
+	}
+}
+
+/* The text of lines from..to (exclusive) as a reader sees it: font escapes
+ * (\fB, \fR, \fP, \fI) and quotes gone, \- a '-', lines joined by spaces. */
+static void man_text(const struct man *m, int from, int to, char *out, size_t len)
+{
+	size_t k = 0;
+
+	for (int i = from; i < to; i++) {
+		for (const char *p = m->line[i]; *p && k + 2 < len; p++) {
+			if (p[0] == '\\' && p[1] == 'f' && p[2]) {
+				p += 2;
+				continue;
+			}
+			if (p[0] == '\\' && p[1] == '-')
+				p++;
+			if (*p != '"')
+				out[k++] = *p;
+		}
+		if (k + 2 < len)
+			out[k++] = ' ';
+	}
+	out[k] = '\0';
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* The line of a list entry's end: the next .TP, .SS, .SH or .PP. */
+static int entry_end(const struct man *m, int i)
+{
+	for (i++; i < m->n; i++)
+		if (starts(m->line[i], ".TP") || starts(m->line[i], ".SS") ||
+		    starts(m->line[i], ".SH") || starts(m->line[i], ".PP"))
+			break;
+	return i;
+}
+
+/* word as a whole word in text, case-insensitive when fold. */
+static const char *find_word(const char *text, const char *word, bool fold)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = text; *p; p++) {
+		if ((fold ? strncasecmp(p, word, n) : strncmp(p, word, n)) ||
+		    (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_')))
+			continue;
+		if (!isalnum((unsigned char)p[n]) && p[n] != '_')
+			return p;
+	}
+	return NULL;
+}
+
+/* "default D" (or "Default: D") somewhere in text; D NULL: any default. */
+static bool says_default(const char *text, const char *d)
+{
+	for (const char *p = text; (p = find_word(p, "default", true)); p++) {
+		const char *q = p + strlen("default");
+
+		while (*q == ':' || *q == ' ')
+			q++;
+		if (!d || (!strncmp(q, d, strlen(d)) && !isalnum((unsigned char)q[strlen(d)])))
+			return true;
+	}
+	return false;
+}
+
+/* The keys an entry's tag line names: .B KEY, or the bold words of .BR
+ * and .BI (every other token, quoted ones are text). */
+static int tag_keys(const char *tag, char keys[][32], int max)
+{
+	int n = 0, tok = 0;
+	const char *p = tag;
+
+	if (!starts(p, ".B ") && !starts(p, ".BR ") && !starts(p, ".BI "))
+		return 0;
+	p = strchr(p, ' ');
+	while (p && *p && n < max) {
+		const char *start;
+		size_t len;
+
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		if (*p == '"') {
+			start = ++p;
+			p = strchr(p, '"');
+			len = p ? (size_t)(p - start) : strlen(start);
+			p = p ? p + 1 : NULL;
+		} else {
+			start = p;
+			len = strcspn(p, " ");
+			p += len;
+		}
+		if (tok++ % 2 == 0 && len < 32 && strspn(start, "abcdefghijklmnopqrstuvwxyz_") == len) {
+			memcpy(keys[n], start, len);
+			keys[n++][len] = '\0';
+		}
+		if (starts(tag, ".B "))
+			break;
+	}
+	return n;
+}
+
+struct conf_entry {
+	char key[32];
+	int from, to;
+};
+
+/* The keys of the entries of section title of xdpbrd.conf(5). */
+static int conf_entries(const struct man *m, const char *title, struct conf_entry *e, int max)
+{
+	int n = 0, i = 0;
+
+	while (i < m->n && strcmp(m->line[i], title))
+		i++;
+	if (i == m->n)
+		fail_msg("no section '%s' in man/xdpbrd.conf.5", title);
+	for (i++; i < m->n && !starts(m->line[i], ".SS") && !starts(m->line[i], ".SH"); i++) {
+		char keys[16][32];
+		int k;
+
+		if (!starts(m->line[i], ".TP") || i + 1 >= m->n)
+			continue;
+		k = tag_keys(m->line[i + 1], keys, 16);
+		for (int j = 0; j < k && n < max; j++, n++) {
+			snprintf(e[n].key, sizeof(e[n].key), "%s", keys[j]);
+			e[n].from = i + 1;
+			e[n].to = entry_end(m, i + 1);
+		}
+	}
+	return n;
+}
+
+/* xdpbrd.conf(5) documents every row the file takes, in its section, with
+ * its range and default; and no key that is no row. */
+static void check_conf_section(const struct man *m, const char *title,
+			       enum setting_scope scope)
+{
+	static struct conf_entry e[64];
+	static char text[16384];
+	int n = conf_entries(m, title, e, 64);
+	char range[48], def[32];
+
+	for (int j = 0; j < n; j++)
+		if (!setting_find(scope, SETTING_FILE, e[j].key))
+			fail_msg("%s: the man page has key %s, no row of lib/settings.c", title,
+				 e[j].key);
+	for (int i = 0; i < SET__N; i++) {
+		const struct setting *s = &settings[i];
+		const char *d;
+		int j;
+
+		if (s->scope != scope || !(s->in & SETTING_FILE))
+			continue;
+		for (j = 0; j < n && strcmp(e[j].key, s->name); j++)
+			;
+		if (j == n)
+			fail_msg("%s: %s is not documented in man/xdpbrd.conf.5", title, s->name);
+		man_text(m, e[j].from, e[j].to, text, sizeof(text));
+		snprintf(range, sizeof(range), "%llu..%llu", (unsigned long long)s->min,
+			 (unsigned long long)s->max);
+		if (s->type == SETTING_NUM && !strstr(text, range))
+			fail_msg("%s: %s: the man page does not give its range %s:\n%s", title,
+				 s->name, range, text);
+		d = setting_default(s, def, sizeof(def));
+		if (d && !says_default(text, s->def_text ? NULL : d))
+			fail_msg("%s: %s: the man page does not say its default (%s):\n%s",
+				 title, s->name, d, text);
+	}
+}
+
+/* The words of xdpbr(8)'s entries of a command (bridge set, link set dev),
+ * with the paragraphs that follow them. */
+static void cli_entries(const struct man *m, const char *cmd, char *text, size_t len,
+			char *synopsis, size_t slen)
+{
+	char tag[64];
+	size_t k = 0, ks = 0;
+
+	snprintf(tag, sizeof(tag), ".BI \"%s\"", cmd);
+	text[0] = synopsis[0] = '\0';
+	for (int i = 0; i < m->n; i++) {
+		if (!starts(m->line[i], tag) || k >= len)
+			continue;
+		man_text(m, i, entry_end(m, i), text + k, len - k);
+		k += strlen(text + k);
+		if (ks < slen)
+			ks += (size_t)snprintf(synopsis + ks, slen - ks, "%s\n", m->line[i]);
+	}
+	if (!k)
+		fail_msg("no entry '%s' in man/xdpbr.8", tag);
+}
+
+/* The keywords of a synopsis: the words after "[\fP" or "|\fP" that are no
+ * value (on, off, ...); each is one the CLI takes. */
+static void check_cli_synopsis(const char *synopsis, enum setting_scope scope)
+{
+	static const char *const values[] = { "on", "off", "auto", "reset", "dev", "storm" };
+
+	for (const char *p = synopsis; (p = strstr(p, "\\fP")); p += 3) {
+		char w[32];
+		size_t n = strspn(p + 3, "abcdefghijklmnopqrstuvwxyz_");
+		bool known = false;
+
+		if (p == synopsis || (p[-1] != '[' && p[-1] != '|') || !n || n >= sizeof(w))
+			continue;
+		memcpy(w, p + 3, n);
+		w[n] = '\0';
+		for (size_t i = 0; i < ARRAY_SIZE(values); i++)
+			known |= !strcmp(w, values[i]);
+		for (int i = 0; i < SET__N; i++) {
+			const struct setting *s = &settings[i];
+			const char *cli = s->cli ? strchr(s->cli, ' ') + 1 : s->name;
+
+			known |= s->scope == scope && (s->in & SETTING_CLI) && !strcmp(cli, w);
+		}
+		if (!known)
+			fail_msg("man/xdpbr.8 has keyword %s, which the CLI does not take", w);
+	}
+}
+
+/* xdpbr(8) documents every setting the CLI takes, with its range; its
+ * synopses name no other. */
+static void check_cli_command(const struct man *m, const char *cmd, enum setting_scope scope)
+{
+	static char text[32768], synopsis[4096];
+	char range[48];
+
+	cli_entries(m, cmd, text, sizeof(text), synopsis, sizeof(synopsis));
+	check_cli_synopsis(synopsis, scope);
+	for (int i = 0; i < SET__N; i++) {
+		const struct setting *s = &settings[i];
+		const char *word = s->cli ? strchr(s->cli, ' ') + 1 : s->name;
+
+		if (s->scope != scope || !(s->in & SETTING_CLI))
+			continue;
+		if (!find_word(text, word, false))
+			fail_msg("xdpbr(8) %s: %s is not documented", cmd, word);
+		snprintf(range, sizeof(range), "%llu..%llu", (unsigned long long)s->min,
+			 (unsigned long long)s->max);
+		if (s->type == SETTING_NUM && !strstr(text, range))
+			fail_msg("xdpbr(8) %s: %s: no range %s", cmd, word, range);
+	}
+}
+
+static void test_man_pages(void **state)
+{
+	struct man conf, cli;
+
+	man_load(&conf, "man/xdpbrd.conf.5");
+	check_conf_section(&conf, ".SS [bridge]", SETTING_BRIDGE);
+	check_conf_section(&conf, ".SS [port \\fIifname\\fP]", SETTING_PORT);
+	free(conf.text);
+	man_load(&cli, "man/xdpbr.8");
+	check_cli_command(&cli, "bridge set", SETTING_BRIDGE);
+	check_cli_command(&cli, "link set dev", SETTING_PORT);
+	free(cli.text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -213,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_texts),
 		cmocka_unit_test(test_put),
 		cmocka_unit_test(test_same),
+		cmocka_unit_test(test_man_pages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
