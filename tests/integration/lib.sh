@@ -1382,7 +1382,7 @@ counters_add_up()
 }
 
 # ip_attach_all PIN: the bridge's ports attached by iproute2 alone, as
-# README.md says: the first gets the object (`ip link ... xdp obj`), the
+# doc/cli.md says: the first gets the object (`ip link ... xdp obj`), the
 # others its program through a bpftool pin at PIN. IP_ID is that program.
 ip_attach_all()
 {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # datapaths: xdp
-# Handing a bridge attached with iproute2 over to xdpbrd, as README.md
-# ("Attaching with iproute2") describes: the first port gets the object with
+# Handing a bridge attached with iproute2 over to xdpbrd, as doc/cli.md
+# ("A bridge without the daemon") describes: the first port gets the object with
 # `ip link ... xdp obj`, the others its program through a bpftool pin, the
 # map pins move from /sys/fs/bpf/tc/globals to the bridge's directory, and
 # xdpbrd started on the ports adopts them and replaces the program on each
@@ -54,7 +54,7 @@ XT_CLEANUP_CMDS+=("rm -f $PROG_PIN ${ours[*]}")
 topo_up 3
 P1=${PORT[1]}
 
-# --- attach with iproute2, as README.md says
+# --- attach with iproute2, as doc/cli.md says
 ip_attach_all "$PROG_PIN"
 ip_id=$IP_ID
 check "iproute2: every port runs program $ip_id" ports_run "$ip_id"

@@ -18,7 +18,7 @@
 # the ping flow, the FDB fill against the hosts, the drops, the storm
 # drops, the moves and deletions. The template variables' label_values()
 # queries must find this daemon, bridge and ports. The scrape
-# configuration README.md shows must pass promtool check config.
+# configuration doc/observability.md shows must pass promtool check config.
 #
 # (That `make deps` leaves no Prometheus service running is test_deps's.)
 #
@@ -283,15 +283,16 @@ NQUERIES=$(jq '[.. | objects | select((.targets? | type) == "array") | .targets[
 	<<<"$DASH_JSON")
 [ "${NQUERIES:-0}" -ge 10 ] || fail "dashboard: at least 10 queries" "got: ${NQUERIES:-none}"
 
-# The scrape configuration README.md shows is one Prometheus accepts.
-readme_scrape_config()
+# The scrape configuration doc/observability.md shows is one Prometheus
+# accepts.
+doc_scrape_config()
 {
-	sed -n '/^    # \/etc\/prometheus\/prometheus.yml$/,/^$/p' "$XT_ROOT/README.md" |
-		sed 's/^    //' >"$XT_TMP/readme.yml"
-	grep -q 'job_name: xdpbr' "$XT_TMP/readme.yml" &&
-		promtool check config "$XT_TMP/readme.yml"
+	sed -n '/^    # \/etc\/prometheus\/prometheus.yml$/,/^$/p' "$XT_ROOT/doc/observability.md" |
+		sed 's/^    //' >"$XT_TMP/doc.yml"
+	grep -q 'job_name: xdpbr' "$XT_TMP/doc.yml" &&
+		promtool check config "$XT_TMP/doc.yml"
 }
-check "README.md's scrape configuration passes promtool check config" readme_scrape_config
+check "doc/observability.md's scrape configuration passes promtool check config" doc_scrape_config
 
 # ---------------------------------------------------------------- the bridge and Prometheus
 

@@ -28,7 +28,7 @@ N=1000000		# entries on P1
 CHURN=100000		# added during a walk, already stale: aged out under it
 N2=1000			# entries on P2
 LATENCY_MAX=0.100	# seconds, /stats and /metrics
-RSS_MAX_KB=65536	# the goal of the README's control-plane table
+RSS_MAX_KB=65536	# the goal of doc/performance.md's control-plane table
 
 topo_up 2
 P1=${PORT[1]} P2=${PORT[2]}

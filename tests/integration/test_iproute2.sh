@@ -8,7 +8,7 @@
 # same file. Those paths are shared by everything iproute2 loads on this
 # machine: pins that were there before the test are left alone, and the test
 # fails at once, saying so (iproute2 would reuse them, or refuse to: see
-# "Limit" in README).
+# "Why the bpftool line" in doc/cli.md).
 # shellcheck disable=SC2016 # jq variables in single-quoted filters
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 XT_DATAPATH=xdp

@@ -7,8 +7,8 @@
 # the CLI, which run from there (--version, -n -c on the packaged example),
 # the datapath object, the systemd template unit that no maintainer script
 # enables or starts, the man pages, the bash completion of both commands,
-# the example configuration in /usr/share/doc/xdpbr/examples and the
-# configuration directory /etc/xdpbr.
+# the example configuration in /usr/share/doc/xdpbr/examples, the README
+# and the handbook (doc/*.md) and the configuration directory /etc/xdpbr.
 #
 # Needs debhelper and lintian (tools/deps.sh) and the build dependencies of
 # debian/control; no root and no namespaces. Takes about 35 s to build and
@@ -80,6 +80,14 @@ for f in usr/sbin/xdpbrd usr/sbin/xdpbr usr/lib/xdpbr/xdpbr.bpf.o \
 done
 check_eq "the package holds the binaries, the object, the unit, the man pages, the completion, the example, the dashboard" \
 	"" "$missing"
+
+# The README and the handbook (doc/*.md), compressed or not.
+missing=
+for f in "$XT_ROOT"/README.md "$XT_ROOT"/doc/*.md; do
+	f=usr/share/doc/xdpbr/${f##*/}
+	[ -e "$root/$f" ] || [ -e "$root/$f.gz" ] || missing+=" $f"
+done
+check_eq "the package holds the README and the handbook, doc/*.md" "" "$missing"
 
 xdpbrd=$root/usr/sbin/xdpbrd
 said=$("$xdpbrd" --version 2>&1)
