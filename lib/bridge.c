@@ -303,37 +303,11 @@ static int reuse_pinned_devmaps(struct bridge *br)
 
 void bridge_skel_maps(const struct xdpbr *skel, struct xdpbr_maps *m)
 {
-	*m = (struct xdpbr_maps){
-		.fdb = bpf_map__fd(skel->maps.xdpbr_fdb),
-		.ports = bpf_map__fd(skel->maps.xdpbr_ports),
-		.stats = bpf_map__fd(skel->maps.xdpbr_stats),
-		.config = bpf_map__fd(skel->maps.xdpbr_config),
-		.tx = bpf_map__fd(skel->maps.xdpbr_tx),
-		.flood_bc = bpf_map__fd(skel->maps.xdpbr_flood_bc),
-		.flood_mc = bpf_map__fd(skel->maps.xdpbr_flood_mc),
-		.flood_uu = bpf_map__fd(skel->maps.xdpbr_flood_uu),
-		.flood_bc_fast = bpf_map__fd(skel->maps.xdpbr_flood_bc_fast),
-		.flood_mc_fast = bpf_map__fd(skel->maps.xdpbr_flood_mc_fast),
-		.flood_uu_fast = bpf_map__fd(skel->maps.xdpbr_flood_uu_fast),
-		.flood_fast = bpf_map__fd(skel->maps.xdpbr_flood_fast),
-		.learned = bpf_map__fd(skel->maps.xdpbr_learned),
-		.learned_user = bpf_map__fd(skel->maps.xdpbr_learned_user),
-		.events = bpf_map__fd(skel->maps.xdpbr_events),
-		.evbudget = bpf_map__fd(skel->maps.xdpbr_evbudget),
-		.bridge = bpf_map__fd(skel->maps.xdpbr_bridge),
-		.vlans = bpf_map__fd(skel->maps.xdpbr_vlans),
-		.storm = bpf_map__fd(skel->maps.xdpbr_storm),
-		.ifslot = bpf_map__fd(skel->maps.xdpbr_ifslot),
-		.portcfg = bpf_map__fd(skel->maps.xdpbr_portcfg),
-		.fdbgen = bpf_map__fd(skel->maps.xdpbr_fdbgen),
-		.slotif = bpf_map__fd(skel->maps.xdpbr_slotif),
-		.skbports = bpf_map__fd(skel->maps.xdpbr_skbports),
-		.portname = bpf_map__fd(skel->maps.xdpbr_portname),
-		.stp_port = bpf_map__fd(skel->maps.xdpbr_stp_port),
-		.stp_beat = bpf_map__fd(skel->maps.xdpbr_stp_beat),
-		.storm_state = bpf_map__fd(skel->maps.xdpbr_storm_state),
-		.xmit_seen = bpf_map__fd(skel->maps.xdpbr_xmit_seen),
-	};
+	/* A row of include/xdpbr_maps.h that names no map of the object does
+	 * not compile here. */
+#define SKEL_MAP_FD(name, type) m->name = bpf_map__fd(skel->maps.xdpbr_##name);
+	XDPBR_MAPS_PINNED(SKEL_MAP_FD)
+#undef SKEL_MAP_FD
 }
 
 /* An empty bridge called name: no fd open, its pin directory's path. */
@@ -408,7 +382,7 @@ static int stats_upgrade_start(struct bridge *br)
 {
 	struct bpf_map *map = br->skel->maps.xdpbr_stats;
 	char path[PATH_MAX];
-	int fd, err = pin_path(path, sizeof(path), br->name, XDPBR_MAP_STATS);
+	int fd, err = pin_path(path, sizeof(path), br->name, XDPBR_MAP_NAME(stats));
 
 	if (!err)
 		err = stats_upgrade(path, &fd);
@@ -435,7 +409,7 @@ static void stats_upgrade_finish(struct bridge *br, bool loaded)
 	if (br->stats_upgrade_fd < 0)
 		return;
 	if (loaded) {
-		err = pin_path(path, sizeof(path), br->name, XDPBR_MAP_STATS) ?:
+		err = pin_path(path, sizeof(path), br->name, XDPBR_MAP_NAME(stats)) ?:
 		      stats_upgrade_pin(path, br->stats_upgrade_fd);
 		if (err)
 			log_warn("Couldn't pin the counters in their new layout in %s: %s",
@@ -480,7 +454,7 @@ static uint32_t fdb_size_effective(const struct bridge *br)
 	char path[PATH_MAX];
 	int fd;
 
-	if (snprintf(path, sizeof(path), "%s/xdpbr_fdb", br->dir) < (int)sizeof(path)) {
+	if (!pin_path(path, sizeof(path), br->name, XDPBR_MAP_NAME(fdb))) {
 		fd = bpf_obj_get(path);
 		if (fd >= 0) {
 			int err = bpf_obj_get_info_by_fd(fd, &info, &len);
@@ -1787,11 +1761,10 @@ int bridge_pins_check(struct bridge *br)
 {
 	const struct xdpbr_paths *p;
 	char path[PATH_MAX];
-	struct bpf_map *map;
 	struct statfs st;
 	int err;
 
-	if (!br->skel || pin_path(path, sizeof(path), br->name, XDPBR_MAP_FDB))
+	if (!br->skel || pin_path(path, sizeof(path), br->name, XDPBR_MAP_NAME(fdb)))
 		return 0;
 	if (!access(path, F_OK))
 		return 0;
@@ -1807,15 +1780,7 @@ int bridge_pins_check(struct bridge *br)
 	}
 	if (err)
 		return err;
-	bpf_object__for_each_map(map, br->skel->obj) {
-		const char *name = bpf_map__name(map);
-
-		if (strncmp(name, "xdpbr_", 6) || pin_path(path, sizeof(path), br->name, name))
-			continue;	/* .rodata, fdbc_cache and friends are not state */
-		if (bpf_obj_pin(bpf_map__fd(map), path) && errno != EEXIST)
-			return -errno;
-	}
 	/* the tracepoints' links lived by their pins too */
-	err = pin_programs(br);
+	err = maps_pin(br->name, &br->maps) ?: pin_programs(br);
 	return err ? err : 1;
 }
