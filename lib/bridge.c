@@ -614,6 +614,14 @@ static int pin_programs(struct bridge *br)
 	return 0;
 }
 
+/* The loaded object closed; keep: its tracepoints stay attached. */
+static void skel_close(struct bridge *br, bool keep)
+{
+	release_tracepoints(br, keep);
+	xdpbr__destroy(br->skel);
+	br->skel = NULL;
+}
+
 /* What was asked for at start, over what is pinned: the ageing time (0:
  * keep), and the default datapath of ports, recorded so that ports added
  * later (xdpbr link add) follow it. */
@@ -693,8 +701,8 @@ static bool xdp_hook_ours(struct bridge *br, uint32_t ifindex, struct xdp_hook *
  * bridge's. */
 static bool port_wants_share(struct bridge *br, const char *ifname)
 {
-	enum xdp_share s = br->port_share ? br->port_share(ifname, br->port_init_arg)
-					  : XDP_SHARE_DEFAULT;
+	enum xdp_share s = br->policy.port_share ? br->policy.port_share(ifname, br->policy.arg)
+						 : XDP_SHARE_DEFAULT;
 
 	return s == XDP_SHARE_DEFAULT ? br->xdp_share : s == XDP_SHARE_ON;
 }
@@ -782,8 +790,8 @@ static int port_maps_add_locked(struct bridge *br, const char *ifname, uint32_t 
 	err = ctl_slot_reset(&br->maps, p.slot) ?: ctl_vlan_port_init(&br->maps, &p);
 	if (err)
 		return err;
-	if (br->port_init)
-		br->port_init(ifname, &p, br->port_init_arg);
+	if (br->policy.port_init)
+		br->policy.port_init(ifname, &p, br->policy.arg);
 	err = ctl_port_apply(&br->maps, ifindex, &p, br->prog_egress_fd);
 	return err ? err : ctl_port_name_set(&br->maps, p.slot, ifname);
 }
@@ -853,20 +861,20 @@ int tc_query(uint32_t ifindex, uint32_t *prog_id)
  * Ports on the skb path run only this; XDP ports run it too, for the
  * frames their XDP program hands to the stack in a bridge of both kinds.
  */
-static int tc_attach(struct bridge *br, uint32_t ifindex, const char *ifname)
+static int tc_attach(int prog_fd, uint32_t ifindex, const char *ifname)
 {
 	TC_HOOK(hook, ifindex);
 	TC_FILTER(opts);
 	int err;
 
-	if (br->prog_tc_fd < 0)
+	if (prog_fd < 0)
 		return -ENOENT;
 	err = bpf_tc_hook_create(&hook);
 	if (err && err != -EEXIST) {
 		log_warn("Couldn't add a clsact qdisc to '%s': %s", ifname, strerror(-err));
 		return err;
 	}
-	opts.prog_fd = br->prog_tc_fd;
+	opts.prog_fd = prog_fd;
 	opts.flags = BPF_TC_F_REPLACE;
 	err = bpf_tc_attach(&hook, &opts);
 	if (err)
@@ -874,20 +882,26 @@ static int tc_attach(struct bridge *br, uint32_t ifindex, const char *ifname)
 	return err;
 }
 
-/* Removes our filter, if it is still ours; the clsact qdisc stays (other
- * filters may use it). */
-static void tc_detach(struct bridge *br, uint32_t ifindex)
+/* Removes the loader's filter (handle and priority XDPBR_TC_*) from
+ * ifindex's clsact ingress; the qdisc stays (other filters may use it). */
+static void tc_filter_del(uint32_t ifindex)
 {
 	TC_HOOK(hook, ifindex);
 	TC_FILTER(opts);
-	uint32_t id;
 	char name[IF_NAMESIZE] = "?";
 
-	if (tc_query(ifindex, &id) || !prog_is_ours(br, id))
-		return;
 	if (bpf_tc_detach(&hook, &opts))
 		log_warn("Couldn't detach the TC program from '%s'",
 			 if_indextoname(ifindex, name) ?: "?");
+}
+
+/* Removes our filter, if it is still ours. */
+static void tc_detach(struct bridge *br, uint32_t ifindex)
+{
+	uint32_t id;
+
+	if (!tc_query(ifindex, &id) && prog_is_ours(br, id))
+		tc_filter_del(ifindex);
 }
 
 static bool port_runs_our_xdp(struct bridge *br, uint32_t ifindex)
@@ -902,8 +916,8 @@ static bool port_runs_our_xdp(struct bridge *br, uint32_t ifindex)
 static enum port_path port_path_for(struct bridge *br, const char *ifname, uint32_t ifindex,
 				    char *kind, size_t len)
 {
-	enum port_path path = br->port_path ? br->port_path(ifname, br->port_init_arg)
-					    : PORT_PATH_AUTO;
+	enum port_path path = br->policy.port_path ? br->policy.port_path(ifname, br->policy.arg)
+						   : PORT_PATH_AUTO;
 
 	if (port_kind(ifindex, kind, len))
 		snprintf(kind, len, "physical");
@@ -1085,7 +1099,7 @@ static int add_port_tc(struct bridge *br, const char *ifname, uint32_t ifindex,
 			port_maps_del(br, ifindex);
 		return err;
 	}
-	err = tc_attach(br, ifindex, ifname);
+	err = tc_attach(br->prog_tc_fd, ifindex, ifname);
 	if (err) {
 		if (!*adopted)
 			port_maps_del(br, ifindex);
@@ -1252,7 +1266,7 @@ static int add_port_xdp(struct bridge *br, const char *ifname, uint32_t ifindex,
 			port_maps_del(br, ifindex);
 		return err;
 	}
-	err = tc_attach(br, ifindex, ifname);
+	err = tc_attach(br->prog_tc_fd, ifindex, ifname);
 	/* Before the attach: XDP's own queues count as in use after it. */
 	if (!err && !h.id && br->mode != XDPBR_MODE_GENERIC)
 		native_ok = virtio_xdp_check(ifname) != VIRTIO_XDP_UNSAFE;
@@ -1448,9 +1462,7 @@ void bridge_close(struct bridge *br, bool keep, bool failed)
 		unpin_all(br);
 		log_info("bridge %s: detached from all ports, pins removed", br->name);
 	}
-	release_tracepoints(br, keep && !failed);
-	xdpbr__destroy(br->skel);
-	br->skel = NULL;
+	skel_close(br, keep && !failed);
 	lock_release(&br->lock_fd);
 }
 

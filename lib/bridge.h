@@ -31,6 +31,21 @@ struct bridge_port {
 	bool attached_now;		/* attached by this process (undo on failure) */
 };
 
+/* What the bridge's owner (the daemon's configuration) says of a port
+ * before it is attached; each member optional, all given arg. */
+struct bridge_policy {
+	/* Settles a new port's flags and limit, so no frame ever sees the
+	 * defaults of a port configured otherwise. */
+	void (*port_init)(const char *ifname, struct xdpbr_port *p, void *arg);
+	/* The datapath the port is configured for (PORT_PATH_AUTO: the
+	 * bridge's default, then the port's kind decides). */
+	enum port_path (*port_path)(const char *ifname, void *arg);
+	/* Whether it shares its XDP hook (XDP_SHARE_DEFAULT: the bridge's
+	 * xdp_share). */
+	enum xdp_share (*port_share)(const char *ifname, void *arg);
+	void *arg;
+};
+
 struct xdpbr;				/* the skeleton */
 struct bpf_link;
 
@@ -46,18 +61,8 @@ struct bridge {
 	uint32_t prog_tc_id;
 	uint32_t fdb_map_id;		/* identifies this bridge's programs */
 	struct bpf_link *tp_links[2];	/* drop-counting tracepoints */
-	/* Optional: settles a new port's flags and limit before it is
-	 * attached (the daemon's configuration), so no frame ever sees the
-	 * defaults of a port configured otherwise. */
-	void (*port_init)(const char *ifname, struct xdpbr_port *p, void *arg);
-	void *port_init_arg;
-	/* Optional: the datapath a port is configured for (PORT_PATH_AUTO:
-	 * the bridge's default, then the port's kind decides). */
-	enum port_path (*port_path)(const char *ifname, void *arg);
+	struct bridge_policy policy;	/* what the owner says of a port */
 	enum port_path path;		/* the bridge's default */
-	/* Optional: whether a port is configured to share its XDP hook
-	 * (XDP_SHARE_DEFAULT: the bridge's xdp_share). */
-	enum xdp_share (*port_share)(const char *ifname, void *arg);
 	bool xdp_share;			/* the bridge's default */
 	int share_ok;			/* libxdp's dispatcher runs here: 1 yes,
 					 * 0 not probed yet, -1 no (share_why) */
