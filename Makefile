@@ -369,7 +369,7 @@ $(FUZZ_DIR)/tests/bpf/harness.o: tests/bpf/harness.c $(SKEL) | $(BUILD)
 $(FUZZ_DIR)/fuzz_datapath: $(FUZZ_DIR)/tests/bpf/harness.o
 
 $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/fuzz_%.o $(FUZZ_LIB)
-	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $^ $(DAEMON_LDLIBS) -o $@
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $(filter %.o,$^) $(filter %.a,$^) $(DAEMON_LDLIBS) -o $@
 
 .SECONDARY: $(FUZZ_ALL:%=$(FUZZ_DIR)/fuzz_%.o) $(FUZZ_DIR)/tests/bpf/harness.o
 
