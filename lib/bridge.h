@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "xdpbr.h"
+#include "hook.h"
 #include "pins.h"
 #include "ports.h"
 
@@ -170,12 +171,5 @@ int bridge_mtu_refresh(const struct xdpbr_maps *m, struct bridge_mtus *mt);
 /* Puts back the bridge's pins if they were removed. 0: all there; 1: put
  * back; -ENOENT: bpffs is not mounted; -errno. */
 int bridge_pins_check(struct bridge *br);
-
-/* XDP program attached to ifindex and its mode (enum xdpbr_mode). */
-int xdp_query(uint32_t ifindex, uint32_t *prog_id, uint32_t *mode);
-
-/* The program of xdpbr's filter on ifindex's clsact ingress (handle and
- * priority XDPBR_TC_*), or 0. 0 or -errno. */
-int tc_query(uint32_t ifindex, uint32_t *prog_id);
 
 #endif
