@@ -242,14 +242,9 @@ int bridge_open_pinned(struct bridge *br, const char *name)
 	char path[PATH_MAX];
 	struct bpf_map_info mi = {};
 	__u32 mlen = sizeof(mi);
-	int err;
+	int err = bridge_init(br, name, XDPBR_MODE_NONE);
 
-	memset(br, 0, sizeof(*br));
-	br->prog_rx_fd = br->prog_egress_fd = br->prog_tc_fd = br->lock_fd = -1;
-	br->stats_upgrade_fd = -1;
 	br->adopted = true;
-	snprintf(br->name, sizeof(br->name), "%s", name);
-	err = pin_path(br->dir, sizeof(br->dir), name, NULL);
 	if (!err)
 		err = maps_open_pinned(name, &br->maps);
 	if (err)
