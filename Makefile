@@ -58,7 +58,8 @@ SKEL     := $(BUILD)/xdpbr.skel.h
 
 # lib/: the user-space library of xdpbrd, xdpbr, the tools and the tests.
 LIB_SRCS := lib/log.c lib/util.c lib/paths.c lib/pins.c lib/fdbtab.c \
-	    lib/ports.c lib/portstats.c lib/bridge.c lib/xdpshare.c lib/netlink.c \
+	    lib/ports.c lib/portstats.c lib/hook.c lib/load.c lib/brport.c lib/bridge.c \
+	    lib/xdpshare.c lib/netlink.c \
 	    lib/json.c lib/ctl.c lib/report.c lib/events.c lib/hostif.c lib/version.c \
 	    lib/lock.c lib/kfdb.c lib/overlay.c lib/stpmap.c lib/upgrade.c lib/settings.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
@@ -369,7 +370,7 @@ $(FUZZ_DIR)/tests/bpf/harness.o: tests/bpf/harness.c $(SKEL) | $(BUILD)
 $(FUZZ_DIR)/fuzz_datapath: $(FUZZ_DIR)/tests/bpf/harness.o
 
 $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/fuzz_%.o $(FUZZ_LIB)
-	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $^ $(DAEMON_LDLIBS) -o $@
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $(filter %.o,$^) $(filter %.a,$^) $(DAEMON_LDLIBS) -o $@
 
 .SECONDARY: $(FUZZ_ALL:%=$(FUZZ_DIR)/fuzz_%.o) $(FUZZ_DIR)/tests/bpf/harness.o
 

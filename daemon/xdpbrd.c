@@ -346,7 +346,7 @@ static const struct config_port *cfg_port_applying(const struct daemon *d, const
 	return config_port_find(d->pending_cfg ? d->pending_cfg : &d->cfg, ifname);
 }
 
-/* bridge.port_init: a configured port is attached with its own flags and
+/* bridge_policy.port_init: a configured port is attached with its own flags and
  * limit, never briefly with the defaults. */
 static void init_port_from_cfg(const char *ifname, struct xdpbr_port *p, void *arg)
 {
@@ -364,14 +364,14 @@ static enum xdp_share share_of(const struct config_port *cp)
 	return cp->set.v[SET_PORT_XDP_SHARE] ? XDP_SHARE_ON : XDP_SHARE_OFF;
 }
 
-/* bridge.port_share: whether a port shares its XDP hook (default: the
+/* bridge_policy.port_share: whether a port shares its XDP hook (default: the
  * bridge's). */
 static enum xdp_share port_share_from_cfg(const char *ifname, void *arg)
 {
 	return share_of(cfg_port_applying(arg, ifname));
 }
 
-/* bridge.port_path: a port's configured datapath (auto: the bridge's). */
+/* bridge_policy.port_path: a port's configured datapath (auto: the bridge's). */
 static enum port_path port_path_from_cfg(const char *ifname, void *arg)
 {
 	const struct config_port *cp = cfg_port_applying(arg, ifname);
@@ -1268,10 +1268,12 @@ static int open_bridge(struct daemon *d, const struct cmdline *cl)
 {
 	int err = bridge_open(&d->br, cl->name, &cl->o);
 
-	d->br.port_init = init_port_from_cfg;
-	d->br.port_path = port_path_from_cfg;
-	d->br.port_share = port_share_from_cfg;
-	d->br.port_init_arg = d;
+	d->br.policy = (struct bridge_policy){
+		.port_init = init_port_from_cfg,
+		.port_path = port_path_from_cfg,
+		.port_share = port_share_from_cfg,
+		.arg = d,
+	};
 	/* Ports whose interface went while no daemon ran go before any port is
 	 * added: an interface that got one's ifindex is not that port. */
 	if (!err && d->br.adopted) {

@@ -41,37 +41,7 @@
 #define XDPBR_DEFAULT_AGEING_S	300
 
 /* Names of the pinned objects in a bridge's pin directory (where that is:
- * lib/paths.h). The map names are also the BPF map names
- * (LIBBPF_PIN_BY_NAME), so iproute2 pins them under the same names. */
-#define XDPBR_MAP_FDB		"xdpbr_fdb"
-#define XDPBR_MAP_PORTS		"xdpbr_ports"
-#define XDPBR_MAP_IFSLOT	"xdpbr_ifslot"
-#define XDPBR_MAP_PORTCFG	"xdpbr_portcfg"
-#define XDPBR_MAP_STATS		"xdpbr_stats"
-#define XDPBR_MAP_CONFIG	"xdpbr_config"
-#define XDPBR_MAP_TX		"xdpbr_tx"
-#define XDPBR_MAP_FLOOD_BC	"xdpbr_flood_bc"
-#define XDPBR_MAP_FLOOD_MC	"xdpbr_flood_mc"
-#define XDPBR_MAP_FLOOD_UU	"xdpbr_flood_uu"
-#define XDPBR_MAP_FLOOD_BC_FAST	"xdpbr_flood_bc_fast"
-#define XDPBR_MAP_FLOOD_MC_FAST	"xdpbr_flood_mc_fast"
-#define XDPBR_MAP_FLOOD_UU_FAST	"xdpbr_flood_uu_fast"
-#define XDPBR_MAP_FLOOD_FAST	"xdpbr_flood_fast"
-#define XDPBR_MAP_LEARNED	"xdpbr_learned"
-#define XDPBR_MAP_LEARNED_USER	"xdpbr_learned_user"
-#define XDPBR_MAP_VLANS		"xdpbr_vlans"
-#define XDPBR_MAP_EVENTS	"xdpbr_events"
-#define XDPBR_MAP_EVBUDGET	"xdpbr_evbudget"
-#define XDPBR_MAP_BRIDGE	"xdpbr_bridge"
-#define XDPBR_MAP_STORM		"xdpbr_storm"
-#define XDPBR_MAP_STORM_STATE	"xdpbr_storm_state"	/* datapath-only */
-#define XDPBR_MAP_XMIT_SEEN	"xdpbr_xmit_seen"	/* datapath-only */
-#define XDPBR_MAP_FDBGEN	"xdpbr_fdbgen"
-#define XDPBR_MAP_SKBPORTS	"xdpbr_skbports"
-#define XDPBR_MAP_SLOTIF	"xdpbr_slotif"
-#define XDPBR_MAP_PORTNAME	"xdpbr_portname"
-#define XDPBR_MAP_STP_PORT	"xdpbr_stp_port"
-#define XDPBR_MAP_STP_BEAT	"xdpbr_stp_beat"
+ * lib/paths.h) besides the maps (xdpbr_maps.h). */
 #define XDPBR_PIN_LINK_XMIT	"link_devmap_xmit"
 #define XDPBR_PIN_LINK_REDIR	"link_redirect_err"
 #define XDPBR_PIN_PROG_RX	"prog_rx"

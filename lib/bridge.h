@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * bridge.h - a bridge (struct bridge) and every bridge_* call, for the
+ * daemon, the CLI, the tools and the tests. Implemented in three layers
+ * (doc/architecture.md, "lib/ in layers"): load.c, brport.c, bridge.c.
+ */
 #ifndef XDPBR_BRIDGE_H
 #define XDPBR_BRIDGE_H
 
@@ -8,6 +13,7 @@
 #include <stdint.h>
 
 #include "xdpbr.h"
+#include "hook.h"
 #include "pins.h"
 #include "ports.h"
 
@@ -31,6 +37,21 @@ struct bridge_port {
 	bool attached_now;		/* attached by this process (undo on failure) */
 };
 
+/* What the bridge's owner (the daemon's configuration) says of a port
+ * before it is attached; each member optional, all given arg. */
+struct bridge_policy {
+	/* Settles a new port's flags and limit, so no frame ever sees the
+	 * defaults of a port configured otherwise. */
+	void (*port_init)(const char *ifname, struct xdpbr_port *p, void *arg);
+	/* The datapath the port is configured for (PORT_PATH_AUTO: the
+	 * bridge's default, then the port's kind decides). */
+	enum port_path (*port_path)(const char *ifname, void *arg);
+	/* Whether it shares its XDP hook (XDP_SHARE_DEFAULT: the bridge's
+	 * xdp_share). */
+	enum xdp_share (*port_share)(const char *ifname, void *arg);
+	void *arg;
+};
+
 struct xdpbr;				/* the skeleton */
 struct bpf_link;
 
@@ -46,18 +67,8 @@ struct bridge {
 	uint32_t prog_tc_id;
 	uint32_t fdb_map_id;		/* identifies this bridge's programs */
 	struct bpf_link *tp_links[2];	/* drop-counting tracepoints */
-	/* Optional: settles a new port's flags and limit before it is
-	 * attached (the daemon's configuration), so no frame ever sees the
-	 * defaults of a port configured otherwise. */
-	void (*port_init)(const char *ifname, struct xdpbr_port *p, void *arg);
-	void *port_init_arg;
-	/* Optional: the datapath a port is configured for (PORT_PATH_AUTO:
-	 * the bridge's default, then the port's kind decides). */
-	enum port_path (*port_path)(const char *ifname, void *arg);
+	struct bridge_policy policy;	/* what the owner says of a port */
 	enum port_path path;		/* the bridge's default */
-	/* Optional: whether a port is configured to share its XDP hook
-	 * (XDP_SHARE_DEFAULT: the bridge's xdp_share). */
-	enum xdp_share (*port_share)(const char *ifname, void *arg);
 	bool xdp_share;			/* the bridge's default */
 	int share_ok;			/* libxdp's dispatcher runs here: 1 yes,
 					 * 0 not probed yet, -1 no (share_why) */
@@ -72,6 +83,8 @@ struct bridge {
 	int nports;
 };
 
+/* ---- bridge.c: its life */
+
 /* Mounts bpffs if needed, takes the bridge's lock (one daemon per bridge:
  * -EBUSY, said with the pid of the process that runs it, before anything
  * is changed; held until bridge_close), loads the datapath (reusing
@@ -80,35 +93,11 @@ struct bridge {
  * paths.h). 0 or -errno, with the reason logged. */
 int bridge_open(struct bridge *br, const char *name, const struct bridge_opts *o);
 
-/* The map descriptors of a loaded skeleton. */
-void bridge_skel_maps(const struct xdpbr *skel, struct xdpbr_maps *m);
-
-/* Before load: the FDB cache of an opened skeleton for every possible CPU,
- * with 2^bits sets each (0: off), as bpf/fdbcache.h lays it out. */
-int bridge_skel_fdbc(struct xdpbr *skel, uint32_t bits);
-
-/* Validates an interface before anything is attached: it exists and has no
- * foreign XDP program. 0 or -errno, with the reason logged. */
-int bridge_check_port(struct bridge *br, const char *ifname);
-
-/* Adds ifname to the bridge's maps and attaches the program. A new port's
- * slot is claimed under the slot lock (lib/lock.h), so processes adding
- * ports at once never share one. */
-int bridge_add_port(struct bridge *br, const char *ifname);
-
-/* The datapath bridge_add_port() would give ifname (PORT_PATH_XDP or
- * PORT_PATH_TC; PORT_PATH_AUTO when there is no such interface). */
-enum port_path bridge_port_path(struct bridge *br, const char *ifname);
-
 /* Stops the bridge. keep: leave it forwarding (programs attached, maps
  * pinned). Otherwise detach from every port and remove the pins; when
  * failed is set, undo only what this process did (an adopted bridge keeps
  * its pins and ports). */
 void bridge_close(struct bridge *br, bool keep, bool failed);
-
-/* Takes over the ports of an adopted bridge that this run did not name:
- * each is switched atomically to the new program. */
-int bridge_adopt_ports(struct bridge *br);
 
 /* Opens an existing bridge from its pins (CLI: link add/del). No skeleton:
  * close with bridge_close_pinned(). 0 or -errno. */
@@ -126,6 +115,38 @@ int bridge_create(const char *name);
 /* Its end (xdpbr bridge del NAME): detached from every port, every pin
  * removed. -EBUSY while an xdpbrd runs it (its SIGTERM does this). */
 int bridge_destroy(const char *name);
+
+/* Puts back the bridge's pins if they were removed. 0: all there; 1: put
+ * back; -ENOENT: bpffs is not mounted; -errno. */
+int bridge_pins_check(struct bridge *br);
+
+/* ---- load.c: its datapath object */
+
+/* The map descriptors of a loaded skeleton. */
+void bridge_skel_maps(const struct xdpbr *skel, struct xdpbr_maps *m);
+
+/* Before load: the FDB cache of an opened skeleton for every possible CPU,
+ * with 2^bits sets each (0: off), as bpf/fdbcache.h lays it out. */
+int bridge_skel_fdbc(struct xdpbr *skel, uint32_t bits);
+
+/* ---- brport.c: its ports */
+
+/* Validates an interface before anything is attached: it exists and has no
+ * foreign XDP program. 0 or -errno, with the reason logged. */
+int bridge_check_port(struct bridge *br, const char *ifname);
+
+/* Adds ifname to the bridge's maps and attaches the program. A new port's
+ * slot is claimed under the slot lock (lib/lock.h), so processes adding
+ * ports at once never share one. */
+int bridge_add_port(struct bridge *br, const char *ifname);
+
+/* The datapath bridge_add_port() would give ifname (PORT_PATH_XDP or
+ * PORT_PATH_TC; PORT_PATH_AUTO when there is no such interface). */
+enum port_path bridge_port_path(struct bridge *br, const char *ifname);
+
+/* Takes over the ports of an adopted bridge that this run did not name:
+ * each is switched atomically to the new program. */
+int bridge_adopt_ports(struct bridge *br);
 
 /* Detaches a port, removes it from the maps and flushes its FDB entries.
  * ifname is the port's interface, or the name a port whose interface is
@@ -161,16 +182,5 @@ struct bridge_mtus {
  * (bpf/mtu.h): frames longer than it are checked against their egress
  * port. 1 if the recorded value changed, 0 if not, -errno. */
 int bridge_mtu_refresh(const struct xdpbr_maps *m, struct bridge_mtus *mt);
-
-/* Puts back the bridge's pins if they were removed. 0: all there; 1: put
- * back; -ENOENT: bpffs is not mounted; -errno. */
-int bridge_pins_check(struct bridge *br);
-
-/* XDP program attached to ifindex and its mode (enum xdpbr_mode). */
-int xdp_query(uint32_t ifindex, uint32_t *prog_id, uint32_t *mode);
-
-/* The program of xdpbr's filter on ifindex's clsact ingress (handle and
- * priority XDPBR_TC_*), or 0. 0 or -errno. */
-int tc_query(uint32_t ifindex, uint32_t *prog_id);
 
 #endif

@@ -21,7 +21,7 @@
 #include <libmnl/libmnl.h>
 #include <bpf/libbpf.h>
 
-#include "bridge.h"
+#include "hook.h"
 #include "log.h"
 #include "netlink.h"
 

@@ -15,35 +15,9 @@ static const struct {
 	const char *name;
 	size_t off;
 } map_pins[] = {
-	{ XDPBR_MAP_FDB,	offsetof(struct xdpbr_maps, fdb) },
-	{ XDPBR_MAP_PORTS,	offsetof(struct xdpbr_maps, ports) },
-	{ XDPBR_MAP_STATS,	offsetof(struct xdpbr_maps, stats) },
-	{ XDPBR_MAP_CONFIG,	offsetof(struct xdpbr_maps, config) },
-	{ XDPBR_MAP_TX,		offsetof(struct xdpbr_maps, tx) },
-	{ XDPBR_MAP_FLOOD_BC,	offsetof(struct xdpbr_maps, flood_bc) },
-	{ XDPBR_MAP_FLOOD_MC,	offsetof(struct xdpbr_maps, flood_mc) },
-	{ XDPBR_MAP_FLOOD_UU,	offsetof(struct xdpbr_maps, flood_uu) },
-	{ XDPBR_MAP_FLOOD_BC_FAST, offsetof(struct xdpbr_maps, flood_bc_fast) },
-	{ XDPBR_MAP_FLOOD_MC_FAST, offsetof(struct xdpbr_maps, flood_mc_fast) },
-	{ XDPBR_MAP_FLOOD_UU_FAST, offsetof(struct xdpbr_maps, flood_uu_fast) },
-	{ XDPBR_MAP_FLOOD_FAST,	offsetof(struct xdpbr_maps, flood_fast) },
-	{ XDPBR_MAP_LEARNED,	offsetof(struct xdpbr_maps, learned) },
-	{ XDPBR_MAP_LEARNED_USER, offsetof(struct xdpbr_maps, learned_user) },
-	{ XDPBR_MAP_EVENTS,	offsetof(struct xdpbr_maps, events) },
-	{ XDPBR_MAP_EVBUDGET,	offsetof(struct xdpbr_maps, evbudget) },
-	{ XDPBR_MAP_BRIDGE,	offsetof(struct xdpbr_maps, bridge) },
-	{ XDPBR_MAP_VLANS,	offsetof(struct xdpbr_maps, vlans) },
-	{ XDPBR_MAP_STORM,	offsetof(struct xdpbr_maps, storm) },
-	{ XDPBR_MAP_IFSLOT,	offsetof(struct xdpbr_maps, ifslot) },
-	{ XDPBR_MAP_PORTCFG,	offsetof(struct xdpbr_maps, portcfg) },
-	{ XDPBR_MAP_FDBGEN,	offsetof(struct xdpbr_maps, fdbgen) },
-	{ XDPBR_MAP_SLOTIF,	offsetof(struct xdpbr_maps, slotif) },
-	{ XDPBR_MAP_SKBPORTS,	offsetof(struct xdpbr_maps, skbports) },
-	{ XDPBR_MAP_PORTNAME,	offsetof(struct xdpbr_maps, portname) },
-	{ XDPBR_MAP_STP_PORT,	offsetof(struct xdpbr_maps, stp_port) },
-	{ XDPBR_MAP_STP_BEAT,	offsetof(struct xdpbr_maps, stp_beat) },
-	{ XDPBR_MAP_STORM_STATE, offsetof(struct xdpbr_maps, storm_state) },
-	{ XDPBR_MAP_XMIT_SEEN,	offsetof(struct xdpbr_maps, xmit_seen) },
+#define MAP_PIN(name, type) { XDPBR_MAP_NAME(name), offsetof(struct xdpbr_maps, name) },
+	XDPBR_MAPS_PINNED(MAP_PIN)
+#undef MAP_PIN
 };
 
 #define MAP_FD(m, i) ((int *)((char *)(m) + map_pins[i].off))
@@ -107,6 +81,21 @@ void maps_unpin(const char *bridge)
 	for (i = 0; i < ARRAY_SIZE(map_pins); i++)
 		if (!pin_path(path, sizeof(path), bridge, map_pins[i].name))
 			unlink(path);
+}
+
+int maps_pin(const char *bridge, const struct xdpbr_maps *m)
+{
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < ARRAY_SIZE(map_pins); i++) {
+		int fd = *(const int *)((const char *)m + map_pins[i].off);
+
+		if (pin_path(path, sizeof(path), bridge, map_pins[i].name))
+			continue;
+		if (bpf_obj_pin(fd, path) && errno != EEXIST)
+			return -errno;
+	}
+	return 0;
 }
 
 /* A map pin of from/ into the bridge's directory: 1 moved, 0 none, -errno. */

@@ -2,38 +2,15 @@
 #ifndef XDPBR_PINS_H
 #define XDPBR_PINS_H
 
-/* File descriptors of one bridge's maps, from the skeleton or the pins. */
+#include "xdpbr_maps.h"
+
+/* File descriptors of one bridge's maps (include/xdpbr_maps.h), from the
+ * skeleton or the pins. */
+#define XDPBR_MAP_FD(name, type) int name;
 struct xdpbr_maps {
-	int fdb;
-	int ports;
-	int stats;
-	int config;
-	int tx;
-	int flood_bc;
-	int flood_mc;
-	int flood_uu;
-	int flood_bc_fast;		/* the flood sets without the egress */
-	int flood_mc_fast;		/* program, and which slots they hold */
-	int flood_uu_fast;
-	int flood_fast;
-	int learned;
-	int learned_user;
-	int events;
-	int evbudget;
-	int bridge;
-	int vlans;
-	int storm;
-	int ifslot;
-	int portcfg;
-	int fdbgen;
-	int slotif;
-	int skbports;
-	int portname;
-	int stp_port;			/* spanning tree word per slot */
-	int stp_beat;			/* the daemon's heartbeat */
-	int storm_state;		/* the datapath's own (per-CPU buckets), */
-	int xmit_seen;			/* written here only to reset a slot */
+	XDPBR_MAPS_PINNED(XDPBR_MAP_FD)
 };
+#undef XDPBR_MAP_FD
 
 /* Opens the maps pinned in the bridge's directory (/sys/fs/bpf/xdpbr/<bridge>/
  * in the host's network namespace, see paths.h). 0 or -errno; on error
@@ -47,6 +24,10 @@ void maps_close(struct xdpbr_maps *m);
 /* Removes every map pin of the bridge (those of struct xdpbr_maps and the
  * datapath's own); what is not there is skipped. */
 void maps_unpin(const char *bridge);
+
+/* Pins the maps m that are not pinned in the bridge's directory (which
+ * must exist); a pin that is there is left as it is. 0 or -errno. */
+int maps_pin(const char *bridge, const struct xdpbr_maps *m);
 
 /* Moves the map pins found in directory from (iproute2's tc/globals in
  * the bpffs, where `ip link ... xdp obj` pins them by name)

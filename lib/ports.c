@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
-#include "bridge.h"
+#include "hook.h"
 #include "netlink.h"
 #include "ports.h"
 #include "util.h"

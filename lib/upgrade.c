@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 
 #include "xdpbr.h"
+#include "xdpbr_maps.h"
 #include "portstats.h"
 #include "upgrade.h"
 
@@ -118,7 +119,7 @@ int stats_upgrade(const char *pin, int *new_fd)
 		err = ncpus ? ncpus : -EINVAL;
 		goto out;
 	}
-	fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, XDPBR_MAP_STATS, sizeof(__u32),
+	fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, XDPBR_MAP_NAME(stats), sizeof(__u32),
 			    sizeof(struct xdpbr_stats), info.max_entries, NULL);
 	if (fd < 0) {
 		err = -errno;

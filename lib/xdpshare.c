@@ -177,7 +177,7 @@ void xdpshare_others(uint32_t ifindex, uint32_t except_id, char *buf, size_t len
  * only on a program it loads itself (or from the .xdp_run_config section
  * of its BTF, and then only the priority for a program it gets loaded);
  * it would load ours without the multi-buffer flag, which the bridge's
- * devmaps require (lib/bridge.c, share_load_attach). A program it gets
+ * devmaps require (lib/load.c, share_load_attach). A program it gets
  * loaded runs with libxdp's defaults: priority 50 (XDPSHARE_PRIO), chain
  * call on XDP_PASS only, so every verdict of the bridge but XDP_PASS ends
  * the chain, and a frame it passes to the host goes on to a component of

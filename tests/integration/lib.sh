@@ -41,6 +41,7 @@ XDPBR=$XT_BUILD/xdpbr
 SENDFRAME=$XT_BUILD/tools/sendframe
 BPF_OBJ=$XT_BUILD/xdpbr.bpf.o
 XDPBR_H=$XT_ROOT/include/xdpbr.h
+XDPBR_MAPS_H=$XT_ROOT/include/xdpbr_maps.h
 PIN_ROOT=/sys/fs/bpf/xdpbr
 
 ID=$(($$ % 10000))
@@ -487,6 +488,14 @@ port_counter()
 counter_table()
 {
 	sed -n '/^#define XDPBR_COUNTERS(X)/,/[^\\]$/p' "$XDPBR_H"
+}
+
+# map_pin_names: the names the bridge's maps are pinned under, one per
+# line: the rows of XDPBR_MAPS_PINNED(X) in include/xdpbr_maps.h.
+map_pin_names()
+{
+	sed -n '/^#define XDPBR_MAPS_PINNED(X)/,/[^\\]$/p' "$XDPBR_MAPS_H" |
+		sed -n 's/^[[:space:]]*X(\([a-z0-9_]*\),.*/xdpbr_\1/p'
 }
 
 # counter_names: the counter names of include/xdpbr.h, one per line.

@@ -35,8 +35,8 @@ ports_run()
 
 xt_require
 command -v bpftool >/dev/null || abort "bpftool not installed (run make deps)"
-maps=$(sed -n 's/^#define XDPBR_MAP_[A-Z_]*[[:space:]]*"\([a-z_]*\)".*/\1/p' "$XDPBR_H")
-[ -n "$maps" ] || abort "reading map names from $XDPBR_H"
+maps=$(map_pin_names)
+[ -n "$maps" ] || abort "reading map names from $XDPBR_MAPS_H"
 theirs=$(ls -d "$IP_PIN_DIR"/xdpbr_* "$PROG_PIN" 2>/dev/null)
 if [ -n "$theirs" ]; then
 	skip "pins of another loader in $IP_PIN_DIR, left alone:" \

@@ -21,8 +21,8 @@ command -v bpftool >/dev/null || abort "bpftool not installed (run make deps)"
 topo_up 3
 P1=${PORT[1]}
 
-maps=$(sed -n 's/^#define XDPBR_MAP_[A-Z_]*[[:space:]]*"\([a-z_]*\)".*/\1/p' "$XDPBR_H")
-[ -n "$maps" ] || abort "reading map names from $XDPBR_H"
+maps=$(map_pin_names)
+[ -n "$maps" ] || abort "reading map names from $XDPBR_MAPS_H"
 ours=()
 theirs=()
 for m in $maps; do

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* test_maps.c - lib/pins.c: opening a bridge's pinned maps by name. */
+/* test_maps.c - include/xdpbr_maps.h against the datapath object, and
+ * lib/pins.c: opening a bridge's pinned maps by name. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,26 +12,38 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <bpf/libbpf.h>
 
 #include "xdpbr.h"
+#include "xdpbr_maps.h"
+#include "xdpbr.skel.h"
 #include "paths.h"
 #include "pins.h"
 #include "mock_bpf.h"
 
 /* In the order of struct xdpbr_maps. */
 static const char *const names[] = {
-	XDPBR_MAP_FDB, XDPBR_MAP_PORTS, XDPBR_MAP_STATS, XDPBR_MAP_CONFIG,
-	XDPBR_MAP_TX, XDPBR_MAP_FLOOD_BC, XDPBR_MAP_FLOOD_MC, XDPBR_MAP_FLOOD_UU,
-	XDPBR_MAP_FLOOD_BC_FAST, XDPBR_MAP_FLOOD_MC_FAST, XDPBR_MAP_FLOOD_UU_FAST,
-	XDPBR_MAP_FLOOD_FAST,
-	XDPBR_MAP_LEARNED, XDPBR_MAP_LEARNED_USER, XDPBR_MAP_EVENTS, XDPBR_MAP_EVBUDGET, XDPBR_MAP_BRIDGE,
-	XDPBR_MAP_VLANS, XDPBR_MAP_STORM, XDPBR_MAP_IFSLOT, XDPBR_MAP_PORTCFG,
-	XDPBR_MAP_FDBGEN, XDPBR_MAP_SLOTIF, XDPBR_MAP_SKBPORTS, XDPBR_MAP_PORTNAME,
-	XDPBR_MAP_STP_PORT, XDPBR_MAP_STP_BEAT,
-	XDPBR_MAP_STORM_STATE, XDPBR_MAP_XMIT_SEEN,
+#define NAME(name, type) XDPBR_MAP_NAME(name),
+	XDPBR_MAPS_PINNED(NAME)
+#undef NAME
 };
 #define NMAPS (sizeof(names) / sizeof(names[0]))
 _Static_assert(NMAPS * sizeof(int) == sizeof(struct xdpbr_maps), "one name per map");
+
+/* A row of include/xdpbr_maps.h: the map's name in the object, its type,
+ * and whether it is pinned by name. */
+static const struct row {
+	const char *name;
+	enum bpf_map_type type;
+	bool pinned;
+} rows[] = {
+#define PINNED(name, type) { XDPBR_MAP_NAME(name), BPF_MAP_TYPE_##type, true },
+#define LOCAL(name, type) { #name, BPF_MAP_TYPE_##type, false },
+	XDPBR_MAPS_PINNED(PINNED)
+	XDPBR_MAPS_LOCAL(LOCAL)
+#undef PINNED
+#undef LOCAL
+};
 
 /* The paths of the host's network namespace, wherever the test runs. */
 static int host_paths(void **state)
@@ -105,7 +118,7 @@ static void test_open_all(void **state)
 			fail_msg("field %zu opened the wrong pin", i);
 	}
 	assert_int_equal(mock_map_len(m.fdb), 1);
-	assert_int_equal(mock_map_len(m.xmit_seen), NMAPS);	/* the last field */
+	assert_int_equal(mock_map_len(m.stp_beat), NMAPS);	/* the last field */
 
 	maps_close(&m);
 	assert_all_closed(&m);
@@ -135,7 +148,7 @@ static void test_open_missing_pin(void **state)
 	struct xdpbr_maps m;
 	int before = open_fds();
 
-	pin_all("br0", 4);		/* xdpbr_tx */
+	pin_all("br0", 4);		/* xdpbr_ifslot */
 	assert_int_equal(maps_open_pinned("br0", &m), -ENOENT);
 	assert_all_closed(&m);
 	assert_int_equal(open_fds(), before);
@@ -168,6 +181,50 @@ static void test_open_name_too_long(void **state)
 	free(name);
 }
 
+static const struct row *row_of(const char *name)
+{
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		if (!strcmp(rows[i].name, name))
+			return &rows[i];
+	return NULL;
+}
+
+/* Every map of the datapath object has its row in include/xdpbr_maps.h and
+ * every row its map, of the row's type and pinned by name exactly when the
+ * row says: a map added to bpf/ without its row would be neither opened
+ * nor unpinned by user space, nor adopted by an upgrade. */
+static void test_table_is_the_object(void **state)
+{
+	struct xdpbr *skel = xdpbr__open();
+	const struct bpf_map *map;
+	size_t seen = 0;
+
+	assert_non_null(skel);
+	bpf_object__for_each_map(map, skel->obj) {
+		const char *name = bpf_map__name(map);
+		const struct row *r = row_of(name);
+
+		if (bpf_map__is_internal(map))
+			continue;	/* .rodata: the loader's knobs */
+		if (!r)
+			fail_msg("map %s of the object has no row in include/xdpbr_maps.h", name);
+		if (bpf_map__type(map) != r->type)
+			fail_msg("map %s: type %d in the object, %d in include/xdpbr_maps.h",
+				 name, bpf_map__type(map), r->type);
+		if ((bpf_map__pin_path(map) != NULL) != r->pinned)
+			fail_msg("map %s: %s in the object, %s in include/xdpbr_maps.h", name,
+				 bpf_map__pin_path(map) ? "pinned by name" : "not pinned",
+				 r->pinned ? "pinned" : "local");
+		seen++;
+	}
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		if (!bpf_object__find_map_by_name(skel->obj, rows[i].name))
+			fail_msg("row %s of include/xdpbr_maps.h: no such map in the object",
+				 rows[i].name);
+	assert_int_equal(seen, sizeof(rows) / sizeof(rows[0]));
+	xdpbr__destroy(skel);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -176,6 +233,7 @@ int main(void)
 		cmocka_unit_test_setup(test_open_missing_pin, mock_bpf_fixture),
 		cmocka_unit_test_setup(test_open_error_propagates, mock_bpf_fixture),
 		cmocka_unit_test_setup(test_open_name_too_long, mock_bpf_fixture),
+		cmocka_unit_test(test_table_is_the_object),
 	};
 
 	return cmocka_run_group_tests(tests, host_paths, mock_bpf_fixture);

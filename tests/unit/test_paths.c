@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "xdpbr.h"
+#include "xdpbr_maps.h"
 #include "paths.h"
 
 #define HOST_NET 4026531833ULL
@@ -134,10 +135,10 @@ static void test_pin_path(void **state)
 	assert_int_equal(paths_build(&p, &host, -1), 0);
 	assert_int_equal(pin_path_in(&p, buf, sizeof(buf), "br0", NULL), 0);
 	assert_string_equal(buf, "/sys/fs/bpf/xdpbr/br0");
-	assert_int_equal(pin_path_in(&p, buf, sizeof(buf), "br0", XDPBR_MAP_FDB), 0);
+	assert_int_equal(pin_path_in(&p, buf, sizeof(buf), "br0", XDPBR_MAP_NAME(fdb)), 0);
 	assert_string_equal(buf, "/sys/fs/bpf/xdpbr/br0/xdpbr_fdb");
 	assert_int_equal(paths_build(&p, &ns, 12), 0);
-	assert_int_equal(pin_path_in(&p, buf, sizeof(buf), "br0", XDPBR_MAP_FDB), 0);
+	assert_int_equal(pin_path_in(&p, buf, sizeof(buf), "br0", XDPBR_MAP_NAME(fdb)), 0);
 	assert_string_equal(buf, "/proc/self/fd/12/xdpbr-netns/4026532322/br0/xdpbr_fdb");
 }
 
@@ -151,10 +152,10 @@ static void test_pin_path_too_long(void **state)
 
 	assert_int_equal(paths_build(&p, &host, -1), 0);
 	/* exactly enough room for the text and its NUL */
-	assert_int_equal(pin_path_in(&p, buf, len + 1, "br0", XDPBR_MAP_FDB), 0);
+	assert_int_equal(pin_path_in(&p, buf, len + 1, "br0", XDPBR_MAP_NAME(fdb)), 0);
 	assert_string_equal(buf, want);
 	/* one byte short */
-	assert_int_equal(pin_path_in(&p, buf, len, "br0", XDPBR_MAP_FDB), -ENAMETOOLONG);
+	assert_int_equal(pin_path_in(&p, buf, len, "br0", XDPBR_MAP_NAME(fdb)), -ENAMETOOLONG);
 	assert_int_equal(pin_path_in(&p, buf, 8, "br0", NULL), -ENAMETOOLONG);
 }
 

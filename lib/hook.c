@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * hook.c - the hooks a port's datapath runs on, XDP and TC clsact ingress:
+ * what runs there, attaching and removing the loader's TC filter. libbpf
+ * only: nothing here knows the bridge.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "xdpbr.h"
+#include "hook.h"
+#include "log.h"
+
+int xdp_query(uint32_t ifindex, uint32_t *prog_id, uint32_t *mode)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	int err = bpf_xdp_query((int)ifindex, 0, &q);
+
+	*prog_id = 0;
+	*mode = XDPBR_MODE_NONE;
+	if (err)
+		return err;
+	if (q.drv_prog_id) {
+		*prog_id = q.drv_prog_id;
+		*mode = XDPBR_MODE_NATIVE;
+	} else if (q.skb_prog_id) {
+		*prog_id = q.skb_prog_id;
+		*mode = XDPBR_MODE_GENERIC;
+	} else if (q.prog_id) {
+		*prog_id = q.prog_id;	/* offloaded: not ours to touch */
+		*mode = XDPBR_MODE_NONE;
+	}
+	return 0;
+}
+
+uint32_t prog_id_of(int fd)
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.id;
+}
+
+/* ------------------------------------------------------ the skb path (TC) */
+
+#define TC_HOOK(name, ifidx) \
+	LIBBPF_OPTS(bpf_tc_hook, name, .ifindex = (int)(ifidx), .attach_point = BPF_TC_INGRESS)
+#define TC_FILTER(name) \
+	LIBBPF_OPTS(bpf_tc_opts, name, .handle = XDPBR_TC_HANDLE, .priority = XDPBR_TC_PRIO)
+
+int tc_query(uint32_t ifindex, uint32_t *prog_id)
+{
+	TC_HOOK(hook, ifindex);
+	TC_FILTER(opts);
+	int err;
+
+	*prog_id = 0;
+	err = bpf_tc_query(&hook, &opts);
+	if (err == -ENOENT || err == -EINVAL)
+		return 0;		/* no clsact qdisc, or no filter of ours */
+	if (err)
+		return err;
+	*prog_id = opts.prog_id;
+	return 0;
+}
+
+/*
+ * Our filter on the port's clsact ingress (created if missing), swapped in
+ * atomically when one is there (BPF_TC_F_REPLACE): a restarted daemon
+ * replaces its predecessor's program without a gap, like XDP_FLAGS_REPLACE.
+ * Ports on the skb path run only this; XDP ports run it too, for the
+ * frames their XDP program hands to the stack in a bridge of both kinds.
+ */
+int tc_attach(int prog_fd, uint32_t ifindex, const char *ifname)
+{
+	TC_HOOK(hook, ifindex);
+	TC_FILTER(opts);
+	int err;
+
+	if (prog_fd < 0)
+		return -ENOENT;
+	err = bpf_tc_hook_create(&hook);
+	if (err && err != -EEXIST) {
+		log_warn("Couldn't add a clsact qdisc to '%s': %s", ifname, strerror(-err));
+		return err;
+	}
+	opts.prog_fd = prog_fd;
+	opts.flags = BPF_TC_F_REPLACE;
+	err = bpf_tc_attach(&hook, &opts);
+	if (err)
+		log_warn("Couldn't attach the TC program to '%s': %s", ifname, strerror(-err));
+	return err;
+}
+
+/* Removes the loader's filter (handle and priority XDPBR_TC_*) from
+ * ifindex's clsact ingress; the qdisc stays (other filters may use it). */
+void tc_filter_del(uint32_t ifindex)
+{
+	TC_HOOK(hook, ifindex);
+	TC_FILTER(opts);
+	char name[IF_NAMESIZE] = "?";
+
+	if (bpf_tc_detach(&hook, &opts))
+		log_warn("Couldn't detach the TC program from '%s'",
+			 if_indextoname(ifindex, name) ?: "?");
+}

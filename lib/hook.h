@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* hook.h - what runs on a port's XDP and TC hooks, libbpf only (hook.c). */
+#ifndef XDPBR_HOOK_H
+#define XDPBR_HOOK_H
+
+#include <stdint.h>
+
+/* XDP program attached to ifindex and its mode (enum xdpbr_mode). */
+int xdp_query(uint32_t ifindex, uint32_t *prog_id, uint32_t *mode);
+
+/* The program of xdpbr's filter on ifindex's clsact ingress (handle and
+ * priority XDPBR_TC_*), or 0. 0 or -errno. */
+int tc_query(uint32_t ifindex, uint32_t *prog_id);
+
+/* The id of the program fd, or 0. */
+uint32_t prog_id_of(int fd);
+
+/* prog_fd as the loader's filter on ifindex's clsact ingress, the qdisc
+ * made if missing, a filter there replaced atomically. 0 or -errno, said. */
+int tc_attach(int prog_fd, uint32_t ifindex, const char *ifname);
+
+/* Removes the loader's filter from ifindex's clsact ingress, said if it
+ * can't. */
+void tc_filter_del(uint32_t ifindex);
+
+#endif
