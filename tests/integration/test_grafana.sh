@@ -262,9 +262,7 @@ tol()
 # ---------------------------------------------------------------- the dashboard file
 
 xt_require
-for t in curl promtool "$PROMETHEUS"; do
-	command -v "$t" >/dev/null || abort "missing: $t (run make deps)"
-done
+xt_need curl promtool:prometheus "$PROMETHEUS:prometheus"
 
 DASH_JSON=$(json_of object cat "$DASH") || abort "$DASH is not one JSON object"
 check_jq "dashboard: schemaVersion of Grafana 9/10 (36..39), a title and a uid" "$DASH_JSON" \

@@ -182,8 +182,8 @@ check_ro_maps()
 }
 
 xt_require
-command -v curl >/dev/null || abort "missing: curl"
-command -v bpftool >/dev/null || abort "bpftool not installed (run make deps)"
+xt_need curl
+xt_need bpftool
 build_mapwrite || abort "building the mapwrite helper" "$(cat "$XT_TMP/mapwrite.err")"
 topo_up 2
 CONF=$XT_TMP/xdpbrd.conf

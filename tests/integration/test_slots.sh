@@ -137,7 +137,7 @@ check_round()
 }
 
 xt_require
-command -v bpftool >/dev/null || abort "bpftool not installed (run make deps)"
+xt_need bpftool
 build_slowbpf || abort "building the slowbpf shim" "$(cat "$XT_TMP/slowbpf.err")"
 N=$((1 + NCONF + NCLI))
 topo_up "$N"

@@ -88,7 +88,7 @@ round()
 }
 
 xt_require
-command -v bpftool >/dev/null || abort "missing: bpftool (tools/deps.sh installs it)"
+xt_need bpftool
 NOW=$(counter_names | grep -c .)
 check_eq "this build has 32 counters (add its layout to lib/upgrade.c and here when not)" \
 	32 "$NOW"
