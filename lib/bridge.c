@@ -471,26 +471,31 @@ static int skel_open(struct bridge *br)
 	return err ?: stats_upgrade_start(br);
 }
 
-/* The FDB's capacity as the program will get it: the pinned map's when the
- * bridge's pins exist (they keep their size), else what the skeleton holds. */
-static uint32_t fdb_size_effective(const struct bridge *br)
+/* The capacity of the bridge's pinned FDB, 0 when it has none. */
+static uint32_t fdb_size_pinned(const struct bridge *br)
 {
 	struct bpf_map_info info = {};
 	uint32_t len = sizeof(info);
 	char path[PATH_MAX];
-	int fd;
+	int fd, err;
 
-	if (snprintf(path, sizeof(path), "%s/xdpbr_fdb", br->dir) < (int)sizeof(path)) {
-		fd = bpf_obj_get(path);
-		if (fd >= 0) {
-			int err = bpf_obj_get_info_by_fd(fd, &info, &len);
+	if (snprintf(path, sizeof(path), "%s/xdpbr_fdb", br->dir) >= (int)sizeof(path))
+		return 0;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	err = bpf_obj_get_info_by_fd(fd, &info, &len);
+	close(fd);
+	return err ? 0 : info.max_entries;
+}
 
-			close(fd);
-			if (!err && info.max_entries)
-				return info.max_entries;
-		}
-	}
-	return bpf_map__max_entries(br->skel->maps.xdpbr_fdb);
+/* The FDB's capacity as the program will get it: the pinned map's when the
+ * bridge's pins exist (they keep their size), else what the skeleton holds. */
+static uint32_t fdb_size_effective(const struct bridge *br)
+{
+	uint32_t pinned = fdb_size_pinned(br);
+
+	return pinned ? pinned : bpf_map__max_entries(br->skel->maps.xdpbr_fdb);
 }
 
 /* The per-CPU FDB cache's entries: what -C / fdb_cache says, else the rule
@@ -531,11 +536,18 @@ int bridge_skel_fdbc(struct xdpbr *skel, uint32_t bits)
 /* The sizes fixed at load time: FDB capacity and per-CPU FDB cache. */
 static int skel_size(struct bridge *br, const struct bridge_opts *o)
 {
-	uint32_t entries, bits;
+	uint32_t entries, bits, fdb = fdb_size_pinned(br);
 	int err;
 
-	if (o->fdb_size) {
-		err = bpf_map__set_max_entries(br->skel->maps.xdpbr_fdb, o->fdb_size);
+	/* A bridge whose pins exist keeps its size: the pinned FDB is reused,
+	 * and a map of another size would not load with it. */
+	if (fdb && o->fdb_size && o->fdb_size != fdb)
+		log_info("bridge %s: keeps the %u entries of its pinned FDB "
+			 "(--fdb-size %u sizes a new bridge)", br->name, fdb, o->fdb_size);
+	if (!fdb)
+		fdb = o->fdb_size;
+	if (fdb) {
+		err = bpf_map__set_max_entries(br->skel->maps.xdpbr_fdb, fdb);
 		if (err)
 			return err;
 	}
@@ -596,8 +608,8 @@ static int skel_load(struct bridge *br)
 		return 0;
 	if (br->adopted)
 		log_warn("Couldn't load the datapath reusing the maps pinned in %s: %s "
-			 "(a pinned map may differ from this build, e.g. in FDB size; "
-			 "use the same --fdb-size, or remove the bridge's pins)",
+			 "(a pinned map may differ from this build: run the xdpbrd "
+			 "that pinned them, or remove the bridge's pins)",
 			 br->dir, strerror(-err));
 	else
 		log_warn("Couldn't load the datapath: %s (run with -v for the verifier log)",
