@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # The Grafana dashboard (doc/grafana/xdpbr.json) against the real thing: a
 # real Prometheus server (Debian's prometheus, run directly with its own
 # config and storage in the test's temp directory, on a free loopback port)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # The HTTP statistics endpoint of xdpbrd (doc/http-api.md): /stats, /fdb
 # and its parameters and pages, errors (400, 404, 405 with a JSON body), malformed
 # requests and idle clients that must not hurt the daemon, the loopback-only

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # Interface names with bytes outside printable ASCII. The kernel allows any
 # byte in a name but '/', ':' and whitespace, so a port may be called
 # "xtN<01><ff>" (a control character and a byte that is not UTF-8) or

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # One daemon per bridge (the flock on its pin directory, lib/lock.h):
 #  - a second xdpbrd for a bridge that runs exits 1 at once, naming the
 #    running daemon's pid, and changes nothing: pings through the bridge

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # Privilege separation in xdpbrd (daemon/privs.h, daemon/http.h), read from
 # /proc/PID/task/*/status and /proc/PID/fdinfo of the running daemon:
 #  - the main thread keeps exactly CAP_BPF, CAP_NET_ADMIN and CAP_PERFMON

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # Port slots claimed at once by the CLI and the daemon never collide: while
 # the daemon adds the ports a reloaded configuration file names (SIGHUP),
 # `xdpbr link add` adds others: in rounds 1 and 3 twenty commands in

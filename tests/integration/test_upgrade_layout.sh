@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # Adopting counters pinned by an older build, whose layout differs: before
 # jumbo frames xdpbr_stats held 29 counters a slot, before drop_port_state
 # (issue 12) 31, and libbpf reuses a pin only with the value size the
