@@ -339,7 +339,9 @@ if ! { ip link add "$Q" type veth peer name "${Q}x" && ip link set dev "$Q" up; 
 fi
 
 # b2_start [LISTEN]: start the second bridge's daemon from its file (with
-# listen = LISTEN if given) and wait (10 s) until it forwards.
+# listen = LISTEN if given) and wait (30 s: loading the datapath takes
+# seconds on a busy machine) until it forwards; stopped again if it does
+# not, or the next start would meet it.
 b2_start()
 {
 	{
@@ -353,7 +355,9 @@ b2_start()
 	"$XDPBRD" -c "$XT_TMP/b2.conf" >>"$B2_LOG" 2>&1 &
 	B2_PID=$!
 	XT_PIDS+=("$B2_PID")
-	xt_poll 10 grep -q "bridge $B2: forwarding on 1 ports" "$B2_LOG"
+	xt_poll 30 grep -q "bridge $B2: forwarding on 1 ports" "$B2_LOG" && return 0
+	stop_pid "$B2_PID" TERM 10
+	return 1
 }
 
 # b2_stop: SIGTERM, and it exits 0.
