@@ -134,14 +134,14 @@ check_jq "interval 1: h2's port sent them on (tx_packets_per_s x interval_s)" \
 	--arg p "${PORT[2]}"
 check_jq "interval 2: nothing more on h1's port" "${second:-null}" \
 	'(.[] | select(.ifname == $p) | .rx_packets_per_s) == 0' --arg p "${PORT[1]}"
-out=$("$XDPBR" -b "$BR" -r 1 stats 2>&1)
+rtext=$("$XDPBR" -b "$BR" -r 1 stats 2>&1)
 check "-r 1 stats: a header with the per-second columns and the interval" \
-	grep -qE '^port +rx_packets/s +rx_bytes/s .*dropped/s +\(over 1\.[0-9]+ s\)$' <<<"$out"
+	grep -qE '^port +rx_packets/s +rx_bytes/s .*dropped/s +\(over 1\.[0-9]+ s\)$' <<<"$rtext"
 for p in "${PORTS[@]}"; do
-	check "-r 1 stats: a line for $p" grep -q "^$p " <<<"$out"
+	check "-r 1 stats: a line for $p" grep -q "^$p " <<<"$rtext"
 done
-check_eq "-r 1 stats: one interval by default (a header and 3 ports)" 4 "$(grep -c . <<<"$out")" \
-	"$out"
+check_eq "-r 1 stats: one interval by default (a header and 3 ports)" 4 "$(grep -c . <<<"$rtext")" \
+	"$rtext"
 check_err "stats rate 0: refused" "$XDPBR" -b "$BR" stats rate 0
 check_err "stats rate 3601: refused" "$XDPBR" -b "$BR" stats rate 3601
 check_err "stats rate 1 count 0: refused" "$XDPBR" -b "$BR" stats rate 1 count 0
