@@ -29,6 +29,7 @@
 #include "load.h"
 #include "hook.h"
 #include "log.h"
+#include "netns.h"
 #include "paths.h"
 #include "pins.h"
 #include "stpmap.h"
@@ -91,7 +92,10 @@ int pin_root_prepare(bool mount_bpffs)
 		err = bpffs_ensure(p);
 	if (!err && p->keyed)
 		err = mkdir_private(p->netns_dir);
-	return err ? err : mkdir_private(p->pin_root);
+	err = err ?: mkdir_private(p->pin_root);
+	if (!err)
+		netns_mark(p);
+	return err;
 }
 
 /* Removes the directory of the bridges' pin directories, and the one of
@@ -100,11 +104,8 @@ static void pin_root_remove(void)
 {
 	const struct xdpbr_paths *p;
 
-	if (paths_get(&p))
-		return;
-	rmdir(p->pin_root);
-	if (p->keyed)
-		rmdir(p->netns_dir);
+	if (!paths_get(&p))
+		netns_root_remove(p);
 }
 
 /*
@@ -302,33 +303,38 @@ int skel_open(struct bridge *br)
 		return err;
 	}
 	if (!paths_get(&p))
-		br->skel->rodata->netns_ino = (__u32)p->netns;
+		br->skel->rodata->netns_cookie = p->cookie;
 	err = reuse_pinned_devmaps(br);
 	if (err)
 		log_warn("Couldn't reuse the devmaps pinned in %s: %s", br->dir, strerror(-err));
 	return err ?: stats_upgrade_start(br);
 }
 
-/* The FDB's capacity as the program will get it: the pinned map's when the
- * bridge's pins exist (they keep their size), else what the skeleton holds. */
-static uint32_t fdb_size_effective(const struct bridge *br)
+/* The capacity of the bridge's pinned FDB, 0 when it has none. */
+static uint32_t fdb_size_pinned(const struct bridge *br)
 {
 	struct bpf_map_info info = {};
 	uint32_t len = sizeof(info);
 	char path[PATH_MAX];
-	int fd;
+	int fd, err;
 
-	if (!pin_path(path, sizeof(path), br->name, XDPBR_MAP_NAME(fdb))) {
-		fd = bpf_obj_get(path);
-		if (fd >= 0) {
-			int err = bpf_obj_get_info_by_fd(fd, &info, &len);
+	if (pin_path(path, sizeof(path), br->name, XDPBR_MAP_NAME(fdb)))
+		return 0;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	err = bpf_obj_get_info_by_fd(fd, &info, &len);
+	close(fd);
+	return err ? 0 : info.max_entries;
+}
 
-			close(fd);
-			if (!err && info.max_entries)
-				return info.max_entries;
-		}
-	}
-	return bpf_map__max_entries(br->skel->maps.xdpbr_fdb);
+/* The FDB's capacity as the program will get it: the pinned map's when the
+ * bridge's pins exist (they keep their size), else what the skeleton holds. */
+static uint32_t fdb_size_effective(const struct bridge *br)
+{
+	uint32_t pinned = fdb_size_pinned(br);
+
+	return pinned ? pinned : bpf_map__max_entries(br->skel->maps.xdpbr_fdb);
 }
 
 /* The per-CPU FDB cache's entries: what -C / fdb_cache says, else the rule
@@ -369,11 +375,18 @@ int bridge_skel_fdbc(struct xdpbr *skel, uint32_t bits)
 /* The sizes fixed at load time: FDB capacity and per-CPU FDB cache. */
 int skel_size(struct bridge *br, const struct bridge_opts *o)
 {
-	uint32_t entries, bits;
+	uint32_t entries, bits, fdb = fdb_size_pinned(br);
 	int err;
 
-	if (o->fdb_size) {
-		err = bpf_map__set_max_entries(br->skel->maps.xdpbr_fdb, o->fdb_size);
+	/* A bridge whose pins exist keeps its size: the pinned FDB is reused,
+	 * and a map of another size would not load with it. */
+	if (fdb && o->fdb_size && o->fdb_size != fdb)
+		log_info("bridge %s: keeps the %u entries of its pinned FDB "
+			 "(--fdb-size %u sizes a new bridge)", br->name, fdb, o->fdb_size);
+	if (!fdb)
+		fdb = o->fdb_size;
+	if (fdb) {
+		err = bpf_map__set_max_entries(br->skel->maps.xdpbr_fdb, fdb);
 		if (err)
 			return err;
 	}
@@ -434,8 +447,8 @@ int skel_load(struct bridge *br)
 		return 0;
 	if (br->adopted)
 		log_warn("Couldn't load the datapath reusing the maps pinned in %s: %s "
-			 "(a pinned map may differ from this build, e.g. in FDB size; "
-			 "use the same --fdb-size, or remove the bridge's pins)",
+			 "(a pinned map may differ from this build: run the xdpbrd "
+			 "that pinned them, or remove the bridge's pins)",
 			 br->dir, strerror(-err));
 	else
 		log_warn("Couldn't load the datapath: %s (run with -v for the verifier log)",

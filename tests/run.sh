@@ -16,10 +16,24 @@
 #
 # usage: tests/run.sh [WORD...]   only the suites whose name contains a WORD
 #
-# One line per suite; a failing suite's whole output follows its line
-# (V=1 shows every suite's output). Exit status 77 from a suite means
-# skipped (the reason is printed); with CI=true a skip counts as a failure,
-# because CI machines must be able to run everything. The last line is
+# One line per suite, with its time; a failing suite's whole output follows
+# its line (V=1 shows every suite's output), and its log stays in
+# $CHECK_LOGS (build/check-logs/ by default; cleared at the start, named at
+# the end), with times.txt, every suite's seconds as "NAME SECONDS STATUS".
+#
+# Time: a suite is killed after 3 times the seconds tests/suite-times
+# (CHECK_TIMES) records for it (at least 60 s, CHECK_TIME_FLOOR; a suite
+# missing there gets its kind's default and a note). The whole run stops at CHECK_DEADLINE seconds
+# (default 4200, 70 min: CI gives `.ci/run` 90, deps and two builds
+# included): a suite running then is killed, the suites not started are
+# each counted as one failure, and the closing line is still printed.
+#
+# Skips: exit status 77 means the machine can't run the suite (not root,
+# no network namespaces, a kernel that lacks or has what the suite is
+# about, a shared resource someone else holds); the reason is printed. A
+# tool tools/deps.sh installs being absent is a failure, not a skip (make
+# check runs make deps). With CI=true (`.ci/run` sets it) every skip counts
+# as a failure: CI machines must be able to run everything. The last line is
 # exactly "check: N passed, N failed", the cases of all suites; the exit
 # status is 1 if any failed.
 
@@ -31,13 +45,28 @@ BUILD=${BUILD:-build}
 SAN_BUILD=${SAN_BUILD:-build-san}
 VERBOSE=${V:-0}
 CI=${CI:-false}
+# Timeouts of the suites tests/suite-times does not list, by kind.
 UNIT_TIMEOUT=120
 INTEGRATION_TIMEOUT=600
 VM_TIMEOUT=1200
-LOG_DIR=$(mktemp -d /tmp/xdpbr-check.XXXXXX)
-trap 'rm -rf "$LOG_DIR"' EXIT
+TIMES_FILE=${CHECK_TIMES:-tests/suite-times}
+TIME_FACTOR=3
+TIME_FLOOR=${CHECK_TIME_FLOOR:-60}
+CHECK_DEADLINE=${CHECK_DEADLINE:-4200}
+LOG_DIR=${CHECK_LOGS:-$BUILD/check-logs}
+mkdir -p "$LOG_DIR" || exit 1
+rm -f "$LOG_DIR"/*.log "$LOG_DIR/times.txt"
 # cmocka's default output format, the one parsed below.
 unset CMOCKA_MESSAGE_OUTPUT CMOCKA_XML_FILE
+
+# MEASURED[NAME]: the seconds tests/suite-times records for suite NAME.
+declare -A MEASURED=()
+while read -r name secs _; do
+	[[ $name == "#"* || -z $name ]] && continue
+	MEASURED[$name]=$secs
+done <"$TIMES_FILE"
+START=${EPOCHREALTIME/./}
+UNMEASURED=()
 
 PASSED=0
 FAILED=0
@@ -71,29 +100,66 @@ parse_summary()
 	sed -n 's/^\([0-9][0-9]*\) passed, \([0-9][0-9]*\) failed$/\1 \2/p' "$1" | tail -n 1
 }
 
-# report NAME STATUS DETAIL LOG: print the suite's line and, on failure or
-# with V=1, its output.
+# secs_since T0: seconds (one decimal) from T0, an EPOCHREALTIME without
+# its point, to now.
+secs_since()
+{
+	local d=$((${EPOCHREALTIME/./} - $1))
+	printf '%d.%d' $((d / 1000000)) $((d % 1000000 / 100000))
+}
+
+# report NAME STATUS DETAIL LOG SECONDS: print the suite's line and, on
+# failure or with V=1, its output. A failed suite's log is kept, the
+# others' removed; every suite's time goes to times.txt.
 report()
 {
-	local name=$1 status=$2 detail=$3 log=$4
-	printf '%-4s  %-34s %s\n' "$status" "$name" "$detail"
+	local name=$1 status=$2 detail=$3 log=$4 secs=$5
+	printf '%-4s  %-34s %7s s  %s\n' "$status" "$name" "$secs" "$detail"
 	if [ "$status" = FAIL ] || [ "$VERBOSE" = 1 ]; then
 		sed 's/^/      | /' "$log"
 	fi
+	[ "$status" = FAIL ] || rm -f "$log"
+	echo "$name $secs $status" >>"$LOG_DIR/times.txt"
 }
 
-# run_suite NAME KIND TIMEOUT CMD...: KIND is cmocka or summary.
+# suite_timeout NAME DEFAULT: SUITE_TIMEOUT, the seconds suite NAME may
+# take: TIME_FACTOR times what tests/suite-times records (TIME_FLOOR at
+# least), else DEFAULT. Not in $(...): it adds to UNMEASURED.
+suite_timeout()
+{
+	local m=${MEASURED[$1]:-} t
+	if [ -z "$m" ]; then
+		UNMEASURED+=("$1")
+		SUITE_TIMEOUT=$2
+		return
+	fi
+	t=$(awk -v m="$m" -v f="$TIME_FACTOR" 'BEGIN { printf "%d", m * f + 0.999 }')
+	SUITE_TIMEOUT=$((t > TIME_FLOOR ? t : TIME_FLOOR))
+}
+
+# run_suite NAME KIND DEFAULT-TIMEOUT CMD...: KIND is cmocka or summary.
 run_suite()
 {
-	local name=$1 kind=$2 secs=$3 log rc counts p f reason
+	local name=$1 kind=$2 secs=$3 log rc counts p f reason t0 left cut=
 	shift 3
 	selected "$name" || return 0
+	suite_timeout "$name" "$secs"
+	secs=$SUITE_TIMEOUT
 	log=$LOG_DIR/${name//\//_}.log
+	t0=${EPOCHREALTIME/./}
+	left=$((CHECK_DEADLINE - (t0 - START) / 1000000))
 
+	if ((left <= 0)); then
+		echo "run.sh: not run: the run's deadline (CHECK_DEADLINE=$CHECK_DEADLINE s) had passed" >"$log"
+		FAILED=$((FAILED + 1))
+		report "$name" FAIL "not run: past the deadline ($CHECK_DEADLINE s)" "$log" 0.0
+		return
+	fi
+	((left < secs)) && secs=$left cut=1
 	if [ ! -x "$1" ]; then
 		echo "$1: not built (run make check, or make all and the test targets)" >"$log"
 		FAILED=$((FAILED + 1))
-		report "$name" FAIL "not built" "$log"
+		report "$name" FAIL "not built" "$log" 0.0
 		return
 	fi
 	timeout -k 10 "$secs" "$@" </dev/null >"$log" 2>&1
@@ -103,10 +169,11 @@ run_suite()
 		reason=$(grep -v '^[[:space:]]*$' "$log" | tail -n 1)
 		if [ "$CI" = true ]; then
 			FAILED=$((FAILED + 1))
-			report "$name" FAIL "skipped, and CI=true: ${reason:-no reason given}" "$log"
+			report "$name" FAIL "skipped, and CI=true: ${reason:-no reason given}" \
+				"$log" "$(secs_since "$t0")"
 		else
 			SKIPPED=$((SKIPPED + 1))
-			report "$name" SKIP "${reason:-no reason given}" "$log"
+			report "$name" SKIP "${reason:-no reason given}" "$log" "$(secs_since "$t0")"
 		fi
 		return
 	fi
@@ -116,14 +183,20 @@ run_suite()
 	else
 		counts=$(parse_summary "$log")
 	fi
+	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+		# Killed: one failure more than it counted, whatever it printed.
+		counts=
+		if [ -n "$cut" ]; then
+			echo "run.sh: killed after ${secs} s, at the run's deadline (CHECK_DEADLINE=$CHECK_DEADLINE s)" >>"$log"
+		else
+			echo "run.sh: killed after ${secs} s (${MEASURED[$name]:-no} s measured, $TIMES_FILE)" >>"$log"
+		fi
+	fi
 	if [ -z "$counts" ]; then
 		# Crashed, hung or printed no summary: one failure for the suite.
 		p=0 f=1
-		if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-			echo "run.sh: killed after ${secs} s" >>"$log"
-		else
+		[ $rc -eq 124 ] || [ $rc -eq 137 ] ||
 			echo "run.sh: exited with status $rc and no result summary" >>"$log"
-		fi
 	else
 		read -r p f <<<"$counts"
 		if [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
@@ -134,9 +207,9 @@ run_suite()
 	PASSED=$((PASSED + p))
 	FAILED=$((FAILED + f))
 	if [ "$f" -eq 0 ]; then
-		report "$name" ok "$p passed" "$log"
+		report "$name" ok "$p passed" "$log" "$(secs_since "$t0")"
 	else
-		report "$name" FAIL "$p passed, $f failed" "$log"
+		report "$name" FAIL "$p passed, $f failed" "$log" "$(secs_since "$t0")"
 	fi
 }
 
@@ -191,8 +264,15 @@ for t in tests/vm/test_*.sh; do
 	run_suite "vm/$(basename "$t" .sh)" summary "$VM_TIMEOUT" "$t"
 done
 
+if [ ${#UNMEASURED[@]} -gt 0 ]; then
+	echo "no time in $TIMES_FILE (default timeout used): ${UNMEASURED[*]}"
+fi
 if [ "$SKIPPED" -gt 0 ]; then
 	echo "$SKIPPED suite(s) skipped (not counted; CI=true counts a skip as a failure)"
 fi
+if [ "$FAILED" -gt 0 ]; then
+	echo "logs of the failed suites: $LOG_DIR/"
+fi
+echo "total: $(secs_since "$START") s"
 echo "check: $PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

@@ -205,7 +205,7 @@ printf '  xdpbr (+ gateway, kernel bridge, vxlan)  %s   (%s)\n' "$mx" "${R[xdpbr
 printf '  Linux bridge + vxlan                     %s   (%s)\n' "$mb" "${R[bridge]% }"
 awk -v x="$mx" -v b="$mb" 'BEGIN { if (b > 0) printf "  xdpbr / bridge                           %.2f\n", x / b }'
 if [ -n "$JSON_OUT" ]; then
-	jq -n --argjson reps "$REPS" --argjson dur "$DURATION" \
+	jq -n --argjson reps "$REPS" --argjson dur "$DURATION" --arg prefix "$BR" \
 		--arg x "${R[xdpbr]% }" --arg b "${R[bridge]% }" '
 		def nums: split(" ") | map(select(length > 0) | tonumber);
 		def median: sort | if length == 0 then null
@@ -213,7 +213,7 @@ if [ -n "$JSON_OUT" ]; then
 			else (.[length / 2 - 1] + .[length / 2]) / 2 end;
 		($x | nums) as $xs | ($b | nums) as $bs
 		| { tool: "iperf3, one TCP stream h1 -> h2 across VXLAN (tools/bench-overlay.sh)",
-		    duration_s: $dur, reps: $reps,
+		    prefix: $prefix, duration_s: $dur, reps: $reps,
 		    xdpbr_gbps: ($xs | median), bridge_gbps: ($bs | median),
 		    xdpbr_reps: $xs, bridge_reps: $bs,
 		    xdpbr_over_bridge: (if ($bs | median // 0) > 0

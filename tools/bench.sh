@@ -609,6 +609,7 @@ ports_ready()
 	local dp=$1 json p
 	shift
 	json=$("$XDPBR" -b "$BRX" -j link show 2>/dev/null) || return 1
+	[ -n "$json" ] || return 1	# jq -e passes on empty input
 	for p in "$@"; do
 		case $dp in
 		xdp)

@@ -196,8 +196,8 @@ say "this host on the bridged LAN: an address on the host interface '$BR'"
 show ip addr add 198.18.0.254/24 dev "$BR" || FAILED=1
 show ip link set dev "$BR" up || FAILED=1
 for ((i = 0; i < 50; i++)); do
-	"$XDPBR" -b "$BR" -j link show dev "$BR-host" 2>/dev/null |
-		jq -e '.[0].state == "forwarding"' >/dev/null 2>&1 && break
+	[ "$("$XDPBR" -b "$BR" -j link show dev "$BR-host" 2>/dev/null |
+		jq -c '.[0].state == "forwarding"' 2>/dev/null)" = true ] && break
 	sleep 0.1
 done
 for ((i = 1; i <= N; i++)); do

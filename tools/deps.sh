@@ -27,6 +27,7 @@ PKGS=(
 	debhelper lintian	# make deb, test_package.sh: build the Debian package and check it
 	bash-completion		# test_package.sh: bash-completion loads the packaged completion
 	gnuplot-nox		# make bench, make bench-fdb, make plots; test_plots.sh
+	libxml2-utils		# xmllint: test_plots.sh checks the SVGs are well-formed
 	frr			# test_evpn.sh: zebra and bgpd, started by the test in its namespaces
 	qemu-system-x86 cpio	# tests/vm/ (make check-vm): Debian's kernel in QEMU, its initramfs
 	linux-perf		# tools/bpfperf.sh, test_bpfperf.sh: perf samples on BPF source lines

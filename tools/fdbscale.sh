@@ -188,8 +188,9 @@ start_daemon()
 	DAEMON_PID=$!
 	for ((i = 0; i < 300; i++)); do
 		kill -0 "$DAEMON_PID" 2>/dev/null || die "xdpbrd exited: $(tail -n 5 "$LOG")"
-		"$XDPBR" -b "$P" -j link show 2>/dev/null |
-			jq -e --arg p "$PORT" 'any(.[]; .ifname == $p)' >/dev/null 2>&1 && return 0
+		[ "$("$XDPBR" -b "$P" -j link show 2>/dev/null |
+			jq -c --arg p "$PORT" 'any(.[]; .ifname == $p)' 2>/dev/null)" = true ] &&
+			return 0
 		sleep 0.1
 	done
 	die "xdpbrd not ready after 30 s: $(tail -n 5 "$LOG")"

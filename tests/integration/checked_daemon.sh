@@ -75,7 +75,7 @@ case ${CHECKER:-} in
 valgrind)
 	[ "${SANITIZE:-}" = 1 ] && skip "valgrind can't run an ASan build (SANITIZE=1)"
 	xt_require
-	command -v valgrind >/dev/null || abort "valgrind not installed (run make deps)"
+	xt_need valgrind
 	[ -f "$SUPP" ] || abort "missing $SUPP"
 	CHECK_CMD=(valgrind -q --error-exitcode=99 --leak-check=full
 		--errors-for-leak-kinds=definite --suppressions="$SUPP"

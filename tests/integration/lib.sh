@@ -12,7 +12,10 @@
 #   check "ping h1 -> h2" hexec 1 ping -c 1 -W 2 198.18.0.2
 #   finish                          # cleanup, "N passed, N failed", exit
 #
-# Names are unique per run and fit IFNAMSIZ (15): with ID = PID % 10000
+# Names are unique per run and fit IFNAMSIZ (15): ID is a number below
+# 10000 this run has claimed (xt_claim_id: from PID % 10000 on, the first
+# no other live run holds and no leftover uses), and every name a test
+# makes starts with xt$ID and a non-digit (so xt12 never matches xt123's):
 #   bridge       xt$ID              pins in /sys/fs/bpf/xdpbr/xt$ID
 #   host i       netns xt$ID-h$i, interface e0, MAC 02:00:00:II:II:0i,
 #                198.18.0.i/24 and 2001:2::i/64
@@ -44,7 +47,92 @@ XDPBR_H=$XT_ROOT/include/xdpbr.h
 XDPBR_MAPS_H=$XT_ROOT/include/xdpbr_maps.h
 PIN_ROOT=/sys/fs/bpf/xdpbr
 
-ID=$(($$ % 10000))
+# ---------------------------------------------------------------- the ID
+
+# xt_leftovers ID: everything named for run ID that is there: namespaces,
+# links of the root namespace, pins (the bridges' directories, in the
+# host's namespace and keyed by another), event sockets and FRR's
+# directories. A name is ID's when it is xt$ID followed by a non-digit or
+# nothing. One a line; nothing when there is none.
+xt_leftovers()
+{
+	local id=$1 p
+	{
+		ip netns list 2>/dev/null | cut -d' ' -f1
+		ls /sys/class/net
+		ls -d "$PIN_ROOT"/* "$PIN_ROOT"-netns/*/* /run/xdpbr/*.sock \
+			/run/xdpbr/netns-*/*.sock /etc/frr/* /run/frr/*
+	} 2>/dev/null | while IFS= read -r p; do
+		[[ ${p##*/} =~ ^xt$id([^0-9]|$) ]] && printf '%s\n' "$p"
+	done
+}
+
+# Claims: /run/xdpbr-tests/ID is a directory made (mkdir is atomic) by the
+# run that owns ID, its file "owner" the PID and start time of that run.
+XT_CLAIMS=/run/xdpbr-tests
+XT_CLAIM=
+XT_IDS=10000		# IDs 0..9999: xt9999p15 fits IFNAMSIZ
+
+# xt_proc_start PID: the start time of PID (field 22 of /proc/PID/stat,
+# the 20th after the command's parentheses), nothing if it is gone.
+xt_proc_start()
+{
+	local st
+	st=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	st=${st##*) }
+	cut -d' ' -f20 <<<"$st"
+}
+
+# xt_owner_alive DIR: the run that wrote DIR's owner file still runs.
+xt_owner_alive()
+{
+	local pid start
+	read -r pid start 2>/dev/null <"$1/owner" || return 1
+	[ -n "$start" ] && [ "$(xt_proc_start "$pid")" = "$start" ]
+}
+
+# xt_claim_id: sets ID to a number below 10000 that this run claims (from
+# PID % 10000 on: the first no live run holds and nothing left over uses)
+# and XT_CLAIM to its claim. A claim whose owner is gone is taken over,
+# renamed away first so that of two runs taking it one wins; one younger
+# than 2 s is left alone (its owner may be writing its owner file).
+# Without root (no /run/xdpbr-tests) ID is the PID's number, unclaimed:
+# such a run makes no namespaces, links or pins.
+xt_claim_id()
+{
+	local k dir me
+	ID=$(($$ % XT_IDS))
+	mkdir -p "$XT_CLAIMS" 2>/dev/null && [ -w "$XT_CLAIMS" ] || return 0
+	me="$$ $(xt_proc_start $$)"
+	for ((k = 0; k < XT_IDS; k++, ID = (ID + 1) % XT_IDS)); do
+		dir=$XT_CLAIMS/$ID
+		if ! mkdir "$dir" 2>/dev/null; then
+			xt_owner_alive "$dir" && continue
+			(($(date +%s) - $(stat -c %Y "$dir" 2>/dev/null || echo 0) < 2)) && continue
+			mv "$dir" "$dir.stale.$$" 2>/dev/null || continue
+			rm -rf "$dir.stale.$$"
+			mkdir "$dir" 2>/dev/null || continue
+		fi
+		echo "$me" >"$dir/owner"
+		if [ -n "$(xt_leftovers "$ID")" ]; then
+			rm -rf "$dir"
+			continue
+		fi
+		XT_CLAIM=$dir
+		return 0
+	done
+	ID=$(($$ % XT_IDS))
+}
+
+# xt_release_claim: give ID back (at the very end, after the leftovers
+# check).
+xt_release_claim()
+{
+	[ -n "$XT_CLAIM" ] && rm -rf "$XT_CLAIM"
+	XT_CLAIM=
+}
+
+xt_claim_id
 BR=xt$ID
 PIN_DIR=$PIN_ROOT/$BR
 XT_TEST=$(basename "$0" .sh)
@@ -71,9 +159,9 @@ XT_PIDS=()		# background processes to kill on cleanup
 XT_CLEANUP_CMDS=()	# extra commands (eval'ed) to run on cleanup
 declare -A CAP_PID=()	# tcpdump captures by key
 
-trap 'xt_cleanup' EXIT
-trap 'xt_cleanup; exit 130' INT
-trap 'xt_cleanup; exit 143' TERM
+trap 'xt_cleanup; xt_release_claim' EXIT
+trap 'xt_cleanup; xt_release_claim; exit 130' INT
+trap 'xt_cleanup; xt_release_claim; exit 143' TERM
 
 # ---------------------------------------------------------------- results
 
@@ -161,6 +249,45 @@ check_same()
 	return 1
 }
 
+# A MAC address as ip and xdpbr print it (check_same_match).
+XT_MAC_RE='([0-9a-f]{2}:){5}[0-9a-f]{2}'
+
+# check_same_match NAME ERE BEFORE AFTER [DETAIL...]: check_same for reads
+# that are not numbers (a MAC, a list of program ids): both match the
+# extended regular expression ERE whole, and are equal.
+check_same_match()
+{
+	local name=$1 re=$2 a=$3 b=$4
+	shift 4
+	if [[ $a =~ ^($re)$ ]] && [ "$a" = "$b" ]; then
+		pass "$name ($a)"
+		return 0
+	fi
+	fail "$name" "expected the same value (matching '$re') twice, got '$a' then '$b'" "$@"
+	return 1
+}
+
+# check_same_json NAME BEFORE AFTER [DETAIL...]: two snapshots (an FDB, a
+# page of counters) that must be equal: each exactly one JSON value, not
+# null, and the same. Two failed reads (nothing, the same error text) are
+# not a snapshot.
+check_same_json()
+{
+	local name=$1 a=$2 b=$3 ca cb
+	shift 3
+	ca=$(jq -sc 'if length == 1 and .[0] != null then .[0] else error("") end' \
+		<<<"$a" 2>/dev/null)
+	cb=$(jq -sc 'if length == 1 and .[0] != null then .[0] else error("") end' \
+		<<<"$b" 2>/dev/null)
+	if [ -n "$ca" ] && [ "$ca" = "$cb" ]; then
+		pass "$name"
+		return 0
+	fi
+	fail "$name" "expected the same JSON value twice, got:" "${a:-(nothing)}" \
+		"then:" "${b:-(nothing)}" "$@"
+	return 1
+}
+
 # check_eq NAME EXPECTED ACTUAL [DETAIL...]
 check_eq()
 {
@@ -180,7 +307,7 @@ check_jq()
 {
 	local name=$1 json=$2 filter=$3 got
 	shift 3
-	got=$(printf '%s' "$json" | jq -e "$@" "$filter" 2>&1)
+	got=$(printf '%s' "$json" | jq -c "$@" "$filter" 2>&1)
 	if [ "$got" = true ]; then
 		pass "$name"
 		return 0
@@ -246,6 +373,7 @@ finish()
 {
 	xt_cleanup
 	xt_check_leftovers
+	xt_release_claim
 	echo "$T_PASS passed, $T_FAIL failed"
 	trap - EXIT
 	[ "$T_FAIL" -eq 0 ]
@@ -259,20 +387,38 @@ abort()
 	finish
 }
 
-# skip REASON: only for a missing capability (not root, no netns), never to
-# hide a failure. Exits 77.
+# skip REASON: only when this machine can't run the suite (tests/run.sh
+# says which cases those are: not root, no namespaces, a tool not
+# installed, a kernel without or with what the suite is about, a resource
+# someone else holds), never to hide a failure. Exits 77; in CI (CI=true)
+# run.sh counts it as a failure.
 skip()
 {
 	echo "SKIP - $XT_TEST: $*"
 	trap - EXIT
 	xt_cleanup
+	xt_release_claim
 	exit 77
 }
 
 # ---------------------------------------------------------------- setup
 
-# xt_require: skip unless the machine can run the tests; fail when the build
-# or a tool from tools/deps.sh is missing (that is not a missing capability).
+# xt_need CMD[:PACKAGE]...: skip unless every CMD (a name on PATH or an
+# absolute path) is installed; the reason names the Debian PACKAGE that
+# tools/deps.sh installs (default: CMD).
+xt_need()
+{
+	local t missing=()
+	for t in "$@"; do
+		command -v "${t%%:*}" >/dev/null || missing+=("${t%%:*} (package ${t#*:})")
+	done
+	[ ${#missing[@]} -eq 0 ] ||
+		skip "not installed: ${missing[*]}; tools/deps.sh (make deps) installs it"
+}
+
+# xt_require: skip unless the machine can run the tests (root, namespaces,
+# the tools every suite uses); fail when the build is missing (make check
+# builds it: not the machine's fault).
 xt_require()
 {
 	local t missing=()
@@ -282,15 +428,14 @@ xt_require()
 		skip "cannot create network namespaces"
 	fi
 	ip netns del "xt$ID-probe"
-	for t in jq ethtool tcpdump ping arping timeout setpriv clang gcc; do
-		command -v $t >/dev/null || missing+=("$t")
-	done
+	xt_need jq ethtool tcpdump ping:iputils-ping arping timeout:coreutils \
+		setpriv:util-linux clang gcc
 	for t in "$XDPBRD" "$XDPBR" "$SENDFRAME"; do
 		[ -x "$t" ] || missing+=("$t")
 	done
 	[ -f "$BPF_OBJ" ] || missing+=("$BPF_OBJ")
 	if [ ${#missing[@]} -gt 0 ]; then
-		abort "missing: ${missing[*]} (run make deps, make all build/tools/sendframe)"
+		abort "missing: ${missing[*]} (run make all build/tools/sendframe, or make check)"
 	fi
 }
 
@@ -373,6 +518,23 @@ hping()
 	else
 		hexec "$1" ping -c 1 -W 2 "${IP4[$2]}"
 	fi
+}
+
+# ping_all I COUNT PING-ARG...: COUNT pings from host I (0: the root
+# namespace), every one answered; PING-ARG... ends with the address. Not
+# `ping -c COUNT`, which exits 0 when a single reply came: ping's summary
+# must say COUNT received (and no duplicates, which a loop would bring).
+ping_all()
+{
+	local i=$1 n=$2 out
+	shift 2
+	if [ "$i" = 0 ]; then
+		out=$(ping -c "$n" "$@" 2>&1)
+	else
+		out=$(hexec "$i" ping -c "$n" "$@" 2>&1)
+	fi
+	printf '%s\n' "$out"
+	grep -q "^$n packets transmitted, $n received, 0% packet loss" <<<"$out"
 }
 
 # port_tc PORT: xdpbr's filter on PORT's clsact ingress (handle 0x7862) as
@@ -568,9 +730,8 @@ XT_STP=${XT_STP:-}
 # stp_forwarding: every port of $BR whose link is up forwards (stp show).
 stp_forwarding()
 {
-	"$XDPBR" -b "$BR" -j stp show 2>/dev/null |
-		jq -e '.enabled and ([.ports[] | select(.link_up) | .state == "forwarding"] |
-		       length > 0 and all)' >/dev/null 2>&1
+	json_is object '.enabled and ([.ports[] | select(.link_up) | .state == "forwarding"] |
+		       length > 0 and all)' -- "$XDPBR" -b "$BR" -j stp show 2>/dev/null
 }
 
 # daemon_start [OPTION...]: start `xdpbrd OPTION... $BR PORTS...` in the
@@ -774,17 +935,14 @@ xt_cleanup()
 	return 0
 }
 
-# xt_check_leftovers: after xt_cleanup, nothing of this run may remain.
+# xt_check_leftovers: after xt_cleanup, nothing of this run may remain:
+# nothing named for ID (xt_leftovers), whatever made it.
 xt_check_leftovers()
 {
-	local left
+	local left l
 
-	left=$({
-		ip netns list | grep "^xt$ID-"
-		ip -br link | grep -E "^xt${ID}(p|@|-host| )"
-		[ -e "$PIN_DIR" ] && echo "$PIN_DIR"
-		[ -e "/run/xdpbr/$BR.sock" ] && echo "/run/xdpbr/$BR.sock"
-	} 2>/dev/null)	# ip complains about other tests' half-gone links
+	# %q: a name with control bytes (test_names) shown readably
+	left=$(xt_leftovers "$ID" | while IFS= read -r l; do printf '%q\n' "$l"; done)
 	if [ -z "$left" ]; then
 		pass "cleanup leaves no namespaces, links or pins"
 	else
@@ -1390,6 +1548,42 @@ counters_add_up()
 		--argjson o "$(obs_outcome_names)" || { echo "$json"; return 1; }
 }
 
+# iproute2 pins the maps of an object it loads under one directory that
+# everything it loads on this machine shares. The suites that load the
+# datapath with `ip link ... xdp obj` (test_iproute2, test_daemonless,
+# test_adopt_iproute2, in this run or another's) take turns through a lock
+# (ip_pins_claim), and remove exactly the pins they made, never a glob.
+IP_PIN_DIR=/sys/fs/bpf/tc/globals
+IP_PIN_LOCK=$XT_CLAIMS/tc-globals.lock
+
+# ip_map_pins: the path each of the datapath's maps gets in $IP_PIN_DIR
+# (its name, from include/xdpbr_maps.h), one a line.
+ip_map_pins()
+{
+	map_pin_names | sed "s|^|$IP_PIN_DIR/|"
+}
+
+# ip_pins_claim PIN...: take the lock of $IP_PIN_DIR (waiting 300 s at
+# most) for the rest of the run, then make sure no PIN is there (skip when
+# one is: another loader's, left alone); each PIN is removed on cleanup.
+# The lock's descriptor is inherited by what the run starts, and closes
+# when the last of them exits.
+ip_pins_claim()
+{
+	local p theirs=()
+	if ! mkdir -p "$XT_CLAIMS" || ! exec {IP_PIN_FD}>>"$IP_PIN_LOCK"; then
+		abort "ip_pins_claim: can't open $IP_PIN_LOCK"
+	fi
+	flock -w 300 "$IP_PIN_FD" ||
+		skip "$IP_PIN_DIR: another run held $IP_PIN_LOCK for 300 s"
+	for p in "$@"; do
+		[ -e "$p" ] && theirs+=("$p")
+	done
+	[ ${#theirs[@]} -eq 0 ] ||
+		skip "pins of another loader in $IP_PIN_DIR, left alone: ${theirs[*]}"
+	XT_CLEANUP_CMDS+=("rm -f $*")
+}
+
 # ip_attach_all PIN: the bridge's ports attached by iproute2 alone, as
 # doc/cli.md says: the first gets the object (`ip link ... xdp obj`), the
 # others its program through a bpftool pin at PIN. IP_ID is that program.
@@ -1784,7 +1978,7 @@ flt_iperf_wait()
 	FLT_IPERF_MBPS=${FLT_IPERF_MBPS:-0}
 	# iperf3 -J may exit 0 after "unable to connect": its error counts.
 	[ "$FLT_IPERF_RC" = 0 ] && [ "$FLT_IPERF_MBPS" -gt 0 ] &&
-		jq -e '.error == null' "$XT_TMP/iperf.$key.json" >/dev/null 2>&1
+		json_is object '.error == null' -- cat "$XT_TMP/iperf.$key.json" 2>/dev/null
 }
 
 # flt_hosts_csum_off: no TX checksum offload on the hosts' e0. A TCP or

@@ -113,6 +113,9 @@ stp_roles()
 		"\(.ifname):\(.role)/\(.state)"] | join(" ")' <<<"$j"
 }
 
+# What stp_roles prints when it read every port (check_same_match).
+STP_ROLES_RE='[^ :]+:[a-z]+/[a-z]+( [^ :]+:[a-z]+/[a-z]+)*'
+
 # stp_blocked_count "BRIDGE:PORT ...": how many of the ports are
 # alternate or backup and discarding; and every other one forwarding
 # (else prints "bad"). Prints the count.
@@ -171,23 +174,42 @@ stp_time_until()
 	done
 }
 
-# stp_ping_start KEY I J: ping host J from host I every 0.1 s, each reply
-# timestamped (-D), in the background.
+STP_PING_INTERVAL=0.1
+
+# stp_ping_start KEY I J: ping host J from host I every STP_PING_INTERVAL
+# s, each reply timestamped (-D), in the background.
 stp_ping_start()
 {
-	ip netns exec "${NS[$2]}" ping -n -D -i 0.1 -W 1 "${IP4[$3]}" \
+	ip netns exec "${NS[$2]}" ping -n -D -i "$STP_PING_INTERVAL" -W 1 "${IP4[$3]}" \
 		>"$XT_TMP/ping.$1.out" 2>&1 &
 	PFX_PING_PID[$1]=$!
 	XT_PIDS+=("$!")
 }
 
-# stp_ping_gap KEY: the longest time in seconds between two replies of the
-# stopped ping KEY (the outage), 3 decimals; 99 when fewer than 2 came.
+# stp_ping_gap KEY: the longest silence in seconds (3 decimals) of the ping
+# KEY, stopped by pfx_ping_stop: between two replies (their timestamps),
+# and before the first and after the last reply (the requests lost there,
+# by icmp_seq and ping's count of those it sent, one still in flight
+# allowed, times STP_PING_INTERVAL). 99 when fewer than 2 replies came or
+# ping printed no summary: an outage that never ended is no short gap.
 stp_ping_gap()
 {
-	grep 'bytes from' "$XT_TMP/ping.$1.out" | sed -n 's/^\[\([0-9.]*\)\].*/\1/p' |
-		awk 'NR > 1 && $1 - prev > gap { gap = $1 - prev } { prev = $1; n++ }
-		     END { if (n < 2) print "99"; else printf "%.3f\n", gap }'
+	local out=$XT_TMP/ping.$1.out
+	[ -f "$out" ] || { echo 99; return; }
+	awk -v iv="$STP_PING_INTERVAL" '
+		/bytes from/ && match($0, /icmp_seq=[0-9]+/) {
+			t = substr($1, 2, length($1) - 2) + 0
+			seq = substr($0, RSTART + 9, RLENGTH - 9) + 0
+			if (n == 0) { first = seq } else if (t - prev > gap) { gap = t - prev }
+			prev = t; last = seq; n++
+		}
+		/packets transmitted/ { tx = $1 + 0 }
+		END {
+			if (n < 2 || tx == 0) { print "99"; exit }
+			if ((first - 1) * iv > gap) gap = (first - 1) * iv
+			if ((tx - last - 1) * iv > gap) gap = (tx - last - 1) * iv
+			printf "%.3f\n", gap
+		}' "$out"
 }
 
 # stp_bcast_once I "J..." : one broadcast frame (EtherType 0x88b5) from host

@@ -1,22 +1,22 @@
 #!/usr/bin/env bash
 # datapaths: xdp
 # Handing a bridge attached with iproute2 over to xdpbrd, as doc/cli.md
-# ("A bridge without the daemon") describes: the first port gets the object with
+# ("Attaching with iproute2") describes: the first port gets the object with
 # `ip link ... xdp obj`, the others its program through a bpftool pin, the
 # map pins move from /sys/fs/bpf/tc/globals to the bridge's directory, and
 # xdpbrd started on the ports adopts them and replaces the program on each
 # port. SIGTERM then detaches everything and removes the pins.
 #
 # /sys/fs/bpf/tc/globals is shared by everything iproute2 loads on this
-# machine: if xdpbr pins (or our prog_xdpbr pin) are already there, they are
-# someone else's, and the test is skipped rather than touching them.
+# machine: the test takes it in turn with the others (ip_pins_claim); if
+# xdpbr pins (or our prog_xdpbr pin) are already there, they are someone
+# else's, and the test is skipped rather than touching them.
 # shellcheck disable=SC2016 # jq variables in single-quoted filters
 # shellcheck disable=SC2317 # functions that run through check / xt_poll
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 XT_DATAPATH=xdp
 . "$(dirname "$0")/lib.sh"
 
-IP_PIN_DIR=/sys/fs/bpf/tc/globals
 PROG_PIN=$IP_PIN_DIR/prog_xdpbr
 
 # ports_run PROG_ID: every port runs program PROG_ID (prints what differs).
@@ -34,22 +34,14 @@ ports_run()
 }
 
 xt_require
-command -v bpftool >/dev/null || abort "bpftool not installed (run make deps)"
-maps=$(map_pin_names)
-[ -n "$maps" ] || abort "reading map names from $XDPBR_MAPS_H"
-theirs=$(ls -d "$IP_PIN_DIR"/xdpbr_* "$PROG_PIN" 2>/dev/null)
-if [ -n "$theirs" ]; then
-	skip "pins of another loader in $IP_PIN_DIR, left alone:" \
-		"$(echo "$theirs" | tr '\n' ' ')"
-fi
-ours=()
-for m in $maps; do
-	ours+=("$IP_PIN_DIR/$m")
-done
-# Remove what this test pins there, also if it fails half-way (the ports,
-# and with them the XDP programs, go with the test's links).
-cleanup_idx=${#XT_CLEANUP_CMDS[@]}
-XT_CLEANUP_CMDS+=("rm -f $PROG_PIN ${ours[*]}")
+xt_need bpftool
+mapfile -t ours < <(ip_map_pins)
+[ ${#ours[@]} -gt 0 ] || abort "reading map names from $XDPBR_MAPS_H"
+maps=$(printf '%s\n' "${ours[@]##*/}")
+# What this test pins there is removed on cleanup, also if it fails
+# half-way (the ports, and with them the XDP programs, go with the test's
+# links).
+ip_pins_claim "$PROG_PIN" "${ours[@]}"
 
 topo_up 3
 P1=${PORT[1]}
@@ -68,10 +60,9 @@ hexec 1 ip neigh flush dev e0
 
 # --- hand it over to xdpbrd
 check "mkdir -m 0700 $PIN_DIR" mkdir -m 0700 -p "$PIN_DIR"
-check "mv the xdpbr_* pins to $PIN_DIR" mv "${ours[@]}" "$PIN_DIR/" &&
-	XT_CLEANUP_CMDS[cleanup_idx]="rm -f $PROG_PIN"	# the rest is in $PIN_DIR now
+check "mv the xdpbr_* pins to $PIN_DIR" mv "${ours[@]}" "$PIN_DIR/"
 check_eq "no xdpbr_* pins left in $IP_PIN_DIR" "" \
-	"$(ls -d "$IP_PIN_DIR"/xdpbr_* 2>/dev/null)"
+	"$(for p in "${ours[@]}"; do [ -e "$p" ] && echo "$p"; done)"
 daemon_start || abort "xdpbrd start on the iproute2 pins" "$XT_WHY"
 if log_poll "$DAEMON_LOG" 'adopt' 10; then
 	pass "xdpbrd says it adopted the bridge"
@@ -99,7 +90,7 @@ else
 fi
 check "every port runs xdpbrd's program $new_id" ports_run "${new_id:-none}"
 pinned=$(bpftool -j prog show pinned "$PIN_DIR/prog_rx" 2>&1 | jq -r '.id' 2>&1)
-check_eq "it is the one pinned as $PIN_DIR/prog_rx" "$new_id" "$pinned"
+check_same "it is the one pinned as $PIN_DIR/prog_rx" "$new_id" "$pinned"
 check_jq "fdb show: h1 learned on $P1" "$(fdb_json 2>&1)" \
 	'any(.[]; (.mac | ascii_downcase) == $m and .ifname == $p)' \
 	--arg m "${MAC[1]}" --arg p "$P1"
@@ -115,6 +106,6 @@ check_fail "SIGTERM: $PIN_DIR is gone" test -e "$PIN_DIR"
 check_fail "SIGTERM: h1 -> h2 no longer bridged" hping 1 2
 check "remove $PROG_PIN" rm -f "$PROG_PIN"
 check_eq "nothing of this test left in $IP_PIN_DIR" "" \
-	"$(ls -d "$IP_PIN_DIR"/xdpbr_* "$PROG_PIN" 2>/dev/null)"
+	"$(for p in "${ours[@]}" "$PROG_PIN"; do [ -e "$p" ] && echo "$p"; done)"
 
 finish

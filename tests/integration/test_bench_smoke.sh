@@ -21,7 +21,7 @@ BRNF=(bridge-nf-call-iptables bridge-nf-call-ip6tables bridge-nf-call-arptables)
 xt_require
 [ -x "$PKTGEN" ] || abort "missing: $PKTGEN (run make check, or make $PKTGEN)"
 [ -x "$XT_BUILD/tools/tapwire" ] || abort "missing: $XT_BUILD/tools/tapwire (make all)"
-command -v iperf3 >/dev/null || abort "iperf3 missing (make deps)"
+xt_need iperf3
 
 # brnf_values: the bridge-nf sysctls, "absent" for those that do not exist.
 brnf_values()
@@ -171,7 +171,7 @@ check_jq "JSON: BPF ns per frame of every BPF DUT, none for the Linux bridge" "$
 check_jq "JSON: ratios carry the ns per frame of xdpbr, xdpbr-tc and the ceiling" "$doc" '
 	all(.ratios[]; .xdpbr_ns_per_frame > 0 and .xdpbr_tc_ns_per_frame > 0 and
 		       .ceiling_ns_per_frame > 0)'
-check_eq "kernel.bpf_stats_enabled as it was before the run" "$stats_before" \
+check_same "kernel.bpf_stats_enabled as it was before the run" "$stats_before" \
 	"$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null)"
 check_jq "JSON: one ratio entry per scenario" "$doc" '
 	(.ratios | length) == 6 and
@@ -223,8 +223,11 @@ check_jq "JSON: overlay: xdpbr and the Linux bridge across VXLAN, > 0 Gbit/s, an
 	(.overlay.xdpbr_reps | length) == 1 and (.overlay.bridge_reps | length) == 1 and
 	(.overlay.xdpbr_over_bridge | type) == "number"'
 check "overlay table in the text output" grep -q '^overlay: iperf3, one TCP stream h1 -> h2 across VXLAN' "$out"
+# (only its own: another run's overlay may be running now)
+oprefix=$(jq -r '.overlay.prefix // empty' "$json" 2>/dev/null)
+check "the overlay scenario names its prefix ($oprefix)" grep -qE '^bo[0-9]+$' <<<"$oprefix"
 check_eq "the overlay scenario left no namespace behind" "" \
-	"$(ip netns list | grep -E '^bo[0-9]+-(sa|sb|h1|h2)( |$)')"
+	"$(ip netns list | grep -E "^${oprefix:-none}-(sa|sb|h1|h2)( |$)")"
 
 # The plots of the run, drawn from the JSON kept next to them.
 check "--plot: the JSON the plots come from is the run's" cmp "$json" "$plots/bench.json"

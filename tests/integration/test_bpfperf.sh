@@ -29,7 +29,7 @@ refuses()
 }
 
 xt_require
-command -v perf >/dev/null || abort "perf not installed (run make deps: linux-perf)"
+xt_need perf:linux-perf
 [ -x "$JITLINES" ] || abort "$JITLINES not built (make)"
 topo_up 2
 daemon_start || abort "xdpbrd start" "$XT_WHY"

@@ -12,10 +12,13 @@
 # object or a command the completion misses fails here; and every keyword
 # the completion offers must be one the parser takes.
 #
-# Needs no root and no namespaces.
+# Needs root: the bridge names are completed from /sys/fs/bpf/xdpbr,
+# which only root reads, and the test makes a bridge there (xdpbr bridge
+# add) so that the list it checks is never empty.
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 . "$(dirname "$0")/lib.sh"
 
+xt_require
 COMPLETION=${COMPLETION:-$XT_ROOT/tools/completion/xdpbr}
 for t in "$XDPBRD" "$XDPBR" "$COMPLETION"; do
 	[ -e "$t" ] || abort "missing: $t (run make)"
@@ -74,7 +77,8 @@ check_includes()
 
 # check_listing NAME LIST WORD...: completing WORD... offers what the
 # function LIST prints (sorted), read before and after; other runs add and
-# remove interfaces and bridges meanwhile, so until two reads agree.
+# remove interfaces and bridges meanwhile, so until two reads agree. An
+# empty LIST is a failure: nothing offered would equal it.
 check_listing()
 {
 	local name=$1 list=$2 want got
@@ -84,6 +88,10 @@ check_listing()
 		got=$(comp "$@")
 		[ "$want" = "$($list)" ] && break
 	done
+	if [ -z "$want" ]; then
+		fail "$name" "$list lists nothing: nothing to compare the completion with"
+		return 1
+	fi
 	check_eq "$name" "$want" "$got" "completing: $*"
 }
 
@@ -236,11 +244,15 @@ check_offers "xdpbr fdb show dynamic <TAB>: the keywords not given" \
 check_includes "xdpbr stats <TAB>: show, and the keywords of stats show" "show dev rate" \
 	"$XDPBR" stats ""
 
-# bridge names: the directories of /sys/fs/bpf/xdpbr
+# bridge names: the directories of /sys/fs/bpf/xdpbr, one of them this
+# test's bridge (daemonless; lib.sh's cleanup removes its pins)
+check "xdpbr bridge add $BR (a bridge to complete)" "$XDPBR" bridge add "$BR"
+check_includes "xdpbr -b <TAB>: $BR among the bridges" "$BR" "$XDPBR" -b ""
 check_listing "xdpbr -b <TAB>: the bridges (/sys/fs/bpf/xdpbr/*)" bridges_now "$XDPBR" -b ""
 check_listing "xdpbr link add dev lo master <TAB>: the bridges" bridges_now \
 	"$XDPBR" link add dev lo master ""
 check_listing "xdpbrd <TAB>: the bridges" bridges_now "$XDPBRD" ""
+check "xdpbr bridge del $BR" "$XDPBR" bridge del "$BR"
 
 # --- xdpbrd: its options, each one getopt takes
 longs=$(timeout 5 "$XDPBRD" --help 2>&1 | grep -o -- '--[a-z][a-z-]*' | sort -u)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # xdpbrd's configuration file: `xdpbrd -n -c FILE` accepts a good file and
 # rejects bad ones naming FILE:LINE of the error; the daemon started with
 # -c alone takes the bridge, its ports, their flags and static entries from

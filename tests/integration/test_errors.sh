@@ -79,7 +79,7 @@ if out=$(clang -O2 -g -target bpf -I"/usr/include/$(gcc -print-multiarch)" \
 	run_xdpbrd -- "$BR" "$P1" "$P2" "$P3"
 	check_failed "2nd port has another XDP program" "$P2"
 	check_nothing_left "2nd port has another XDP program" "$P1" "$P3"
-	check_eq "2nd port has another XDP program: that program stays on $P2" \
+	check_same "2nd port has another XDP program: that program stays on $P2" \
 		"$other_id" "$(port_prog_id "$P2")"
 	ip link set dev "$P2" xdp off
 else

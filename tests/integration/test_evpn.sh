@@ -30,9 +30,8 @@ VNI=100
 declare -A SNS=() VTEP=() PEER=() DPID=() DLOG=() CONF=() INO=()
 declare -A HNS=() HMAC=() HIP4=() HIP6=() HSITE=() HPORT=()
 
-[ -x "$FRR/zebra" ] && [ -x "$FRR/bgpd" ] && command -v vtysh >/dev/null ||
-	skip "FRR is not installed ($FRR/zebra, $FRR/bgpd, vtysh: apt-get install frr, tools/deps.sh)"
 xt_require
+xt_need "$FRR/zebra:frr" "$FRR/bgpd:frr" vtysh:frr
 
 # site S: its namespace with an underlay end u0 (VTEP address on it).
 site()
@@ -182,8 +181,8 @@ vty()
 
 established()
 {
-	vty "$1" "show bgp neighbors ${PEER[$1]} json" |
-		jq -e --arg p "${PEER[$1]}" '.[$p].bgpState == "Established"'
+	json_is object '.[$p].bgpState == "Established"' --arg p "${PEER[$1]}" -- \
+		vty "$1" "show bgp neighbors ${PEER[$1]} json"
 }
 
 # evpn_macs S TYPE: the MACs zebra of site S lists in the VNI as TYPE
@@ -375,7 +374,7 @@ ip -n "$old_ns" neigh flush dev e0
 sleep 1
 p1_is_port()
 {
-	cli_json a link show dev p1 | jq -e '.[0].ifname == "p1"'
+	json_is array '.[0].ifname == "p1"' -- cli_json a link show dev p1
 }
 host a1 a p1 "xt$ID-a1n" || abort "a1 at site A again"
 xt_poll 20 p1_is_port || abort "A's daemon did not take p1 (configured) back" \

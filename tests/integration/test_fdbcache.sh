@@ -54,7 +54,7 @@ no_unicast_flood()
 	local before
 	before=$(port_counter "${PORT[1]}" flood_unknown)
 	check "$1: 20 pings h1 -> h2 after learning" \
-		hexec 1 ping -c 20 -i 0.01 -W 1 "${IP4[2]}"
+		ping_all 1 20 -i 0.01 -W 1 "${IP4[2]}"
 	check_same "$1: ... flood nothing: flood_unknown of ${PORT[1]} unchanged" \
 		"$before" "$(port_counter "${PORT[1]}" flood_unknown 2>&1)"
 }
@@ -106,7 +106,7 @@ log2()
 }
 
 xt_require
-command -v bpftool >/dev/null || abort "bpftool not installed (run make deps)"
+xt_need bpftool
 topo_up 3
 
 # possible CPUs, as the per-CPU maps count them ("0-1", "0", "0-3,5")

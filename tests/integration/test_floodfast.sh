@@ -23,7 +23,7 @@
 XT_HOSTIF=off	# exact counts: only the test's ports flood
 
 xt_require
-command -v bpftool >/dev/null || abort "missing: bpftool"
+xt_need bpftool
 topo_up 4
 hosts_quiet || abort "making the hosts quiet"
 daemon_start || abort "xdpbrd start" "$XT_WHY"
@@ -159,15 +159,15 @@ fast_map_ok()
 	got=$(jq -r '.[] | .key | reverse | map(ltrimstr("0x")) | join("")' <<<"$j" |
 		while read -r h; do echo $((16#$h)); done | sort -n | paste -sd' ')
 	[ "$got" = "$want" ] || { echo "$map: ifindexes $got, want $want"; return 1; }
-	jq -e 'length > 0 and all(.[]; .value[4:8] == ["0x00","0x00","0x00","0x00"])' \
-		<<<"$j" >/dev/null || { echo "$map: an entry with a program: $j"; return 1; }
+	jq_true "$j" 'length > 0 and all(.[]; .value[4:8] == ["0x00","0x00","0x00","0x00"])' ||
+		{ echo "$map: an entry with a program: $j"; return 1; }
 }
 
 # slow_map_progs MAP: every entry of a slow flood map has a program.
 slow_map_progs()
 {
-	bpftool -j map dump pinned "$PIN_DIR/$1" |
-		jq -e 'length > 0 and all(.[]; .value[4:8] != ["0x00","0x00","0x00","0x00"])'
+	json_is array 'length > 0 and all(.[]; .value[4:8] != ["0x00","0x00","0x00","0x00"])' \
+		-- bpftool -j map dump pinned "$PIN_DIR/$1"
 }
 
 # fast_is BC MC UU READY (ports lists as "1 2 3", - for none): the struct.

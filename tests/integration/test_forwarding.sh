@@ -39,7 +39,7 @@ filter="icmp and host ${IP4[1]} and host ${IP4[2]}"
 cap_start uc3 3 "$filter" 4 || fail "capture unicast in h3" "$XT_WHY"
 cap_start uc2 2 "$filter" 4 || fail "capture unicast in h2" "$XT_WHY"
 check "5 pings h1 -> h2 after learning" \
-	hexec 1 ping -c 5 -i 0.2 -W 2 "${IP4[2]}"
+	ping_all 1 5 -i 0.2 -W 2 "${IP4[2]}"
 n3=$(cap_wait uc3)
 n2=$(cap_wait uc2)
 check_eq "learned unicast h1 <-> h2 is not seen by h3" 0 "$n3" "$(cap_show uc3)"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # Ports deleted while no daemon ran (kill -9 here; --keep and a bridge
 # without a daemon are the same case). Until xdpbrd comes back, `xdpbr link
 # show` shows such a port as gone, with the name it had and its slot, and

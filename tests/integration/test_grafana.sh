@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # The Grafana dashboard (doc/grafana/xdpbr.json) against the real thing: a
 # real Prometheus server (Debian's prometheus, run directly with its own
 # config and storage in the test's temp directory, on a free loopback port)
@@ -262,9 +263,7 @@ tol()
 # ---------------------------------------------------------------- the dashboard file
 
 xt_require
-for t in curl promtool "$PROMETHEUS"; do
-	command -v "$t" >/dev/null || abort "missing: $t (run make deps)"
-done
+xt_need curl promtool:prometheus "$PROMETHEUS:prometheus"
 
 DASH_JSON=$(json_of object cat "$DASH") || abort "$DASH is not one JSON object"
 check_jq "dashboard: schemaVersion of Grafana 9/10 (36..39), a title and a uid" "$DASH_JSON" \

@@ -10,11 +10,15 @@
 # reads of a counter (check_same) and commands that crash (check_fail,
 # check_err).
 #
-# Needs no root and no namespaces: nothing here touches the network.
+# Needs no root and no namespaces: nothing here touches the network, but
+# for xt_leftovers's checks, which make a veth pair and pin directories
+# when run as root.
 # shellcheck disable=SC2016 # jq variables in single-quoted filters
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 # shellcheck disable=SC2317 # functions that run through check
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=stp_lib.sh
+. "$(dirname "$0")/stp_lib.sh"
 
 # The stand-in: what it prints depends on STUB_MODE (and STUB_JSON).
 XDPBR=$XT_TMP/xdpbr-stub
@@ -119,6 +123,42 @@ check_eq "check_same: two nulls are a FAIL" FAIL "$(outcome check_same x null nu
 check_eq "check_same: 5 then 6 is a FAIL" FAIL "$(outcome check_same x 5 6)"
 check_eq "check_same: 5 then 5 is ok" ok "$(outcome check_same x 5 5)"
 
+# --- check_same_json, check_same_match: two failed reads prove nothing
+check_eq "check_same_json: two empty reads are a FAIL" FAIL "$(outcome check_same_json x '' '')"
+check_eq "check_same_json: the same error text twice is a FAIL" FAIL \
+	"$(outcome check_same_json x 'xdpbr: no bridge' 'xdpbr: no bridge')"
+check_eq "check_same_json: null twice is a FAIL" FAIL "$(outcome check_same_json x null null)"
+check_eq "check_same_json: two documents twice is a FAIL" FAIL \
+	"$(outcome check_same_json x '[] []' '[] []')"
+check_eq "check_same_json: [1] then [2] is a FAIL" FAIL "$(outcome check_same_json x '[1]' '[2]')"
+check_eq "check_same_json: the same array, spaced differently, is ok" ok \
+	"$(outcome check_same_json x '[1, 2]' '[1,2]')"
+check_eq "check_same_match: two empty reads are a FAIL" FAIL \
+	"$(outcome check_same_match x "$XT_MAC_RE" '' '')"
+check_eq "check_same_match: the same error text twice is a FAIL" FAIL \
+	"$(outcome check_same_match x "$XT_MAC_RE" 'Device not found' 'Device not found')"
+check_eq "check_same_match: the same MAC twice is ok" ok \
+	"$(outcome check_same_match x "$XT_MAC_RE" 02:00:00:00:00:01 02:00:00:00:00:01)"
+check_eq "check_same_match: a roles line with a port missing is a FAIL" FAIL \
+	"$(outcome check_same_match x "$STP_ROLES_RE" 'p1:root/forwarding ' 'p1:root/forwarding ')"
+
+# --- ping_all: every ping answered, not ping's exit status
+# ping STUB-ARGS: a stand-in for ping (ping_all's host 0 runs it here) that
+# prints PING_STUB's summary and exits 0, as ping does with one reply.
+ping()
+{
+	printf '%s\n' "--- 198.18.0.2 ping statistics ---" "$PING_STUB"
+}
+PING_STUB="3 packets transmitted, 3 received, 0% packet loss, time 402ms"
+check "ping_all: 3 of 3 answered (control)" ping_all 0 3 198.18.0.2
+PING_STUB="3 packets transmitted, 1 received, 66.6667% packet loss, time 402ms"
+check_fail "ping_all: 1 of 3 answered (ping exits 0)" ping_all 0 3 198.18.0.2
+PING_STUB="3 packets transmitted, 3 received, +3 duplicates, 0% packet loss, time 402ms"
+check_fail "ping_all: 3 of 3 with duplicates (a loop)" ping_all 0 3 198.18.0.2
+PING_STUB=""
+check_fail "ping_all: no summary" ping_all 0 3 198.18.0.2
+unset -f ping
+
 # --- pfx_ping_check on ping's output (what `ping -n -i ...` prints)
 # ping_out KEY SENT REPLIES [UNREACHABLE]: $XT_TMP/ping.KEY.out of a ping
 # that sent SENT requests and got replies to requests 1..REPLIES (a list
@@ -168,5 +208,111 @@ check_fail "pfx_ping_check: no summary (ping killed)" pfx_ping_check nosum 20
 : >"$XT_TMP/ping.empty.out"
 check_fail "pfx_ping_check: no output" pfx_ping_check empty 20
 check_fail "pfx_ping_check: no file" pfx_ping_check nosuch 20
+
+# --- stp_ping_gap on `ping -D -i 0.1` output: the silence after the last
+# reply is an outage too
+# ping_d_out KEY SENT SEQ...: $XT_TMP/ping.KEY.out of a ping that sent SENT
+# requests, 0.1 s apart, and got replies to SEQ... ("" for SENT: no summary,
+# as when ping is killed).
+ping_d_out()
+{
+	local key=$1 sent=$2 s n=0
+	shift 2
+	{
+		echo "PING 198.18.0.2 (198.18.0.2) 56(84) bytes of data."
+		for s in "$@"; do
+			printf '[%s] 64 bytes from 198.18.0.2: icmp_seq=%s ttl=64 time=0.050 ms\n' \
+				"$(awk -v s="$s" 'BEGIN { printf "%.6f", 1700000000 + s * 0.1 }')" "$s"
+			n=$((n + 1))
+		done
+		if [ -n "$sent" ]; then
+			echo
+			echo "--- 198.18.0.2 ping statistics ---"
+			echo "$sent packets transmitted, $n received, $((100 * (sent - n) / sent))% packet loss, time 6000ms"
+		fi
+	} >"$XT_TMP/ping.$key.out"
+}
+# gap_under KEY SECONDS: stp_ping_gap KEY is below SECONDS.
+gap_under()
+{
+	local g
+	g=$(stp_ping_gap "$1")
+	echo "gap: $g"
+	awk -v g="$g" -v s="$2" 'BEGIN { exit !(g + 0 < s) }'
+}
+ping_d_out all 61 $(seq 1 60)
+check "stp_ping_gap: 60 replies, the 61st in flight: no gap (control)" gap_under all 0.2
+ping_d_out tail 60 $(seq 1 20)
+check_fail "stp_ping_gap: 20 replies, then 40 requests lost" gap_under tail 3
+ping_d_out middle 60 $(seq 1 20) $(seq 51 60)
+check_fail "stp_ping_gap: requests 21..50 lost" gap_under middle 3
+ping_d_out head 60 $(seq 31 60)
+check_fail "stp_ping_gap: requests 1..30 lost" gap_under head 3
+ping_d_out killed "" $(seq 1 60)
+check_fail "stp_ping_gap: no summary (ping killed)" gap_under killed 3
+ping_d_out none 60
+check_fail "stp_ping_gap: no reply" gap_under none 3
+check_fail "stp_ping_gap: no file" gap_under nosuch 3
+
+# --- xt_claim_id: a run's ID is none that another live run holds
+# claim_from CLAIMS: the ID xt_claim_id picks with claims in CLAIMS.
+claim_from()
+{
+	(XT_CLAIMS=$1 && xt_claim_id && echo "$ID")
+}
+C=$XT_TMP/claims
+S=$(($$ % 10000))
+N1=$(((S + 1) % 10000)) N2=$(((S + 2) % 10000))
+mkdir -p "$C/$S" "$C/$N1"
+echo "$$ $(xt_proc_start $$)" >"$C/$S/owner"		# live: this shell
+echo "$$ 1" >"$C/$N1/owner"				# this PID, another start: gone
+touch -d '10 seconds ago' "$C/$N1"
+check_eq "xt_claim_id: a live run's ID is skipped, a dead run's claim taken over" \
+	"$N1" "$(claim_from "$C")"
+check_eq "... and the claim is this run's now" "$$ $(xt_proc_start $$)" "$(cat "$C/$N1/owner")"
+rm -rf "${C:?}/$N1"
+mkdir "$C/$N1"						# no owner yet: being made
+check_eq "xt_claim_id: a claim made under 2 s ago is left alone" "$N2" "$(claim_from "$C")"
+
+# --- xt_leftovers: whatever a run made that is named for its ID (with
+# root: it makes them)
+if [ "$(id -u)" -eq 0 ]; then
+	if ! ip link add "xt${ID}q" type veth peer name "xt${ID}b" ||
+		! mkdir -p "$PIN_ROOT/xt${ID}b" "$PIN_ROOT-netns/1/xt$ID"; then
+		abort "making the leftovers"
+	fi
+	XT_CLEANUP_CMDS+=("ip link del xt${ID}q" "rmdir $PIN_ROOT/xt${ID}b $PIN_ROOT-netns/1/xt$ID")
+	left=$(xt_leftovers "$ID" | sort | tr '\n' ' ')
+	check_eq "xt_leftovers: links and pins named for the ID, whatever their suffix" \
+		"$PIN_ROOT-netns/1/xt$ID $PIN_ROOT/xt${ID}b xt${ID}b xt${ID}q " "$left"
+	check_eq "xt_leftovers: nothing of ID ${ID}0 (another run's) among them" "" \
+		"$(xt_leftovers "${ID}0" | grep -F "xt${ID}q")"
+	ip link del "xt${ID}q"
+	rmdir "$PIN_ROOT/xt${ID}b" "$PIN_ROOT-netns/1/xt$ID"
+	rmdir "$PIN_ROOT-netns/1" 2>/dev/null
+fi
+
+# --- the suites' scripts: none of the traps above written out by hand
+# lint ERE WHY: no line of the test scripts (comments aside, this file
+# aside) matches ERE; the lines that do are shown with WHY.
+lint()
+{
+	local hits
+	hits=$(cd "$XT_ROOT" && grep -nE -- "$1" tests/integration/*.sh tests/vm/*.sh \
+		tests/soak/*.sh | grep -v '^tests/integration/test_helpers\.sh:' |
+		grep -vE '^[^:]+:[0-9]+:[[:space:]]*#')
+	if [ -z "$hits" ]; then
+		pass "no script $2"
+	else
+		fail "no script $2" "$hits"
+	fi
+}
+lint 'jq +(-[a-z]+ +)*-e\b' "reads JSON with jq -e (it passes on empty input: json_is, jq_true)"
+lint 'pgrep +(-[a-z]+ +)*-x +xdpbrd' "looks for xdpbrd machine-wide (other runs' daemons)"
+lint 'tc/globals/[a-z_]*\*|IP_PIN_DIR"?/[a-z_]*\*' \
+	"globs over iproute2's shared pins (another loader's: ip_pins_claim)"
+lint '^[[:space:]]*check +("[^"]*"|[^ ]+) +(hexec +[^ ]+ +)?ping +(-[a-zA-Z0-9]+ +)*-c +([2-9]|[1-9][0-9]+)' \
+	"checks ping -c N (N > 1) by its exit status, which one reply makes 0 (ping_all)"
+lint '\$\(\(\$\$ % [0-9]+\)\)' "makes its IDs from its PID (lib.sh claims ID)"
 
 finish

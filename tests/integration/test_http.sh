@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # The HTTP statistics endpoint of xdpbrd (doc/http-api.md): /stats, /fdb
 # and its parameters and pages, errors (400, 404, 405 with a JSON body), malformed
 # requests and idle clients that must not hurt the daemon, the loopback-only
@@ -17,7 +18,7 @@
 XT_HOSTIF=off	# its checks enumerate exactly the ports and FDB entries it made
 
 xt_require
-command -v curl >/dev/null || abort "missing: curl"
+xt_need curl
 topo_up 2
 P1=${PORT[1]} P2=${PORT[2]}
 obs_daemon_http || abort "xdpbrd start with an HTTP endpoint" "$XT_WHY"
@@ -86,7 +87,7 @@ check_jq "GET /fdb: h1 on $P1, h2 on $P2, the static entries, master $BR" "$fdb"
 	--arg m2 "${MAC[2]}" --arg s "$STATIC" --arg s5 "$STATIC5"
 key='map({mac: (.mac | ascii_downcase), ifname, vlan, master, state, flags}) | sort'
 cli=$(fdb_json 2>&1)
-check_eq "GET /fdb: the same entries as xdpbr -j fdb show" \
+check_same_json "GET /fdb: the same entries as xdpbr -j fdb show" \
 	"$(jq -c "$key" <<<"$cli" 2>&1)" "$(jq -c "$key" <<<"$fdb" 2>&1)"
 
 json=$(obs_get "/fdb?port=$P1" 2>&1 | jq -c 'select(.next == null) | .entries' 2>&1)
@@ -112,9 +113,8 @@ check_jq "GET /fdb?port=$P2&vlan=0: h2 only" "$json" \
 after='' pages=0 walked='[]' why=
 while :; do
 	page=$(obs_get "/fdb?limit=2${after:+&after=$after}" 2>&1)
-	if ! jq -e 'keys == ["entries", "next"] and (.entries | length) <= 2 and
-		    (.next == null or (.next | type) == "string")' <<<"$page" >/dev/null 2>&1 ||
-		[ -z "$page" ]; then
+	if ! jq_true "$page" 'keys == ["entries", "next"] and (.entries | length) <= 2 and
+		    (.next == null or (.next | type) == "string")'; then
 		why="page $pages (after=$after): $page"
 		break
 	fi
@@ -126,7 +126,7 @@ while :; do
 	fi
 done
 if [ -z "$why" ] && [ -z "$after" ]; then
-	check_eq "GET /fdb?limit=2, following next ($pages pages): the entries of /fdb, once each" \
+	check_same_json "GET /fdb?limit=2, following next ($pages pages): the entries of /fdb, once each" \
 		"$(jq -c "$key" <<<"$fdb" 2>&1)" "$(jq -c "$key" <<<"$walked" 2>&1)"
 	check_jq "GET /fdb?limit=2: $pages pages for $(jq length <<<"$fdb") entries" \
 		"$pages" '. >= (($n + 1) / 2 | floor)' --argjson n "$(jq length <<<"$fdb")"
@@ -278,10 +278,26 @@ check "GET /stats from 127.0.0.1 answers again" obs_get /stats -o /dev/null
 
 # ---------------------------------------------------------------- addresses
 
-# listening PID: the TCP sockets PID listens on ("ADDR:PORT", one a line).
+# The control of listening: a socket this test listens on (iperf3 -s),
+# which ss must show, or "no socket" could be an ss that shows nothing.
+p=$(obs_pick_port) || abort "no free loopback port"
+iperf3 -s -B 127.0.0.1 -p "$p" >"$XT_TMP/ctrl.log" 2>&1 &
+CTRL_PID=$!
+XT_PIDS+=("$CTRL_PID")
+xt_poll 5 eval "ss -Htlnp | grep -qF 'pid=$CTRL_PID,'" ||
+	abort "the control listener (iperf3 -s on 127.0.0.1:$p)" "$(cat "$XT_TMP/ctrl.log")"
+
+# listening PID: the TCP sockets PID listens on ("ADDR:PORT", one a line);
+# a line saying why, and status 1, when ss fails or misses the control.
 listening()
 {
-	ss -Htlnp | awk -v p="pid=$1," 'index($0, p) { print $4 }'
+	local out
+	out=$(ss -Htlnp 2>&1) || { echo "ss -Htlnp failed: $out"; return 1; }
+	if ! grep -qF "pid=$CTRL_PID," <<<"$out"; then
+		echo "ss does not show the control listener (pid $CTRL_PID): $out"
+		return 1
+	fi
+	awk -v p="pid=$1," 'index($0, p) { print $4 }' <<<"$out"
 }
 daemon_stop || fail "xdpbrd exits on SIGTERM" "status: $DAEMON_RC"
 
@@ -323,7 +339,9 @@ if ! { ip link add "$Q" type veth peer name "${Q}x" && ip link set dev "$Q" up; 
 fi
 
 # b2_start [LISTEN]: start the second bridge's daemon from its file (with
-# listen = LISTEN if given) and wait (10 s) until it forwards.
+# listen = LISTEN if given) and wait (30 s: loading the datapath takes
+# seconds on a busy machine) until it forwards; stopped again if it does
+# not, or the next start would meet it.
 b2_start()
 {
 	{
@@ -337,7 +355,9 @@ b2_start()
 	"$XDPBRD" -c "$XT_TMP/b2.conf" >>"$B2_LOG" 2>&1 &
 	B2_PID=$!
 	XT_PIDS+=("$B2_PID")
-	xt_poll 10 grep -q "bridge $B2: forwarding on 1 ports" "$B2_LOG"
+	xt_poll 30 grep -q "bridge $B2: forwarding on 1 ports" "$B2_LOG" && return 0
+	stop_pid "$B2_PID" TERM 10
+	return 1
 }
 
 # b2_stop: SIGTERM, and it exits 0.

@@ -16,7 +16,7 @@
 XT_HOSTIF=off	# no local entry: the table is exactly what fdbfill wrote
 
 xt_require
-command -v curl >/dev/null || abort "missing: curl"
+xt_need curl
 FDBFILL=$XT_BUILD/tools/fdbfill
 [ -x "$FDBFILL" ] || abort "missing: $FDBFILL (make check-bins)"
 PAGE_MAX=$(awk '$2 == "HTTP_FDB_PAGE_MAX" { print $3 }' "$XT_ROOT/daemon/http.h")

@@ -6,38 +6,24 @@
 # its own root, /sys/fs/bpf/tc/globals/<map name>; /sys/fs/bpf/xdp is a
 # symlink to /sys/fs/bpf/tc, so /sys/fs/bpf/xdp/globals/xdpbr_fdb is the
 # same file. Those paths are shared by everything iproute2 loads on this
-# machine: pins that were there before the test are left alone, and the test
-# fails at once, saying so (iproute2 would reuse them, or refuse to: see
-# "Why the bpftool line" in doc/cli.md).
+# machine: the test takes them in turn with the others (ip_pins_claim), and
+# pins that were there before it are left alone and the test skipped,
+# saying so (iproute2 would reuse them, or refuse to: see "Why the bpftool
+# line" in doc/cli.md).
 # shellcheck disable=SC2016 # jq variables in single-quoted filters
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 XT_DATAPATH=xdp
 . "$(dirname "$0")/lib.sh"
 
-IP_PIN_DIR=/sys/fs/bpf/tc/globals
-
 xt_require
-command -v bpftool >/dev/null || abort "bpftool not installed (run make deps)"
+xt_need bpftool
+mapfile -t ours < <(ip_map_pins)
+[ ${#ours[@]} -gt 0 ] || abort "reading map names from $XDPBR_MAPS_H"
+maps=$(printf '%s\n' "${ours[@]##*/}")
+ip_pins_claim "${ours[@]}"
 topo_up 3
 P1=${PORT[1]}
-
-maps=$(map_pin_names)
-[ -n "$maps" ] || abort "reading map names from $XDPBR_MAPS_H"
-ours=()
-theirs=()
-for m in $maps; do
-	if [ -e "$IP_PIN_DIR/$m" ]; then
-		theirs+=("$IP_PIN_DIR/$m")
-	else
-		ours+=("$IP_PIN_DIR/$m")
-	fi
-done
-if [ ${#theirs[@]} -gt 0 ]; then
-	abort "pins left by another loader" "${theirs[@]}" \
-		"remove them (rm ${IP_PIN_DIR}/xdpbr_*) when nothing uses them"
-fi
-# Remove the pins this test creates, also if it fails half-way.
-XT_CLEANUP_CMDS+=("ip link set dev $P1 xdp off" "rm -f ${ours[*]}")
+XT_CLEANUP_CMDS+=("ip link set dev $P1 xdp off")
 
 check "ip link set dev $P1 xdp obj xdpbr.bpf.o sec xdp.frags" \
 	ip link set dev "$P1" xdp obj "$BPF_OBJ" sec xdp.frags
@@ -71,9 +57,7 @@ check "the same pin through /sys/fs/bpf/xdp/globals" \
 
 check "ip link set dev $P1 xdp off" ip link set dev "$P1" xdp off
 check_eq "no XDP program left on $P1" null "$(port_xdp "$P1")"
-if [ ${#ours[@]} -gt 0 ]; then
-	check "remove the pins" rm -f "${ours[@]}"
-fi
+check "remove the pins" rm -f "${ours[@]}"
 left=$(for p in "${ours[@]}"; do [ -e "$p" ] && echo "$p"; done)
 check_eq "no pins of this test left in $IP_PIN_DIR" "" "$left"
 

@@ -34,9 +34,9 @@ check_jq "link show: ${PORT[1]} has MTU $JUMBO" \
 
 # h1 <-> h2: whole jumbo frames, never fragmented (-M do).
 check "ping -s $PAYLOAD -M do h1 -> h2" \
-	hexec 1 ping -c 3 -i 0.2 -W 2 -s "$PAYLOAD" -M do "${IP4[2]}"
+	ping_all 1 3 -i 0.2 -W 2 -s "$PAYLOAD" -M do "${IP4[2]}"
 check "ping -6 -s $PAYLOAD -M do h2 -> h1" \
-	hexec 2 ping -6 -c 3 -i 0.2 -W 2 -s "$PAYLOAD" -M do "${IP6[1]}"
+	ping_all 2 3 -6 -i 0.2 -W 2 -s "$PAYLOAD" -M do "${IP6[1]}"
 bytes0=$(port_counter "${PORT[1]}" rx_bytes)
 pkts0=$(port_counter "${PORT[1]}" rx_packets)
 if flt_iperf_start jumbo 1 2 3 && flt_iperf_wait jumbo 15; then

@@ -141,7 +141,7 @@ else
 	fail "recreated: link show lists ${PORT[3]} again, its datapath attached (within 5 s)" \
 		"$(pfx_link_json 2>&1)" "xdpbrd log:" "$(cat "$DAEMON_LOG")"
 fi
-check_eq "recreated: ${PORT[3]} runs the bridge's XDP program" \
+check_same "recreated: ${PORT[3]} runs the bridge's XDP program" \
 	"$(port_prog_id "${PORT[1]}")" "$(port_prog_id "${PORT[3]}")"
 check "recreated: ping h1 -> h3 (within 5 s)" pfx_poll 5 hping 1 3
 check "recreated: ping h3 -> h2" hping 3 2

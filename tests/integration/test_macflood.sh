@@ -188,9 +188,7 @@ sweep_mid()
 }
 
 xt_require
-for t in curl ss; do
-	command -v "$t" >/dev/null || abort "$t not installed (run make deps)"
-done
+xt_need curl ss:iproute2
 [ -x "$PKTGEN" ] || abort "$PKTGEN not built (make $PKTGEN)"
 [ -x "$FDBFILL" ] || abort "$FDBFILL not built (make check-bins)"
 ((MAX < FDB_SIZE)) || abort "MF_MAX ($MAX) must be below MF_FDB_SIZE ($FDB_SIZE)"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # FDB events through `xdpbr monitor` (lib/events.h): learn events for new
 # MACs, exactly one move event when a MAC moves once (and the daemon's log
 # line about it), an age event once the ageing time is short, the text

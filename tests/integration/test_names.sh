@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # Interface names with bytes outside printable ASCII. The kernel allows any
 # byte in a name but '/', ':' and whitespace, so a port may be called
 # "xtN<01><ff>" (a control character and a byte that is not UTF-8) or
@@ -52,7 +53,7 @@ check_json()
 }
 
 xt_require
-command -v iconv >/dev/null || abort "missing: iconv (libc-bin)"
+xt_need iconv:libc-bin promtool:prometheus
 topo_up 3
 # h2's and h3's ports renamed (down, as renaming needs)
 ODD="xt$ID"$'\x01\xff'			# a control character, not UTF-8
@@ -106,10 +107,8 @@ check_json "GET /fdb: h2 on $ODD_SHOWN" "$(obs_get /fdb 2>&1)" \
 metrics=$(obs_get /metrics 2>&1)
 check_text "GET /metrics: port labels escaped (the backslashes doubled in the label)" \
 	"$metrics" "port=\"xt$ID\\\\x01\\\\xff\"" "port=\"$UTF\""
-if command -v promtool >/dev/null; then
-	check "GET /metrics: promtool check metrics" \
-		bash -c 'promtool check metrics <<<"$1"' sh "$metrics"
-fi
+check "GET /metrics: promtool check metrics" \
+	bash -c 'promtool check metrics <<<"$1"' sh "$metrics"
 
 # --- the event stream and the log
 obs_monitor_start mon -j monitor

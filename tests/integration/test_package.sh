@@ -20,10 +20,9 @@
 # jobserver or its goals.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
-for t in dpkg-buildpackage dh lintian dpkg-deb readelf /usr/share/bash-completion/bash_completion; do
-	[ -e "$t" ] && continue
-	command -v "$t" >/dev/null || abort "missing: $t (run make deps)"
-done
+xt_need dpkg-buildpackage:dpkg-dev dh:debhelper lintian dpkg-deb:dpkg readelf:binutils
+[ -e /usr/share/bash-completion/bash_completion ] ||
+	skip "not installed: /usr/share/bash-completion/bash_completion (package bash-completion); tools/deps.sh (make deps) installs it"
 
 version=$(sed -n 's/^VERSION *:= *//p' "$XT_ROOT/Makefile")
 arch=$(dpkg --print-architecture)

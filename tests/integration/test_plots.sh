@@ -19,19 +19,13 @@ FIX=$XT_ROOT/tests/fixtures
 BJSON=$FIX/bench.json
 FJSON=$FIX/fdbscale.json
 
-for t in gnuplot jq; do
-	command -v "$t" >/dev/null || abort "$t missing (make deps: gnuplot-nox, jq)"
-done
+xt_need gnuplot:gnuplot-nox jq xmllint:libxml2-utils
 
-# svg_ok FILE: a well-formed SVG document (xmllint when there is one).
+# svg_ok FILE: a well-formed SVG document.
 svg_ok()
 {
 	[ -s "$1" ] || { echo "$1: missing or empty"; return 1; }
-	if command -v xmllint >/dev/null; then
-		xmllint --noout "$1" || return 1
-	else
-		grep -q '</svg>' "$1" || { echo "$1: no </svg>"; return 1; }
-	fi
+	xmllint --noout "$1" || return 1
 	grep -q '<svg' "$1" || { echo "$1: no <svg> element"; return 1; }
 }
 

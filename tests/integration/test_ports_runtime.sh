@@ -24,7 +24,7 @@ joined()
 		"$json" 'any(.[]; .ifname == $p and .master == $br and
 		 .[$key] == $val and .state == "forwarding")' \
 		--arg p "$P4" --arg br "$BR" --arg key "$key" --argjson val "$val"
-	check_eq "$phase: $P4 runs the bridge's program (pinned as $pin)" \
+	check_same "$phase: $P4 runs the bridge's program (pinned as $pin)" \
 		"$(bpftool -j prog show pinned "$PIN_DIR/$pin" 2>&1 | jq -r '.id')" \
 		"$(port_prog_id "$P4")" "$P4: $(port_xdp "$P4")"
 	check_jq "$phase: link show dev $P4: defaults (learning, flood, mcast_flood, bcast_flood on)" \

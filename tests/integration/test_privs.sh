@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # Privilege separation in xdpbrd (daemon/privs.h, daemon/http.h), read from
 # /proc/PID/task/*/status and /proc/PID/fdinfo of the running daemon:
 #  - the main thread keeps exactly CAP_BPF, CAP_NET_ADMIN and CAP_PERFMON
@@ -182,8 +183,8 @@ check_ro_maps()
 }
 
 xt_require
-command -v curl >/dev/null || abort "missing: curl"
-command -v bpftool >/dev/null || abort "bpftool not installed (run make deps)"
+xt_need curl
+xt_need bpftool
 build_mapwrite || abort "building the mapwrite helper" "$(cat "$XT_TMP/mapwrite.err")"
 topo_up 2
 CONF=$XT_TMP/xdpbrd.conf

@@ -14,12 +14,6 @@
 
 COUNT=1000	# pings at 10 ms: about 10 s, much longer than a restart
 
-# fdb_snapshot: the FDB without its timestamps, sorted.
-fdb_snapshot()
-{
-	fdb_json | jq -c '[.[] | {mac: (.mac | ascii_downcase), ifname, vlan, state}] | sort'
-}
-
 # rx_all: rx_packets of every port, space-separated, in port order.
 rx_all()
 {
@@ -62,7 +56,7 @@ restart()
 	shift 2
 	[ "$sig" = KILL ] && want_rc=137 || want_rc=0
 
-	fdb0=$(fdb_snapshot 2>&1)
+	fdb0=$(flt_fdb_snapshot 2>&1)
 	read -ra rx0 <<<"$(rx_all)"
 	ids0=$(for p in "${PORTS[@]}"; do port_prog_id "$p"; done | tr '\n' ' ')
 
@@ -102,8 +96,8 @@ restart()
 			"${line:-no summary}" "$(grep -v 'bytes from' "$out" | tail -5)"
 	fi
 
-	fdb1=$(fdb_snapshot 2>&1)
-	check_eq "$label: FDB (mac, ifname, vlan, state) unchanged" "$fdb0" "$fdb1" \
+	fdb1=$(flt_fdb_snapshot 2>&1)
+	check_same_json "$label: FDB (mac, ifname, vlan, state) unchanged" "$fdb0" "$fdb1" \
 		"pins: $(cd "$PIN_DIR" 2>&1 && echo *)" "xdpbrd log: $(cat "$DAEMON_LOG")"
 	read -ra rx1 <<<"$(rx_all)"
 	for i in "${!PORTS[@]}"; do
@@ -134,7 +128,7 @@ restart()
 }
 
 xt_require
-command -v bpftool >/dev/null || abort "bpftool not installed (run make deps)"
+xt_need bpftool
 PIN_PROG_RX=$(sed -n 's/^#define XDPBR_PIN_PROG_RX[[:space:]]*"\([a-z_]*\)".*/\1/p' "$XDPBR_H")
 [ -n "$PIN_PROG_RX" ] || abort "reading XDPBR_PIN_PROG_RX from $XDPBR_H"
 topo_up 3

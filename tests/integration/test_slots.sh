@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # Port slots claimed at once by the CLI and the daemon never collide: while
 # the daemon adds the ports a reloaded configuration file names (SIGHUP),
 # `xdpbr link add` adds others: in rounds 1 and 3 twenty commands in
@@ -137,7 +138,7 @@ check_round()
 }
 
 xt_require
-command -v bpftool >/dev/null || abort "bpftool not installed (run make deps)"
+xt_need bpftool
 build_slowbpf || abort "building the slowbpf shim" "$(cat "$XT_TMP/slowbpf.err")"
 N=$((1 + NCONF + NCLI))
 topo_up "$N"

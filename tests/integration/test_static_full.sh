@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # Static entries of the configuration file that the FDB refuses (it is
 # full, as after a MAC flood with no learning limit): the daemon says so,
 # keeps running, and writes them as soon as there is room, whether they

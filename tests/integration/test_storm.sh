@@ -167,8 +167,8 @@ h1_burst()
 # ---------------------------------------------------------------- setup
 
 xt_require
-command -v bpftool >/dev/null || abort "missing: bpftool (run make deps)"
-command -v taskset >/dev/null || abort "missing: taskset (util-linux)"
+xt_need bpftool
+xt_need taskset:util-linux
 NCPUS=$(cpu_list /sys/devices/system/cpu/possible | wc -l)
 mapfile -t CPUS < <(cpu_list /sys/devices/system/cpu/online)
 if [ "$NCPUS" -lt 1 ] || [ ${#CPUS[@]} -lt 1 ]; then

@@ -17,7 +17,7 @@
 . "$(dirname "$0")/stp_lib.sh"
 
 xt_require
-command -v curl >/dev/null || abort "missing: curl"
+xt_need curl
 topo_up 2
 XT_CLEANUP_CMDS+=("ip link del dev $BR")
 L1A=xt${ID}l1a L1B=xt${ID}l1b L2A=xt${ID}l2a L2B=xt${ID}l2b

@@ -88,7 +88,7 @@ fi
 TC1=$(tc_count "$BR2")
 check "a: no topology change storm on B ($TC0 -> $TC1, at most one)" \
 	test $((TC1 - TC0)) -le 1
-check_eq "a: the same tree on B" "$TREE" "$(stp_roles "$BR2" "$L1B" "$L2B")"
+check_same_match "a: the same tree on B" "$STP_ROLES_RE" "$TREE" "$(stp_roles "$BR2" "$L1B" "$L2B")"
 
 # ------------------------------------------------------------ b. dead
 daemon_stop KILL
@@ -99,10 +99,9 @@ check "b: A's datapath discards on $L1A by itself once hello_time + 1 s (11 s) h
 T1=${EPOCHREALTIME/./}
 ROLES_B=$(stp_roles "$BR2" "$L1B" "$L2B")
 check "b: when A blocks, B still discards on one of its links (no moment with a loop): $ROLES_B" \
-	bash -c 'stp_json=$1; jq -e --arg a "$2" --arg b "$3" \
-		"[.ports[] | select(.ifname == \$a or .ifname == \$b) | .state] |
-		 length == 2 and any(. != \"forwarding\")" <<<"$stp_json" >/dev/null' \
-	_ "$(stp_show "$BR2")" "$L1B" "$L2B"
+	json_is object '[.ports[] | select(.ifname == $a or .ifname == $b) | .state] |
+		 length == 2 and any(. != "forwarding")' --arg a "$L1B" --arg b "$L2B" -- \
+	stp_show "$BR2"
 check "b: with A dead, B makes both its link ends designated and forwarding" \
 	xt_poll 80 stp_roles_is "$BR2" "$L1B:designated/forwarding $L2B:designated/forwarding"
 T2=${EPOCHREALTIME/./}
@@ -126,7 +125,7 @@ check "b: no storm: B received fewer than 100 frames on its links in ~6 s after 
 # ------------------------------------------------------------ c. back
 pfx_daemon_start 3 -c "$CONF1" || abort "xdpbrd A after its death" "$XT_WHY"
 check "c: converged again: one link end blocks" xt_poll 40 stp_one_blocked "$LINKS"
-check_eq "c: the same tree on B" "$TREE" "$(stp_roles "$BR2" "$L1B" "$L2B")"
+check_same_match "c: the same tree on B" "$STP_ROLES_RE" "$TREE" "$(stp_roles "$BR2" "$L1B" "$L2B")"
 check "c: h1 pings h2" xt_poll 10 hping 1 2
 check "c: no storm" stp_bcast_once 1 2
 finish

@@ -92,8 +92,7 @@ check_eq "$P2 (no bpdu_guard) never tripped" 0 "$(stp_port "$BR" "$P2" guard_tri
 # ------------------------------------------------------------ CLI
 check "bridge set priority 8192" "$XDPBR" -b "$BR" bridge set priority 8192
 check "stp show: bridge id with priority 8192 (2000.)" xt_poll 5 \
-	bash -c '"$1" -b "$2" -j stp show | jq -e ".bridge_id | startswith(\"2000.\")"' _ \
-	"$XDPBR" "$BR"
+	json_is object '.bridge_id | startswith("2000.")' -- stp_show "$BR"
 check_err "bridge set priority 4097: refused (steps of 4096)" \
 	"$XDPBR" -b "$BR" bridge set priority 4097
 check_err "bridge set max_age 40: refused (forward_delay 4 allows 6)" \
@@ -101,9 +100,9 @@ check_err "bridge set max_age 40: refused (forward_delay 4 allows 6)" \
 check "link set dev $P2 path_cost 12345 port_priority 32 edge auto root_guard on" \
 	"$XDPBR" -b "$BR" link set dev "$P2" path_cost 12345 port_priority 32 edge auto \
 	root_guard on
-check "stp show: $P2 has them" xt_poll 5 bash -c '"$1" -b "$2" -j stp show | jq -e \
-	"any(.ports[]; .ifname == \"$3\" and .path_cost == 12345 and .port_priority == 32 and
-	     .admin_edge == \"auto\" and .root_guard)"' _ "$XDPBR" "$BR" "$P2"
+check "stp show: $P2 has them" xt_poll 5 json_is object \
+	'any(.ports[]; .ifname == $p and .path_cost == 12345 and .port_priority == 32 and
+	     .admin_edge == "auto" and .root_guard)' --arg p "$P2" -- stp_show "$BR"
 check "stp show (text) names the root" bash -c '"$1" -b "$2" stp show | grep -q "root id"' _ \
 	"$XDPBR" "$BR"
 
@@ -111,9 +110,9 @@ check "stp show (text) names the root" bash -c '"$1" -b "$2" stp show | grep -q 
 write_conf off
 kill -HUP "$DAEMON_PID"
 check "SIGHUP with stp = off: stp show says off" xt_poll 5 \
-	bash -c '"$1" -b "$2" -j stp show | jq -e ".enabled == false"' _ "$XDPBR" "$BR"
-check "stp off: every port forwards in the datapath" xt_poll 5 bash -c \
-	'"$1" -b "$2" -j link show | jq -e "all(.[]; .state == \"forwarding\")"' _ "$XDPBR" "$BR"
+	json_is object '.enabled == false' -- stp_show "$BR"
+check "stp off: every port forwards in the datapath" xt_poll 5 json_is array \
+	'length > 0 and all(.[]; .state == "forwarding")' -- "$XDPBR" -b "$BR" -j link show
 pfx_cap bpdu2 2 "ether dst 01:80:c2:00:00:00 and ether src ${MAC[1]}" 3 "" in ||
 	abort "capture on h2" "$XT_WHY"
 send_bpdu 1

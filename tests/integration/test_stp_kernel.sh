@@ -74,7 +74,7 @@ root_is_xdpbr()
 {
 	local x
 	x=$(stp_show "$BR") || return 1
-	jq -e .root <<<"$x" >/dev/null &&
+	jq_true "$x" '.root == true' &&
 		[ "$(ksys root_id)" = "$(kid "$(jq -r .bridge_id <<<"$x")")" ]
 }
 
@@ -120,9 +120,9 @@ fi
 check "both name the kernel bridge the root" xt_poll 10 root_is_kernel
 check_eq "xdpbr's root port $K1A forwards, $K2A is alternate, discarding" \
 	"$K1A:root/forwarding $K2A:alternate/discarding" "$(stp_roles "$BR" "$K1A" "$K2A")"
-check "xdpbr talks legacy STP on both links" xt_poll 10 bash -c \
-	'"$1" -b "$2" -j stp show | jq -e "[.ports[] | select(.ifname == \"$3\" or
-	 .ifname == \"$4\") | .protocol] == [\"stp\", \"stp\"]"' _ "$XDPBR" "$BR" "$K1A" "$K2A"
+check "xdpbr talks legacy STP on both links" xt_poll 10 json_is object \
+	'[.ports[] | select(.ifname == $a or .ifname == $b) | .protocol] == ["stp", "stp"]' \
+	--arg a "$K1A" --arg b "$K2A" -- stp_show "$BR"
 check "no storm: a broadcast from h1 reaches h2 once, never comes back" stp_bcast_once 1 2
 check "no storm: a broadcast from h2 reaches h1 once, never comes back" stp_bcast_once 2 1
 check "h1 pings h2" xt_poll 10 hping 1 2

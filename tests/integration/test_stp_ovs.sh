@@ -75,9 +75,8 @@ ovs_is_root()
 }
 
 xt_require
-for t in ovsdb-tool ovsdb-server ovs-vswitchd ovs-vsctl ovs-appctl; do
-	command -v "$t" >/dev/null || skip "Open vSwitch is not installed ($t missing; tools/deps.sh installs openvswitch-switch)"
-done
+xt_need ovsdb-tool:openvswitch-switch ovsdb-server:openvswitch-switch \
+	ovs-vswitchd:openvswitch-switch ovs-vsctl:openvswitch-switch ovs-appctl:openvswitch-switch
 [ -f "$SCHEMA" ] || skip "Open vSwitch's schema $SCHEMA is missing"
 topo_up 2
 ip netns add "$ONS" || abort "ip netns add $ONS"
@@ -144,7 +143,7 @@ check "no storm: a broadcast from h2 reaches h1 once, never comes back" stp_bcas
 # ------------------------------------------------------------ xdpbr root
 check "xdpbr bridge set priority 4096" "$XDPBR" -b "$BR" bridge set priority 4096
 vsctl set bridge br0 other_config:rstp-priority=32768
-if T=$(stp_time_until 40 bash -c '"$1" -b "$2" -j stp show | jq -e .root' _ "$XDPBR" "$BR"); then
+if T=$(stp_time_until 40 json_is object '.root == true' -- stp_show "$BR"); then
 	pass "priorities swapped: xdpbr is the root (${T} s)"
 else
 	fail "priorities swapped: xdpbr is the root" "$(stp_show "$BR")"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# datapaths: auto
 # Adopting counters pinned by an older build, whose layout differs: before
 # jumbo frames xdpbr_stats held 29 counters a slot, before drop_port_state
 # (issue 12) 31, and libbpf reuses a pin only with the value size the
@@ -88,7 +89,7 @@ round()
 }
 
 xt_require
-command -v bpftool >/dev/null || abort "missing: bpftool (tools/deps.sh installs it)"
+xt_need bpftool
 NOW=$(counter_names | grep -c .)
 check_eq "this build has 32 counters (add its layout to lib/upgrade.c and here when not)" \
 	32 "$NOW"

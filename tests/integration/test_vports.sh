@@ -17,7 +17,7 @@ CONF=$XT_TMP/xdpbrd.conf
 
 xt_require
 [ -x "$TAPWIRE" ] || abort "$TAPWIRE not built (make all)"
-command -v iperf3 >/dev/null || abort "iperf3 missing (make deps)"
+xt_need iperf3
 
 # tap_host I: host I is a VM: a netns whose e0 is a tap wired by tapwire
 # to the bridge port PORT[I], a tap too.
@@ -76,9 +76,9 @@ iperf()
 	done
 	timeout $((secs + 10)) ip netns exec "${NS[i]}" iperf3 -"$fam" -c "$dst" -p 5202 \
 		-t "$secs" -J --connect-timeout 3000 "${args[@]}" >"$out.json" 2>&1
-	jq -e '.error == null and .end.sum_received.bytes > 0' "$out.json" >/dev/null 2>&1 ||
-		jq -e '.error == null and .end.sum.bytes > 0 and .end.sum.lost_percent < 5' \
-			"$out.json" >/dev/null 2>&1 || { jq -r '.error // empty' "$out.json"; return 1; }
+	json_is object '.error == null and (.end.sum_received.bytes > 0 or
+		(.end.sum.bytes > 0 and .end.sum.lost_percent < 5))' -- cat "$out.json" ||
+		{ jq -r '.error // empty' "$out.json"; return 1; }
 	jq -r '((.end.sum_received.bits_per_second // .end.sum.bits_per_second) / 1e6) | floor' \
 		"$out.json"
 }
@@ -210,7 +210,7 @@ wait "$ping_pid"
 line=$(grep 'packets transmitted' "$XT_TMP/ping.k")
 check "SIGKILL and restart: 400 pings h3 -> h4 (taps), none lost" \
 	grep -q '400 packets transmitted, 400 received' <<<"$line"
-check_eq "restart: the FDB is as it was" "$fdb0" \
+check_same_json "restart: the FDB is as it was" "$fdb0" \
 	"$("$XDPBR" -b "$BR" -j fdb show 2>&1 | jq -c '[.[] | {mac, ifname}] | sort')"
 check "restart: every port runs the pinned program of its path" xdp_everywhere
 if r=$(iperf 3 4 tcp 4 1); then

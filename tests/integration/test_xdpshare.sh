@@ -36,7 +36,7 @@ link_attach()
 }
 
 xt_require
-command -v xdp-filter >/dev/null || skip "xdp-filter not installed (tools/deps.sh: xdp-tools)"
+xt_need xdp-filter:xdp-tools xdp-loader:xdp-tools
 topo_up 3
 ALL_PORTS=("${PORTS[@]}")
 

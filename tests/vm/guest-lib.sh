@@ -82,8 +82,10 @@ g_mode_is()
 # g_fdb_has BR MAC IF [VLAN]: the FDB has MAC on IF (in VLAN, default 0).
 g_fdb_has()
 {
-	"$XDPBR" -b "$1" -j fdb show |
-		jq -e --arg m "$2" --arg i "$3" --argjson v "${4:-0}" \
-			'[.[] | select(.mac == $m and .ifname == $i and .vlan == $v)] | length == 1' \
-			>/dev/null
+	local j
+	# not `xdpbr ... | jq -e`: jq 1.6 passes empty input
+	j=$("$XDPBR" -b "$1" -j fdb show) && [ -n "$j" ] || return 1
+	[ "$(jq -c --arg m "$2" --arg i "$3" --argjson v "${4:-0}" \
+		'[.[] | select(.mac == $m and .ifname == $i and .vlan == $v)] | length == 1' \
+		<<<"$j" 2>/dev/null)" = true ]
 }

@@ -39,11 +39,7 @@ XT_CLEANUP_CMDS+=("vm_kill")
 vm_require()
 {
 	xt_require
-	command -v "$VM_QEMU" >/dev/null ||
-		skip "$VM_QEMU not installed (tools/deps.sh installs qemu-system-x86): VM lane not run"
-	for t in dpkg-deb depmod cpio busybox; do
-		command -v $t >/dev/null || abort "missing: $t (run make deps)"
-	done
+	xt_need "$VM_QEMU:qemu-system-x86" dpkg-deb:dpkg depmod:kmod cpio busybox
 }
 
 # vm_host KIND N: a test host behind guest NIC KIND N (e1k: e1000e, vio:
