@@ -60,7 +60,7 @@ SKEL     := $(BUILD)/xdpbr.skel.h
 LIB_SRCS := lib/log.c lib/util.c lib/paths.c lib/pins.c lib/fdbtab.c \
 	    lib/ports.c lib/portstats.c lib/bridge.c lib/xdpshare.c lib/netlink.c \
 	    lib/json.c lib/ctl.c lib/report.c lib/events.c lib/hostif.c lib/version.c \
-	    lib/lock.c lib/kfdb.c lib/overlay.c lib/stpmap.c lib/upgrade.c
+	    lib/lock.c lib/netns.c lib/kfdb.c lib/overlay.c lib/stpmap.c lib/upgrade.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libxdpbr.a
 
@@ -80,7 +80,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 BPFTEST   := $(BUILD)/tests/test_datapath
 BPFTEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(wildcard tests/bpf/*.c))
 TOOLS     := $(BUILD)/tools/sendframe $(BUILD)/tools/fdbfill $(BUILD)/tools/tapwire \
-	     $(BUILD)/tools/jitlines
+	     $(BUILD)/tools/jitlines $(BUILD)/tools/netnscookie
 
 PREFIX     ?= /usr/local
 SBINDIR    ?= $(PREFIX)/sbin
@@ -167,6 +167,10 @@ $(BUILD)/tools/tapwire: tools/tapwire.c | $(BUILD)
 $(BUILD)/tools/jitlines: tools/jitlines.c | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -lbpf -o $@
+
+$(BUILD)/tools/netnscookie: tools/netnscookie.c | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@
 
 $(BUILD)/tools/sendframe: tools/sendframe.c | $(BUILD)
 	@mkdir -p $(dir $@)

@@ -30,6 +30,7 @@
 #include "http.h"
 #include "json.h"
 #include "log.h"
+#include "netns.h"
 #include "netlink.h"
 #include "ports.h"
 #include "privs.h"
@@ -1371,6 +1372,7 @@ static int start(struct daemon *d, const struct cmdline *cl)
 		return err;
 	}
 	catch_signals();
+	netns_collect();	/* dead namespaces' pins; ours in the old layout moved */
 	err = open_bridge(d, cl);
 	if (err) {
 		start_failed(d, cl->name);

@@ -33,6 +33,7 @@
 #include "ctl.h"
 #include "fdbtab.h"
 #include "lock.h"
+#include "netns.h"
 #include "log.h"
 #include "netlink.h"
 #include "paths.h"
@@ -102,7 +103,10 @@ static int pin_root_prepare(bool mount_bpffs)
 		err = bpffs_ensure(p);
 	if (!err && p->keyed)
 		err = mkdir_private(p->netns_dir);
-	return err ? err : mkdir_private(p->pin_root);
+	err = err ?: mkdir_private(p->pin_root);
+	if (!err)
+		netns_mark(p);
+	return err;
 }
 
 /* Removes the directory of the bridges' pin directories, and the one of
@@ -111,11 +115,8 @@ static void pin_root_remove(void)
 {
 	const struct xdpbr_paths *p;
 
-	if (paths_get(&p))
-		return;
-	rmdir(p->pin_root);
-	if (p->keyed)
-		rmdir(p->netns_dir);
+	if (!paths_get(&p))
+		netns_root_remove(p);
 }
 
 /*
@@ -464,7 +465,7 @@ static int skel_open(struct bridge *br)
 		return err;
 	}
 	if (!paths_get(&p))
-		br->skel->rodata->netns_ino = (__u32)p->netns;
+		br->skel->rodata->netns_cookie = p->cookie;
 	err = reuse_pinned_devmaps(br);
 	if (err)
 		log_warn("Couldn't reuse the devmaps pinned in %s: %s", br->dir, strerror(-err));
