@@ -115,11 +115,14 @@ check "the heartbeat is there to watch (STP on)" beat_age_ms
 : >"$XT_TMP/beats"
 : >"$XT_TMP/http"
 check "fdbfill: $N entries on p1" ip netns exec "$NS" "$FDBFILL" "$BR" p1 "$N"
-t0=$SECONDS got=0
+t0=$SECONDS got=0 k=0
 while ((SECONDS - t0 < MIRROR_SECS)); do
 	sample
-	got=$(in_kernel)
-	[ "$got" = 20 ] && break
+	# 20 lookups take a while: every 10th sample, the heartbeat's kept dense
+	if ((k++ % 10 == 9)); then
+		got=$(in_kernel)
+		[ "$got" = 20 ] && break
+	fi
 	sleep 0.2
 done
 mirror_s=$((SECONDS - t0))
