@@ -59,7 +59,7 @@ SKEL     := $(BUILD)/xdpbr.skel.h
 # lib/: the user-space library of xdpbrd, xdpbr, the tools and the tests.
 LIB_SRCS := lib/log.c lib/util.c lib/paths.c lib/pins.c lib/fdbtab.c \
 	    lib/ports.c lib/portstats.c lib/hook.c lib/load.c lib/brport.c lib/bridge.c \
-	    lib/xdpshare.c lib/netlink.c \
+	    lib/xdpshare.c lib/netlink.c lib/netns.c \
 	    lib/json.c lib/ctl.c lib/report.c lib/events.c lib/hostif.c lib/version.c \
 	    lib/lock.c lib/kfdb.c lib/overlay.c lib/stpmap.c lib/upgrade.c lib/settings.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
@@ -67,7 +67,7 @@ LIB      := $(BUILD)/libxdpbr.a
 
 # daemon/: xdpbrd; cli/: xdpbr. The *_SRCS are the modules without main(),
 # which the unit tests and fuzz harnesses link too.
-DAEMON_SRCS := daemon/config.c daemon/http.c daemon/privs.c daemon/evpn.c daemon/stp.c \
+DAEMON_SRCS := daemon/config.c daemon/http.c daemon/privs.c daemon/evpn.c daemon/macset.c daemon/stp.c \
 	       daemon/stpd.c
 DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
 CLI_SRCS    := cli/cli.c cli/common.c cli/print.c cli/bridge.c cli/link.c cli/fdb.c \
@@ -81,7 +81,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 BPFTEST   := $(BUILD)/tests/test_datapath
 BPFTEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(wildcard tests/bpf/*.c))
 TOOLS     := $(BUILD)/tools/sendframe $(BUILD)/tools/fdbfill $(BUILD)/tools/tapwire \
-	     $(BUILD)/tools/jitlines
+	     $(BUILD)/tools/jitlines $(BUILD)/tools/netnscookie
 
 PREFIX     ?= /usr/local
 SBINDIR    ?= $(PREFIX)/sbin
@@ -168,6 +168,10 @@ $(BUILD)/tools/tapwire: tools/tapwire.c | $(BUILD)
 $(BUILD)/tools/jitlines: tools/jitlines.c | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -lbpf -o $@
+
+$(BUILD)/tools/netnscookie: tools/netnscookie.c | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@
 
 $(BUILD)/tools/sendframe: tools/sendframe.c | $(BUILD)
 	@mkdir -p $(dir $@)

@@ -707,19 +707,16 @@ int xdpbr_tc_rx(struct __sk_buff *skb)
  * The tracepoints fire for every device of the machine, and an ifindex
  * names a port only within its network namespace (every namespace has its
  * ifindex 2, 3, ...): a bridge counts a device only when it is in the
- * bridge's namespace, whose inode the loader sets here (0: any, for a
- * loader that doesn't, as the BPF_PROG_RUN tests).
+ * bridge's namespace, whose cookie the loader sets here (0: any, for a
+ * loader that doesn't, as the BPF_PROG_RUN tests). Not its inode: the
+ * links are pinned and outlive a namespace whose inode the next one gets.
  */
-const volatile __u32 netns_ino = 0;
+const volatile __u64 netns_cookie = 0;
 
 /* Only the fields the program reads; libbpf relocates their offsets
  * against the running kernel's BTF (CO-RE). */
-struct ns_common {
-	unsigned int inum;
-} __attribute__((preserve_access_index));
-
 struct net {
-	struct ns_common ns;
+	__u64 net_cookie;
 } __attribute__((preserve_access_index));
 
 typedef struct {
@@ -734,7 +731,7 @@ struct net_device {
 /* The port of dev, if dev is in the bridge's network namespace. */
 static __always_inline struct xdpbr_port *port_of_dev(const struct net_device *dev)
 {
-	if (netns_ino && dev->nd_net.net->ns.inum != netns_ino)
+	if (netns_cookie && dev->nd_net.net->net_cookie != netns_cookie)
 		return NULL;
 	return port_of((__u32)dev->ifindex);
 }

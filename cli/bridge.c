@@ -12,6 +12,7 @@
 #include "ctl.h"
 #include "events.h"
 #include "fdbtab.h"
+#include "paths.h"
 #include "ports.h"
 #include "print.h"
 
@@ -23,6 +24,7 @@ struct bridge_info {
 	uint64_t learned;
 	size_t ports;
 	bool daemon;			/* an xdpbrd runs it */
+	uint64_t netns_cookie;		/* its network namespace's, if not the host's */
 };
 
 /* The ageing time as the user sets it: seconds, 0 = never. */
@@ -50,6 +52,7 @@ static int bridge_info_read(const struct target *t, struct bridge_info *b)
 	__u32 mlen = sizeof(mi);
 	struct fdb_entry *e = NULL;
 	struct port_entry *p = NULL;
+	const struct xdpbr_paths *paths;
 	int err;
 
 	memset(b, 0, sizeof(*b));
@@ -66,6 +69,7 @@ static int bridge_info_read(const struct target *t, struct bridge_info *b)
 		b->fdb_size = mi.max_entries;
 		b->fdb_static = count_static(e, b->fdb_entries);
 		b->daemon = events_daemon_runs(t->br);
+		b->netns_cookie = paths_get(&paths) || !paths->keyed ? 0 : paths->cookie;
 	}
 	free(e);
 	free(p);
@@ -91,6 +95,9 @@ static void print_bridge(const char *br, const struct bridge_info *b)
 	print_u64(PRINT_ANY, "fdb_static", " fdb_static %llu", b->fdb_static);
 	print_u64(PRINT_ANY, "learned", " learned %llu", b->learned);
 	print_u64(PRINT_ANY, "ports", " ports %llu", b->ports);
+	/* where a person finds its pins: xdpbr-netns/cookie-C/ */
+	if (b->netns_cookie)
+		print_u64(PRINT_ANY, "netns_cookie", " netns_cookie %llu", b->netns_cookie);
 	/* What a bridge without its daemon lacks, said where it is shown. */
 	print_onoff(PRINT_JSON, "daemon", NULL, b->daemon);
 	print_string(PRINT_FP, NULL, " daemon %s", b->daemon ? "running" :

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "common.h"
 #include "log.h"
+#include "netns.h"
 #include "paths.h"
 #include "pins.h"
 #include "util.h"
@@ -74,6 +75,8 @@ static int run(const struct cli_cmd *c)
 
 	/* bridge add/del NAME works on a bridge that need not exist yet or
 	 * may be the only one left to pick */
+	if (c->object == OBJ_BRIDGE && (c->verb == VERB_SHOW || c->verb == VERB_ADD))
+		netns_collect();	/* dead namespaces' pins (lib/netns.h) */
 	if (c->name)
 		return c->run(c, &(struct target){ .br = c->name });
 	/* link add names its bridge with master (cli_parse() checked -b agrees) */

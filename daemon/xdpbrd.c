@@ -30,6 +30,7 @@
 #include "http.h"
 #include "json.h"
 #include "log.h"
+#include "netns.h"
 #include "netlink.h"
 #include "ports.h"
 #include "privs.h"
@@ -894,15 +895,19 @@ static int run(struct daemon *d)
 		[PFD_MONITOR] = { .fd = d->events.listen_fd, .events = POLLIN },
 		[PFD_EVPN] = { .fd = evpn_fd(&d->evpn), .events = POLLIN },
 	};
-	/* The spanning tree's tick is the shortest. */
-	struct timespec tick = { .tv_sec = 0, .tv_nsec = STPD_TICK_MS * 1000000L };
 	uint64_t next_age = mono_ns(), next_stp = mono_ns();
+	struct timespec tick;
 	sigset_t none;
-	int n, nstp, err;
+	int n, nstp, err, wait_ms;
 
 	sigemptyset(&none);
 	while (!quit) {
 		nstp = stpd_pollfds(&d->stp, pfd + PFD_N, XDPBR_MAX_PORTS);
+		/* The spanning tree's tick is the shortest, unless the EVPN
+		 * mirror has work queued. */
+		wait_ms = STPD_TICK_MS;
+		evpn_wait(&d->evpn, &wait_ms);
+		tick = (struct timespec){ wait_ms / 1000, (wait_ms % 1000) * 1000000L };
 		/* Signals are blocked except inside ppoll: no lost wake-up. */
 		n = ppoll(pfd, PFD_N + (nfds_t)nstp, &tick, &none);
 		if (n < 0 && errno != EINTR)
@@ -928,6 +933,7 @@ static int run(struct daemon *d)
 			stpd_input(&d->stp, pfd + PFD_N, nstp);
 		if (d->rb)
 			ring_buffer__consume(d->rb);
+		evpn_step(&d->evpn);
 		if (mono_ns() >= next_stp) {
 			next_stp = mono_ns() + STPD_TICK_MS * 1000000ULL;
 			stpd_tick(&d->stp);
@@ -940,7 +946,6 @@ static int run(struct daemon *d)
 			if (++d->ticks % (1000 / AGE_TICK_MS) == 0) {
 				hostif_sync(d);
 				statics_retry(d);
-				evpn_reconcile(&d->evpn);
 			}
 		}
 	}
@@ -1374,6 +1379,7 @@ static int start(struct daemon *d, const struct cmdline *cl)
 		return err;
 	}
 	catch_signals();
+	netns_collect();	/* dead namespaces' pins; ours in the old layout moved */
 	err = open_bridge(d, cl);
 	if (err) {
 		start_failed(d, cl->name);

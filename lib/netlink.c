@@ -2,6 +2,7 @@
 /* netlink.c - rtnetlink queries (libmnl). */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <linux/ethtool.h>
 #include <linux/if_link.h>
@@ -544,19 +545,29 @@ struct mnl_socket *nl_subscribe(unsigned int groups)
 	return nl;
 }
 
-int nl_read_all(struct mnl_socket *nl, nl_reply_cb cb, void *data)
+int nl_read_some(struct mnl_socket *nl, nl_reply_cb cb, void *data, unsigned int reads)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
+	unsigned int done = 0;
 	ssize_t n;
 
-	for (;;) {
+	while (done < reads) {
 		n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
 		if (n < 0)
 			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+		done++;
 		/* Multicast notifications: no sequence or port to match. */
 		if (mnl_cb_run(buf, (size_t)n, 0, 0, cb, data) < 0 && errno != EAGAIN)
 			return -errno;
 	}
+	return 1;
+}
+
+int nl_read_all(struct mnl_socket *nl, nl_reply_cb cb, void *data)
+{
+	int ret = nl_read_some(nl, cb, data, UINT_MAX);
+
+	return ret < 0 ? ret : 0;
 }
 
 struct mnl_socket *linkwatch_open(void)

@@ -102,10 +102,13 @@ int nl_request(struct nlmsghdr *nlh, nl_reply_cb cb, void *data);
 
 /* A non-blocking rtnetlink socket subscribed to groups (RTMGRP_* bits);
  * NULL with errno on failure. nl_read_all hands each message queued on it
- * to cb: 0, or -errno (-ENOBUFS: notifications were lost). */
+ * to cb: 0, or -errno (-ENOBUFS: notifications were lost); nl_read_some
+ * the same from at most reads reads (a read takes one notification): 1
+ * when it stopped there (more may be queued), 0 when none is left. */
 struct mnl_socket;
 struct mnl_socket *nl_subscribe(unsigned int groups);
 int nl_read_all(struct mnl_socket *nl, nl_reply_cb cb, void *data);
+int nl_read_some(struct mnl_socket *nl, nl_reply_cb cb, void *data, unsigned int reads);
 
 /* Up for bridging: administratively up and with carrier. */
 #define LINK_UP(flags) (((flags) & IFF_UP) && ((flags) & IFF_LOWER_UP))

@@ -16,6 +16,10 @@
 #include "log.h"
 #include "paths.h"
 
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71	/* Linux 5.14 */
+#endif
+
 /* ------------------------------------------------------------ pure part */
 
 static bool is_host_netns(const struct ns_ids *ns)
@@ -39,24 +43,27 @@ int paths_build(struct xdpbr_paths *p, const struct ns_ids *ns, int host_fd)
 
 	memset(p, 0, sizeof(*p));
 	p->netns = ns->net;
+	p->cookie = ns->cookie;
 	p->keyed = !is_host_netns(ns);
 	p->remote = paths_need_host_bpffs(ns);
 	if (p->remote && host_fd < 0)
 		return -EBADF;
+	if (p->keyed && !p->cookie)
+		return -EOPNOTSUPP;
 	err = p->remote ? FIELD(p->bpffs, "/proc/self/fd/%d", host_fd)
 			: FIELD(p->bpffs, "%s", PATHS_BPFFS);
 	err = err ?: FIELD(p->iproute2_dir, "%s/%s", p->bpffs, PATHS_IPROUTE2_DIR);
+	err = err ?: FIELD(p->netns_dir, "%s/%s", p->bpffs, PATHS_NETNS_DIR);
 	if (err)
 		return err;
 	if (!p->keyed)
 		return FIELD(p->pin_root, "%s/%s", p->bpffs, PATHS_PIN_DIR) ?:
 		       FIELD(p->pin_root_shown, "%s/%s", PATHS_BPFFS, PATHS_PIN_DIR) ?:
 		       FIELD(p->run_dir, "%s", PATHS_RUN_DIR);
-	return FIELD(p->netns_dir, "%s/%s", p->bpffs, PATHS_NETNS_DIR) ?:
-	       FIELD(p->pin_root, "%s/%" PRIu64, p->netns_dir, p->netns) ?:
-	       FIELD(p->pin_root_shown, "%s/%s/%" PRIu64, PATHS_BPFFS, PATHS_NETNS_DIR,
-		     p->netns) ?:
-	       FIELD(p->run_dir, "%s/%s%" PRIu64, PATHS_RUN_DIR, PATHS_RUN_NETNS, p->netns);
+	return FIELD(p->pin_root, "%s/%s%" PRIu64, p->netns_dir, PATHS_NETNS_KEY, p->cookie) ?:
+	       FIELD(p->pin_root_shown, "%s/%s/%s%" PRIu64, PATHS_BPFFS, PATHS_NETNS_DIR,
+		     PATHS_NETNS_KEY, p->cookie) ?:
+	       FIELD(p->run_dir, "%s/%s%" PRIu64, PATHS_RUN_DIR, PATHS_RUN_NETNS, p->cookie);
 }
 
 int pin_path_in(const struct xdpbr_paths *p, char *buf, size_t len, const char *bridge,
@@ -108,6 +115,20 @@ static int host_pid(void)
 	return !strcmp(comm, "kthreadd\n") && ns_inode("/proc/2/ns/net") ? 2 : 0;
 }
 
+uint64_t paths_netns_cookie(void)
+{
+	uint64_t cookie = 0;
+	socklen_t len = sizeof(cookie);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len))
+		cookie = 0;
+	close(fd);
+	return cookie;
+}
+
 static void ns_ids_read(struct ns_ids *ns, int *pid)
 {
 	char path[32];
@@ -115,6 +136,7 @@ static void ns_ids_read(struct ns_ids *ns, int *pid)
 	memset(ns, 0, sizeof(*ns));
 	ns->net = ns_inode("/proc/self/ns/net");
 	ns->mnt = ns_inode("/proc/self/ns/mnt");
+	ns->cookie = paths_netns_cookie();
 	*pid = host_pid();
 	if (!*pid)
 		return;
@@ -227,13 +249,16 @@ static int paths_work_out(struct xdpbr_paths *p)
 	if (err) {
 		if (fd >= 0)
 			close(fd);
-		log_warn("Couldn't build the pin paths: %s", strerror(-err));
+		log_warn("Couldn't build the pin paths: %s%s", strerror(-err), err == -EOPNOTSUPP ?
+			 " (a bridge outside the host's network namespace needs the namespace's "
+			 "cookie, SO_NETNS_COOKIE: Linux 5.14 or later)" : "");
 		return err;
 	}
 	if (p->keyed)
-		log_info("network namespace %" PRIu64 ": pins under %s%s%s%s, event sockets in %s",
-			 p->netns, p->pin_root_shown, p->remote ? " (the host's, reached as " : "",
-			 p->remote ? p->pin_root : "", p->remote ? ")" : "", p->run_dir);
+		log_info("network namespace %" PRIu64 " (cookie %" PRIu64 "): pins under %s%s%s%s, "
+			 "event sockets in %s", p->netns, p->cookie, p->pin_root_shown,
+			 p->remote ? " (the host's, reached as " : "", p->remote ? p->pin_root : "",
+			 p->remote ? ")" : "", p->run_dir);
 	return 0;
 }
 

@@ -8,12 +8,14 @@
  * In the host's network namespace (PID 1's), as always:
  *   pins     /sys/fs/bpf/xdpbr/<bridge>/
  *   socket   /run/xdpbr/<bridge>.sock
- * In any other network namespace N (inode N, as `ls -L -i /run/netns/NS`
- * shows), the same bpffs and /run, keyed by N:
- *   pins     /sys/fs/bpf/xdpbr-netns/N/<bridge>/
- *   socket   /run/xdpbr/netns-N/<bridge>.sock
- * so two bridges of one name in two namespaces don't meet, and the host's
- * `xdpbr` never lists another namespace's bridges.
+ * In any other network namespace, the same bpffs and /run, keyed by the
+ * namespace's cookie C (SO_NETNS_COOKIE: never reused while the machine
+ * runs, where inode numbers are reused at once):
+ *   pins     /sys/fs/bpf/xdpbr-netns/cookie-C/<bridge>/
+ *   socket   /run/xdpbr/netns-cookie-C/<bridge>.sock
+ * so two bridges of one name in two namespaces don't meet, the host's
+ * `xdpbr` never lists another namespace's bridges, and a namespace made
+ * after one died never sees its pins (lib/netns.h removes those).
  *
  * `ip netns exec` runs its command in a mount namespace of its own, where
  * /sys is a fresh sysfs without the host's bpffs. The pins must still be in
@@ -36,27 +38,33 @@
 #define PATHS_PIN_DIR		"xdpbr"		/* under the bpffs */
 #define PATHS_NETNS_DIR		"xdpbr-netns"	/* under the bpffs */
 #define PATHS_RUN_DIR		"/run/xdpbr"
-#define PATHS_RUN_NETNS		"netns-"	/* under PATHS_RUN_DIR, + inode */
+#define PATHS_NETNS_KEY		"cookie-"	/* under PATHS_NETNS_DIR, + cookie */
+#define PATHS_RUN_NETNS		"netns-cookie-"	/* under PATHS_RUN_DIR, + cookie */
+/* The layout before cookies: "<PATHS_NETNS_DIR>/INODE/", "<PATHS_RUN_DIR>/
+ * netns-INODE/" (lib/netns.c moves or reports what is left of it). */
+#define PATHS_RUN_NETNS_INODE	"netns-"
 /* Where iproute2 pins an object's maps by name, under the bpffs (xdpbr
  * bridge add takes them over). */
 #define PATHS_IPROUTE2_DIR	"tc/globals"
 
-/* The inodes of our network and mount namespaces and of the host's (0:
- * unknown). */
+/* The inodes of our network and mount namespaces and of the host's, and
+ * our network namespace's cookie (0: unknown). */
 struct ns_ids {
 	uint64_t net, mnt;
 	uint64_t host_net, host_mnt;
+	uint64_t cookie;
 };
 
 struct xdpbr_paths {
 	bool keyed;			/* not the host's netns: paths keyed by netns */
 	bool remote;			/* the bpffs is the host's, reached by an fd */
 	uint64_t netns;			/* our netns inode (0: unknown) */
+	uint64_t cookie;		/* our netns cookie (0: unknown) */
 	char bpffs[48];			/* "/sys/fs/bpf" or "/proc/self/fd/FD" */
-	char netns_dir[96];		/* "<bpffs>/xdpbr-netns" when keyed, else "" */
-	char pin_root[128];		/* "<bpffs>/xdpbr" or "<netns_dir>/N" */
+	char netns_dir[96];		/* "<bpffs>/xdpbr-netns" */
+	char pin_root[128];		/* "<bpffs>/xdpbr" or "<netns_dir>/cookie-C" */
 	char pin_root_shown[96];	/* pin_root as the host names it, for people */
-	char run_dir[48];		/* "/run/xdpbr" or "/run/xdpbr/netns-N" */
+	char run_dir[48];		/* "/run/xdpbr" or "/run/xdpbr/netns-cookie-C" */
 	char iproute2_dir[96];		/* "<bpffs>/tc/globals" */
 };
 
@@ -66,8 +74,13 @@ bool paths_need_host_bpffs(const struct ns_ids *ns);
 
 /* The paths for ns; host_fd is the descriptor of the host's bpffs when
  * paths_need_host_bpffs(ns), else ignored. 0, -EBADF (no host_fd where
- * needed) or -ENAMETOOLONG. */
+ * needed), -EOPNOTSUPP (another namespace than the host's, but no cookie:
+ * a kernel before 5.14) or -ENAMETOOLONG. */
 int paths_build(struct xdpbr_paths *p, const struct ns_ids *ns, int host_fd);
+
+/* The cookie of our network namespace (SO_NETNS_COOKIE), 0 if the kernel
+ * has none (before 5.14). */
+uint64_t paths_netns_cookie(void);
 
 /* This process's paths, worked out at the first call (which, when the
  * host's bpffs must be reached by a descriptor, forks a child that needs

@@ -107,7 +107,7 @@ static inline void fz_netns(const char *const *names, const char *const *peers,
  */
 static inline const char *fz_private_bpffs(const char *bridge)
 {
-	static const struct ns_ids host = { 1, 2, 1, 2 };
+	static const struct ns_ids host = { 1, 2, 1, 2, 1 };
 	static char dir[128];
 	struct xdpbr_paths p;
 

@@ -42,6 +42,7 @@ esac
 XDPBRD=$XT_BUILD/xdpbrd
 XDPBR=$XT_BUILD/xdpbr
 SENDFRAME=$XT_BUILD/tools/sendframe
+NETNSCOOKIE=$XT_BUILD/tools/netnscookie
 BPF_OBJ=$XT_BUILD/xdpbr.bpf.o
 XDPBR_H=$XT_ROOT/include/xdpbr.h
 XDPBR_MAPS_H=$XT_ROOT/include/xdpbr_maps.h

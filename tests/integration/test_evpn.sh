@@ -27,7 +27,7 @@
 
 FRR=/usr/lib/frr
 VNI=100
-declare -A SNS=() VTEP=() PEER=() DPID=() DLOG=() CONF=() INO=()
+declare -A SNS=() VTEP=() PEER=() DPID=() DLOG=() CONF=() COOKIE=()
 declare -A HNS=() HMAC=() HIP4=() HIP6=() HSITE=() HPORT=()
 
 xt_require
@@ -45,8 +45,8 @@ site()
 	XT_CLEANUP_CMDS+=("rm -rf /etc/frr/${SNS[$s]} /run/frr/${SNS[$s]}")
 	ip netns add "${SNS[$s]}" || abort "ip netns add ${SNS[$s]}"
 	ip -n "${SNS[$s]}" link set dev lo up
-	INO[$s]=$(stat -L -c %i "/run/netns/${SNS[$s]}")
-	XT_CLEANUP_CMDS+=("rm -rf /sys/fs/bpf/xdpbr-netns/${INO[$s]} /run/xdpbr/netns-${INO[$s]}")
+	COOKIE[$s]=$("$NETNSCOOKIE" "/run/netns/${SNS[$s]}") || abort "no cookie for ${SNS[$s]}"
+	XT_CLEANUP_CMDS+=("rm -rf /sys/fs/bpf/xdpbr-netns/cookie-${COOKIE[$s]} /run/xdpbr/netns-cookie-${COOKIE[$s]}")
 	XT_CLEANUP_CMDS+=("rmdir /sys/fs/bpf/xdpbr-netns")
 }
 

@@ -5,8 +5,9 @@
 # Each `ip netns exec` is a mount namespace of its own whose /sys has no
 # bpffs: the daemon and every CLI call (each a new `ip netns exec`) must
 # agree on the pins all the same. They are in the host's bpffs under
-# xdpbr-netns/INODE/BRIDGE, the event socket in /run/xdpbr/netns-INODE/
-# (lib/paths.h); the host's `xdpbr` sees neither bridge.
+# xdpbr-netns/cookie-COOKIE/BRIDGE, the event socket in
+# /run/xdpbr/netns-cookie-COOKIE/ (lib/paths.h); the host's `xdpbr` sees
+# neither bridge.
 #
 #   namespace A (xt$ID-bra): ports p1 p2 p3 <-> hosts xt$ID-a1..a3
 #   namespace B (xt$ID-brb): ports p1 p2    <-> hosts xt$ID-b1..b2
@@ -21,8 +22,9 @@
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 . "$(dirname "$0")/lib.sh"
 
-# By side (a, b): bridge namespace, its inode, daemon PID and log, ports.
-declare -A BRNS=() INO=() DPID=() DLOG=() NPORTS=()
+# By side (a, b): bridge namespace, its inode and cookie, daemon PID and
+# log, ports.
+declare -A BRNS=() INO=() COOKIE=() DPID=() DLOG=() NPORTS=()
 declare -A HNS=() HMAC=() HIP4=() HIP6=()	# by "a1", "b2", ...
 
 # nsx_side S N: namespace S (a or b) with a bridge namespace and N hosts,
@@ -39,8 +41,9 @@ nsx_side()
 	ip -n "${BRNS[$s]}" link set dev lo up || abort "lo up in ${BRNS[$s]}"
 	INO[$s]=$(stat -L -c %i "/run/netns/${BRNS[$s]}")
 	[ -n "${INO[$s]}" ] || abort "no inode for /run/netns/${BRNS[$s]}"
+	COOKIE[$s]=$("$NETNSCOOKIE" "/run/netns/${BRNS[$s]}") || abort "no cookie for ${BRNS[$s]}"
 	# what a daemon that was killed leaves, gone in any case
-	XT_CLEANUP_CMDS+=("rm -rf /sys/fs/bpf/xdpbr-netns/${INO[$s]} /run/xdpbr/netns-${INO[$s]}")
+	XT_CLEANUP_CMDS+=("rm -rf $(pins_of "$s") /run/xdpbr/netns-cookie-${COOKIE[$s]}")
 	XT_CLEANUP_CMDS+=("rmdir /sys/fs/bpf/xdpbr-netns")
 	for ((i = 1; i <= n; i++)); do
 		h=$s$i
@@ -142,15 +145,19 @@ daemon_out()
 	DPID[$1]=
 }
 
-# pin_dir_of S, sock_of S: side S's pin directory and event socket, as the
-# host sees them.
+# pins_of S, pin_dir_of S, sock_of S: side S's namespace's pin directory,
+# its bridge's, and its event socket, as the host sees them.
+pins_of()
+{
+	echo "/sys/fs/bpf/xdpbr-netns/cookie-${COOKIE[$1]}"
+}
 pin_dir_of()
 {
-	echo "/sys/fs/bpf/xdpbr-netns/${INO[$1]}/$BR"
+	echo "$(pins_of "$1")/$BR"
 }
 sock_of()
 {
-	echo "/run/xdpbr/netns-${INO[$1]}/$BR.sock"
+	echo "/run/xdpbr/netns-cookie-${COOKIE[$1]}/$BR.sock"
 }
 
 # no_dp_left S: no port of side S has an XDP program or xdpbr's TC filter
@@ -197,17 +204,17 @@ nsx_side b 2
 
 # --- a bridge run entirely in namespace A
 daemon_in a || abort "xdpbrd in ${BRNS[a]}" "$XT_WHY"
-check "A: xdpbrd says its state is under xdpbr-netns/${INO[a]}/$BR" \
-	grep -q "state in .*/xdpbr-netns/${INO[a]}/$BR)" "${DLOG[a]}"
+check "A: xdpbrd says its state is under xdpbr-netns/cookie-${COOKIE[a]}/$BR" \
+	grep -q "state in .*/xdpbr-netns/cookie-${COOKIE[a]}/$BR)" "${DLOG[a]}"
 json=$(cli_json a link show)
 check_jq "A: link show from another ip netns exec: p1 p2 p3 of $BR and its host port" "$json" \
 	'length == 4 and ([.[] | select(.host_interface == null) | .ifname] | sort) == ["p1","p2","p3"] and
 	 all(.[] | select(.host_interface == null); .master == $br and .state == "forwarding") and
 	 ([.[] | select(.host_interface == $br) | .ifname] == [$br + "-host"])' --arg br "$BR"
 json=$(cli_json a bridge show)
-check_jq "A: bridge show: $BR, its daemon reached on its socket" "$json" \
-	'length == 1 and .[0].ifname == $br and .[0].daemon == true and .[0].ports == 4' \
-	--arg br "$BR"
+check_jq "A: bridge show: $BR, its daemon reached on its socket, its namespace's cookie" \
+	"$json" 'length == 1 and .[0].ifname == $br and .[0].daemon == true and .[0].ports == 4 and
+	 .[0].netns_cookie == ($c | tonumber)' --arg br "$BR" --arg c "${COOKIE[a]}"
 check "A: pins in the host's bpffs, keyed by the namespace ($(pin_dir_of a))" \
 	test -e "$(pin_dir_of a)/xdpbr_fdb" -a -e "$(pin_dir_of a)/prog_tc"
 check "A: event socket $(sock_of a)" test -S "$(sock_of a)"
@@ -304,8 +311,8 @@ fi
 # --- each daemon cleans up after itself, the other one going on
 daemon_out a
 check_eq "A: xdpbrd exits 0 on SIGTERM" 0 "$STOP_RC" "$(cat "${DLOG[a]}")"
-check_fail "A: its pins are gone" test -e "/sys/fs/bpf/xdpbr-netns/${INO[a]}"
-check_fail "A: its socket and run directory are gone" test -e "/run/xdpbr/netns-${INO[a]}"
+check_fail "A: its pins are gone" test -e "$(pins_of a)"
+check_fail "A: its socket and run directory are gone" test -e "/run/xdpbr/netns-cookie-${COOKIE[a]}"
 check "A: no datapath program left on p1..p3" no_dp_left a
 check_fail "A: the CLI finds no bridge any more" cli a link show
 check "B goes on: ping b1 -> b2" ping_h b1 b2
@@ -313,15 +320,15 @@ json=$(cli_json b bridge show)
 check_jq "B goes on: bridge show, its daemon still there" "$json" '.[0].daemon == true'
 daemon_out b
 check_eq "B: xdpbrd exits 0 on SIGTERM" 0 "$STOP_RC" "$(cat "${DLOG[b]}")"
-check_fail "B: its pins are gone" test -e "/sys/fs/bpf/xdpbr-netns/${INO[b]}"
-check_fail "B: its socket and run directory are gone" test -e "/run/xdpbr/netns-${INO[b]}"
+check_fail "B: its pins are gone" test -e "$(pins_of b)"
+check_fail "B: its socket and run directory are gone" test -e "/run/xdpbr/netns-cookie-${COOKIE[b]}"
 
 xt_cleanup
 left=$({
 	ip netns list | grep "^xt$ID-"
 	for s in a b; do
-		[ -e "/sys/fs/bpf/xdpbr-netns/${INO[$s]}" ] && echo "/sys/fs/bpf/xdpbr-netns/${INO[$s]}"
-		[ -e "/run/xdpbr/netns-${INO[$s]}" ] && echo "/run/xdpbr/netns-${INO[$s]}"
+		[ -e "$(pins_of "$s")" ] && pins_of "$s"
+		[ -e "/run/xdpbr/netns-cookie-${COOKIE[$s]}" ] && echo "/run/xdpbr/netns-cookie-${COOKIE[$s]}"
 	done
 } 2>/dev/null)
 check_eq "cleanup leaves none of the namespaces, pins or sockets" "" "$left"

@@ -156,7 +156,7 @@ static void test_event_type_name(void **state)
 
 static void test_events_path(void **state)
 {
-	const struct ns_ids host = { 1, 2, 1, 2 }, netns = { 3, 4, 1, 2 };
+	const struct ns_ids host = { 1, 2, 1, 2, 1 }, netns = { 3, 4, 1, 2, 9 };
 	struct xdpbr_paths p;
 	char buf[108];
 	char small[sizeof("/run/xdpbr/br0.sock")];
@@ -177,7 +177,7 @@ static void test_events_path(void **state)
 	assert_int_equal(paths_build(&p, &netns, 5), 0);
 	paths_set(&p);
 	assert_int_equal(events_path(buf, sizeof(buf), "br0"), 0);
-	assert_string_equal(buf, "/run/xdpbr/netns-3/br0.sock");
+	assert_string_equal(buf, "/run/xdpbr/netns-cookie-9/br0.sock");
 	assert_int_equal(paths_build(&p, &host, -1), 0);
 	paths_set(&p);
 }

@@ -48,7 +48,7 @@ static const struct row {
 /* The paths of the host's network namespace, wherever the test runs. */
 static int host_paths(void **state)
 {
-	const struct ns_ids host = { 1, 2, 1, 2 };
+	const struct ns_ids host = { 1, 2, 1, 2, 1 };
 	struct xdpbr_paths p;
 
 	if (paths_build(&p, &host, -1))

@@ -17,6 +17,7 @@
 #define HOST_MNT 4026531832ULL
 #define NS_NET 4026532322ULL
 #define NS_MNT 4026532391ULL
+#define NS_COOKIE 4097ULL
 
 /* The host itself, and a service of the host's network namespace in a
  * mount namespace of its own (systemd's sandboxing, tests' private bpffs):
@@ -24,8 +25,8 @@
 static void test_host_netns(void **state)
 {
 	const struct ns_ids ids[] = {
-		{ HOST_NET, HOST_MNT, HOST_NET, HOST_MNT },
-		{ HOST_NET, NS_MNT, HOST_NET, HOST_MNT },
+		{ HOST_NET, HOST_MNT, HOST_NET, HOST_MNT, 1 },
+		{ HOST_NET, NS_MNT, HOST_NET, HOST_MNT, 1 },
 	};
 	struct xdpbr_paths p;
 
@@ -38,7 +39,7 @@ static void test_host_netns(void **state)
 		assert_string_equal(p.bpffs, "/sys/fs/bpf");
 		assert_string_equal(p.pin_root, "/sys/fs/bpf/xdpbr");
 		assert_string_equal(p.pin_root_shown, "/sys/fs/bpf/xdpbr");
-		assert_string_equal(p.netns_dir, "");
+		assert_string_equal(p.netns_dir, "/sys/fs/bpf/xdpbr-netns");	/* to collect */
 		assert_string_equal(p.run_dir, "/run/xdpbr");
 		assert_string_equal(p.iproute2_dir, "/sys/fs/bpf/tc/globals");
 	}
@@ -50,9 +51,9 @@ static void test_host_netns(void **state)
 static void test_unknown_is_host(void **state)
 {
 	const struct ns_ids ids[] = {
-		{ NS_NET, NS_MNT, 0, 0 },
-		{ 0, 0, HOST_NET, HOST_MNT },
-		{ 0, 0, 0, 0 },
+		{ NS_NET, NS_MNT, 0, 0, NS_COOKIE },
+		{ 0, 0, HOST_NET, HOST_MNT, 0 },
+		{ 0, 0, 0, 0, 0 },
 	};
 	struct xdpbr_paths p;
 
@@ -70,7 +71,7 @@ static void test_unknown_is_host(void **state)
  * /sys/fs/bpf, keyed by the namespace. */
 static void test_netns_host_mounts(void **state)
 {
-	const struct ns_ids ids = { NS_NET, HOST_MNT, HOST_NET, HOST_MNT };
+	const struct ns_ids ids = { NS_NET, HOST_MNT, HOST_NET, HOST_MNT, NS_COOKIE };
 	struct xdpbr_paths p;
 
 	assert_false(paths_need_host_bpffs(&ids));
@@ -78,11 +79,12 @@ static void test_netns_host_mounts(void **state)
 	assert_true(p.keyed);
 	assert_false(p.remote);
 	assert_int_equal(p.netns, NS_NET);
+	assert_int_equal(p.cookie, NS_COOKIE);
 	assert_string_equal(p.bpffs, "/sys/fs/bpf");
 	assert_string_equal(p.netns_dir, "/sys/fs/bpf/xdpbr-netns");
-	assert_string_equal(p.pin_root, "/sys/fs/bpf/xdpbr-netns/4026532322");
+	assert_string_equal(p.pin_root, "/sys/fs/bpf/xdpbr-netns/cookie-4097");
 	assert_string_equal(p.pin_root_shown, p.pin_root);
-	assert_string_equal(p.run_dir, "/run/xdpbr/netns-4026532322");
+	assert_string_equal(p.run_dir, "/run/xdpbr/netns-cookie-4097");
 	assert_string_equal(p.iproute2_dir, "/sys/fs/bpf/tc/globals");
 }
 
@@ -90,7 +92,7 @@ static void test_netns_host_mounts(void **state)
  * through the descriptor, never the /sys/fs/bpf of this mount namespace. */
 static void test_ip_netns_exec(void **state)
 {
-	const struct ns_ids ids = { NS_NET, NS_MNT, HOST_NET, HOST_MNT };
+	const struct ns_ids ids = { NS_NET, NS_MNT, HOST_NET, HOST_MNT, NS_COOKIE };
 	struct xdpbr_paths p;
 
 	assert_true(paths_need_host_bpffs(&ids));
@@ -99,19 +101,42 @@ static void test_ip_netns_exec(void **state)
 	assert_true(p.remote);
 	assert_string_equal(p.bpffs, "/proc/self/fd/7");
 	assert_string_equal(p.netns_dir, "/proc/self/fd/7/xdpbr-netns");
-	assert_string_equal(p.pin_root, "/proc/self/fd/7/xdpbr-netns/4026532322");
-	assert_string_equal(p.pin_root_shown, "/sys/fs/bpf/xdpbr-netns/4026532322");
-	assert_string_equal(p.run_dir, "/run/xdpbr/netns-4026532322");
+	assert_string_equal(p.pin_root, "/proc/self/fd/7/xdpbr-netns/cookie-4097");
+	assert_string_equal(p.pin_root_shown, "/sys/fs/bpf/xdpbr-netns/cookie-4097");
+	assert_string_equal(p.run_dir, "/run/xdpbr/netns-cookie-4097");
 	assert_string_equal(p.iproute2_dir, "/proc/self/fd/7/tc/globals");
 	/* without the descriptor there is nothing to build on */
 	assert_int_equal(paths_build(&p, &ids, -1), -EBADF);
 }
 
+/* Another namespace without a cookie (a kernel before 5.14): no paths,
+ * rather than ones keyed by an inode number the kernel hands out again. */
+static void test_netns_needs_cookie(void **state)
+{
+	const struct ns_ids ids = { NS_NET, HOST_MNT, HOST_NET, HOST_MNT, 0 };
+	struct xdpbr_paths p;
+
+	assert_int_equal(paths_build(&p, &ids, -1), -EOPNOTSUPP);
+}
+
+/* The inode is the one a later namespace may get; the cookie is not. */
+static void test_same_inode_apart(void **state)
+{
+	const struct ns_ids dead = { NS_NET, HOST_MNT, HOST_NET, HOST_MNT, NS_COOKIE };
+	const struct ns_ids next = { NS_NET, HOST_MNT, HOST_NET, HOST_MNT, NS_COOKIE + 1 };
+	struct xdpbr_paths pa, pb;
+
+	assert_int_equal(paths_build(&pa, &dead, -1), 0);
+	assert_int_equal(paths_build(&pb, &next, -1), 0);
+	assert_string_not_equal(pa.pin_root, pb.pin_root);
+	assert_string_not_equal(pa.run_dir, pb.run_dir);
+}
+
 /* Two namespaces: two places for a bridge of the same name. */
 static void test_two_netns_apart(void **state)
 {
-	const struct ns_ids a = { NS_NET, NS_MNT, HOST_NET, HOST_MNT };
-	const struct ns_ids b = { NS_NET + 1, NS_MNT + 1, HOST_NET, HOST_MNT };
+	const struct ns_ids a = { NS_NET, NS_MNT, HOST_NET, HOST_MNT, NS_COOKIE };
+	const struct ns_ids b = { NS_NET + 1, NS_MNT + 1, HOST_NET, HOST_MNT, NS_COOKIE + 1 };
 	struct xdpbr_paths pa, pb;
 	char x[128], y[128];
 
@@ -127,8 +152,8 @@ static void test_two_netns_apart(void **state)
 
 static void test_pin_path(void **state)
 {
-	const struct ns_ids host = { HOST_NET, HOST_MNT, HOST_NET, HOST_MNT };
-	const struct ns_ids ns = { NS_NET, NS_MNT, HOST_NET, HOST_MNT };
+	const struct ns_ids host = { HOST_NET, HOST_MNT, HOST_NET, HOST_MNT, 1 };
+	const struct ns_ids ns = { NS_NET, NS_MNT, HOST_NET, HOST_MNT, NS_COOKIE };
 	struct xdpbr_paths p;
 	char buf[128];
 
@@ -139,12 +164,12 @@ static void test_pin_path(void **state)
 	assert_string_equal(buf, "/sys/fs/bpf/xdpbr/br0/xdpbr_fdb");
 	assert_int_equal(paths_build(&p, &ns, 12), 0);
 	assert_int_equal(pin_path_in(&p, buf, sizeof(buf), "br0", XDPBR_MAP_NAME(fdb)), 0);
-	assert_string_equal(buf, "/proc/self/fd/12/xdpbr-netns/4026532322/br0/xdpbr_fdb");
+	assert_string_equal(buf, "/proc/self/fd/12/xdpbr-netns/cookie-4097/br0/xdpbr_fdb");
 }
 
 static void test_pin_path_too_long(void **state)
 {
-	const struct ns_ids host = { HOST_NET, HOST_MNT, HOST_NET, HOST_MNT };
+	const struct ns_ids host = { HOST_NET, HOST_MNT, HOST_NET, HOST_MNT, 1 };
 	const char *want = "/sys/fs/bpf/xdpbr/br0/xdpbr_fdb";
 	size_t len = strlen(want);
 	struct xdpbr_paths p;
@@ -163,20 +188,20 @@ static void test_pin_path_too_long(void **state)
  * sockaddr_un (108 bytes). */
 static void test_longest(void **state)
 {
-	const struct ns_ids ids = { UINT32_MAX, NS_MNT, HOST_NET, HOST_MNT };
+	const struct ns_ids ids = { UINT32_MAX, NS_MNT, HOST_NET, HOST_MNT, UINT64_MAX };
 	struct xdpbr_paths p;
 	char sock[108];
 
 	assert_int_equal(paths_build(&p, &ids, 2147483647), 0);
-	assert_string_equal(p.pin_root, "/proc/self/fd/2147483647/xdpbr-netns/4294967295");
+	assert_string_equal(p.pin_root, "/proc/self/fd/2147483647/xdpbr-netns/cookie-18446744073709551615");
 	assert_int_equal(sock_path_in(&p, sock, sizeof(sock), "abcdefghijklmno"), 0);
-	assert_string_equal(sock, "/run/xdpbr/netns-4294967295/abcdefghijklmno.sock");
+	assert_string_equal(sock, "/run/xdpbr/netns-cookie-18446744073709551615/abcdefghijklmno.sock");
 }
 
 /* paths_set gives the process its paths: pin_path follows them. */
 static void test_paths_set(void **state)
 {
-	const struct ns_ids ns = { NS_NET, HOST_MNT, HOST_NET, HOST_MNT };
+	const struct ns_ids ns = { NS_NET, HOST_MNT, HOST_NET, HOST_MNT, NS_COOKIE };
 	const struct xdpbr_paths *got;
 	struct xdpbr_paths p;
 	char buf[128];
@@ -184,9 +209,9 @@ static void test_paths_set(void **state)
 	assert_int_equal(paths_build(&p, &ns, -1), 0);
 	paths_set(&p);
 	assert_int_equal(paths_get(&got), 0);
-	assert_string_equal(got->pin_root, "/sys/fs/bpf/xdpbr-netns/4026532322");
+	assert_string_equal(got->pin_root, "/sys/fs/bpf/xdpbr-netns/cookie-4097");
 	assert_int_equal(pin_path(buf, sizeof(buf), "br0", XDPBR_PIN_PROG_RX), 0);
-	assert_string_equal(buf, "/sys/fs/bpf/xdpbr-netns/4026532322/br0/prog_rx");
+	assert_string_equal(buf, "/sys/fs/bpf/xdpbr-netns/cookie-4097/br0/prog_rx");
 }
 
 int main(void)
@@ -196,6 +221,8 @@ int main(void)
 		cmocka_unit_test(test_unknown_is_host),
 		cmocka_unit_test(test_netns_host_mounts),
 		cmocka_unit_test(test_ip_netns_exec),
+		cmocka_unit_test(test_netns_needs_cookie),
+		cmocka_unit_test(test_same_inode_apart),
 		cmocka_unit_test(test_two_netns_apart),
 		cmocka_unit_test(test_pin_path),
 		cmocka_unit_test(test_pin_path_too_long),

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef XDPBR_MACSET_H
+#define XDPBR_MACSET_H
+
+/*
+ * macset - MAC addresses with a byte of flags and a byte of mark each, and
+ * a FIFO of MACs: the EVPN mirror's picture of the kernel bridge's FDB and
+ * its work queue (daemon/evpn.c).
+ *
+ * Open addressing with linear probing in a power-of-two table at most 3/4
+ * full, deletion by backward shift (no tombstones: the table holds what
+ * is there, whatever has come and gone). The all-zero MAC marks a free
+ * slot; it is no unicast address and never stored. 8 bytes an entry.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct macset_slot {
+	uint8_t mac[6];
+	uint8_t flags;			/* the user's */
+	uint8_t mark;			/* the user's */
+};
+
+struct macset {
+	struct macset_slot *slot;
+	size_t cap;			/* a power of two, or 0 */
+	size_t n;
+};
+
+/* An empty set with room for expect entries before it grows. 0 or
+ * -ENOMEM. */
+int macset_init(struct macset *s, size_t expect);
+void macset_free(struct macset *s);
+
+/* The entry of mac, or NULL. */
+struct macset_slot *macset_find(const struct macset *s, const uint8_t mac[6]);
+
+/* The entry of mac, added with flags and mark 0 if it was not there (the
+ * table may grow: earlier pointers and slot numbers are void then; *grew
+ * says so). NULL (-ENOMEM) for no memory, or for the all-zero MAC. */
+struct macset_slot *macset_add(struct macset *s, const uint8_t mac[6], bool *grew);
+
+/* Deletes the entry x points to; a later entry may move into its slot
+ * (walk from the same slot number again). */
+void macset_del(struct macset *s, struct macset_slot *x);
+
+/* Slot i (< cap) if it holds an entry, else NULL: for walks by slot. */
+struct macset_slot *macset_at(const struct macset *s, size_t i);
+
+/* A FIFO of MACs that grows as needed. */
+struct macq {
+	uint8_t (*mac)[6];
+	size_t head, len, cap;
+};
+
+/* 0 or -ENOMEM (the MAC is not queued). */
+int macq_push(struct macq *q, const uint8_t mac[6]);
+/* The oldest MAC into mac: false when empty. */
+bool macq_pop(struct macq *q, uint8_t mac[6]);
+void macq_free(struct macq *q);
+
+#endif
