@@ -933,6 +933,13 @@ static int section_end(struct parser *p)
 	if (p->sec != SEC_PORT)
 		return 0;
 	port = cur_port(p);
+	/* Refused, not warned about: a guard that can't act would leave the
+	 * port unprotected while the file says otherwise, and -n tells. */
+	if (port->stp.bpdu_guard && (!port->edge_set || port->stp.edge != STP_EDGE_ON))
+		return fail_at(p, -EINVAL, key_line(p, "bpdu_guard"),
+			       "bpdu_guard: acts only on an admin edge port: add 'edge = on' to "
+			       "%s (with edge %s it would never shut the port)", p->where,
+			       port->edge_set ? stpmap_edge_name(port->stp.edge) : "auto, the default,");
 	if (port->pvid && !xdpbr_vlan_test(port->vlans, port->pvid) &&
 	    !xdpbr_vlan_test(port->untagged, port->pvid))
 		return fail_at(p, -EINVAL, key_line(p, "pvid"),
