@@ -65,6 +65,31 @@ static int check_timers(const struct target *t, const struct stpmap_req *r)
 			 why, h, m, f);
 }
 
+/* bpdu_guard acts only on an admin edge port (the file refuses it
+ * otherwise): the port's settings once the request is applied, those it
+ * does not give as the daemon reports them. */
+static int check_guard(const struct target *t, uint32_t slot, const struct stpmap_req *r)
+{
+	struct stpmap_port p;
+	unsigned int edge;
+	bool guard;
+	int fd = open_map(t, STPMAP_STATUS, true), err;
+
+	if (fd < 0)
+		return fd;
+	err = stpmap_get(fd, slot, &p, sizeof(p));
+	close(fd);
+	if (err || p.ifindex != r->ifindex)
+		return 0;		/* the daemon warns */
+	guard = r->set & STPREQ_BPDU_GUARD ? r->bpdu_guard : p.flags & STPMAP_P_BPDU_GUARD;
+	edge = r->set & STPREQ_EDGE ? r->edge : p.admin_edge;
+	if (!guard || edge == STPMAP_EDGE_ON)
+		return 0;
+	return cli_error(-EINVAL, "bpdu_guard acts only on an admin edge port: with edge %s it "
+			 "would never shut %s (give edge on with it, or bpdu_guard off)",
+			 stpmap_edge_name(edge), p.ifname);
+}
+
 int stp_request(const struct cli_cmd *c, const struct target *t, uint32_t dev)
 {
 	struct stpmap_req r = { 0 };
@@ -93,6 +118,8 @@ int stp_request(const struct cli_cmd *c, const struct target *t, uint32_t dev)
 	}
 	if (!err && !dev)
 		err = check_timers(t, &r);
+	else if (!err)
+		err = check_guard(t, key, &r);
 	else if (err)
 		err = cli_error(err, "can't read the spanning tree requests of bridge %s: %s",
 				t->br, strerror(-err));
@@ -112,10 +139,13 @@ static void print_port_text(const struct stpmap_port *p)
 {
 	char db[32];
 
-	print_text("  %s: role %s state %s cost %u priority %u%s%s\n", p->ifname,
+	print_text("  %s: role %s state %s cost %u priority %u%s%s%s\n", p->ifname,
 		   stpmap_role_name(p->role), stpmap_state_name(p->state), p->path_cost,
 		   p->port_id >> 8 & 0xf0, p->flags & STPMAP_P_LINK_UP ? "" : " link down",
-		   p->flags & STPMAP_P_GUARD ? " GUARD TRIPPED" : "");
+		   p->flags & STPMAP_P_GUARD ? " GUARD TRIPPED" : "",
+		   p->flags & STPMAP_P_HELD ? " HELD DISCARDING" : "");
+	if (p->sock_err)
+		print_text("    no BPDU socket: %s\n", strerror((int)p->sock_err));
 	print_text("    designated bridge %s port 0x%04x cost %u\n",
 		   stpmap_id_format(p->designated_bridge, db, sizeof(db)), p->designated_port,
 		   p->designated_cost);
@@ -125,9 +155,11 @@ static void print_port_text(const struct stpmap_port *p)
 		   p->flags & STPMAP_P_LEGACY ? "stp" : "rstp",
 		   p->flags & STPMAP_P_BPDU_GUARD ? "on" : "off",
 		   p->flags & STPMAP_P_ROOT_GUARD ? "on" : "off");
-	print_text("    bpdus in %llu out %llu bad %llu, tc in %llu out %llu, guard trips %llu\n",
+	print_text("    bpdus in %llu out %llu bad %llu aged %llu clamped %llu, tc in %llu out "
+		   "%llu, guard trips %llu\n",
 		   (unsigned long long)p->bpdus_in, (unsigned long long)p->bpdus_out,
-		   (unsigned long long)p->bad_bpdus, (unsigned long long)p->tc_in,
+		   (unsigned long long)p->bad_bpdus, (unsigned long long)p->aged_bpdus,
+		   (unsigned long long)p->clamped_bpdus, (unsigned long long)p->tc_in,
 		   (unsigned long long)p->tc_out, (unsigned long long)p->guard_trips);
 }
 
@@ -159,6 +191,8 @@ static void print_text_show(const char *br, const struct stpmap_snapshot *s, uin
 			   b->tc_active ? " (still propagating)" : "");
 	else
 		print_text("  topology changes %llu\n", (unsigned long long)b->topology_changes);
+	print_text("  fdb flushes %llu%s\n", (unsigned long long)b->fdb_flushes,
+		   b->fdb_flush_running ? " (one under way)" : "");
 	for (int i = 1; i < XDPBR_MAX_PORTS; i++)
 		if (s->ports[i].ifindex)
 			print_port_text(&s->ports[i]);

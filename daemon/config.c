@@ -690,6 +690,16 @@ static int port_end(struct parser *p)
 		return fail_at(p, -EINVAL, p->key_line[SET_PVID],
 			       "pvid: VLAN %u is not a member of %s (add it to its 'vlans' "
 			       "or 'untagged')", pvid, p->where);
+	/* Refused, not warned about: a guard that can't act would leave the
+	 * port unprotected while the file says otherwise, and -n tells. */
+	if (setting_value(&port->set, SET_BPDU_GUARD) &&
+	    (!setting_given(&port->set, SET_EDGE) || port->set.v[SET_EDGE] != STP_EDGE_ON))
+		return fail_at(p, -EINVAL, p->key_line[SET_BPDU_GUARD],
+			       "bpdu_guard: acts only on an admin edge port: add 'edge = on' to "
+			       "%s (with edge %s it would never shut the port)", p->where,
+			       setting_given(&port->set, SET_EDGE) ?
+				       stpmap_edge_name((uint8_t)port->set.v[SET_EDGE]) :
+				       "auto, the default,");
 	return 0;
 }
 

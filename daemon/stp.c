@@ -26,11 +26,21 @@
  *  - the flush of the INACTIVE state at BEGIN is not passed to ops->flush
  *    (nothing is learned yet); later ones are (a port leaving the active
  *    topology loses its entries, as 17.31 says).
- *  - a topology change is counted (and STP_EV_TOPOLOGY_CHANGE sent) when a
- *    port detects one (DETECTED), and when one is received (NOTIFIED_TC,
- *    NOTIFIED_TCN) while no tcWhile of this bridge runs and no change was
- *    detected or heard in the last 2 x hello + 1 s: a legacy root's TC flag,
- *    repeated every hello for max age + forward delay, counts once.
+ *  - a topology change is counted (and STP_EV_TOPOLOGY_CHANGE sent) as
+ *    14.8.1.1.3 counts them: each time some tcWhile of this bridge runs
+ *    where none ran; and, as an 802.1D-1998 bridge counts its Topology
+ *    Change flag, while a legacy root's configuration BPDUs on the root
+ *    port carry TC (it repeats them for max age + forward delay: one
+ *    change). So a burst of TCNs is one change, a flood of them one change
+ *    every hello_time + 1 s.
+ *  - flushes: a port is flushed once per topology change however many
+ *    BPDUs announce it (17.19.7's fdbFlush stays set until the entries are
+ *    gone: asking again in the meantime asks for nothing more); a change
+ *    this bridge detects (DETECTED) starts a new round.
+ *  - received times are clamped to 802.1D's ranges (stp.h), and
+ *    information too old to be held for a second is dropped (decode).
+ *  - a designated port that hears inferior designated information answers
+ *    at once (pim_receive), as an 802.1D-1998 bridge does.
  *  - ops are called only once stp_tick has been called once: ports added
  *    and resumed before that do not touch the datapath (see stp_port_resume).
  *  - bpdu_guard: a tripped port is not portEnabled (role disabled, state
@@ -92,6 +102,7 @@ struct bpdu {
 	uint8_t type, flags;
 	struct prio prio;
 	struct times times;
+	bool clamped;			/* times brought into 802.1D's ranges */
 };
 
 enum info_is { INFO_DISABLED, INFO_RECEIVED, INFO_MINE, INFO_AGED };
@@ -130,12 +141,14 @@ struct port {
 	enum ppm_state ppm;
 	bool ptx_init;
 
-	bool guard_tripped, root_blocked, resumed;
+	bool guard_tripped, root_blocked, resumed, held;
+	bool tc_flushed;		/* flushed in the current topology change */
+	bool legacy_tc;			/* the last config BPDU had TC */
 	unsigned int guard_while;
 	bool pushed;			/* the datapath holds dp_state/dp_edge */
 	enum stp_state dp_state;
 	bool dp_edge;
-	uint64_t bpdus_in, bpdus_out, bad_bpdus, tc_in, tc_out;
+	uint64_t bpdus_in, bpdus_out, bad_bpdus, tc_in, tc_out, aged_bpdus, clamped_bpdus;
 };
 
 struct stp_bridge {
@@ -148,9 +161,11 @@ struct stp_bridge {
 	unsigned int root_port;
 	bool started, in_run;
 	uint64_t now_ms, sec_ms;
-	unsigned int hold;		/* resume hold, seconds (stp_port_resume) */
+	unsigned int hold;		/* resume hold, seconds (stp_resume_hold) */
+	unsigned int hold_port;		/* the hold ends when it hears a BPDU */
 	uint64_t tc_count, last_tc_ms;
-	uint64_t tc_seen_ms;		/* last TC detected or heard */
+	unsigned int tc_origin;		/* where the last TC was detected or heard */
+	bool tc_was_active;		/* at the end of the last run */
 	struct port ports[XDPBR_MAX_PORTS];
 };
 
@@ -250,7 +265,7 @@ static uint32_t speed_cost(uint32_t mbps)
 
 static bool enabled(const struct port *p)
 {
-	return p->exists && p->link_up && !p->guard_tripped;
+	return p->exists && p->link_up && !p->guard_tripped && !p->held;
 }
 
 static bool rstp_version(const struct stp_bridge *b)
@@ -292,22 +307,32 @@ static void set_role(struct stp_bridge *b, struct port *p, enum stp_role r)
 static bool tc_active(struct stp_bridge *b)
 {
 	for_each_port(b, p)
-		if (p->tc_while)
+		if (p->tc_while || (p->role == STP_ROLE_ROOT && p->legacy_tc))
 			return true;
 	return false;
 }
 
-static void tc_begin(struct stp_bridge *b, struct port *p, bool detected)
+/* A new round of flushes: every port may be flushed once more. */
+static void flush_round(struct stp_bridge *b)
 {
-	uint64_t quiet = (2ull * b->cfg.hello_time + 1) * 1000;
-	bool recent = b->tc_seen_ms && b->now_ms - b->tc_seen_ms < quiet;
+	for_each_port(b, p)
+		p->tc_flushed = false;
+}
 
-	b->tc_seen_ms = b->now_ms ? b->now_ms : 1;
-	if (!detected && (recent || tc_active(b)))
-		return;
-	b->tc_count++;
-	b->last_tc_ms = b->now_ms ? b->now_ms : 1;
-	emit(b, STP_EV_TOPOLOGY_CHANGE, port_num(b, p));
+/* After each run: a topology change that began is counted, one that
+ * ended lets every port be flushed again. */
+static void tc_account(struct stp_bridge *b)
+{
+	bool active = tc_active(b);
+
+	if (active && !b->tc_was_active) {
+		b->tc_count++;
+		b->last_tc_ms = b->now_ms ? b->now_ms : 1;
+		emit(b, STP_EV_TOPOLOGY_CHANGE, b->tc_origin);
+	} else if (!active && b->tc_was_active) {
+		flush_round(b);
+	}
+	b->tc_was_active = active;
 }
 
 /* 17.21 procedures that act on the whole tree */
@@ -413,7 +438,31 @@ static size_t encode(const struct stp_bridge *b, const struct port *p, uint8_t t
 	return type == BPDU_RST ? LEN_RST : LEN_CONFIG;
 }
 
-/* 9.3.4 validation. 0, or -EBADMSG for anything not to be trusted. */
+/* t (1/256 s) into lo..hi seconds; whether it had to be moved. */
+static bool clamp_time(uint16_t *t, unsigned int lo, unsigned int hi)
+{
+	uint16_t v = *t < lo << 8 ? (uint16_t)(lo << 8) :
+		     *t > hi << 8 ? (uint16_t)(hi << 8) : *t;
+
+	if (v == *t)
+		return false;
+	*t = v;
+	return true;
+}
+
+/* A neighbour's times as this engine will use them (a bridge that sends
+ * max age 255 s would otherwise keep dead information for minutes). */
+static bool clamp_times(struct times *t)
+{
+	bool c = clamp_time(&t->max_age, STP_MAX_AGE_MIN, STP_MAX_AGE_MAX);
+
+	c |= clamp_time(&t->hello, STP_HELLO_MIN, STP_HELLO_MAX);
+	c |= clamp_time(&t->fwd_delay, STP_FWD_DELAY_MIN, STP_FWD_DELAY_MAX);
+	return c;
+}
+
+/* 9.3.4 validation. 0; -EBADMSG for anything not to be trusted; -ESTALE
+ * for information too old to hold. */
 static int decode(const uint8_t *d, size_t len, struct bpdu *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -445,11 +494,13 @@ static int decode(const uint8_t *d, size_t len, struct bpdu *out)
 	out->times.max_age = get16(d + 29);
 	out->times.hello = get16(d + 31);
 	out->times.fwd_delay = get16(d + 33);
-	/* 9.3.4 a): a config BPDU is valid only while its information is
-	 * (message age < max age). RST BPDUs have no such rule: information
-	 * that old ages out at once (updtRcvdInfoWhile). */
-	if (out->type == BPDU_CONFIG && out->times.msg_age >= out->times.max_age)
-		return -EBADMSG;
+	out->clamped = clamp_times(&out->times);
+	/* 9.3.4 a) says a config BPDU is valid while message age < max age;
+	 * RST BPDUs too here, and a second earlier: such information would
+	 * be aged at once (17.21.23 updtRcvdInfoWhile) after it replaced the
+	 * port's, a root chosen and dropped in one go (a flap). */
+	if ((uint32_t)out->times.msg_age + 256 > out->times.max_age)
+		return -ESTALE;
 	return 0;
 }
 
@@ -537,6 +588,7 @@ static void set_tc_flags(struct port *p)
 		p->rcvd_tcn = true;
 		return;
 	}
+	p->legacy_tc = p->rx.type == BPDU_CONFIG && (p->rx.flags & F_TC);
 	if (p->rx.flags & F_TC)
 		p->rcvd_tc = true;
 	if (p->rx.type == BPDU_CONFIG && (p->rx.flags & F_TCA))
@@ -578,6 +630,7 @@ static void updt_rcvd_info_while(struct port *p)
 static void pim_enter_disabled(struct port *p)
 {
 	p->pim = PIM_DISABLED;
+	p->legacy_tc = false;
 	p->rcvd_msg = false;
 	p->proposing = p->proposed = p->agree = p->agreed = false;
 	p->rcvd_info_while = 0;
@@ -589,6 +642,7 @@ static void pim_enter_disabled(struct port *p)
 static void pim_enter_aged(struct port *p)
 {
 	p->pim = PIM_AGED;
+	p->legacy_tc = false;
 	p->info_is = INFO_AGED;
 	p->reselect = true;
 	p->selected = false;
@@ -629,6 +683,13 @@ static void pim_receive(struct stp_bridge *b, struct port *p)
 		break;
 	case INFERIOR_DESIGNATED:
 		record_dispute(p);
+		/* Answered at once, as 802.1D-1998 8.7.1 answers one: the sender
+		 * (a bridge just started claims to be the root) learns now, not a
+		 * hello time later, that it is not designated here; with a hello
+		 * time longer than its edge delay (3 s) it would otherwise take
+		 * the link for an edge and forward. */
+		if (p->info_is == INFO_MINE)
+			p->new_info = true;
 		break;
 	case INFERIOR_ROOT_ALTERNATE:
 		record_agreement(b, p);
@@ -1032,7 +1093,8 @@ static bool tcm(struct stp_bridge *b, struct port *p)
 	case TCM_LEARNING:
 		if (root_or_designated(p) && p->forward && !p->oper_edge) {
 			/* DETECTED */
-			tc_begin(b, p, true);
+			b->tc_origin = port_num(b, p);
+			flush_round(b);
 			new_tc_while(b, p);
 			set_tc_prop_tree(b, p);
 			p->new_info = true;
@@ -1058,7 +1120,7 @@ static bool tcm(struct stp_bridge *b, struct port *p)
 		}
 		if (p->rcvd_tcn || p->rcvd_tc) {
 			/* NOTIFIED_TCN, NOTIFIED_TC */
-			tc_begin(b, p, false);
+			b->tc_origin = port_num(b, p);
 			if (p->rcvd_tcn)
 				new_tc_while(b, p);
 			p->rcvd_tcn = p->rcvd_tc = false;
@@ -1072,7 +1134,8 @@ static bool tcm(struct stp_bridge *b, struct port *p)
 		if (p->tc_prop && !p->oper_edge) {
 			/* PROPAGATING */
 			new_tc_while(b, p);
-			p->fdb_flush = true;
+			if (!p->tc_flushed)
+				p->fdb_flush = p->tc_flushed = true;
 			p->tc_prop = false;
 			return true;
 		}
@@ -1237,6 +1300,7 @@ static void run(struct stp_bridge *b)
 		if (!moved)
 			break;
 	}
+	tc_account(b);
 	for_each_port(b, p)
 		ptx(b, p);
 	b->in_run = false;
@@ -1321,9 +1385,10 @@ static void reselect_all(struct stp_bridge *b)
 static int check_bridge_cfg(const struct stp_bridge_cfg *c)
 {
 	if (!c || c->priority > 61440 || c->priority % 4096 ||
-	    c->hello_time < 1 || c->hello_time > 10 ||
-	    c->max_age < 6 || c->max_age > 40 ||
-	    c->forward_delay < 4 || c->forward_delay > 30 || c->tx_hold_count > 10)
+	    c->hello_time < STP_HELLO_MIN || c->hello_time > STP_HELLO_MAX ||
+	    c->max_age < STP_MAX_AGE_MIN || c->max_age > STP_MAX_AGE_MAX ||
+	    c->forward_delay < STP_FWD_DELAY_MIN || c->forward_delay > STP_FWD_DELAY_MAX ||
+	    c->tx_hold_count > 10)
 		return -EINVAL;
 	return 0;
 }
@@ -1463,6 +1528,17 @@ void stp_port_link(struct stp_bridge *b, unsigned int port, bool up, uint32_t sp
 	run(b);
 }
 
+int stp_port_hold(struct stp_bridge *b, unsigned int port, bool held)
+{
+	struct port *p = get_port(b, port);
+
+	if (!p)
+		return -ENOENT;
+	p->held = held;
+	run(b);
+	return 0;
+}
+
 int stp_port_guard_reset(struct stp_bridge *b, unsigned int port)
 {
 	struct port *p = get_port(b, port);
@@ -1500,15 +1576,25 @@ void stp_rx(struct stp_bridge *b, unsigned int port, const uint8_t *data, size_t
 {
 	struct port *p = get_port(b, port);
 	struct bpdu m;
+	int err;
 
 	if (!p || !b->started)
 		return;
-	if (decode(data, len, &m)) {
+	err = decode(data, len, &m);
+	if (err == -EBADMSG) {
 		bad_bpdu(b, p);
+		return;
+	}
+	if (err) {
+		p->aged_bpdus++;
 		return;
 	}
 	if (!enabled(p))
 		return;			/* DISCARD */
+	if (m.clamped) {
+		p->clamped_bpdus++;
+		emit(b, STP_EV_CLAMPED, port);
+	}
 	p->bpdus_in++;
 	if (m.type == BPDU_TCN || (m.flags & F_TC))
 		p->tc_in++;
@@ -1530,6 +1616,12 @@ void stp_rx(struct stp_bridge *b, unsigned int port, const uint8_t *data, size_t
 	p->rcvd_msg = true;
 	p->edge_delay_while = MIGRATE_TIME;
 	run(b);
+	if (b->hold && b->hold_port == port) {
+		/* the old root port has heard: the tree is known again (once
+		 * what it heard is in, so no port is promoted on the way) */
+		b->hold = 0;
+		run(b);
+	}
 }
 
 void stp_tick(struct stp_bridge *b, uint64_t now_ms)
@@ -1595,12 +1687,15 @@ int stp_port_get(const struct stp_bridge *b, unsigned int port, struct stp_port_
 	info->p2p = true;
 	info->legacy = !p->send_rstp;
 	info->guard_tripped = p->guard_tripped || p->root_blocked;
+	info->held = p->held;
 	info->link_up = p->link_up;
 	info->bpdus_in = p->bpdus_in;
 	info->bpdus_out = p->bpdus_out;
 	info->bad_bpdus = p->bad_bpdus;
 	info->tc_in = p->tc_in;
 	info->tc_out = p->tc_out;
+	info->aged_bpdus = p->aged_bpdus;
+	info->clamped_bpdus = p->clamped_bpdus;
 	return 0;
 }
 
@@ -1627,28 +1722,33 @@ const char *stp_role_name(enum stp_role r)
 }
 
 /*
- * Resuming after a restart. Chosen behaviour: a port the datapath holds
- * forwarding starts as if its designated/root transition had completed
- * (learn, forward, synced, agreed; rrWhile 0; its Topology Change machine
- * in ACTIVE, so resuming is not a detected topology change and flushes
- * nothing). For hello_time + 1 s (the "resume hold", long enough to hear
- * every neighbour's designated port once):
+ * Resuming after a restart. A port the datapath holds forwarding starts
+ * as if its designated/root transition had completed (learn, forward,
+ * synced, agreed; rrWhile 0; its Topology Change machine in ACTIVE, so
+ * resuming is not a detected topology change and flushes nothing), an
+ * edge port as an edge port. During the resume hold (stp_resume_hold):
  *  - resumed ports send no BPDU, so neighbours never see this bridge's
- *    half-learnt view (claiming to be root before it has heard the root,
- *    which would make them re-root and flush);
+ *    half-learnt view (a bridge that has not heard its root yet claims to
+ *    be the root, with the learning flag: the neighbour's designated port
+ *    would take it for a dispute and block);
  *  - no port is promoted to learning/forwarding (edge ports excepted), so
  *    a partial view cannot open a loop.
+ * The hold ends as soon as the old root port hears a BPDU (within the
+ * root's hello_time), at once for a bridge that was the root (its view
+ * is its own: it announces itself at once, before any neighbour gives up
+ * on it), and after hello_time + 1 s at the latest.
  * Demotion is not delayed: a port becomes alternate or backup only on
  * information it received (fresh, from a neighbour that has a better path),
  * so a resumed port that the new tree blocks is blocked at once, and one
  * that stays root or designated keeps forwarding: as root port it never
  * needed more, as designated port it is synced (a sync from a new root
  * port's proposal finds it synced and agreed, as if its downstream had
- * agreed before the restart, which it had). After the hold the machines
- * run as usual. Ports resumed as learning or discarding start as new ports
- * (discarding). Only before the first stp_tick.
+ * agreed before the restart, which it had). Ports resumed as learning or
+ * discarding start as new ports (discarding). Only before the first
+ * stp_tick.
  */
-void stp_port_resume(struct stp_bridge *b, unsigned int port, enum stp_state state)
+void stp_port_resume(struct stp_bridge *b, unsigned int port, enum stp_state state,
+		     bool edge)
 {
 	struct port *p = get_port(b, port);
 
@@ -1660,5 +1760,13 @@ void stp_port_resume(struct stp_bridge *b, unsigned int port, enum stp_state sta
 	p->sync = p->re_root = false;
 	p->rr_while = p->fd_while = 0;
 	p->tcm = TCM_ACTIVE;
+	p->oper_edge = edge || admin_edge(p);
+}
+
+void stp_resume_hold(struct stp_bridge *b, unsigned int root_port)
+{
+	if (b->started || !root_port)
+		return;
 	b->hold = b->cfg.hello_time + 1;
+	b->hold_port = root_port;
 }

@@ -40,16 +40,29 @@ enum stp_role {
 
 enum stp_edge { STP_EDGE_OFF, STP_EDGE_ON, STP_EDGE_AUTO };
 
+/* The ranges of the bridge timers, seconds: 802.1D-2004 Table 17-1
+ * (hello_time's from 802.1D-1998 Table 8-3, as the kernel bridge and mstpd
+ * take it). What a bridge may be configured with, and what the times of a
+ * received BPDU are clamped to before they are used. */
+#define STP_HELLO_MIN		1
+#define STP_HELLO_MAX		10
+#define STP_MAX_AGE_MIN		6
+#define STP_MAX_AGE_MAX		40
+#define STP_FWD_DELAY_MIN	4
+#define STP_FWD_DELAY_MAX	30
+
 /* What the engine reports through stp_ops.event. */
 enum stp_event {
 	STP_EV_ROLE,		/* port's role changed */
 	STP_EV_STATE,		/* port's state changed (after set_state) */
-	STP_EV_TOPOLOGY_CHANGE,	/* a topology change began (detected or received) */
+	STP_EV_TOPOLOGY_CHANGE,	/* a topology change began: some tcWhile started while
+				 * none ran (port: where it was detected or heard) */
 	STP_EV_ROOT_CHANGE,	/* the bridge has a new root (or became it) */
 	STP_EV_BPDU_GUARD,	/* an edge port with bpdu_guard heard a BPDU: shut */
 	STP_EV_ROOT_GUARD,	/* a root_guard port heard a superior BPDU: blocked */
 	STP_EV_PROTOCOL,	/* a port migrated between RSTP and legacy STP */
 	STP_EV_BAD_BPDU,	/* a malformed BPDU was dropped */
+	STP_EV_CLAMPED,		/* a BPDU's times were out of 802.1D's ranges: clamped */
 };
 
 struct stp_ops {
@@ -57,7 +70,9 @@ struct stp_ops {
 	 * edge port (the datapath's dead-daemon fallback leaves edge ports
 	 * forwarding). Returns 0 or -errno; the engine logs nothing itself. */
 	int (*set_state)(void *arg, unsigned int port, enum stp_state state, bool edge);
-	/* Flush the dynamic (learned) FDB entries of port (17.21.1 flush). */
+	/* Flush the dynamic (learned) FDB entries of port (17.21.1 flush). A
+	 * port is asked once per topology change however many BPDUs announce
+	 * it; the flush may be done later, in steps (17.19.7 allows it). */
 	void (*flush)(void *arg, unsigned int port);
 	/* Send one BPDU out of port: frame is the whole Ethernet frame
 	 * (01:80:c2:00:00:00, the bridge's address as source, 802.3 length,
@@ -92,7 +107,7 @@ struct stp_bridge_info {
 	uint8_t bridge_id[8], root_id[8];
 	unsigned int root_port;		/* 0: this bridge is the root */
 	uint32_t root_path_cost;
-	uint64_t topology_changes;
+	uint64_t topology_changes;	/* as 802.1D-2004 14.8.1.1.3 counts them */
 	uint64_t last_tc_ms;		/* time of the last change (stp_tick clock); 0: never */
 	bool tc_active;			/* tcWhile running on some port */
 	unsigned int hello_time, max_age, forward_delay;	/* in use (the root's) */
@@ -110,8 +125,11 @@ struct stp_port_info {
 	bool p2p;			/* operational point-to-point */
 	bool legacy;			/* talking 802.1D STP (sendRSTP false) */
 	bool guard_tripped;		/* shut by bpdu_guard (or root_guard blocking) */
+	bool held;			/* stp_port_hold */
 	bool link_up;
 	uint64_t bpdus_in, bpdus_out, bad_bpdus, tc_in, tc_out;
+	uint64_t aged_bpdus;		/* dropped: message age + 1 s past max age */
+	uint64_t clamped_bpdus;		/* times out of 802.1D's ranges, clamped */
 };
 
 struct stp_bridge;
@@ -137,13 +155,20 @@ void stp_port_del(struct stp_bridge *b, unsigned int port);
 void stp_port_link(struct stp_bridge *b, unsigned int port, bool up, uint32_t speed_mbps);
 /* `xdpbr link set dev X bpdu_guard reset`: clears a trip. 0 or -ENOENT. */
 int stp_port_guard_reset(struct stp_bridge *b, unsigned int port);
+/* held: the port can't take part in the protocol (the daemon could not
+ * open its BPDU socket): not portEnabled, so role disabled, discarding and
+ * not an edge port, until released. 0 or -ENOENT. */
+int stp_port_hold(struct stp_bridge *b, unsigned int port, bool held);
 /* Forces BPDU protocol migration check on port (or all ports with 0). */
 void stp_port_mcheck(struct stp_bridge *b, unsigned int port);
 
 /* A BPDU received on port: data/len is the LLC payload, from the protocol
  * identifier on (the 802.3 header and LLC 42 42 03 already checked and
  * removed by the caller). Malformed input is counted (bad_bpdus) and
- * reported as STP_EV_BAD_BPDU, never trusted. */
+ * reported as STP_EV_BAD_BPDU, never trusted; times out of the ranges
+ * above are clamped (clamped_bpdus, STP_EV_CLAMPED); information too old
+ * to be held for a second (message age + 1 s > max age, 9.3.4 and
+ * 17.21.23) is dropped (aged_bpdus). */
 void stp_rx(struct stp_bridge *b, unsigned int port, const uint8_t *data, size_t len);
 
 /* Advances the engine's clock to now_ms (monotonic milliseconds). Call it
@@ -160,11 +185,19 @@ int stp_port_get(const struct stp_bridge *b, unsigned int port, struct stp_port_
 const char *stp_state_name(enum stp_state s);
 const char *stp_role_name(enum stp_role r);
 
-/* Resuming after a restart (no topology change storm): before the first
- * stp_tick, set the states the datapath already holds, so a port that was
- * forwarding is not sent back to discarding while the protocol re-learns
- * the same tree. The engine keeps it forwarding unless the tree it builds
- * says otherwise. */
-void stp_port_resume(struct stp_bridge *b, unsigned int port, enum stp_state state);
+/*
+ * Resuming after a restart, before the first stp_tick. The daemon passes
+ * what the datapath holds: a port resumed forwarding is kept forwarding
+ * unless the tree the engine learns says otherwise (an edge port stays
+ * an edge port); one not resumed starts as a new port (discarding). The
+ * daemon resumes only what is still the tree's (see daemon/stpd.c).
+ */
+void stp_port_resume(struct stp_bridge *b, unsigned int port, enum stp_state state,
+		     bool edge);
+/* A resume of non-edge ports: root_port was the root port before the
+ * restart (0: this bridge was the root). Until that port has heard a BPDU
+ * (at once for a root; at most hello_time + 1 s), resumed ports send
+ * nothing and no port is promoted, edge ports excepted. */
+void stp_resume_hold(struct stp_bridge *b, unsigned int root_port);
 
 #endif /* XDPBR_STP_H */

@@ -15,12 +15,16 @@
 
 #include "ctl.h"
 #include "log.h"
+#include "pins.h"
 #include "ports.h"
 #include "stpd.h"
 #include "stpmap.h"
 #include "util.h"
+#include "xdpbr_rules.h"
 
 static const uint8_t bpdu_dst[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x00 };
+_Static_assert((int)STPMAP_EDGE_ON == (int)STP_EDGE_ON && (int)STPMAP_EDGE_AUTO == (int)STP_EDGE_AUTO,
+	       "stpmap's edge values are the engine's");
 
 #define LLC_LEN		3		/* DSAP 0x42, SSAP 0x42, control 0x03 (UI) */
 #define ETH_HLEN_	14
@@ -29,6 +33,22 @@ static const uint8_t bpdu_dst[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x00 };
 static uint64_t now_ms(void)
 {
 	return mono_ns() / 1000000ULL;
+}
+
+/* Whether a line of this kind may be logged now; if so, *missed says how
+ * many were not since the last one. */
+static bool rl_allow(struct stpd_ratelimit *r, unsigned int *missed)
+{
+	uint64_t now = mono_ns();
+
+	if (r->last_ns && now - r->last_ns < STPD_LOG_PERIOD_S * XDPBR_NSEC_PER_SEC) {
+		r->missed++;
+		return false;
+	}
+	r->last_ns = now;
+	*missed = r->missed;
+	r->missed = 0;
+	return true;
 }
 
 /* --- packet sockets --- */
@@ -158,19 +178,11 @@ static void op_flush(void *arg, unsigned int slot)
 {
 	struct stpd *s = arg;
 	struct stpd_port *p = port_of(s, slot);
-	struct fdb_filter f = { .vlan = -1, .kind = FDB_KIND_DYNAMIC };
-	int n;
 
 	if (!p)
 		return;
-	f.ifindex = p->ifindex;
-	n = ctl_fdb_flush(&s->br->maps, &f);
-	if (n < 0)
-		log_warn("stp: port %s: couldn't flush its learned entries: %s", p->ifname,
-			 strerror(-n));
-	else if (n)
-		log_debug("stp: port %s: topology change flushed %d learned entries",
-			  p->ifname, n);
+	log_debug("stp: port %s: its learned entries go (topology change)", p->ifname);
+	fdbflush_port(s->flush, slot);
 }
 
 static int op_send(void *arg, unsigned int slot, const void *frame, size_t len)
@@ -253,12 +265,15 @@ static struct json_object *ev_tc(struct stpd *s, struct stpd_port *p)
 {
 	struct stp_bridge_info bi;
 	struct json_object *o = event_new(s, "topology_change", p);
+	unsigned int missed;
 
 	stp_bridge_get(s->eng, &bi);
 	json_object_object_add(o, "topology_changes",
 			       json_object_new_uint64(bi.topology_changes));
-	log_info("stp: topology change%s%s (%llu so far)", p ? " on port " : "",
-		 p ? p->ifname : "", (unsigned long long)bi.topology_changes);
+	if (rl_allow(&s->tc_log, &missed))
+		log_info("stp: topology change%s%s (%llu so far; %u not logged since the "
+			 "last line)", p ? " on port " : "", p ? p->ifname : "",
+			 (unsigned long long)bi.topology_changes, missed);
 	return o;
 }
 
@@ -291,6 +306,19 @@ static struct json_object *ev_other(struct stpd *s, enum stp_event ev, struct st
 	case STP_EV_BAD_BPDU:
 		log_debug("stp: port %s: malformed BPDU dropped", p ? p->ifname : "?");
 		return event_new(s, "bad_bpdu", p);
+	case STP_EV_CLAMPED: {
+		unsigned int missed;
+
+		if (p && rl_allow(&s->clamp_log, &missed))
+			log_warn("stp: port %s: a BPDU with times outside 802.1D's ranges "
+				 "(max_age %d..%d, hello_time %d..%d, forward_delay %d..%d s), "
+				 "taken clamped: is the neighbour misconfigured? (%llu on this "
+				 "port; %u such lines not logged since the last)", p->ifname,
+				 STP_MAX_AGE_MIN, STP_MAX_AGE_MAX, STP_HELLO_MIN, STP_HELLO_MAX,
+				 STP_FWD_DELAY_MIN, STP_FWD_DELAY_MAX,
+				 (unsigned long long)pi.clamped_bpdus, missed);
+		return NULL;
+	}
 	default:
 		return NULL;
 	}
@@ -387,31 +415,80 @@ static void port_close(struct stpd_port *p)
 	p->fd = -1;
 }
 
-/* Joins the engine: socket, settings, link; resumed in the datapath's
- * state when the pins say STP was running. */
+/* Where a packet socket is refused to a sandboxed daemon. */
+static const char *sock_hint(int err)
+{
+	if (err != -EAFNOSUPPORT && err != -EPERM && err != -EACCES)
+		return "";
+	return " (a sandbox without packet sockets? The daemon needs AF_PACKET (systemd's "
+	       "RestrictAddressFamilies) and CAP_NET_RAW)";
+}
+
+/* Opens the port's BPDU socket. A port without one is held discarding:
+ * it can't hear a neighbour, so it can't tell a loop (and would become an
+ * edge port by auto detection); the host interface's port goes on, as an
+ * edge port. Said once per failure, at priority err. */
+static void port_socket(struct stpd *s, unsigned int slot)
+{
+	struct stpd_port *p = &s->ports[slot];
+	int fd = bpdu_socket(p->ifindex);
+
+	if (fd >= 0) {
+		if (p->sock_err)
+			log_info("stp: port %s: BPDU socket open: it takes part in the "
+				 "spanning tree again", p->ifname);
+		p->fd = fd;
+		p->sock_err = 0;
+		stp_port_hold(s->eng, slot, false);
+		return;
+	}
+	p->sock_retry_ns = mono_ns() + STPD_SOCK_RETRY_S * XDPBR_NSEC_PER_SEC;
+	if (p->sock_err == fd)
+		return;
+	p->sock_err = fd;
+	log_err("stp: port %s: Couldn't open its BPDU socket: %s%s; %s", p->ifname,
+		strerror(-fd), sock_hint(fd), p->host ?
+		"the host interface's port goes on as an edge port" :
+		"it is held discarding until it can hear BPDUs (tried again every 10 s)");
+	if (!p->host)
+		stp_port_hold(s->eng, slot, true);
+}
+
+/* What the datapath holds for the port, resumed: its state (discarding
+ * where the heartbeat ran out) and its edge bit. */
+static void port_resume(struct stpd *s, unsigned int slot)
+{
+	struct stpd_port *p = &s->ports[slot];
+	enum xdpbr_stp_state st, word;
+	struct xdpbr_port dp;
+	bool edge;
+
+	if (ctl_port_get(&s->br->maps, p->ifindex, &dp) ||
+	    ctl_port_stp_effective(&s->br->maps, &dp, &st) ||
+	    ctl_port_stp_get(&s->br->maps, p->ifindex, &word, &edge))
+		return;
+	stp_port_resume(s->eng, slot, engine_state(st), edge);
+}
+
+/* Joins the engine: settings, link, socket; as the datapath holds it
+ * while the engine starts (stp_start). */
 static void port_start(struct stpd *s, unsigned int slot)
 {
 	struct stpd_port *p = &s->ports[slot];
-	enum xdpbr_stp_state st;
-	struct xdpbr_port dp;
 	int err;
 
-	p->fd = bpdu_socket(p->ifindex);
-	if (p->fd < 0)
-		log_warn("stp: port %s: Couldn't open its BPDU socket: %s; it neither "
-			 "hears nor sends BPDUs", p->ifname, strerror(-p->fd));
 	p->speed = link_speed(p->ifname);
-	s->resuming = s->resume;
+	s->resuming = s->starting;
 	err = stp_port_add(s->eng, slot, &p->cfg, p->up, p->speed);
-	/* What the datapath enforces now: discarding if the heartbeat ran
-	 * out while no daemon ran (then the tree starts over on that port). */
-	if (!err && s->resume && !ctl_port_get(&s->br->maps, p->ifindex, &dp) &&
-	    !ctl_port_stp_effective(&s->br->maps, &dp, &st))
-		stp_port_resume(s->eng, slot, engine_state(st));
+	if (!err && s->starting)
+		port_resume(s, slot);
 	s->resuming = false;
-	if (err)
+	if (err) {
 		log_warn("stp: port %s: the spanning tree refused it: %s", p->ifname,
 			 strerror(-err));
+		return;
+	}
+	port_socket(s, slot);
 }
 
 static void port_join(struct stpd *s, const struct port_entry *e)
@@ -501,7 +578,9 @@ static void engine_cfg(const struct stpd *s, struct stp_bridge_cfg *bc)
 
 /*
  * How long the datapath keeps the port states once the daemon is silent:
- * hello_time + 1 s, or max age if that is shorter. Not max age itself: a
+ * hello_time + 1 s, or max age if that is shorter. This bridge's own
+ * hello_time, the one in its BPDUs by which its neighbours time it out,
+ * not the root's (a rogue root's 255 s). Not max age itself: a
  * neighbour gives up on a silent bridge 3 x hello_time after the last BPDU
  * it heard (sent up to a hello_time before the daemon died), and one with
  * auto edge (mstpd's and Open vSwitch's default) forwards towards it a few
@@ -515,15 +594,12 @@ static void engine_cfg(const struct stpd *s, struct stp_bridge_cfg *bc)
 static uint64_t heartbeat_timeout_ns(const struct stpd *s)
 {
 	struct stp_bridge_info info = { 0 };
-	unsigned int t;
+	unsigned int t = (s->cur.hello_time ? s->cur.hello_time : CONFIG_STP_HELLO) + 1;
 
 	if (s->eng)
-		stp_bridge_get(s->eng, &info);	/* the times in use: the root's */
-	if (!info.hello_time)
-		info.hello_time = s->cur.hello_time ? s->cur.hello_time : CONFIG_STP_HELLO;
+		stp_bridge_get(s->eng, &info);	/* max age in use: the root's */
 	if (!info.max_age)
 		info.max_age = s->cur.max_age ? s->cur.max_age : CONFIG_STP_MAX_AGE;
-	t = info.hello_time + 1;
 	if (info.max_age < t)
 		t = info.max_age;
 	return (uint64_t)t * XDPBR_NSEC_PER_SEC;
@@ -535,6 +611,72 @@ static void heartbeat(struct stpd *s)
 
 	if (err)
 		log_warn("stp: Couldn't write the heartbeat: %s", strerror(-err));
+}
+
+/* --- restart --- */
+
+/* Whether the pinned port states are still the tree's: STP was on and the
+ * last daemon's heartbeat is younger than its timeout, so the datapath
+ * still enforces them. Asked before this daemon writes a heartbeat. */
+static bool states_current(const struct stpd *s)
+{
+	struct xdpbr_stp_beat b;
+
+	return ctl_stp_enabled(&s->br->maps) > 0 && !ctl_stp_beat_get(&s->br->maps, &b) &&
+	       b.timeout_ns && !xdpbr_stp_expired(&b, mono_ns());
+}
+
+/* A port that keeps forwarding on a cold start: an edge port, the host
+ * interface's or one the datapath kept forwarding as an edge while no
+ * daemon ran. */
+static bool keeps_forwarding(const struct stpd *s, const struct port_entry *e, bool was_on)
+{
+	enum xdpbr_stp_state st;
+	bool edge;
+
+	if (e->port.flags & XDPBR_PORT_HOST)
+		return true;
+	return was_on && !ctl_port_stp_get(&s->br->maps, e->ifindex, &st, &edge) && edge &&
+	       st == XDPBR_STP_FORWARDING;
+}
+
+/* The pinned states are history: every port but the edge ports discards
+ * (RSTP's BEGIN) until the engine decides it, and STP goes on in the
+ * datapath, so ports attached from now on start discarding too. Before
+ * any heartbeat: the datapath honours the states once one is fresh. */
+static void cold_guard(struct stpd *s)
+{
+	bool was_on = ctl_stp_enabled(&s->br->maps) > 0;
+	struct port_entry *e = NULL;
+	size_t n = 0;
+	int err = ports_dump(s->br->maps.ports, &e, &n);
+
+	for (size_t i = 0; !err && i < n; i++) {
+		bool keep = keeps_forwarding(s, &e[i], was_on);
+
+		err = ctl_port_stp_set(&s->br->maps, e[i].ifindex,
+				       keep ? XDPBR_STP_FORWARDING : XDPBR_STP_DISCARDING, keep);
+	}
+	free(e);
+	if (!err)
+		err = ctl_stp_enable(&s->br->maps, true);
+	if (err)
+		log_warn("stp: Couldn't set the ports discarding before the spanning tree "
+			 "starts: %s", strerror(-err));
+}
+
+/* The root port of the daemon before, from the status it left: 0 when
+ * this bridge was the root, XDPBR_MAX_PORTS when unknown. */
+static unsigned int old_root_port(const struct stpd *s)
+{
+	struct stpmap_bridge b;
+	struct xdpbr_port p;
+
+	if (s->status_fd < 0 || stpmap_get(s->status_fd, 0, &b, sizeof(b)) || !b.enabled)
+		return XDPBR_MAX_PORTS;
+	if (!b.root_ifindex)
+		return 0;
+	return ctl_port_get(&s->br->maps, b.root_ifindex, &p) ? XDPBR_MAX_PORTS : p.slot;
 }
 
 static int stp_start(struct stpd *s)
@@ -549,18 +691,25 @@ static int stp_start(struct stpd *s)
 		log_warn("stp: Couldn't start the spanning tree: %s", strerror(-err));
 		return err;
 	}
+	if (!s->resume)
+		cold_guard(s);
 	/* Heartbeat first: the datapath must not find a stale one once STP
 	 * is on (the fallback would block every port at once). */
 	heartbeat(s);
+	s->starting = true;
 	for (unsigned int slot = 1; slot < XDPBR_MAX_PORTS; slot++)
 		if (s->ports[slot].ifindex)
 			port_start(s, slot);
+	s->starting = false;
+	if (s->resume)
+		stp_resume_hold(s->eng, s->resume_root);
 	err = ctl_stp_enable(&s->br->maps, true);
 	if (err)
 		log_warn("stp: Couldn't turn STP on in the datapath: %s", strerror(-err));
-	log_info("stp: on (priority %u, hello_time %u, max_age %u, forward_delay %u)%s",
+	log_info("stp: on (priority %u, hello_time %u, max_age %u, forward_delay %u): %s",
 		 s->cur.priority, s->cur.hello_time, s->cur.max_age, s->cur.forward_delay,
-		 s->resume ? ": ports resumed in the states the datapath holds" : "");
+		 s->resume ? "restarted within the datapath's timeout, ports resumed in the "
+		 "states it holds" : "ports not edge discard until the tree decides them");
 	s->resume = false;
 	return err;
 }
@@ -586,6 +735,7 @@ static void stp_stop(struct stpd *s)
 			continue;
 		stp_port_del(s->eng, slot);
 		port_close(p);
+		p->sock_err = 0;
 		ctl_port_stp_set(&s->br->maps, p->ifindex, XDPBR_STP_FORWARDING, false);
 	}
 	ctl_stp_enable(&s->br->maps, false);
@@ -652,6 +802,9 @@ static void port_req_take(struct stpd *s, unsigned int slot)
 		 "root_guard %s (xdpbr link set)", p->ifname, p->cfg.path_cost,
 		 p->cfg.priority, stpmap_edge_name(p->cfg.edge),
 		 p->cfg.bpdu_guard ? "on" : "off", p->cfg.root_guard ? "on" : "off");
+	if (p->cfg.bpdu_guard && p->cfg.edge != STP_EDGE_ON)
+		log_warn("stp: port %s: bpdu_guard does nothing with edge %s: it acts only on "
+			 "an admin edge port (edge on)", p->ifname, stpmap_edge_name(p->cfg.edge));
 	if (!s->eng)
 		return;
 	if (stp_port_set(s->eng, slot, &p->cfg))
@@ -711,7 +864,7 @@ static void status_port(const struct stpd *s, unsigned int slot, struct stpmap_p
 	o->admin_edge = (__u8)p->cfg.edge;
 	o->flags = (pi.edge ? STPMAP_P_EDGE : 0) | (pi.p2p ? STPMAP_P_P2P : 0) |
 		   (pi.legacy ? STPMAP_P_LEGACY : 0) | (pi.guard_tripped ? STPMAP_P_GUARD : 0) |
-		   (pi.link_up ? STPMAP_P_LINK_UP : 0) |
+		   (pi.link_up ? STPMAP_P_LINK_UP : 0) | (pi.held ? STPMAP_P_HELD : 0) |
 		   (p->cfg.bpdu_guard ? STPMAP_P_BPDU_GUARD : 0) |
 		   (p->cfg.root_guard ? STPMAP_P_ROOT_GUARD : 0);
 	o->path_cost = pi.path_cost;
@@ -726,6 +879,9 @@ static void status_port(const struct stpd *s, unsigned int slot, struct stpmap_p
 	o->tc_in = pi.tc_in;
 	o->tc_out = pi.tc_out;
 	o->guard_trips = p->guard_trips;
+	o->aged_bpdus = pi.aged_bpdus;
+	o->clamped_bpdus = pi.clamped_bpdus;
+	o->sock_err = (__u32)-p->sock_err;
 }
 
 static void status_write(struct stpd *s)
@@ -753,6 +909,8 @@ static void status_write(struct stpd *s)
 		b.max_age = bi.max_age;
 		b.forward_delay = bi.forward_delay;
 	}
+	b.fdb_flushes = s->flush->walks;
+	b.fdb_flush_running = fdbflush_busy(s->flush);
 	stpmap_put(s->status_fd, 0, &b, sizeof(b));
 	/* The ports the engine has; the others were cleared as they left. */
 	for (unsigned int slot = 1; s->eng && slot < XDPBR_MAX_PORTS; slot++) {
@@ -767,20 +925,51 @@ static void status_write(struct stpd *s)
 
 /* --- the interface --- */
 
-int stpd_open(struct stpd *s, struct bridge *br, struct events *ev, const uint8_t mac[6],
-	      const struct config_stp *c)
+/* The settings to start with: the file's, and over them the requests made
+ * with the CLI, which survive a restart as the pins do. */
+static void start_cfg(const struct stpd *s, struct config_stp *next)
 {
-	struct xdpbr_config xc;
+	struct stpmap_req r;
+
+	*next = s->file;
+	if (s->cfg_fd >= 0 && !stpmap_get(s->cfg_fd, 0, &r, sizeof(r)))
+		req_bridge_apply(&r, next);
+}
+
+void stpd_peek(const char *bridge)
+{
+	struct xdpbr_stp_beat b;
+	struct xdpbr_maps m;
+	uint64_t now;
+
+	if (maps_open_pinned(bridge, &m))
+		return;			/* a new bridge */
+	now = mono_ns();
+	if (ctl_stp_enabled(&m) > 0 && !ctl_stp_beat_get(&m, &b) && b.timeout_ns) {
+		bool current = !xdpbr_stp_expired(&b, now);
+
+		/* Once, with the old timeout: however long loading takes, the
+		 * states outlive the old daemon by two timeouts at most, before
+		 * any neighbour gives up on this bridge (3 x hello_time). */
+		if (current)
+			ctl_stp_heartbeat(&m, b.timeout_ns);
+		log_info("stp: the last daemon's heartbeat is %.1f s old (timeout %.1f s): the "
+			 "pinned port states are %s", (double)(now - b.beat_ns) / 1e9,
+			 (double)b.timeout_ns / 1e9, current ?
+			 "still the tree's, kept while this daemon starts" : "history");
+	}
+	maps_close(&m);
+}
+
+void stpd_begin(struct stpd *s, struct bridge *br, struct fdbflush *flush,
+		const struct config_stp *c)
+{
 	struct stpmap_req r;
 	struct config_stp next;
 
-	config_stp_effective(c, &next);
+	config_stp_effective(c, &s->file);
 	s->br = br;
-	s->events = ev;
-	s->file = next;
-	s->cur = next;
-	s->cur.on = false;
-	memcpy(s->mac, mac, 6);
+	s->flush = flush;
 	for (int i = 0; i < XDPBR_MAX_PORTS; i++)
 		s->ports[i].fd = -1;
 	s->cfg_fd = stpmap_open(br->name, STPMAP_CFG, false, true);
@@ -789,18 +978,42 @@ int stpd_open(struct stpd *s, struct bridge *br, struct events *ev, const uint8_
 		log_warn("stp: Couldn't open or pin the maps of the spanning tree (%s): "
 			 "xdpbr bridge set stp and xdpbr stp show won't reach this daemon",
 			 strerror(-(s->cfg_fd < 0 ? s->cfg_fd : s->status_fd)));
-	/* Requests made with the CLI survive a restart, as the pins do. */
-	if (s->cfg_fd >= 0 && !stpmap_get(s->cfg_fd, 0, &r, sizeof(r))) {
+	if (s->cfg_fd >= 0 && !stpmap_get(s->cfg_fd, 0, &r, sizeof(r)))
 		s->req_seq = r.seq;
-		req_bridge_apply(&r, &next);
+	start_cfg(s, &next);
+	s->cur = next;
+	s->cur.on = false;
+	if (!next.on)
+		return;
+	s->resume = states_current(s);
+	if (s->resume)
+		return;
+	log_info("stp: no current port states in the pins (no heartbeat younger than its "
+		 "timeout): every port but the edge ports discards until the spanning tree "
+		 "has decided it");
+	cold_guard(s);
+}
+
+int stpd_open(struct stpd *s, struct events *ev, const uint8_t mac[6])
+{
+	struct config_stp next;
+
+	s->events = ev;
+	memcpy(s->mac, mac, 6);
+	start_cfg(s, &next);
+	if (s->resume && !states_current(s)) {
+		log_warn("stp: the datapath's timeout ran out while this daemon started: the "
+			 "pinned port states are history");
+		s->resume = false;
 	}
-	s->resume = !ctl_config_get(&br->maps, &xc) && (xc.flags & XDPBR_CFG_STP) && next.on;
+	if (s->resume)
+		s->resume_root = old_root_port(s);
 	status_clear(s);
 	ports_sync(s);
 	bridge_apply(s, &next);
 	if (!s->eng) {
 		/* Off (or it failed): the datapath must not keep STP on. */
-		ctl_stp_enable(&br->maps, false);
+		ctl_stp_enable(&s->br->maps, false);
 	}
 	status_write(s);
 	return 0;
@@ -808,6 +1021,8 @@ int stpd_open(struct stpd *s, struct bridge *br, struct events *ev, const uint8_
 
 void stpd_close(struct stpd *s)
 {
+	if (!s->br)
+		return;
 	for (unsigned int slot = 1; slot < XDPBR_MAX_PORTS; slot++)
 		port_close(&s->ports[slot]);
 	stp_free(s->eng);
@@ -817,6 +1032,7 @@ void stpd_close(struct stpd *s)
 	if (s->status_fd >= 0)
 		close(s->status_fd);
 	s->cfg_fd = s->status_fd = -1;
+	s->br = NULL;
 }
 
 void stpd_reload(struct stpd *s, const struct config_stp *c, const uint8_t mac[6])
@@ -854,13 +1070,14 @@ int stpd_pollfds(const struct stpd *s, struct pollfd *pfd, int max)
 	return n;
 }
 
-/* Reads one port's queue: at most a burst, so a flood can't hold the loop. */
+/* Reads one port's queue: at most a burst, so a flood can't hold the loop
+ * (what it leaves waits for the next turn, or the socket drops it). */
 static void port_input(struct stpd *s, unsigned int slot)
 {
 	struct stpd_port *p = &s->ports[slot];
 	uint8_t buf[1600];
 
-	for (int i = 0; i < 64 && p->fd >= 0; i++) {
+	for (int i = 0; i < STPD_RX_BURST && p->fd >= 0; i++) {
 		struct sockaddr_ll from;
 		socklen_t fl = sizeof(from);
 		ssize_t n = recvfrom(p->fd, buf, sizeof(buf), MSG_TRUNC, (struct sockaddr *)&from,
@@ -893,11 +1110,25 @@ void stpd_input(struct stpd *s, const struct pollfd *pfd, int n)
 	}
 }
 
+/* Ports whose BPDU socket failed: tried again when due. */
+static void sockets_retry(struct stpd *s)
+{
+	uint64_t now = mono_ns();
+
+	for (unsigned int slot = 1; slot < XDPBR_MAX_PORTS; slot++) {
+		struct stpd_port *p = &s->ports[slot];
+
+		if (p->ifindex && p->fd < 0 && p->sock_err && now >= p->sock_retry_ns)
+			port_socket(s, slot);
+	}
+}
+
 void stpd_tick(struct stpd *s)
 {
 	ports_sync(s);
 	requests_take(s);
 	if (s->eng) {
+		sockets_retry(s);
 		stp_tick(s->eng, now_ms());
 		heartbeat(s);
 	}

@@ -26,6 +26,7 @@
 #include "ctl.h"
 #include "events.h"
 #include "evpn.h"
+#include "fdbflush.h"
 #include "hostif.h"
 #include "http.h"
 #include "json.h"
@@ -95,6 +96,7 @@ struct daemon {
 	size_t npending;
 	struct evpn evpn;		/* the [vxlan] overlay (evpn.h) */
 	struct stpd stp;		/* the spanning tree */
+	struct fdbflush flush;		/* flushes of ports down and topology changes */
 };
 
 struct pending_static {
@@ -895,6 +897,8 @@ static int run(struct daemon *d)
 		[PFD_MONITOR] = { .fd = d->events.listen_fd, .events = POLLIN },
 		[PFD_EVPN] = { .fd = evpn_fd(&d->evpn), .events = POLLIN },
 	};
+	/* A flush under way goes on in steps, one a turn: no sleep meanwhile. */
+	const struct timespec now = { 0 };
 	uint64_t next_age = mono_ns(), next_stp = mono_ns();
 	struct timespec tick;
 	sigset_t none;
@@ -909,11 +913,17 @@ static int run(struct daemon *d)
 		evpn_wait(&d->evpn, &wait_ms);
 		tick = (struct timespec){ wait_ms / 1000, (wait_ms % 1000) * 1000000L };
 		/* Signals are blocked except inside ppoll: no lost wake-up. */
-		n = ppoll(pfd, PFD_N + (nfds_t)nstp, &tick, &none);
+		n = ppoll(pfd, PFD_N + (nfds_t)nstp, fdbflush_busy(&d->flush) ? &now : &tick,
+			  &none);
 		if (n < 0 && errno != EINTR)
 			return -errno;
 		if (quit)
 			break;
+		/* First in the turn: the heartbeat waits for nothing else. */
+		if (mono_ns() >= next_stp) {
+			next_stp = mono_ns() + STPD_TICK_MS * 1000000ULL;
+			stpd_tick(&d->stp);
+		}
 		if (reload) {
 			reload = 0;
 			do_reload(d);
@@ -934,10 +944,7 @@ static int run(struct daemon *d)
 		if (d->rb)
 			ring_buffer__consume(d->rb);
 		evpn_step(&d->evpn);
-		if (mono_ns() >= next_stp) {
-			next_stp = mono_ns() + STPD_TICK_MS * 1000000ULL;
-			stpd_tick(&d->stp);
-		}
+		fdbflush_step(&d->flush);
 		/* Events must not speed up the ageing tick. */
 		if (mono_ns() >= next_age) {
 			next_age = mono_ns() + AGE_TICK_MS * 1000000ULL;
@@ -1267,12 +1274,41 @@ static void block_signals(void)
 	sigprocmask(SIG_BLOCK, &block, NULL);
 }
 
+/* stpd.h: a port's section of the file (NULL: none). */
+static const struct config_port *stp_port_cfg(const char *ifname, void *arg)
+{
+	return cfg_port_applying(arg, ifname);
+}
+
+/* ctl's port flush hook: a port gone down loses its entries in steps. */
+static void on_port_flush(uint32_t slot, void *arg)
+{
+	struct daemon *d = arg;
+
+	fdbflush_port(&d->flush, slot);
+}
+
+/* Before any port is attached: flushes in steps, and the spanning tree
+ * decides whether the pinned port states still hold. */
+static void stp_begin(struct daemon *d)
+{
+	fdbflush_init(&d->flush, &d->br.maps);
+	ctl_set_port_flush_hook(on_port_flush, d);
+	d->stp.port_cfg = stp_port_cfg;
+	d->stp.arg = d;
+	stpd_begin(&d->stp, &d->br, &d->flush, &d->cfg.stp);
+}
+
 /* Loads or adopts the bridge, attaches its ports, applies the file, and
  * watches the links. 0 or -errno (said why); the caller undoes it. */
 static int open_bridge(struct daemon *d, const struct cmdline *cl)
 {
-	int err = bridge_open(&d->br, cl->name, &cl->o);
+	int err;
 
+	stpd_peek(cl->name);
+	err = bridge_open(&d->br, cl->name, &cl->o);
+	if (!err)
+		stp_begin(d);
 	d->br.policy = (struct bridge_policy){
 		.port_init = init_port_from_cfg,
 		.port_path = port_path_from_cfg,
@@ -1322,6 +1358,7 @@ static int open_bridge(struct daemon *d, const struct cmdline *cl)
  * pins and the ports it had). */
 static void start_failed(struct daemon *d, const char *name)
 {
+	stpd_close(&d->stp);
 	bridge_close(&d->br, false, true);
 	if (d->hostif_made)
 		hostif_close(d);
@@ -1330,20 +1367,12 @@ static void start_failed(struct daemon *d, const char *name)
 	config_free(&d->cfg);
 }
 
-/* stpd.h: a port's section of the file (NULL: none). */
-static const struct config_port *stp_port_cfg(const char *ifname, void *arg)
-{
-	return cfg_port_applying(arg, ifname);
-}
-
 static void stp_open(struct daemon *d)
 {
 	uint8_t mac[6];
 
 	hostif_mac_of(d, &d->cfg, mac);
-	d->stp.port_cfg = stp_port_cfg;
-	d->stp.arg = d;
-	stpd_open(&d->stp, &d->br, &d->events, mac, &d->cfg.stp);
+	stpd_open(&d->stp, &d->events, mac);
 }
 
 /* The bridge forwarding, the services up, privileges dropped. 0 or -errno;

@@ -574,6 +574,75 @@ int ctl_fdb_age(const struct xdpbr_maps *m, uint64_t now_ns, uint32_t budget,
 	return 1;
 }
 
+/* The entries of a flush step that it deleted (not those gone before):
+ * told to the hook, counted out per slot and as flushed. */
+static void flush_step_done(const struct xdpbr_maps *m, const struct fdb_entry *e,
+			    const bool *gone, uint32_t n)
+{
+	int64_t per_slot[XDPBR_MAX_PORTS] = { 0 };
+	uint64_t deleted = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (gone[i])
+			continue;
+		deleted++;
+		per_slot[e[i].val.slot]++;
+		if (delete_hook)
+			delete_hook(&e[i].key, &e[i].val, delete_hook_arg);
+	}
+	for (uint32_t s = 1; s < XDPBR_MAX_PORTS; s++)
+		if (per_slot[s])
+			ctl_learned_adjust(m, s, -per_slot[s]);
+	fdb_removed(m, 0, deleted);
+}
+
+int ctl_fdb_flush_step(const struct xdpbr_maps *m, struct fdb_flush_walk *w,
+		       uint32_t budget)
+{
+	static struct fdb_entry e[FDB_BATCH], del[FDB_BATCH];
+	static struct xdpbr_fdb_key keys[FDB_BATCH];
+	static bool gone[FDB_BATCH];
+	uint32_t looked = 0;
+	bool end = false;
+
+	while (!end && looked < budget) {
+		int n = fdb_read(m->fdb, &w->cursor, FDB_BATCH, e, &end), err;
+		uint32_t nd = 0;
+
+		if (n < 0)
+			return n;
+		if (!n && !end)
+			return -ENOSPC;		/* a bucket of over FDB_BATCH entries */
+		looked += (uint32_t)n;
+		for (int i = 0; i < n; i++) {
+			__u32 slot = e[i].val.slot;
+
+			if (e[i].val.flags & XDPBR_FDB_STATIC || slot >= XDPBR_MAX_PORTS ||
+			    !(w->slots >> slot & 1))
+				continue;
+			keys[nd] = e[i].key;
+			del[nd++] = e[i];
+		}
+		err = delete_keys(m->fdb, keys, nd, gone);
+		if (err < 0)
+			return err;
+		w->deleted += (uint64_t)err;
+		flush_step_done(m, del, gone, nd);
+	}
+	if (end)
+		w->cursor = 0;
+	return end;
+}
+
+static void (*port_flush_hook)(uint32_t, void *);
+static void *port_flush_hook_arg;
+
+void ctl_set_port_flush_hook(void (*fn)(uint32_t slot, void *arg), void *arg)
+{
+	port_flush_hook = fn;
+	port_flush_hook_arg = arg;
+}
+
 static int devmap_set(int fd, uint32_t key, uint32_t ifindex, int prog_fd, bool on)
 {
 	struct bpf_devmap_val v = { .ifindex = ifindex, .bpf_prog.fd = prog_fd };
@@ -696,7 +765,9 @@ int ctl_port_apply(const struct xdpbr_maps *m, uint32_t ifindex,
 	if (!err && (!known || old.slot != p->slot || !flood_fast_ready(m) ||
 		     flood_classes(old.flags) != flood_classes(p->flags)))
 		err = flood_fast_sync(m);
-	if (!err && was_up && !up) {
+	if (!err && was_up && !up && port_flush_hook) {
+		port_flush_hook(p->slot, port_flush_hook_arg);
+	} else if (!err && was_up && !up) {
 		struct fdb_filter f = { .ifindex = ifindex, .vlan = -1,
 					.kind = FDB_KIND_DYNAMIC };
 

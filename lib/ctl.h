@@ -81,6 +81,26 @@ struct fdb_sweep {
 int ctl_fdb_age(const struct xdpbr_maps *m, uint64_t now_ns, uint32_t budget,
 		struct fdb_sweep *sw);
 
+/* A flush of the dynamic entries of a set of ports done in steps (the
+ * daemon's, daemon/fdbflush.h), so that a table of a million entries does
+ * not stall its loop. */
+struct fdb_flush_walk {
+	uint64_t slots;			/* bit s: the port in slot s */
+	uint64_t cursor;		/* batch cursor; 0: the start */
+	uint64_t deleted;		/* by this walk so far */
+};
+
+/* One step of a walk: at most budget entries looked at (a batch more at
+ * worst). Entries learned while the walk goes on may go or stay: they are
+ * news. 1 when the walk is done, 0 while it goes on, -errno. */
+int ctl_fdb_flush_step(const struct xdpbr_maps *m, struct fdb_flush_walk *w,
+		       uint32_t budget);
+
+/* Called instead of a flush when a port goes down (ctl_port_apply), with
+ * the port's slot, if set: the daemon defers it to its own walks. NULL:
+ * flushed at once, as for the CLI. */
+void ctl_set_port_flush_hook(void (*fn)(uint32_t slot, void *arg), void *arg);
+
 /* The dynamic entries of a slot (XDPBR_LEARNED_TOTAL: the bridge), the
  * datapath's count and user space's together. */
 int ctl_learned_get(const struct xdpbr_maps *m, uint32_t slot, uint64_t *n);

@@ -175,9 +175,14 @@ static struct json_object *port_json(const struct stpmap_port *p, unsigned int s
 	add_bool(o, "bpdu_guard", p->flags & STPMAP_P_BPDU_GUARD);
 	add_bool(o, "root_guard", p->flags & STPMAP_P_ROOT_GUARD);
 	add_bool(o, "guard_tripped", p->flags & STPMAP_P_GUARD);
+	add_bool(o, "held", p->flags & STPMAP_P_HELD);
+	json_object_object_add(o, "bpdu_socket_error", p->sock_err ?
+			       json_object_new_string(strerror((int)p->sock_err)) : NULL);
 	add_u64(o, "bpdus_in", p->bpdus_in);
 	add_u64(o, "bpdus_out", p->bpdus_out);
 	add_u64(o, "bad_bpdus", p->bad_bpdus);
+	add_u64(o, "aged_bpdus", p->aged_bpdus);
+	add_u64(o, "clamped_bpdus", p->clamped_bpdus);
 	add_u64(o, "tc_in", p->tc_in);
 	add_u64(o, "tc_out", p->tc_out);
 	add_u64(o, "guard_trips", p->guard_trips);
@@ -222,6 +227,8 @@ struct json_object *stpmap_json(const struct stpmap_snapshot *s, uint64_t now_ns
 	else
 		json_object_object_add(o, "time_since_topology_change", NULL);
 	add_bool(o, "topology_change", b->tc_active);
+	add_u64(o, "fdb_flushes", b->fdb_flushes);
+	add_bool(o, "fdb_flush_running", b->fdb_flush_running);
 	ports = json_object_new_array();
 	for (unsigned int i = 1; i < XDPBR_MAX_PORTS; i++)
 		if (s->ports[i].ifindex)
@@ -256,9 +263,22 @@ static void family(FILE *out, const char *name, const char *type, const char *he
 	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-/* One counter of every port, with an optional extra label. */
-static void port_counter(FILE *out, const struct stpmap_snapshot *s, const char *bridge,
-			 const char *name, size_t off, const char *extra)
+/* A port's counter at offset off of its entry. */
+static uint64_t counter_at(const struct stpmap_port *p, size_t off)
+{
+	return *(const __u64 *)((const char *)p + off);
+}
+
+/* 1 when the port has the flag, 0 when not. */
+static uint64_t has_flag(const struct stpmap_port *p, size_t flag)
+{
+	return !!(p->flags & flag);
+}
+
+/* One value of every port, get(port, arg), with an optional extra label. */
+static void port_values(FILE *out, const struct stpmap_snapshot *s, const char *bridge,
+			const char *name, uint64_t (*get)(const struct stpmap_port *, size_t),
+			size_t arg, const char *extra)
 {
 	for (int i = 1; i < XDPBR_MAX_PORTS; i++) {
 		const struct stpmap_port *p = &s->ports[i];
@@ -267,9 +287,14 @@ static void port_counter(FILE *out, const struct stpmap_snapshot *s, const char 
 			continue;
 		fputs(name, out);
 		port_labels(out, bridge, p);
-		fprintf(out, "%s} %llu\n", extra ? extra : "",
-			(unsigned long long)*(const __u64 *)((const char *)p + off));
+		fprintf(out, "%s} %llu\n", extra ? extra : "", (unsigned long long)get(p, arg));
 	}
+}
+
+static void port_counter(FILE *out, const struct stpmap_snapshot *s, const char *bridge,
+			 const char *name, size_t off, const char *extra)
+{
+	port_values(out, s, bridge, name, counter_at, off, extra);
 }
 
 /* name{port,WHAT=x} 1 for the current x, 0 for the others. */
@@ -288,6 +313,23 @@ static void port_enum(FILE *out, const struct stpmap_snapshot *s, const char *br
 		}
 	}
 }
+
+/* The per-port counter families with no label of their own. */
+static const struct {
+	const char *name, *help;
+	size_t off;
+} port_counters[] = {
+	{ "xdpbr_stp_bad_bpdus_total", "Malformed BPDUs received on a port and dropped.",
+	  offsetof(struct stpmap_port, bad_bpdus) },
+	{ "xdpbr_stp_aged_bpdus_total",
+	  "BPDUs received on a port and dropped: their information too old to hold.",
+	  offsetof(struct stpmap_port, aged_bpdus) },
+	{ "xdpbr_stp_clamped_bpdus_total",
+	  "BPDUs received on a port with times out of 802.1D's ranges, taken clamped.",
+	  offsetof(struct stpmap_port, clamped_bpdus) },
+	{ "xdpbr_stp_guard_trips_total", "Times bpdu_guard or root_guard shut a port.",
+	  offsetof(struct stpmap_port, guard_trips) },
+};
 
 void stpmap_metrics(const struct stpmap_snapshot *s, const char *bridge, FILE *out)
 {
@@ -315,12 +357,16 @@ void stpmap_metrics(const struct stpmap_snapshot *s, const char *bridge, FILE *o
 		     offsetof(struct stpmap_port, bpdus_in), ",direction=\"in\"");
 	port_counter(out, s, bridge, "xdpbr_stp_bpdus_total",
 		     offsetof(struct stpmap_port, bpdus_out), ",direction=\"out\"");
-	family(out, "xdpbr_stp_bad_bpdus_total", "counter",
-	       "Malformed BPDUs received on a port and dropped.");
-	port_counter(out, s, bridge, "xdpbr_stp_bad_bpdus_total",
-		     offsetof(struct stpmap_port, bad_bpdus), NULL);
-	family(out, "xdpbr_stp_guard_trips_total", "counter",
-	       "Times bpdu_guard or root_guard shut a port.");
-	port_counter(out, s, bridge, "xdpbr_stp_guard_trips_total",
-		     offsetof(struct stpmap_port, guard_trips), NULL);
+	for (size_t i = 0; i < ARRAY_SIZE(port_counters); i++) {
+		family(out, port_counters[i].name, "counter", port_counters[i].help);
+		port_counter(out, s, bridge, port_counters[i].name, port_counters[i].off, NULL);
+	}
+	family(out, "xdpbr_stp_port_held", "gauge",
+	       "1 when a port is held discarding: its BPDU socket could not be opened.");
+	port_values(out, s, bridge, "xdpbr_stp_port_held", has_flag, STPMAP_P_HELD, NULL);
+	family(out, "xdpbr_stp_fdb_flushes_total", "counter",
+	       "Walks of the FDB that flushed learned entries (topology changes, ports down).");
+	fputs("xdpbr_stp_fdb_flushes_total{", out);
+	label(out, "bridge", bridge, false);
+	fprintf(out, "} %llu\n", (unsigned long long)s->br.fdb_flushes);
 }

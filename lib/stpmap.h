@@ -17,6 +17,9 @@
  *                     port (struct stpmap_port). Read by `xdpbr stp show`
  *                     and by the HTTP thread (read-only descriptor).
  *
+ * Values are STPMAP_VALUE bytes whatever the structs' sizes: a field is
+ * added at a struct's end, and reads as 0 from an older daemon's entry.
+ *
  * Both are arrays of XDPBR_MAX_PORTS entries pinned next to the datapath's
  * maps (/sys/fs/bpf/xdpbr/BRIDGE/), created by xdpbrd when missing and
  * adopted as they are when present, so requests and status survive a
@@ -79,7 +82,13 @@ struct stpmap_bridge {
 	__u64 topology_changes;
 	__u64 last_tc_ns;		/* CLOCK_MONOTONIC; 0: never */
 	__u64 updated_ns;		/* CLOCK_MONOTONIC of this write */
+	__u64 fdb_flushes;		/* walks of the FDB for flushes, done */
+	__u8 fdb_flush_running;		/* one under way or asked for */
+	__u8 pad2[7];
 };
+
+/* enum stp_edge's values (daemon/stp.h), for those who don't link the engine. */
+enum { STPMAP_EDGE_OFF, STPMAP_EDGE_ON, STPMAP_EDGE_AUTO };
 
 /* Port flags (struct stpmap_port.flags). */
 enum {
@@ -90,6 +99,7 @@ enum {
 	STPMAP_P_LINK_UP	= 1U << 4,
 	STPMAP_P_BPDU_GUARD	= 1U << 5,	/* configured */
 	STPMAP_P_ROOT_GUARD	= 1U << 6,
+	STPMAP_P_HELD		= 1U << 7,	/* held discarding: no BPDU socket */
 };
 
 /* Entry SLOT of the status map; ifindex 0: no port there. */
@@ -106,6 +116,10 @@ struct stpmap_port {
 	__u32 designated_cost;
 	__u64 bpdus_in, bpdus_out, bad_bpdus, tc_in, tc_out, guard_trips;
 	char ifname[16];
+	__u64 aged_bpdus;		/* dropped: too old (message age) */
+	__u64 clamped_bpdus;		/* times out of 802.1D's ranges */
+	__u32 sock_err;			/* errno of the BPDU socket's open; 0: open */
+	__u32 pad2;
 };
 
 _Static_assert(sizeof(struct stpmap_req) <= STPMAP_VALUE, "stpmap value too small");

@@ -17,12 +17,16 @@
  * What must hold:
  *  - no crash, no leak, no undefined behaviour;
  *  - bad_bpdus (and STP_EV_BAD_BPDU) grows by one exactly for each input
- *    that 802.1D 9.3.4 rejects (checked here independently: length,
- *    protocol identifier, type, version, a config BPDU's message age
- *    below its max age);
+ *    that 802.1D 9.3.4 rejects as malformed (checked here independently:
+ *    length, protocol identifier, type, version), and aged_bpdus for each
+ *    well-formed one too old to hold (message age + 1 s past its max age
+ *    clamped to 6..40 s);
+ *  - the times in use (the root's) are within 802.1D's ranges, whatever
+ *    was received;
  *  - what the engine sends is a well-formed frame (01:80:c2:00:00:00, the
  *    bridge's address, 802.3 length, LLC 42 42 03, at least 60 bytes) with
- *    a BPDU that 9.3.4 accepts, of its version (config 0, TCN 0, RST 2);
+ *    a BPDU that 9.3.4 accepts (a config BPDU's message age below its max
+ *    age), of its version (config 0, TCN 0, RST 2);
  *  - at most tx_hold_count BPDUs per port between two ticks (17.13.12);
  *  - set_state only with a known state, and what stp_port_get reports is
  *    what the datapath was last told; only root and designated ports
@@ -60,13 +64,13 @@ static struct {
 } h;
 
 static struct {
-	unsigned long long records, valid, bad, sent;
+	unsigned long long records, valid, bad, aged, sent;
 } tally;
 
 static void report(void)
 {
-	fprintf(stderr, "fuzz_bpdu: %llu BPDUs fed: %llu valid, %llu malformed; %llu sent\n",
-		tally.records, tally.valid, tally.bad, tally.sent);
+	fprintf(stderr, "fuzz_bpdu: %llu BPDUs fed: %llu valid, %llu malformed, %llu aged; "
+		"%llu sent\n", tally.records, tally.valid, tally.bad, tally.aged, tally.sent);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -78,7 +82,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
 
-/* 9.3.4, written apart from the engine's own check. */
+/* 9.3.4's format rules, written apart from the engine's own check. */
 static bool valid_bpdu(const uint8_t *d, size_t len)
 {
 	if (len < 4 || d[0] || d[1])
@@ -86,10 +90,26 @@ static bool valid_bpdu(const uint8_t *d, size_t len)
 	if (d[3] == 0x80)
 		return true;
 	if (d[3] == 0x00)
-		return len >= 35 && get16(d + 27) < get16(d + 29);
+		return len >= 35;
 	if (d[3] == 0x02)
 		return d[2] >= 2 && len >= 36;
 	return false;
+}
+
+/* A valid BPDU whose information is too old to hold: message age + 1 s
+ * past max age, clamped to 802.1D's range (1/256 s). */
+static bool aged_bpdu(const uint8_t *d)
+{
+	unsigned int max_age;
+
+	if (d[3] == 0x80)
+		return false;
+	max_age = get16(d + 29);
+	if (max_age < STP_MAX_AGE_MIN << 8)
+		max_age = STP_MAX_AGE_MIN << 8;
+	if (max_age > STP_MAX_AGE_MAX << 8)
+		max_age = STP_MAX_AGE_MAX << 8;
+	return get16(d + 27) + 256u > max_age;
 }
 
 static int op_set_state(void *arg, unsigned int port, enum stp_state st, bool edge)
@@ -120,7 +140,9 @@ static int op_send(void *arg, unsigned int port, const void *frame, size_t len)
 	CHECK(blen >= 3 && blen + 14 <= len, "802.3 length %zu in a %zu-byte frame", blen, len);
 	CHECK(f[14] == 0x42 && f[15] == 0x42 && f[16] == 0x03, "LLC header");
 	blen -= 3;
-	CHECK(valid_bpdu(f + 17, blen), "sent a BPDU that 9.3.4 rejects (%zu bytes)", blen);
+	CHECK(valid_bpdu(f + 17, blen) &&
+	      (f[20] != 0x00 || get16(f + 17 + 27) < get16(f + 17 + 29)),
+	      "sent a BPDU that 9.3.4 rejects (%zu bytes)", blen);
 	CHECK(blen == (f[20] == 0x80 ? 4u : f[20] == 0x00 ? 35u : 36u), "BPDU type %#x of %zu bytes",
 	      f[20], blen);
 	CHECK(f[19] == (f[20] == 0x02 ? 2 : 0), "BPDU type %#x of version %u", f[20], f[19]);
@@ -138,7 +160,7 @@ static int op_send(void *arg, unsigned int port, const void *frame, size_t len)
 
 static void op_event(void *arg, enum stp_event ev, unsigned int port)
 {
-	CHECK(ev <= STP_EV_BAD_BPDU, "event %d", (int)ev);
+	CHECK(ev <= STP_EV_CLAMPED, "event %d", (int)ev);
 	if (ev == STP_EV_BPDU_GUARD && port < NPORT)
 		h.sent_since_tick[port] = 0;	/* disabled: TRANSMIT_INIT, txCount 0 */
 	if (ev == STP_EV_BAD_BPDU) {
@@ -158,6 +180,11 @@ static void check_engine(struct stp_bridge *b)
 
 	stp_bridge_get(b, &bi);
 	CHECK(memcmp(bi.root_id, bi.bridge_id, 8) <= 0, "root worse than the bridge");
+	CHECK(bi.hello_time >= STP_HELLO_MIN && bi.hello_time <= STP_HELLO_MAX &&
+	      bi.max_age >= STP_MAX_AGE_MIN && bi.max_age <= STP_MAX_AGE_MAX &&
+	      bi.forward_delay >= STP_FWD_DELAY_MIN && bi.forward_delay <= STP_FWD_DELAY_MAX,
+	      "times in use out of range: hello %u max age %u forward delay %u", bi.hello_time,
+	      bi.max_age, bi.forward_delay);
 	CHECK((bi.root_port == 0) == !memcmp(bi.root_id, bi.bridge_id, 8),
 	      "root port %u with root %s this bridge", bi.root_port,
 	      memcmp(bi.root_id, bi.bridge_id, 8) ? "not" : "");
@@ -270,9 +297,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(stp_port_get(b, port, &after) == 0, "port %u gone", port);
 		tally.records++;
 		if (valid_bpdu(data + i, len)) {
+			bool aged = aged_bpdu(data + i);
+
 			tally.valid++;
+			tally.aged += aged;
 			CHECK(after.bad_bpdus == before.bad_bpdus,
 			      "a valid BPDU of %zu bytes counted as bad", len);
+			CHECK(after.aged_bpdus == before.aged_bpdus + aged,
+			      "a BPDU %s too old: aged %llu -> %llu", aged ? "" : "not",
+			      (unsigned long long)before.aged_bpdus,
+			      (unsigned long long)after.aged_bpdus);
 		} else {
 			tally.bad++;
 			CHECK(after.bad_bpdus == before.bad_bpdus + 1,

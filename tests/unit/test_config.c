@@ -1710,8 +1710,9 @@ static void test_stp_keys(void **state)
 
 	parse_ok("[bridge]\nstp = on\npriority = 0\nhello_time = 1\nmax_age = 6\n"
 		 "forward_delay = 4\n[port eth1]\npath_cost = 12345\nport_priority = 0\n"
-		 "edge = off\nbpdu_guard = on\nbpdu_guard_timeout = 30\nroot_guard = yes\n"
-		 "[port eth2]\nedge = auto\n", &c);
+		 "edge = off\nroot_guard = yes\n"
+		 "[port eth2]\nedge = auto\n"
+		 "[port eth3]\nbpdu_guard = on\nbpdu_guard_timeout = 30\nedge = on\n", &c);
 	config_stp_effective(&c.stp, &e);
 	assert_true(e.on);
 	assert_int_equal(e.priority, 0);
@@ -1722,13 +1723,17 @@ static void test_stp_keys(void **state)
 	assert_int_equal(pc.path_cost, 12345);
 	assert_int_equal(pc.priority, 0);
 	assert_int_equal(pc.edge, STP_EDGE_OFF);	/* given: wins over the host default */
-	assert_true(pc.bpdu_guard);
-	assert_int_equal(pc.bpdu_guard_timeout, 30);
+	assert_false(pc.bpdu_guard);
 	assert_true(pc.root_guard);
 	config_stp_port(&c.ports[1], false, &pc);
 	assert_int_equal(pc.edge, STP_EDGE_AUTO);
 	assert_int_equal(pc.priority, 128);
 	assert_false(pc.bpdu_guard);
+	assert_false(pc.root_guard);	/* off unless set */
+	config_stp_port(&c.ports[2], false, &pc);
+	assert_int_equal(pc.edge, STP_EDGE_ON);
+	assert_true(pc.bpdu_guard);
+	assert_int_equal(pc.bpdu_guard_timeout, 30);
 	config_free(&c);
 }
 
@@ -1765,6 +1770,16 @@ static void test_stp_errors(void **state)
 		  NAME ":2: bpdu_guard_timeout: 86401 is out of range (0..86400)" },
 		{ "[port eth1]\nedge = on\nedge = off\n",
 		  NAME ":3: duplicate key 'edge' in [port eth1] (first on line 2)" },
+		/* a guard that could never act */
+		{ "[port eth1]\nbpdu_guard = on\n[port eth2]\n",
+		  NAME ":2: bpdu_guard: acts only on an admin edge port: add 'edge = on' to "
+		  "[port eth1] (with edge auto, the default, it would never shut the port)" },
+		{ "[port eth1]\nbpdu_guard = yes\nedge = off\n",
+		  NAME ":2: bpdu_guard: acts only on an admin edge port: add 'edge = on' to "
+		  "[port eth1] (with edge off it would never shut the port)" },
+		{ "[port eth1]\nedge = auto\nbpdu_guard = on\n",
+		  NAME ":3: bpdu_guard: acts only on an admin edge port: add 'edge = on' to "
+		  "[port eth1] (with edge auto it would never shut the port)" },
 	};
 
 	check_errors(cases, ARRAY_SIZE(cases));

@@ -437,6 +437,73 @@ static void test_flush_error(void **state)
 	assert_int_equal(ctl_fdb_flush(&m, &f), PER_PORT - 10);
 }
 
+/* A flush of three ports in steps (the daemon's topology change flushes):
+ * one walk of the table however many steps, each step looking at no more
+ * than its budget (a batch more at worst), the three ports' dynamic
+ * entries gone and told to the hook, their learned counts down, the rest
+ * and the static entries untouched. */
+static void test_flush_steps_one_walk(void **state)
+{
+	const uint32_t slots[] = { 3, 7, 40 };
+	const size_t table = NPORTS * PER_PORT, dynamic = PER_PORT - PER_PORT / 10;
+	struct fdb_flush_walk w = { 0 };
+	size_t read0 = mock_entries_read(m.fdb), read;
+	unsigned int walks0 = mock_walks(m.fdb), steps = 0;
+	int ret;
+
+	for (size_t i = 0; i < ARRAY_SIZE(slots); i++)
+		w.slots |= 1ULL << slots[i];
+	hook_calls = 0;
+	ctl_set_delete_hook(count_deleted, NULL);
+	do {
+		read = mock_entries_read(m.fdb);
+		ret = ctl_fdb_flush_step(&m, &w, 1000);
+		assert_true(ret >= 0);
+		assert_true(mock_entries_read(m.fdb) - read <= 1000 + FDB_BATCH);
+		steps++;
+	} while (!ret);
+	ctl_set_delete_hook(NULL, NULL);
+	assert_true(steps >= table / (1000 + FDB_BATCH));
+	assert_int_equal(mock_walks(m.fdb) - walks0, 1);
+	assert_int_equal(mock_entries_read(m.fdb) - read0, table);
+	assert_int_equal(w.deleted, 3 * dynamic);
+	assert_int_equal(hook_calls, 3 * dynamic);
+	assert_int_equal(flushed_total(), 3 * dynamic);
+	for (unsigned int i = 0; i < PER_PORT; i++) {
+		assert_int_equal(fdb_has(7, i), is_static(i));
+		assert_true(fdb_has(6, i) && fdb_has(8, i));
+	}
+	assert_int_equal(learned_of(40), 0);
+	assert_int_equal(learned_of(41), dynamic);
+	assert_int_equal(mock_map_len(m.fdb), table - 3 * dynamic);
+	assert_int_equal(w.cursor, 0);
+}
+
+static uint32_t flush_asked;
+
+static void note_flush(uint32_t slot, void *arg)
+{
+	flush_asked = slot;
+}
+
+/* With a port flush hook (the daemon's), a port going down is not flushed
+ * at once: its slot goes to the hook. */
+static void test_port_down_flush_hook(void **state)
+{
+	struct xdpbr_port p;
+	unsigned int walks0 = mock_walks(m.fdb);
+
+	assert_int_equal(ctl_port_get(&m, IFINDEX(5), &p), 0);
+	p.flags |= XDPBR_PORT_DOWN;
+	flush_asked = 0;
+	ctl_set_port_flush_hook(note_flush, NULL);
+	assert_int_equal(ctl_port_apply(&m, IFINDEX(5), &p, -1), 0);
+	ctl_set_port_flush_hook(NULL, NULL);
+	assert_int_equal(flush_asked, 5);
+	assert_int_equal(mock_walks(m.fdb), walks0);
+	assert_true(fdb_has(5, 0));
+}
+
 /* ---- the ageing sweep and the learned counts */
 
 #define NOW	(1000 * XDPBR_NSEC_PER_SEC)	/* ageing time: 300 s (maps_make) */
@@ -789,6 +856,8 @@ int main(void)
 		cmocka_unit_test_setup(test_port_remove_one_pass, bridge_setup),
 		cmocka_unit_test_setup(test_port_remove_resets_its_slot, bridge_setup),
 		cmocka_unit_test_setup(test_flush_error, bridge_setup),
+		cmocka_unit_test_setup(test_flush_steps_one_walk, bridge_setup),
+		cmocka_unit_test_setup(test_port_down_flush_hook, bridge_setup),
 		cmocka_unit_test_setup(test_stp_set_get, bridge_setup),
 		cmocka_unit_test_setup(test_stp_enable, bridge_setup),
 		cmocka_unit_test_setup(test_stp_new_slot, bridge_setup),

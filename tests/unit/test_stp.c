@@ -29,7 +29,7 @@
 #define NL	8		/* links */
 #define QLEN	512
 #define STEP	100		/* ms */
-#define NEV	(STP_EV_BAD_BPDU + 1)
+#define NEV	(STP_EV_CLAMPED + 1)
 
 struct sim;
 
@@ -936,29 +936,34 @@ static void test_malformed(void **state)
 	BAD(20);
 	n = mk_bpdu(m, 0x00, 0, 0x1000, 9, 0, 0x1000, 9, 0x8001);
 	BAD(34);			/* truncated config */
-	put16(m + 27, 20 << 8);		/* message age == max age */
-	BAD(n);
-	put16(m + 27, 21 << 8);
-	BAD(n);
-	put16(m + 27, 0);
-	put16(m + 29, 0);		/* max age 0 */
-	BAD(n);
 #undef BAD
+	/* information too old to hold: message age + 1 s past max age, config
+	 * (9.3.4 a) or RST (it would age out at once, 17.21.23): dropped and
+	 * counted as aged, not as malformed */
+	put16(m + 27, 20 << 8);		/* message age == max age */
+	feed(1, m, n);
+	put16(m + 27, 21 << 8);
+	feed(1, m, n);
+	put16(m + 27, (19 << 8) + 128);	/* 19.5 s */
+	feed(1, m, n);
+	n = mk_bpdu(m, 0x02, ROLE_DESIG_FLAGS, 0x1000, 9, 0, 0x1000, 9, 0x8001);
+	put16(m + 27, 20 << 8);
+	feed(1, m, n);
+	assert_int_equal(pinfo(0, 1).aged_bpdus, 4);
+	assert_int_equal(pinfo(0, 1).bad_bpdus, bad);
 	/* nothing of it was trusted */
 	run_ms(3000);
 	assert_memory_equal(binfo(0).root_id, before.root_id, 8);
 	assert_int_equal(pinfo(0, 1).bpdus_in, 0);
 	assert_int_equal(prole(0, 1), STP_ROLE_DESIGNATED);
-	/* an RST BPDU that old is valid (9.3.4 c) but its information ages
-	 * out at once (updtRcvdInfoWhile): no root port */
-	n = mk_bpdu(m, 0x02, ROLE_DESIG_FLAGS, 0x1000, 9, 0, 0x1000, 9, 0x8001);
-	put16(m + 27, 20 << 8);
-	feed(1, m, n);
-	assert_int_equal(pinfo(0, 1).bad_bpdus, bad);
-	assert_int_equal(pinfo(0, 1).bpdus_in, 1);
-	assert_int_equal(binfo(0).root_port, 0);
-	assert_int_equal(prole(0, 1), STP_ROLE_DESIGNATED);
+	assert_int_equal(S.n[0].events[STP_EV_ROOT_CHANGE][0] + S.n[0].events[STP_EV_ROOT_CHANGE][1],
+			 0);
 	/* the same bytes, well formed, are */
+	put16(m + 27, 19 << 8);		/* 19 s: held for a second */
+	feed(1, m, n);
+	assert_int_equal(pinfo(0, 1).bpdus_in, 1);
+	assert_int_equal(pinfo(0, 1).aged_bpdus, 4);
+	assert_int_equal(binfo(0).root_port, 1);
 	n = mk_bpdu(m, 0x02, ROLE_DESIG_FLAGS, 0x1000, 9, 0, 0x1000, 9, 0x8001);
 	feed(1, m, n);
 	assert_int_equal(pinfo(0, 1).bpdus_in, 2);
@@ -980,27 +985,170 @@ static void test_malformed(void **state)
 	stp_rx(S.n[0].b, 5000, m, n);
 }
 
-/* Restart of B (two bridges, two links): a new engine resumes the states
- * the datapath holds; nothing is demoted, no topology change anywhere. */
-/* Node i restarts: a new engine with the same configuration (ports 1, 2
- * auto edge, port 3 admin edge), the
- * datapath keeping its states, which the new engine resumes; 1.5 s pass
+/* A superior BPDU whose times are out of 802.1D's ranges (255 s each): a
+ * better root is a better root, but its times are taken clamped, so the
+ * information ages within 3 x 10 s, not 12 minutes, and what the bridge
+ * sends on is within range too. The same from the root itself (spoofed, or
+ * misconfigured): the root stays, its times clamped. Max age 0: 6 s. */
+static void test_rogue_timers(void **state)
+{
+	uint8_t m[36];
+	size_t n;
+	struct stp_bridge_info bi;
+
+	sim_reset();
+	bridge(0, 0x8000);
+	port(0, 1, STP_EDGE_OFF);
+	port(0, 2, STP_EDGE_OFF);
+	start();
+	run_ms(3000);
+	n = mk_bpdu(m, 0x02, ROLE_DESIG_FLAGS, 0x1000, 9, 0, 0x1000, 9, 0x8001);
+	put16(m + 29, 255 << 8);
+	put16(m + 31, 255 << 8);
+	put16(m + 33, 255 << 8);
+	feed(1, m, n);
+	bi = binfo(0);
+	assert_int_equal(bi.root_port, 1);
+	assert_int_equal(bi.max_age, STP_MAX_AGE_MAX);
+	assert_int_equal(bi.hello_time, STP_HELLO_MAX);
+	assert_int_equal(bi.forward_delay, STP_FWD_DELAY_MAX);
+	assert_int_equal(pinfo(0, 1).clamped_bpdus, 1);
+	assert_int_equal(S.n[0].events[STP_EV_CLAMPED][1], 1);
+	/* passed on clamped: max age, forward delay within range on port 2;
+	 * the hello time in BPDUs is this bridge's own */
+	run_ms(3000);
+	assert_int_equal(S.n[0].last[2][29], STP_MAX_AGE_MAX);
+	assert_int_equal(S.n[0].last[2][33], STP_FWD_DELAY_MAX);
+	assert_int_equal(S.n[0].last[2][31], 2);
+	/* the root repeats itself with times of 0: 6 s, 1 s, 4 s */
+	put16(m + 29, 0);
+	put16(m + 31, 0);
+	put16(m + 33, 0);
+	feed(1, m, n);
+	bi = binfo(0);
+	assert_int_equal(bi.root_port, 1);
+	assert_int_equal(bi.max_age, STP_MAX_AGE_MIN);
+	assert_int_equal(bi.hello_time, STP_HELLO_MIN);
+	assert_int_equal(bi.forward_delay, STP_FWD_DELAY_MIN);
+	assert_int_equal(pinfo(0, 1).clamped_bpdus, 2);
+	/* its information ages out after 3 x 1 s, as clamped */
+	run_ms(3500);
+	assert_int_equal(binfo(0).root_port, 0);
+	/* in range: not counted */
+	n = mk_bpdu(m, 0x02, ROLE_DESIG_FLAGS, 0x1000, 9, 0, 0x1000, 9, 0x8001);
+	feed(1, m, n);
+	assert_int_equal(pinfo(0, 1).clamped_bpdus, 2);
+	assert_int_equal(binfo(0).max_age, 20);
+}
+
+/* A bridge with 7 ports (6 to peers that say nothing but are not edge, 1
+ * an edge port) hears 300 TCNs on port 1 within a second: one topology
+ * change, each other non-edge port flushed once, the edge port never, the
+ * port they came from never. Once the change is over (tcWhile, hello + 1
+ * s), the next TCN is a new change and flushes once more. A change the
+ * bridge detects itself meanwhile starts a new round. */
+static void test_tcn_burst_one_flush(void **state)
+{
+	uint8_t m[36];
+	size_t n;
+	uint64_t tcs;
+	unsigned int fl[NP];
+
+	sim_reset();
+	bridge(0, 0x8000);
+	for (unsigned int p = 1; p < NP; p++)
+		port(0, p, p == NP - 1 ? STP_EDGE_ON : STP_EDGE_OFF);
+	start();
+	run_ms(60000);		/* every port forwarding, the start's changes over */
+	for (unsigned int p = 1; p < NP; p++)
+		assert_int_equal(pstate(0, p), STP_STATE_FORWARDING);
+	assert_false(binfo(0).tc_active);
+	tcs = binfo(0).topology_changes;
+	memcpy(fl, S.n[0].flushes, sizeof(fl));
+	n = mk_bpdu(m, 0x80, 0, 0, 0, 0, 0, 0, 0);
+	for (int i = 0; i < 300; i++) {
+		feed(1, m, n);
+		if (i % 30 == 29)
+			step();
+	}
+	assert_int_equal(binfo(0).topology_changes, tcs + 1);
+	assert_int_equal(pinfo(0, 1).tc_in, 300);
+	assert_int_equal(S.n[0].flushes[1], fl[1]);
+	assert_int_equal(S.n[0].flushes[NP - 1], fl[NP - 1]);
+	for (unsigned int p = 2; p < NP - 1; p++)
+		assert_int_equal(S.n[0].flushes[p], fl[p] + 1);
+	assert_int_equal(S.n[0].events[STP_EV_TOPOLOGY_CHANGE][1], 1);
+	/* over after tcWhile (hello 2 + 1 s): the next TCN is a new change */
+	run_ms(3100);
+	assert_false(binfo(0).tc_active);
+	feed(1, m, n);
+	feed(1, m, n);
+	assert_int_equal(binfo(0).topology_changes, tcs + 2);
+	for (unsigned int p = 2; p < NP - 1; p++)
+		assert_int_equal(S.n[0].flushes[p], fl[p] + 2);
+	/* port 2 goes down and up: detected on port 2 when it forwards again,
+	 * a new round (the others flushed again) within the change */
+	link_set(0, false);
+	stp_port_link(S.n[0].b, 2, false, 1000);
+	stp_port_link(S.n[0].b, 2, true, 1000);
+	run_ms(40000);
+	assert_int_equal(S.n[0].flushes[3], fl[3] + 3);
+	assert_int_equal(S.n[0].flushes[NP - 1], fl[NP - 1]);
+}
+
+/* A port without a BPDU socket (stp_port_hold): discarding, not edge,
+ * even an admin edge port, until released. */
+static void test_port_hold(void **state)
+{
+	sim_reset();
+	bridge(0, 0x8000);
+	port(0, 1, STP_EDGE_ON);
+	port(0, 2, STP_EDGE_AUTO);
+	assert_int_equal(stp_port_hold(S.n[0].b, 2, true), 0);
+	start();
+	run_ms(10000);		/* auto edge would have made it forward */
+	assert_true(is(0, 1, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
+	assert_true(is(0, 2, STP_ROLE_DISABLED, STP_STATE_DISCARDING));
+	assert_false(S.n[0].edge[2]);
+	assert_true(pinfo(0, 2).held);
+	assert_int_equal(S.n[0].sent[2], 0);
+	assert_int_equal(stp_port_hold(S.n[0].b, 1, true), 0);
+	assert_true(is(0, 1, STP_ROLE_DISABLED, STP_STATE_DISCARDING));
+	assert_false(S.n[0].edge[1]);
+	assert_int_equal(stp_port_hold(S.n[0].b, 1, false), 0);
+	assert_true(is(0, 1, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
+	assert_int_equal(stp_port_hold(S.n[0].b, 2, false), 0);
+	assert_false(pinfo(0, 2).held);
+	run_ms(10000);
+	assert_true(is(0, 2, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
+	assert_int_equal(stp_port_hold(S.n[0].b, 5, true), -ENOENT);
+}
+
+/* Node i restarts within the datapath's timeout: a new engine with the
+ * same configuration (ports 1, 2 auto edge, port 3 admin edge), the
+ * datapath keeping its states and edge bits, which the new engine resumes,
+ * with the hold on the old root port (as daemon/stpd.c does); 1.5 s pass
  * (BPDUs to it are lost) before its first tick. */
 static struct node *restart(int i, unsigned int nports)
 {
 	enum stp_state held[NP];
+	bool edge[NP];
 	uint16_t prio = S.n[i].cfg.priority;
+	unsigned int root_port = binfo(i).root_port;
 	struct node *n;
 
 	memcpy(held, S.n[i].st, sizeof(held));
+	memcpy(edge, S.n[i].edge, sizeof(edge));
 	stp_free(S.n[i].b);
 	memset(&S.n[i], 0, sizeof(S.n[i]));
 	memcpy(S.n[i].st, held, sizeof(held));
+	memcpy(S.n[i].edge, edge, sizeof(edge));
 	n = bridge(i, prio);
 	for (unsigned int p = 1; p <= nports; p++) {
 		port(i, p, p == 3 ? STP_EDGE_ON : STP_EDGE_AUTO);
-		stp_port_resume(n->b, p, held[p]);
+		stp_port_resume(n->b, p, held[p], edge[p]);
 	}
+	stp_resume_hold(n->b, root_port);
 	assert_int_equal(n->set_states[1] + n->set_states[2], 0);
 	run_ms(1500);
 	stp_tick(n->b, S.now);
@@ -1082,8 +1230,9 @@ static void test_resume_changed_tree_demotes(void **state)
 	b = bridge(1, 0x8000);
 	for (unsigned int p = 1; p <= 2; p++) {
 		port(1, p, STP_EDGE_AUTO);
-		stp_port_resume(b->b, p, STP_STATE_FORWARDING);
+		stp_port_resume(b->b, p, STP_STATE_FORWARDING, false);
 	}
+	stp_resume_hold(b->b, 1);
 	t0 = S.now;
 	stp_tick(b->b, S.now);
 	pump();
@@ -1097,6 +1246,129 @@ static void test_resume_changed_tree_demotes(void **state)
 	run_ms(10000);
 	assert_true(two_converged());
 	assert_false(b->demoted[1]);
+}
+
+/* The restarted root announces itself at its first tick (no hold: its
+ * view is its own), and says nothing its neighbour did not know. */
+static void test_resume_root_announces(void **state)
+{
+	two_bridges();
+	start();
+	until(two_converged, 30000, "converge");
+	run_ms(30000);
+	memset(S.n[1].demoted, 0, sizeof(S.n[1].demoted));
+	restart(0, 2);
+	assert_true(S.n[0].sent[1] >= 1 && S.n[0].sent[2] >= 1);
+	assert_true(two_converged());
+	assert_false(S.n[1].demoted[1]);
+}
+
+/* A restarted bridge that was not the root sends nothing on its resumed
+ * ports until its old root port has heard the root (within the root's
+ * hello, 2 s), then at once, not hello_time + 1 s later. A port that was
+ * an edge by auto detection is resumed as one: it keeps the datapath's
+ * edge bit (the dead-daemon rule spares it) and forwards throughout. */
+static void test_resume_hold_until_root_heard(void **state)
+{
+	uint64_t t0;
+	struct node *b;
+
+	two_bridges();
+	port(1, 3, STP_EDGE_ON);
+	port(1, 4, STP_EDGE_AUTO);	/* no peer: an edge after 3 s */
+	start();
+	until(two_converged, 30000, "converge");
+	run_ms(30000);
+	assert_true(S.n[1].edge[4]);
+	b = restart(1, 4);
+	t0 = S.now;
+	assert_int_equal(b->sent[1] + b->sent[3] + b->sent[4], 0);
+	while (!b->sent[3]) {
+		step();
+		assert_true(S.now - t0 <= 2300);
+	}
+	print_message("restarted non-root: first BPDU on its edge port %.1f s after its start\n",
+		      (S.now - t0) / 1000.0);
+	assert_true(pinfo(1, 1).bpdus_in >= 1);
+	run_ms(30000);
+	assert_true(two_converged());
+	assert_true(is(1, 4, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
+	assert_true(S.n[1].edge[4]);
+	assert_false(b->demoted[1]);
+	assert_false(b->demoted[4]);
+}
+
+/* The root's daemon dies; its datapath blocks the links at its timeout,
+ * its neighbour takes over (ages out the root, becomes the root, and by
+ * auto edge forwards on both links); 10 s later the root's daemon starts
+ * again after its datapath's timeout, so the pinned states are not
+ * resumed (daemon/stpd.c): at no moment is there a loop (checked at every
+ * step), and the tree comes back. Resuming them would have closed one
+ * the moment the datapath honoured them again. */
+static void test_cold_restart_after_takeover(void **state)
+{
+	uint64_t t0;
+
+	two_bridges();
+	start();
+	until(two_converged, 30000, "converge");
+	run_ms(10000);
+	stp_free(S.n[0].b);
+	S.n[0].b = NULL;
+	S.l[0].cut = S.l[1].cut = true;		/* no one reads or sends BPDUs at A */
+	S.n[0].st[1] = S.n[0].st[2] = STP_STATE_DISCARDING;	/* its datapath's rule */
+	run_ms(10000);
+	assert_true(is(1, 1, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
+	assert_true(is(1, 2, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
+	memset(&S.n[0], 0, sizeof(S.n[0]));
+	bridge(0, 0x8000);
+	port(0, 1, STP_EDGE_AUTO);
+	port(0, 2, STP_EDGE_AUTO);
+	S.l[0].cut = S.l[1].cut = false;
+	t0 = S.now;
+	stp_tick(S.n[0].b, S.now);
+	pump();
+	assert_true(S.n[0].sent[1] >= 1 && S.n[0].sent[2] >= 1);
+	until(two_converged, 10000, "converge after the cold restart");
+	print_message("cold restart of the root after a takeover: converged in %.1f s\n",
+		      (S.now - t0) / 1000.0);
+}
+
+/* A tree with hello_time 10 (longer than the edge delay, 3 s); B's
+ * daemon starts again after its datapath's timeout (its ports discarding,
+ * none resumed). B begins by claiming to be the root and proposing on both
+ * links: A answers the proposals at once, so B never takes a link for an
+ * edge; without the answer it would have heard nothing until A's next
+ * hello, up to 10 s, and forwarded on both links after 3 (a loop). */
+static void test_cold_restart_next_to_slow_root(void **state)
+{
+	two_bridges();
+	for (int i = 0; i < 2; i++) {
+		S.n[i].cfg.hello_time = 10;
+		S.n[i].cfg.max_age = 22;
+		S.n[i].cfg.forward_delay = 12;
+		assert_int_equal(stp_bridge_set(S.n[i].b, &S.n[i].cfg), 0);
+	}
+	start();
+	until(two_converged, 30000, "converge");
+	run_ms(30000);
+	stp_free(S.n[1].b);
+	memset(&S.n[1], 0, sizeof(S.n[1]));
+	S.n[1].cfg = S.n[0].cfg;
+	S.n[1].cfg.mac[5] = 2;
+	S.n[1].s = &S;
+	S.n[1].b = stp_new(&S.n[1].cfg, &ops, &S.n[1]);
+	assert_non_null(S.n[1].b);
+	port(1, 1, STP_EDGE_AUTO);
+	port(1, 2, STP_EDGE_AUTO);
+	run_ms(3000);			/* A's hello is 7 s away at least */
+	stp_tick(S.n[1].b, S.now);
+	pump();
+	until(two_converged, 2000, "converge after B's cold restart");
+	run_ms(30000);
+	assert_true(two_converged());
+	assert_false(pinfo(1, 1).edge);
+	assert_false(pinfo(1, 2).edge);
 }
 
 /* Without resume, the same restart demotes B's root port (the contrast). */
@@ -1452,10 +1724,17 @@ int main(void)
 		cmocka_unit_test(test_bpdu_guard),
 		cmocka_unit_test(test_root_guard),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_rogue_timers),
+		cmocka_unit_test(test_tcn_burst_one_flush),
+		cmocka_unit_test(test_port_hold),
 		cmocka_unit_test(test_resume_keeps_forwarding),
 		cmocka_unit_test(test_resume_root_keeps_forwarding),
 		cmocka_unit_test(test_resume_changed_tree_demotes),
 		cmocka_unit_test(test_restart_without_resume_demotes),
+		cmocka_unit_test(test_resume_root_announces),
+		cmocka_unit_test(test_resume_hold_until_root_heard),
+		cmocka_unit_test(test_cold_restart_after_takeover),
+		cmocka_unit_test(test_cold_restart_next_to_slow_root),
 		cmocka_unit_test(test_tx_hold_count),
 		cmocka_unit_test(test_path_cost_and_ids),
 		cmocka_unit_test(test_rst_encoding),
