@@ -185,6 +185,8 @@ static void test_every_row_is_a_key(void **state)
 		[SET_PORT_DATAPATH] = "xdp", [SET_STATIC] = "02:00:00:00:00:01",
 		[SET_VLANS] = "10", [SET_UNTAGGED] = "20",
 	};
+	/* what a row needs beside it in its section */
+	static const char *const with[SET__N] = { [SET_BPDU_GUARD] = "edge = on\n" };
 	char text[128], value[32];
 	struct config c;
 
@@ -204,8 +206,8 @@ static void test_every_row_is_a_key(void **state)
 			v = text_sample[i];
 		if (!v)
 			fail_msg("row %s: no sample value in this test", s->name);
-		snprintf(text, sizeof(text), "%s\n%s = %s\n", port ? "[port eth1]" : "[bridge]",
-			 s->name, v);
+		snprintf(text, sizeof(text), "%s\n%s%s = %s\n", port ? "[port eth1]" : "[bridge]",
+			 with[i] ? with[i] : "", s->name, v);
 		parse_ok(text, &c);
 		if (!setting_given(port ? &c.ports[0].set : &c.set, (enum setting_id)i))
 			fail_msg("row %s: '%s' parsed, and the row is not given", s->name, text);
