@@ -22,7 +22,9 @@
 
 #include "xdpbr.h"
 
-/* The rows, in the order the man pages and the usage list them. */
+struct stpmap_req;		/* stpmap.h */
+
+/* The rows, in the order the usage lists them. */
 #define SETTING_FLAG_ID(NAME, bit, word, nl) SET_##NAME,
 enum setting_id {
 	/* [bridge], xdpbr bridge set */
@@ -58,7 +60,10 @@ enum setting_home {
 	SETTING_AT_CONFIG,	/* struct xdpbr_config (ctl_config_set) */
 	SETTING_AT_PORT,	/* struct xdpbr_port (ctl_port_apply); flags: bit */
 	SETTING_AT_STORM,	/* struct xdpbr_storm (ctl_storm_set) */
-	SETTING_AT_VLAN,	/* a port's VLANs and PVID (ctl_vlan_set_port) */
+	SETTING_AT_VLAN,	/* a port's VLANs and PVID (ctl_vlan_set_port); the
+				 * bridge's vlan_filtering and default_pvid, in
+				 * xdpbr_config (ctl_vlan_filtering,
+				 * ctl_set_default_pvid: it moves ports) */
 	SETTING_AT_FDB,		/* static FDB entries (ctl_fdb_add) */
 	SETTING_AT_STP,		/* xdpbrd's spanning tree: struct stpmap_req (the
 				 * CLI's request), the daemon's engine */
@@ -130,8 +135,8 @@ static inline enum setting_id setting_id_of(const struct setting *s)
 
 /*
  * A number for row s, already read as one (parse_u64 and the like): 0,
- * -ERANGE (outside min..max) or -EDOM (no multiple of step). The one range
- * check of every reader.
+ * -ERANGE (outside min..max), -EDOM (no multiple of step) or -EINVAL (not
+ * what the row's own rule takes). The one range check of every reader.
  */
 int setting_check(const struct setting *s, uint64_t v);
 
@@ -142,17 +147,16 @@ const char *setting_range(const struct setting *s, char *buf, size_t len);
  * "auto", the def_text. NULL for a text row without one. */
 const char *setting_default(const struct setting *s, char *buf, size_t len);
 
-/* Values of the settings that live in a port's entry, its storm control
- * limits and the bridge's config map, written into those (the fields the
- * row names): the rows in mask only (a command line's: its given; the
- * file's: every row, so that a key left out restores its default). */
+/* The values of the settings that live in a port's entry and in its storm
+ * control limits, written into those (the fields the rows name): the rows
+ * in mask only (a command line's: its given; the file's: every row, so
+ * that a key left out restores its default). */
 void settings_port_put(const struct settings *s, uint64_t mask, struct xdpbr_port *p);
 void settings_storm_put(const struct settings *s, uint64_t mask, uint32_t *pps);
 
 /* The spanning tree settings of scope given (and the actions) into a
  * request to xdpbrd: their fields, their bits added to r->set; an action
  * of an earlier request is dropped, as it was done. */
-struct stpmap_req;
 void settings_stp_put(const struct settings *s, enum setting_scope scope,
 		      struct stpmap_req *r);
 
