@@ -59,7 +59,7 @@ wait "$flood"
 check_eq "bpfperf -d 3 -n 5 xdpbr_rx: exit status 0" 0 "$rc" "$out"
 check_eq "bpfperf: a header and 1-5 lines" 1 \
 	"$(awk 'NR == 1 && /^ *SAMPLES +SHARE +FILE:LINE +SOURCE$/ { h = 1 }
-		NR > 1 && $2 ~ /%$/ && $3 ~ /^[a-z_]+\.[ch]:[0-9]+$/ { n++ }
+		NR > 1 && $2 ~ /%$/ && $3 ~ /^[a-z_.]+\.[ch]:[0-9]+$/ { n++ }
 		END { print (h && n >= 1 && n <= 5 && NR == n + 1) ? 1 : 0 }' <<<"$out")" "$out"
 check_eq "bpfperf: the hottest line first" \
 	"$(awk 'NR > 1 { print $1 }' <<<"$out" | sort -nr)" \
