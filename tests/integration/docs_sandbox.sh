@@ -20,7 +20,7 @@
 #       removes every bridge pinned for this network namespace.
 #
 # The work directory must not be under /tmp, which the sandbox covers with
-# a tmpfs of the block's own.
+# a tmpfs of the block's own (the tree may be: it is bound back).
 
 set -u
 set -o pipefail
@@ -277,10 +277,17 @@ sandbox_cleanup()
 
 sandbox()
 {
-	local step words i=0 n=0 rc=0 background=""
+	local step words i=0 n=0 rc=0 background="" root rfd
 
+	# The tree may itself be under /tmp (a CI clone): kept open across the
+	# tmpfs and bound back at its path, so the block's links into it (and
+	# this script) still resolve.
+	root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	exec {rfd}<"$root"
 	if ! { mount -t tmpfs -o mode=0755 xdpbr-docs /run/netns &&
 		mount -t tmpfs -o mode=1777 xdpbr-docs /tmp &&
+		{ [[ $root != /tmp/* ]] ||
+			{ mkdir -p "$root" && mount --bind "/proc/self/fd/$rfd" "$root"; }; } &&
 		touch /run/netns/sandbox &&
 		mount --bind /proc/self/ns/net /run/netns/sandbox &&
 		ip link set lo up; }; then
