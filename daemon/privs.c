@@ -97,6 +97,17 @@ int privs_check(bool bind_low_port)
 	return -EPERM;
 }
 
+/* What capng_apply may change: the bounding set too only with CAP_SETPCAP
+ * (else it stays as the service manager's CapabilityBoundingSet= left it,
+ * and Debian's libcap-ng logs a warning to syslog for trying). */
+static capng_select_t apply_sets(void)
+{
+	struct caps c;
+
+	return !caps_get(&c) && c.eff & CAPBIT(CAP_SETPCAP) ? CAPNG_SELECT_BOTH
+							    : CAPNG_SELECT_CAPS;
+}
+
 /* The bounding set as wanted, when this thread may reduce it; else it stays
  * (the service manager's CapabilityBoundingSet= is the one that counts). */
 static void bounds_note(uint64_t want)
@@ -115,6 +126,7 @@ static void bounds_note(uint64_t want)
 int privs_drop(bool bind_low_port)
 {
 	uint64_t want = privs_wanted(bind_low_port);
+	capng_select_t sets = apply_sets();
 	char have[1024], wanted[256];
 	struct caps c;
 	int err;
@@ -124,10 +136,9 @@ int privs_drop(bool bind_low_port)
 		if (want & CAPBIT(cap))
 			capng_update(CAPNG_ADD, CAPNG_EFFECTIVE | CAPNG_PERMITTED |
 				     CAPNG_BOUNDING_SET, cap);
-	/* Its result says nothing certain: without CAP_SETPCAP the bounding
-	 * set stays and libcap-ng may call that a failure; the sets read
-	 * back below are the truth. */
-	capng_apply(CAPNG_SELECT_BOTH);
+	/* Its result says nothing certain; the sets read back below are the
+	 * truth. */
+	capng_apply(sets);
 	err = caps_get(&c);
 	if (err) {
 		log_err("Couldn't read back the capabilities after dropping them: %s",
@@ -147,13 +158,14 @@ int privs_drop(bool bind_low_port)
 
 int privs_drop_thread(void)
 {
+	capng_select_t sets = apply_sets();
 	struct caps c;
 	int err;
 
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -errno;
 	capng_clear(CAPNG_SELECT_BOTH);
-	capng_apply(CAPNG_SELECT_BOTH);	/* the bounding set only with CAP_SETPCAP */
+	capng_apply(sets);
 	err = caps_get(&c);
 	if (err)
 		return err;

@@ -17,6 +17,12 @@
 # Everything the guest says goes to the serial console (the host's log).
 # Kernel command line: vmkdir=DIR (the unpacked kernel package, on the
 # host's /), vmtree=DIR (this tree), vmnics=N; vminit= is the initramfs's.
+#
+# guest-init.sh --agent: the same under systemd as PID 1 (guest-systemd.sh
+# boots it; its unit xdpbr-vm-agent.service runs this, with the kernel
+# command line's variables in its environment): systemd has mounted the
+# API filesystems and the root is writable, so only the kernel's modules
+# and the share are mounted, then the modules, the NICs and the agent.
 
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/tmp LANG=C
@@ -64,11 +70,13 @@ mounts()
 		mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 vm $VM/io
 }
 
+# modules [MODULE...]: the kernel loads modules through guest-modprobe;
+# the NICs' drivers now, and the MODULEs.
 modules()
 {
 	local m
 	echo "$HERE/guest-modprobe" >/proc/sys/kernel/modprobe
-	for m in e1000e virtio_net veth sch_ingress cls_bpf; do
+	for m in e1000e virtio_net "$@"; do
 		"$HERE"/guest-modprobe "$m" || say "modprobe $m failed"
 	done
 	# QEMU's igb model (8.0 and later) is an 82576, PCI id 8086:10c9.
@@ -123,9 +131,25 @@ agent()
 	done
 }
 
-mounts || { say "mounts failed"; halt; }
-say "mounted"
-modules
+# agent_mounts: under systemd, only what the lane adds to its mounts.
+agent_mounts()
+{
+	mkdir -p $VM/kernel $VM/io &&
+		mount --bind "$vmkdir" $VM/kernel &&
+		mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 vm $VM/io
+}
+
+# Under systemd the kernel loads what the bridge needs on demand, as on a
+# machine of its own (the unit's ProtectKernelModules= must not stop it).
+if [ "${1:-}" = --agent ]; then
+	agent_mounts || { say "mounts failed"; halt; }
+	say "mounted"
+	modules
+else
+	mounts || { say "mounts failed"; halt; }
+	say "mounted"
+	modules veth sch_ingress cls_bpf
+fi
 say "modules loaded"
 ip link set dev lo up
 rename_nics

@@ -9,9 +9,9 @@
 #      modules) and depmod run on that tree only (-b), so `modprobe -d
 #      CACHE/VERSION` works in the guest;
 #   3. a tiny initramfs (busybox and the modules that mount a 9p root:
-#      virtio_pci and 9p are modules in Debian's config, not built in)
-#      whose /init mounts the host's / over virtio 9p read-only and hands
-#      over to the guest's init.
+#      virtio_pci, 9p and overlay are modules in Debian's config, not built
+#      in) whose /init mounts the host's / over virtio 9p read-only (or
+#      under a writable overlay) and hands over to the guest's init.
 #
 # usage: tests/vm/kernel.sh [CACHE]   (default $XDPBR_VM_CACHE or
 #        /var/cache/xdpbr-vm); prints the prepared directory, which holds
@@ -23,7 +23,7 @@ set -euo pipefail
 
 CACHE=${1:-${XDPBR_VM_CACHE:-/var/cache/xdpbr-vm}}
 # The modules that mount the root: the order is modules.dep's.
-ROOT_MODULES=(9p 9pnet_virtio virtio_pci)
+ROOT_MODULES=(9p 9pnet_virtio virtio_pci overlay)
 
 die()
 {
@@ -107,8 +107,10 @@ main()
 	[ -n "$pkg" ] || die "no linux-image-6.1.0-N-amd64 package in apt's lists (is this Debian 12?)"
 	kver=${pkg#linux-image-}
 	kdir=$CACHE/$kver
-	# initrd-init is part of the initrd: a changed one makes a new initrd.
-	if [ -e "$kdir"/ready ] && [ "$kdir"/ready -nt "$(dirname "$0")"/initrd-init ]; then
+	# initrd-init and this script make the initrd: a change to either makes
+	# a new one.
+	if [ -e "$kdir"/ready ] && [ "$kdir"/ready -nt "$(dirname "$0")"/initrd-init ] &&
+		[ "$kdir"/ready -nt "$0" ]; then
 		echo "$kdir"
 		return 0
 	fi

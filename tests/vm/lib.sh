@@ -14,6 +14,10 @@
 #   vm_exec 'xdpbr link show'       # a shell script in the guest
 #   finish
 #
+# With VM_SYSTEMD=1 set before vm_boot, the guest runs systemd as PID 1
+# on a writable overlay of the host's root (tests/vm/guest-systemd.sh): for
+# suites that test what runs under systemd (the unit, the package).
+#
 # Guest NICs are named by kind and number (e1k0, vio1: guest-init.sh
 # renames them by MAC, 02:76:6d:00:KK:NN); host i's tap is PORT[i], in
 # NS[i], MAC[i], IP4[i] = 198.18.0.i/24; GNIC[i] is the guest NIC behind it.
@@ -28,6 +32,7 @@ VM_SMP=${XDPBR_VM_SMP:-2}
 VM_MEM=${XDPBR_VM_MEM:-768}
 VM_QUEUES=$((2 * VM_SMP))	# virtio-net queue pairs: one per CPU, one more per CPU for XDP
 VM_BOOT_TIMEOUT=${XDPBR_VM_BOOT_TIMEOUT:-240}
+VM_SYSTEMD=${VM_SYSTEMD:-0}
 VM_NETARGS=()
 VM_KDIR=
 VM_ACCEL=
@@ -95,14 +100,15 @@ vm_accel()
 # vm_start ACCEL: start QEMU in the background (daemonized, pid file).
 vm_start()
 {
-	local init=$VM_DIR/guest-init.sh
+	local init=$VM_DIR/guest-init.sh root=
+	[ "$VM_SYSTEMD" = 1 ] && init=$VM_DIR/guest-systemd.sh root="vmroot=overlay "
 	rm -rf "$VM_IO" && mkdir -p "$VM_IO"/cmd || return 1
 	: >"$VM_LOG"
 	"$VM_QEMU" -name xdpbr-vm -machine q35 -accel "$1" -m "$VM_MEM" -smp "$VM_SMP" \
 		-display none -monitor none -serial "file:$VM_LOG" -no-reboot \
 		-daemonize -pidfile "$VM_PIDFILE" \
 		-kernel "$VM_KDIR/vmlinuz" -initrd "$VM_KDIR/initrd.img" \
-		-append "console=ttyS0 panic=-1 loglevel=4 vminit=$init vmkdir=$VM_KDIR/root vmtree=$XT_ROOT vmnics=$NHOSTS" \
+		-append "console=ttyS0 panic=-1 loglevel=4 ${root}vminit=$init vmkdir=$VM_KDIR/root vmtree=$XT_ROOT vmnics=$NHOSTS" \
 		-fsdev local,id=root,path=/,readonly=on,security_model=none \
 		-device virtio-9p-pci,fsdev=root,mount_tag=root \
 		-fsdev "local,id=vm,path=$VM_IO,security_model=none" \
