@@ -287,7 +287,8 @@ sandbox()
 	if ! { mount -t tmpfs -o mode=0755 xdpbr-docs /run/netns &&
 		mount -t tmpfs -o mode=1777 xdpbr-docs /tmp &&
 		{ [[ $root != /tmp/* ]] ||
-			{ mkdir -p "$root" && mount --bind "/proc/self/fd/$rfd" "$root"; }; } &&
+			{ mkdir -p "$root" &&
+			  mount --no-canonicalize --bind "/proc/self/fd/$rfd" "$root"; }; } &&
 		touch /run/netns/sandbox &&
 		mount --bind /proc/self/ns/net /run/netns/sandbox &&
 		ip link set lo up; }; then

@@ -113,7 +113,8 @@ gone()
 bridge_lives()
 {
 	[ -e "$(pins_of "$1")/$BR/xdpbr_fdb" ] &&
-		in_ns "$1" "$XDPBR" -j bridge show 2>/dev/null | jq -e --arg br "$BR" '.[0].ifname == $br'
+		jq_true "$(in_ns "$1" "$XDPBR" -j bridge show 2>/dev/null)" '.[0].ifname == $br' \
+			--arg br "$BR"
 }
 
 # --- a bridge whose daemon is killed, in a namespace that is then deleted
