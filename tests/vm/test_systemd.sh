@@ -126,7 +126,7 @@ vm_check "HTTP: br1's /metrics counts BPDUs heard on l1b, br0's /stats has its t
 	"m=\$(curl -sf http://127.0.0.1:9639/metrics) || exit 1
 	 grep '^xdpbr_stp_bpdus_total{.*port=\"l1b\".*direction=\"in\"} [1-9]' <<<\"\$m\" || exit 1
 	 j=\$(curl -sf http://127.0.0.1:9638/stats) || exit 1
-	 jq -e '.stp.ports | length >= 3' <<<\"\$j\" || { head -c 500 <<<\"\$j\"; exit 1; }"
+	 [ \"\$(jq -c '.stp.ports | length >= 3' <<<\"\$j\")\" = true ] || { head -c 500 <<<\"\$j\"; exit 1; }"
 vm_check "event socket: 0600 in a 0700 /run/xdpbr; xdpbr monitor connects to br0's" \
 	"$GS; stat -c '%n %a' /run/xdpbr /run/xdpbr/br0.sock /run/xdpbr/br1.sock
 	 [ \"\$(stat -c %a /run/xdpbr /run/xdpbr/br0.sock /run/xdpbr/br1.sock | paste -sd' ')\" = '700 600 600' ] &&
