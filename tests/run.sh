@@ -24,7 +24,7 @@
 # Time: a suite is killed after 3 times the seconds tests/suite-times
 # (CHECK_TIMES) records for it (at least 60 s, CHECK_TIME_FLOOR; a suite
 # missing there gets its kind's default and a note). The whole run stops at CHECK_DEADLINE seconds
-# (default 4200, 70 min: CI gives `.ci/run` 90, deps and two builds
+# (default 4800, 80 min: CI gives `.ci/run` 90, deps and two builds
 # included): a suite running then is killed, the suites not started are
 # each counted as one failure, and the closing line is still printed.
 #
@@ -52,7 +52,7 @@ VM_TIMEOUT=1200
 TIMES_FILE=${CHECK_TIMES:-tests/suite-times}
 TIME_FACTOR=3
 TIME_FLOOR=${CHECK_TIME_FLOOR:-60}
-CHECK_DEADLINE=${CHECK_DEADLINE:-4200}
+CHECK_DEADLINE=${CHECK_DEADLINE:-4800}
 LOG_DIR=${CHECK_LOGS:-$BUILD/check-logs}
 mkdir -p "$LOG_DIR" || exit 1
 rm -f "$LOG_DIR"/*.log "$LOG_DIR/times.txt"
