@@ -506,29 +506,33 @@ static int kw_storm(struct cli_cmd *c, const struct keyword *k, int argc, char *
 		    "packets per second");
 }
 
-/* link set state: the kernel bridge's words, or its numbers (bridge(8)).
- * Disabled, listening and blocking all discard. */
+static bool state_read(const void *entry, const void *ctx)
+{
+	(void)ctx;
+	return ((const struct stp_state_word *)entry)->use & STP_WORD_READ;
+}
+
+/* link set state: the kernel bridge's words, or its numbers (bridge(8)),
+ * from lib/stpstate.c's table. Disabled, listening and blocking all discard. */
 static int read_state(struct cli_cmd *c, const struct setting *s, const char *v,
 		      char *err, size_t len)
 {
-	static const struct word states[] = {	/* in bridge(8)'s order */
-		{ "disabled", XDPBR_STP_DISCARDING },
-		{ "listening", XDPBR_STP_DISCARDING },
-		{ "learning", XDPBR_STP_LEARNING },
-		{ "forwarding", XDPBR_STP_FORWARDING },
-		{ "blocking", XDPBR_STP_DISCARDING },
-	};
+	_Static_assert(offsetof(struct stp_state_word, name) == offsetof(struct word, name) &&
+		       offsetof(struct stp_state_word, state) == offsetof(struct word, value),
+		       "stp_state_words[] entries start with a struct word");
 	uint64_t n;
-	int st;
+	int i;
 
-	if (!parse_u64(v, ARRAY_SIZE(states) - 1, &n))
-		st = states[n].value;
+	(void)s;
+	if (!parse_u64(v, STP_STATE_WORDS - 1, &n) && (stp_state_words[n].use & STP_WORD_READ))
+		i = (int)n;
 	else
-		st = lookup_word(states, ARRAY_SIZE(states), v, NULL, NULL, NULL, 0);
-	if (st < 0)
+		i = lookup(stp_state_words, STP_STATE_WORDS, sizeof(stp_state_words[0]), v,
+			   state_read, NULL, NULL, 0);
+	if (i < 0)
 		return fail(err, len, "invalid state '%s' (disabled, blocking, listening, "
 			    "learning, forwarding, or 0-4 as bridge(8))", v);
-	setting_set(&c->set, SET_STATE, (uint64_t)st);
+	setting_set(&c->set, SET_STATE, (uint64_t)stp_state_words[i].state);
 	return 0;
 }
 

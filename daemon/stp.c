@@ -146,7 +146,7 @@ struct port {
 	bool legacy_tc;			/* the last config BPDU had TC */
 	unsigned int guard_while;
 	bool pushed;			/* the datapath holds dp_state/dp_edge */
-	enum stp_state dp_state;
+	enum xdpbr_stp_state dp_state;
 	bool dp_edge;
 	uint64_t bpdus_in, bpdus_out, bad_bpdus, tc_in, tc_out, aged_bpdus, clamped_bpdus;
 };
@@ -1046,15 +1046,15 @@ static bool prt(struct stp_bridge *b, struct port *p)
 
 static bool pst(struct stp_bridge *b, struct port *p)
 {
-	enum stp_state st = !p->learn ? STP_STATE_DISCARDING :
-			    p->forward ? STP_STATE_FORWARDING : STP_STATE_LEARNING;
+	enum xdpbr_stp_state st = !p->learn ? XDPBR_STP_DISCARDING :
+			    p->forward ? XDPBR_STP_FORWARDING : XDPBR_STP_LEARNING;
 	bool edge = p->oper_edge && enabled(p);
-	bool changed = p->learning != (st != STP_STATE_DISCARDING) ||
-		       p->forwarding != (st == STP_STATE_FORWARDING);
+	bool changed = p->learning != (st != XDPBR_STP_DISCARDING) ||
+		       p->forwarding != (st == XDPBR_STP_FORWARDING);
 	bool state_changed = !p->pushed || p->dp_state != st;
 
-	p->learning = st != STP_STATE_DISCARDING;
-	p->forwarding = st == STP_STATE_FORWARDING;
+	p->learning = st != XDPBR_STP_DISCARDING;
+	p->forwarding = st == XDPBR_STP_FORWARDING;
 	if (p->pushed && p->dp_state == st && p->dp_edge == edge)
 		return changed;
 
@@ -1674,8 +1674,8 @@ int stp_port_get(const struct stp_bridge *b, unsigned int port, struct stp_port_
 	p = &b->ports[port];
 	memset(info, 0, sizeof(*info));
 	info->role = p->role;
-	info->state = !p->learning ? STP_STATE_DISCARDING :
-		      p->forwarding ? STP_STATE_FORWARDING : STP_STATE_LEARNING;
+	info->state = !p->learning ? XDPBR_STP_DISCARDING :
+		      p->forwarding ? XDPBR_STP_FORWARDING : XDPBR_STP_LEARNING;
 	info->path_cost = p->path_cost;
 	info->port_id = p->port_id;
 	v = p->info_is == INFO_RECEIVED || p->info_is == INFO_MINE ? &p->port_prio : &p->desg_prio;
@@ -1697,28 +1697,6 @@ int stp_port_get(const struct stp_bridge *b, unsigned int port, struct stp_port_
 	info->aged_bpdus = p->aged_bpdus;
 	info->clamped_bpdus = p->clamped_bpdus;
 	return 0;
-}
-
-const char *stp_state_name(enum stp_state s)
-{
-	switch (s) {
-	case STP_STATE_DISCARDING: return "discarding";
-	case STP_STATE_LEARNING: return "learning";
-	case STP_STATE_FORWARDING: return "forwarding";
-	}
-	return "unknown";
-}
-
-const char *stp_role_name(enum stp_role r)
-{
-	switch (r) {
-	case STP_ROLE_DISABLED: return "disabled";
-	case STP_ROLE_ROOT: return "root";
-	case STP_ROLE_DESIGNATED: return "designated";
-	case STP_ROLE_ALTERNATE: return "alternate";
-	case STP_ROLE_BACKUP: return "backup";
-	}
-	return "unknown";
 }
 
 /*
@@ -1747,12 +1725,12 @@ const char *stp_role_name(enum stp_role r)
  * discarding start as new ports (discarding). Only before the first
  * stp_tick.
  */
-void stp_port_resume(struct stp_bridge *b, unsigned int port, enum stp_state state,
+void stp_port_resume(struct stp_bridge *b, unsigned int port, enum xdpbr_stp_state state,
 		     bool edge)
 {
 	struct port *p = get_port(b, port);
 
-	if (!p || b->started || state != STP_STATE_FORWARDING)
+	if (!p || b->started || state != XDPBR_STP_FORWARDING)
 		return;
 	p->resumed = true;
 	p->learn = p->forward = p->learning = p->forwarding = true;

@@ -23,13 +23,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* What the datapath enforces on a port (datapath: XDPBR_STP_*). */
-enum stp_state {
-	STP_STATE_DISCARDING,
-	STP_STATE_LEARNING,
-	STP_STATE_FORWARDING,
-};
+#include "xdpbr.h"		/* enum xdpbr_stp_state: what the datapath enforces */
 
+/* Named by lib/stpmap.c's stpmap_role_name(), in this order. */
 enum stp_role {
 	STP_ROLE_DISABLED,
 	STP_ROLE_ROOT,
@@ -69,7 +65,7 @@ struct stp_ops {
 	/* Put port's state into the datapath. edge: the port is an operational
 	 * edge port (the datapath's dead-daemon fallback leaves edge ports
 	 * forwarding). Returns 0 or -errno; the engine logs nothing itself. */
-	int (*set_state)(void *arg, unsigned int port, enum stp_state state, bool edge);
+	int (*set_state)(void *arg, unsigned int port, enum xdpbr_stp_state state, bool edge);
 	/* Flush the dynamic (learned) FDB entries of port (17.21.1 flush). A
 	 * port is asked once per topology change however many BPDUs announce
 	 * it; the flush may be done later, in steps (17.19.7 allows it). */
@@ -115,7 +111,7 @@ struct stp_bridge_info {
 
 struct stp_port_info {
 	enum stp_role role;
-	enum stp_state state;
+	enum xdpbr_stp_state state;
 	uint32_t path_cost;		/* in use */
 	uint16_t port_id;
 	uint8_t designated_bridge[8], designated_root[8];
@@ -180,10 +176,6 @@ void stp_tick(struct stp_bridge *b, uint64_t now_ms);
 void stp_bridge_get(const struct stp_bridge *b, struct stp_bridge_info *info);
 int stp_port_get(const struct stp_bridge *b, unsigned int port, struct stp_port_info *info);
 
-/* Names for the CLI/JSON/Prometheus: "discarding", "learning",
- * "forwarding"; "disabled", "root", "designated", "alternate", "backup". */
-const char *stp_state_name(enum stp_state s);
-const char *stp_role_name(enum stp_role r);
 
 /*
  * Resuming after a restart, before the first stp_tick. The daemon passes
@@ -192,7 +184,7 @@ const char *stp_role_name(enum stp_role r);
  * an edge port); one not resumed starts as a new port (discarding). The
  * daemon resumes only what is still the tree's (see daemon/stpd.c).
  */
-void stp_port_resume(struct stp_bridge *b, unsigned int port, enum stp_state state,
+void stp_port_resume(struct stp_bridge *b, unsigned int port, enum xdpbr_stp_state state,
 		     bool edge);
 /* A resume of non-edge ports: root_port was the root port before the
  * restart (0: this bridge was the root). Until that port has heard a BPDU

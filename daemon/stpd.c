@@ -130,30 +130,6 @@ static const uint8_t *bpdu_payload(const uint8_t *f, size_t n, size_t *len)
 
 /* --- the engine's ops --- */
 
-static enum xdpbr_stp_state dp_state(enum stp_state st)
-{
-	switch (st) {
-	case STP_STATE_FORWARDING:
-		return XDPBR_STP_FORWARDING;
-	case STP_STATE_LEARNING:
-		return XDPBR_STP_LEARNING;
-	default:
-		return XDPBR_STP_DISCARDING;
-	}
-}
-
-static enum stp_state engine_state(enum xdpbr_stp_state st)
-{
-	switch (st) {
-	case XDPBR_STP_FORWARDING:
-		return STP_STATE_FORWARDING;
-	case XDPBR_STP_LEARNING:
-		return STP_STATE_LEARNING;
-	default:
-		return STP_STATE_DISCARDING;
-	}
-}
-
 static struct stpd_port *port_of(struct stpd *s, unsigned int slot)
 {
 	if (slot == 0 || slot >= XDPBR_MAX_PORTS || !s->ports[slot].ifindex)
@@ -161,7 +137,7 @@ static struct stpd_port *port_of(struct stpd *s, unsigned int slot)
 	return &s->ports[slot];
 }
 
-static int op_set_state(void *arg, unsigned int slot, enum stp_state st, bool edge)
+static int op_set_state(void *arg, unsigned int slot, enum xdpbr_stp_state st, bool edge)
 {
 	struct stpd *s = arg;
 	struct stpd_port *p = port_of(s, slot);
@@ -171,7 +147,7 @@ static int op_set_state(void *arg, unsigned int slot, enum stp_state st, bool ed
 	/* While ports are resumed, the datapath already holds their states. */
 	if (s->resuming)
 		return 0;
-	return ctl_port_stp_set(&s->br->maps, p->ifindex, dp_state(st), edge);
+	return ctl_port_stp_set(&s->br->maps, p->ifindex, st, edge);
 }
 
 static void op_flush(void *arg, unsigned int slot)
@@ -232,14 +208,14 @@ static struct json_object *ev_port(struct stpd *s, enum stp_event ev, struct stp
 	if (stp_port_get(s->eng, (unsigned int)(p - s->ports), &pi))
 		return NULL;
 	o = event_new(s, name, p);
-	add_str(o, "state", stp_state_name(pi.state));
-	add_str(o, "role", stp_role_name(pi.role));
+	add_str(o, "state", stp_state_word(pi.state, true));
+	add_str(o, "role", stpmap_role_name(pi.role));
 	if (ev == STP_EV_STATE)
-		log_info("stp: port %s: state %s (role %s)", p->ifname, stp_state_name(pi.state),
-			 stp_role_name(pi.role));
+		log_info("stp: port %s: state %s (role %s)", p->ifname, stp_state_word(pi.state, true),
+			 stpmap_role_name(pi.role));
 	else
-		log_info("stp: port %s: role %s (state %s)", p->ifname, stp_role_name(pi.role),
-			 stp_state_name(pi.state));
+		log_info("stp: port %s: role %s (state %s)", p->ifname, stpmap_role_name(pi.role),
+			 stp_state_word(pi.state, true));
 	return o;
 }
 
@@ -467,7 +443,7 @@ static void port_resume(struct stpd *s, unsigned int slot)
 	    ctl_port_stp_effective(&s->br->maps, &dp, &st) ||
 	    ctl_port_stp_get(&s->br->maps, p->ifindex, &word, &edge))
 		return;
-	stp_port_resume(s->eng, slot, engine_state(st), edge);
+	stp_port_resume(s->eng, slot, st, edge);
 }
 
 /* Joins the engine: settings, link, socket; as the datapath holds it
@@ -860,7 +836,7 @@ static void status_port(const struct stpd *s, unsigned int slot, struct stpmap_p
 	o->ifindex = p->ifindex;
 	snprintf(o->ifname, sizeof(o->ifname), "%s", p->ifname);
 	o->role = (__u8)pi.role;
-	o->state = (__u8)pi.state;
+	o->state = stpmap_state_code(pi.state);
 	o->admin_edge = (__u8)p->cfg.edge;
 	o->flags = (pi.edge ? STPMAP_P_EDGE : 0) | (pi.p2p ? STPMAP_P_P2P : 0) |
 		   (pi.legacy ? STPMAP_P_LEGACY : 0) | (pi.guard_tripped ? STPMAP_P_GUARD : 0) |

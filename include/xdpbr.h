@@ -231,6 +231,8 @@ struct xdpbr_config {
  *   learning     learns from what it receives, forwards and receives nothing;
  *   discarding   neither learns nor forwards nor receives anything.
  * BPDUs reach the host whatever the state while XDPBR_CFG_STP is on.
+ * The one enum of states: the datapath's, the RSTP engine's (daemon/rstp.c)
+ * and the CLI's; their words are lib/stpstate.c's stp_state_words[].
  */
 enum xdpbr_stp_state {
 	XDPBR_STP_FORWARDING = 0,

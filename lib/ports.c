@@ -247,20 +247,8 @@ bool port_forwarding(const struct port_entry *p, const struct port_link *l)
 	       !(p->port.flags & XDPBR_PORT_DOWN);
 }
 
-const char *port_stp_word(enum xdpbr_stp_state st, bool stp_on)
-{
-	switch (st) {
-	case XDPBR_STP_FORWARDING:
-		return "forwarding";
-	case XDPBR_STP_LEARNING:
-		return "learning";
-	default:
-		return stp_on ? "discarding" : "blocking";
-	}
-}
-
 const char *port_state_name(const struct port_entry *p, const struct port_link *l,
 			    enum xdpbr_stp_state st, bool stp_on)
 {
-	return port_forwarding(p, l) ? port_stp_word(st, stp_on) : "disabled";
+	return port_forwarding(p, l) ? stp_state_word(st, stp_on) : "disabled";
 }

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "xdpbr.h"
 #include "util.h"		/* IFNAME_SHOWN */
+#include "stpstate.h"
 
 struct port_entry {
 	uint32_t ifindex;
@@ -90,12 +91,6 @@ void port_link_read(uint32_t ifindex, uint32_t p_flags, struct port_link *l);
 
 /* Forwarding only when the link is up and the datapath uses the port. */
 bool port_forwarding(const struct port_entry *p, const struct port_link *l);
-
-/* The kernel bridge's word for a port in spanning tree state st (the one
- * enforced, ctl_port_stp_effective): "forwarding", "learning", and for
- * discarding "discarding" while STP runs, "blocking" (set by hand) while
- * it does not. */
-const char *port_stp_word(enum xdpbr_stp_state st, bool stp_on);
 
 /* What link show says of a port: "disabled" when its link is down (or the
  * datapath does not use it), else port_stp_word(). */

@@ -304,7 +304,7 @@ int report_metrics(const struct report *r, FILE *out)
 		fprintf(out, ",slot=\"%u\",state=\"%s\",datapath=\"%s\"} 1\n",
 			r->ports[i].port.slot,
 			r->ports[i].port.flags & XDPBR_PORT_DOWN ? "disabled" :
-			port_stp_word(report_port_stp(r, i), r->cfg.flags & XDPBR_CFG_STP),
+			stp_state_word(report_port_stp(r, i), r->cfg.flags & XDPBR_CFG_STP),
 			port_datapath_name(r->ports[i].port.mode));
 	}
 

@@ -9,6 +9,7 @@
 
 #include "paths.h"
 #include "stpmap.h"
+#include "stpstate.h"
 #include "util.h"
 
 /* The kernel's name of a map (15 characters at most). */
@@ -101,15 +102,33 @@ const char *stpmap_timers_check(unsigned int hello, unsigned int max_age,
 	return NULL;
 }
 
-/* The engine's enums (daemon/stp.h), in their order. */
-static const char *const state_names[] = { "discarding", "learning", "forwarding" };
+static const enum xdpbr_stp_state stpmap_states[STPMAP_STATES] = {
+	[STPMAP_STATE_DISCARDING] = XDPBR_STP_DISCARDING,
+	[STPMAP_STATE_LEARNING] = XDPBR_STP_LEARNING,
+	[STPMAP_STATE_FORWARDING] = XDPBR_STP_FORWARDING,
+};
+
+__u8 stpmap_state_code(enum xdpbr_stp_state st)
+{
+	for (__u8 c = 0; c < STPMAP_STATES; c++)
+		if (stpmap_states[c] == st)
+			return c;
+	return STPMAP_STATE_DISCARDING;
+}
+
+enum xdpbr_stp_state stpmap_state(unsigned int code)
+{
+	return code < STPMAP_STATES ? stpmap_states[code] : XDPBR_STP_DISCARDING;
+}
+
+/* The engine's enums (daemon/rstp.h), in their order. */
 static const char *const role_names[] = { "disabled", "root", "designated", "alternate",
 					  "backup" };
 static const char *const edge_names[] = { "off", "on", "auto" };
 
-const char *stpmap_state_name(unsigned int s)
+const char *stpmap_state_name(unsigned int code)
 {
-	return s < ARRAY_SIZE(state_names) ? state_names[s] : "?";
+	return code < STPMAP_STATES ? stp_state_word(stpmap_state(code), true) : "?";
 }
 
 const char *stpmap_role_name(unsigned int r)
@@ -299,16 +318,16 @@ static void port_counter(FILE *out, const struct stpmap_snapshot *s, const char 
 
 /* name{port,WHAT=x} 1 for the current x, 0 for the others. */
 static void port_enum(FILE *out, const struct stpmap_snapshot *s, const char *bridge,
-		      const char *name, const char *what, const char *const *names, size_t n,
-		      bool role)
+		      const char *name, const char *what, const char *(*names)(unsigned int),
+		      unsigned int n, bool role)
 {
 	for (int i = 1; i < XDPBR_MAX_PORTS; i++) {
 		const struct stpmap_port *p = &s->ports[i];
 
-		for (size_t v = 0; p->ifindex && v < n; v++) {
+		for (unsigned int v = 0; p->ifindex && v < n; v++) {
 			fputs(name, out);
 			port_labels(out, bridge, p);
-			label(out, what, names[v], true);
+			label(out, what, names(v), true);
 			fprintf(out, "} %d\n", (role ? p->role : p->state) == v);
 		}
 	}
@@ -346,11 +365,11 @@ void stpmap_metrics(const struct stpmap_snapshot *s, const char *bridge, FILE *o
 	fprintf(out, "} %llu\n", (unsigned long long)s->br.topology_changes);
 	family(out, "xdpbr_stp_port_state", "gauge",
 	       "Spanning tree state of a port: 1 for the current state.");
-	port_enum(out, s, bridge, "xdpbr_stp_port_state", "state", state_names,
-		  ARRAY_SIZE(state_names), false);
+	port_enum(out, s, bridge, "xdpbr_stp_port_state", "state", stpmap_state_name,
+		  STPMAP_STATES, false);
 	family(out, "xdpbr_stp_port_role", "gauge",
 	       "Spanning tree role of a port: 1 for the current role.");
-	port_enum(out, s, bridge, "xdpbr_stp_port_role", "role", role_names,
+	port_enum(out, s, bridge, "xdpbr_stp_port_role", "role", stpmap_role_name,
 		  ARRAY_SIZE(role_names), true);
 	family(out, "xdpbr_stp_bpdus_total", "counter", "BPDUs received and sent on a port.");
 	port_counter(out, s, bridge, "xdpbr_stp_bpdus_total",

@@ -90,6 +90,14 @@ struct stpmap_bridge {
 /* enum stp_edge's values (daemon/stp.h), for those who don't link the engine. */
 enum { STPMAP_EDGE_OFF, STPMAP_EDGE_ON, STPMAP_EDGE_AUTO };
 
+/* struct stpmap_port.state: the numbering the pin has had from the start
+ * (a new CLI reads what an older daemon wrote), the reverse of enum
+ * xdpbr_stp_state's. Written and read through the two functions below. */
+enum { STPMAP_STATE_DISCARDING, STPMAP_STATE_LEARNING, STPMAP_STATE_FORWARDING,
+       STPMAP_STATES };
+__u8 stpmap_state_code(enum xdpbr_stp_state st);
+enum xdpbr_stp_state stpmap_state(unsigned int code);
+
 /* Port flags (struct stpmap_port.flags). */
 enum {
 	STPMAP_P_EDGE		= 1U << 0,	/* operational edge */
@@ -106,7 +114,7 @@ enum {
 struct stpmap_port {
 	__u32 ifindex;
 	__u8 role;			/* enum stp_role */
-	__u8 state;			/* enum stp_state */
+	__u8 state;			/* STPMAP_STATE_*, not enum xdpbr_stp_state */
 	__u8 admin_edge;		/* enum stp_edge */
 	__u8 pad;
 	__u32 flags;			/* STPMAP_P_* */
@@ -149,8 +157,9 @@ int stpmap_read(int fd, struct stpmap_snapshot *s);
 const char *stpmap_timers_check(unsigned int hello, unsigned int max_age,
 				unsigned int fwd_delay);
 
-/* Names of the engine's enums, for those who do not link it. */
-const char *stpmap_state_name(unsigned int s);
+/* Names of a state's code (stp_state_word's) and of the engine's enums, for
+ * those who do not link it. */
+const char *stpmap_state_name(unsigned int code);
 const char *stpmap_role_name(unsigned int r);
 const char *stpmap_edge_name(unsigned int e);
 /* "8000.02:00:00:00:00:01" (priority in hex, as brctl and mstpctl write it). */

@@ -42,6 +42,8 @@
 #include <string.h>
 
 #include "stp.h"
+#include "stpstate.h"
+#include "stpmap.h"
 #include "fuzz_common.h"
 
 #define CHECK(cond, ...) do { if (!(cond)) fz_fail(__VA_ARGS__); } while (0)
@@ -51,7 +53,7 @@
 static const uint8_t mac[6] = { 0x02, 0, 0, 0, 0x0b, 0x01 };
 
 static struct {
-	enum stp_state st[NPORT];
+	enum xdpbr_stp_state st[NPORT];
 	bool told[NPORT];
 	unsigned int sent_since_tick[NPORT];
 	uint64_t bad_events[NPORT];
@@ -112,10 +114,10 @@ static bool aged_bpdu(const uint8_t *d)
 	return get16(d + 27) + 256u > max_age;
 }
 
-static int op_set_state(void *arg, unsigned int port, enum stp_state st, bool edge)
+static int op_set_state(void *arg, unsigned int port, enum xdpbr_stp_state st, bool edge)
 {
 	CHECK(port == 1 || port == 2, "set_state on port %u", port);
-	CHECK(st == STP_STATE_DISCARDING || st == STP_STATE_LEARNING || st == STP_STATE_FORWARDING,
+	CHECK(st == XDPBR_STP_DISCARDING || st == XDPBR_STP_LEARNING || st == XDPBR_STP_FORWARDING,
 	      "set_state with state %d", (int)st);
 	h.st[port] = st;
 	h.told[port] = true;
@@ -191,21 +193,21 @@ static void check_engine(struct stp_bridge *b)
 	for (unsigned int p = 1; p < NPORT; p++) {
 		CHECK(stp_port_get(b, p, &pi) == 0, "port %u gone", p);
 		CHECK(h.told[p] && pi.state == h.st[p], "port %u: reports %s, datapath holds %s", p,
-		      stp_state_name(pi.state), stp_state_name(h.st[p]));
+		      stp_state_word(pi.state, true), stp_state_word(h.st[p], true));
 		CHECK(pi.bad_bpdus == h.bad_events[p], "port %u: %llu bad BPDUs, %llu events", p,
 		      (unsigned long long)pi.bad_bpdus, (unsigned long long)h.bad_events[p]);
-		if (pi.state != STP_STATE_DISCARDING)
+		if (pi.state != XDPBR_STP_DISCARDING)
 			CHECK(pi.role == STP_ROLE_ROOT || pi.role == STP_ROLE_DESIGNATED,
-			      "port %u %s as %s", p, stp_state_name(pi.state), stp_role_name(pi.role));
+			      "port %u %s as %s", p, stp_state_word(pi.state, true), stpmap_role_name(pi.role));
 		if (pi.guard_tripped)
-			CHECK(pi.state == STP_STATE_DISCARDING, "tripped port %u %s", p,
-			      stp_state_name(pi.state));
+			CHECK(pi.state == XDPBR_STP_DISCARDING, "tripped port %u %s", p,
+			      stp_state_word(pi.state, true));
 		if (pi.role == STP_ROLE_ROOT)
 			CHECK(bi.root_port == p, "port %u root, bridge's root port %u", p, bi.root_port);
 	}
 	if (bi.root_port) {
 		CHECK(stp_port_get(b, bi.root_port, &pi) == 0 && pi.role == STP_ROLE_ROOT,
-		      "root port %u has role %s", bi.root_port, stp_role_name(pi.role));
+		      "root port %u has role %s", bi.root_port, stpmap_role_name(pi.role));
 	}
 }
 

@@ -11,6 +11,7 @@
 
 #include "xdpbr.h"
 #include "ports.h"
+#include "stpmap.h"
 #include "util.h"
 #include "mock_bpf.h"
 
@@ -345,9 +346,33 @@ static void test_mode_parse(void **state)
 	}
 }
 
+/* One table of state words: what link show and stp show print, and the
+ * status pin's codes, which keep their meaning across an upgrade. */
+static void test_stp_state_words(void **state)
+{
+	(void)state;
+	assert_string_equal(stp_state_word(XDPBR_STP_FORWARDING, false), "forwarding");
+	assert_string_equal(stp_state_word(XDPBR_STP_LEARNING, true), "learning");
+	assert_string_equal(stp_state_word(XDPBR_STP_DISCARDING, false), "blocking");
+	assert_string_equal(stp_state_word(XDPBR_STP_DISCARDING, true), "discarding");
+	assert_string_equal(stp_state_word((enum xdpbr_stp_state)7, true), "?");
+	/* bridge(8)'s numbers are the rows' indexes */
+	assert_string_equal(stp_state_words[0].name, "disabled");
+	assert_string_equal(stp_state_words[4].name, "blocking");
+	assert_int_equal(stpmap_state_code(XDPBR_STP_DISCARDING), 0);
+	assert_int_equal(stpmap_state_code(XDPBR_STP_LEARNING), 1);
+	assert_int_equal(stpmap_state_code(XDPBR_STP_FORWARDING), 2);
+	for (unsigned int c = 0; c < STPMAP_STATES; c++)
+		assert_int_equal(stpmap_state_code(stpmap_state(c)), c);
+	assert_string_equal(stpmap_state_name(0), "discarding");
+	assert_string_equal(stpmap_state_name(2), "forwarding");
+	assert_string_equal(stpmap_state_name(STPMAP_STATES), "?");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stp_state_words),
 		cmocka_unit_test_setup(test_dump_empty, mock_bpf_fixture),
 		cmocka_unit_test_setup(test_dump_sorted_by_slot, mock_bpf_fixture),
 		cmocka_unit_test_setup(test_dump_full_table, mock_bpf_fixture),

@@ -23,6 +23,8 @@
 
 #include "xdpbr.h"
 #include "stp.h"
+#include "stpstate.h"
+#include "stpmap.h"
 
 #define NB	4		/* bridges */
 #define NP	8		/* ports per bridge, 1..NP-1 */
@@ -41,7 +43,7 @@ struct node {
 	unsigned int events[NEV][NP];
 	unsigned int set_states[NP];
 	bool demoted[NP];		/* set_state other than forwarding seen */
-	enum stp_state st[NP];
+	enum xdpbr_stp_state st[NP];
 	bool edge[NP];
 	/* what a port not linked to an engine sent: the BPDU (LLC payload) */
 	uint8_t last[NP][64];
@@ -94,7 +96,7 @@ static struct link *link_of(struct sim *s, int node, int port, int *peer, int *p
 	return NULL;
 }
 
-static int op_set_state(void *arg, unsigned int port, enum stp_state st, bool edge)
+static int op_set_state(void *arg, unsigned int port, enum xdpbr_stp_state st, bool edge)
 {
 	struct node *n = arg;
 
@@ -104,8 +106,8 @@ static int op_set_state(void *arg, unsigned int port, enum stp_state st, bool ed
 	n->set_states[port]++;
 	if (getenv("STPDEBUG"))
 		fprintf(stderr, "%6llu %c%u -> %s%s\n", (unsigned long long)S.now, 'A' + (int)(n - S.n), port,
-			stp_state_name(st), edge ? " edge" : "");
-	if (st != STP_STATE_FORWARDING)
+			stp_state_word(st, true), edge ? " edge" : "");
+	if (st != XDPBR_STP_FORWARDING)
 		n->demoted[port] = true;
 	return 0;
 }
@@ -126,7 +128,7 @@ static void op_event(void *arg, enum stp_event ev, unsigned int port)
 		struct stp_port_info pi;
 
 		stp_port_get(n->b, port, &pi);
-		fprintf(stderr, "%6llu %c%u role %s\n", (unsigned long long)S.now, 'A' + (int)(n - S.n), port, stp_role_name(pi.role));
+		fprintf(stderr, "%6llu %c%u role %s\n", (unsigned long long)S.now, 'A' + (int)(n - S.n), port, stpmap_role_name(pi.role));
 	}
 	if (getenv("STPDEBUG") && ev == STP_EV_ROOT_CHANGE) {
 		struct stp_bridge_info bi;
@@ -204,8 +206,8 @@ static void check_no_loop(void)
 		const struct link *l = &S.l[i];
 		int ra, rb;
 
-		if (!l->up || S.n[l->a].st[l->pa] != STP_STATE_FORWARDING ||
-		    S.n[l->b].st[l->pb] != STP_STATE_FORWARDING)
+		if (!l->up || S.n[l->a].st[l->pa] != XDPBR_STP_FORWARDING ||
+		    S.n[l->b].st[l->pb] != XDPBR_STP_FORWARDING)
 			continue;
 		ra = uf_find(parent, l->a);
 		rb = uf_find(parent, l->b);
@@ -250,12 +252,23 @@ static struct stp_port_cfg pcfg(enum stp_edge edge)
 	return c;
 }
 
+/* A node's datapath before its engine speaks holds every port discarding,
+ * as the daemon's cold start leaves it (a zeroed port word forwards). */
+static void node_zero(int i)
+{
+	memset(&S.n[i], 0, sizeof(S.n[i]));
+	for (int p = 0; p < NP; p++)
+		S.n[i].st[p] = XDPBR_STP_DISCARDING;
+}
+
 static void sim_reset(void)
 {
 	for (int i = 0; i < NB; i++)
 		if (S.n[i].b)
 			stp_free(S.n[i].b);
 	memset(&S, 0, sizeof(S));
+	for (int i = 0; i < NB; i++)
+		node_zero(i);
 	S.now = 1000;
 	S.latency = STEP;
 }
@@ -332,7 +345,7 @@ static struct stp_port_info pinfo(int i, unsigned int p)
 }
 
 static enum stp_role prole(int i, unsigned int p) { return pinfo(i, p).role; }
-static enum stp_state pstate(int i, unsigned int p) { return pinfo(i, p).state; }
+static enum xdpbr_stp_state pstate(int i, unsigned int p) { return pinfo(i, p).state; }
 
 static struct stp_bridge_info binfo(int i)
 {
@@ -342,7 +355,7 @@ static struct stp_bridge_info binfo(int i)
 	return bi;
 }
 
-static bool is(int i, unsigned int p, enum stp_role r, enum stp_state st)
+static bool is(int i, unsigned int p, enum stp_role r, enum xdpbr_stp_state st)
 {
 	struct stp_port_info pi = pinfo(i, p);
 
@@ -414,10 +427,10 @@ static void two_bridges(void)
 
 static bool two_converged(void)
 {
-	return is(0, 1, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING) &&
-	       is(0, 2, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING) &&
-	       is(1, 1, STP_ROLE_ROOT, STP_STATE_FORWARDING) &&
-	       is(1, 2, STP_ROLE_ALTERNATE, STP_STATE_DISCARDING);
+	return is(0, 1, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING) &&
+	       is(0, 2, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING) &&
+	       is(1, 1, STP_ROLE_ROOT, XDPBR_STP_FORWARDING) &&
+	       is(1, 2, STP_ROLE_ALTERNATE, XDPBR_STP_DISCARDING);
 }
 
 static void test_two_bridges_two_links(void **state)
@@ -436,7 +449,7 @@ static void test_two_bridges_two_links(void **state)
 	assert_true(two_converged());
 	for (int i = 0; i < 2; i++)
 		for (unsigned int p = 1; p <= 2; p++) {
-			discarding += pstate(i, p) == STP_STATE_DISCARDING;
+			discarding += pstate(i, p) == XDPBR_STP_DISCARDING;
 			assert_false(pinfo(i, p).edge);
 			assert_true(pinfo(i, p).bpdus_out > 0);
 		}
@@ -457,9 +470,9 @@ static void test_two_bridges_two_links(void **state)
 
 static bool failed_over(void)
 {
-	return is(1, 2, STP_ROLE_ROOT, STP_STATE_FORWARDING) &&
-	       is(0, 2, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING) &&
-	       prole(1, 1) == STP_ROLE_DISABLED && pstate(1, 1) == STP_STATE_DISCARDING;
+	return is(1, 2, STP_ROLE_ROOT, XDPBR_STP_FORWARDING) &&
+	       is(0, 2, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING) &&
+	       prole(1, 1) == STP_ROLE_DISABLED && pstate(1, 1) == XDPBR_STP_DISCARDING;
 }
 
 static void test_failover_and_back(void **state)
@@ -485,18 +498,18 @@ static void test_failover_and_back(void **state)
 /* A root (0x1000), B (0x2000), C (0x3000): A-B, A-C, B-C. */
 static bool triangle_converged(void)
 {
-	return is(0, 1, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING) &&
-	       is(0, 2, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING) &&
-	       is(1, 1, STP_ROLE_ROOT, STP_STATE_FORWARDING) &&
-	       is(2, 1, STP_ROLE_ROOT, STP_STATE_FORWARDING) &&
-	       is(1, 2, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING) &&
-	       is(2, 2, STP_ROLE_ALTERNATE, STP_STATE_DISCARDING);
+	return is(0, 1, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING) &&
+	       is(0, 2, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING) &&
+	       is(1, 1, STP_ROLE_ROOT, XDPBR_STP_FORWARDING) &&
+	       is(2, 1, STP_ROLE_ROOT, XDPBR_STP_FORWARDING) &&
+	       is(1, 2, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING) &&
+	       is(2, 2, STP_ROLE_ALTERNATE, XDPBR_STP_DISCARDING);
 }
 
 static bool c_through_b(void)
 {
-	return is(2, 2, STP_ROLE_ROOT, STP_STATE_FORWARDING) &&
-	       is(1, 2, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING);
+	return is(2, 2, STP_ROLE_ROOT, XDPBR_STP_FORWARDING) &&
+	       is(1, 2, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING);
 }
 
 static void test_triangle(void **state)
@@ -532,10 +545,10 @@ static void test_triangle(void **state)
 static bool b_is_root(void)
 {
 	return binfo(1).root_port == 0 && binfo(0).root_port == 1 &&
-	       is(0, 1, STP_ROLE_ROOT, STP_STATE_FORWARDING) &&
-	       is(0, 2, STP_ROLE_ALTERNATE, STP_STATE_DISCARDING) &&
-	       is(1, 1, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING) &&
-	       is(1, 2, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING);
+	       is(0, 1, STP_ROLE_ROOT, XDPBR_STP_FORWARDING) &&
+	       is(0, 2, STP_ROLE_ALTERNATE, XDPBR_STP_DISCARDING) &&
+	       is(1, 1, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING) &&
+	       is(1, 2, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING);
 }
 
 static void test_priority_change_moves_root(void **state)
@@ -572,12 +585,12 @@ static void test_edge_admin_and_auto(void **state)
 	/* nothing reaches the datapath before the first tick */
 	assert_int_equal(S.n[0].set_states[1], 0);
 	start();
-	assert_true(is(0, 1, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
+	assert_true(is(0, 1, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING));
 	assert_true(S.n[0].edge[1]);
 	assert_true(pinfo(0, 1).edge);
-	assert_int_equal(pstate(0, 2), STP_STATE_DISCARDING);
+	assert_int_equal(pstate(0, 2), XDPBR_STP_DISCARDING);
 	t0 = S.now;
-	while (pstate(0, 2) != STP_STATE_FORWARDING) {
+	while (pstate(0, 2) != XDPBR_STP_FORWARDING) {
 		step();
 		assert_true(S.now - t0 < 10000);
 	}
@@ -587,7 +600,7 @@ static void test_edge_admin_and_auto(void **state)
 	assert_true(pinfo(0, 2).edge);
 	assert_true(S.n[0].edge[2]);
 	/* a non-edge port with no peer waits for its timers */
-	assert_int_equal(pstate(0, 3), STP_STATE_DISCARDING);
+	assert_int_equal(pstate(0, 3), XDPBR_STP_DISCARDING);
 	/* a BPDU on the auto edge port: not edge any more */
 	n = mk_bpdu(m, 0x02, ROLE_DESIG_FLAGS, 0xf000, 9, 0, 0xf000, 9, 0x8001);
 	stp_rx(S.n[0].b, 2, m, n);
@@ -595,14 +608,14 @@ static void test_edge_admin_and_auto(void **state)
 	assert_false(pinfo(0, 2).edge);
 	assert_false(S.n[0].edge[2]);
 	/* inferior designated information: still designated and forwarding */
-	assert_true(is(0, 2, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
+	assert_true(is(0, 2, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING));
 	/* and the admin edge port loses operEdge on a BPDU too */
 	stp_rx(S.n[0].b, 1, m, n);
 	assert_false(pinfo(0, 1).edge);
 	/* the ports without edge: discarding until fdWhile (max age) and
 	 * forwardDelay have run */
 	run_ms(25000);
-	assert_int_equal(pstate(0, 3), STP_STATE_FORWARDING);
+	assert_int_equal(pstate(0, 3), XDPBR_STP_FORWARDING);
 }
 
 /* A root with ports 1,2 to B; B has 3 (admin edge) and 4 (non-edge, no peer). */
@@ -618,9 +631,9 @@ static void test_topology_change_flush(void **state)
 	start();
 	until(two_converged, 30000, "converge");
 	run_ms(30000);
-	assert_true(is(1, 4, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
-	assert_true(is(0, 3, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
-	assert_true(is(1, 3, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
+	assert_true(is(1, 4, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING));
+	assert_true(is(0, 3, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING));
+	assert_true(is(1, 3, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING));
 	run_ms(10000);		/* the start's topology changes are over */
 	assert_false(binfo(0).tc_active);
 	assert_false(binfo(1).tc_active);
@@ -691,9 +704,9 @@ static void test_legacy_peer(void **state)
 	rst_sent = S.n[0].sent_type[1][1];
 	while (!t_fwd) {
 		step();
-		if (!t_learn && S.n[0].st[1] == STP_STATE_LEARNING)
+		if (!t_learn && S.n[0].st[1] == XDPBR_STP_LEARNING)
 			t_learn = S.now;
-		if (S.n[0].st[1] == STP_STATE_FORWARDING)
+		if (S.n[0].st[1] == XDPBR_STP_FORWARDING)
 			t_fwd = S.now;
 		assert_true(S.now - t0 < 60000);
 	}
@@ -730,7 +743,7 @@ static void test_legacy_peer(void **state)
 	assert_int_equal(S.n[0].last_len[1], 36);
 	assert_int_equal(S.n[0].last[1][2], 2);
 	assert_int_equal(S.n[0].last[1][3], 0x02);
-	assert_int_equal(pstate(0, 1), STP_STATE_FORWARDING);
+	assert_int_equal(pstate(0, 1), XDPBR_STP_FORWARDING);
 }
 
 /* mcheck, and a legacy root: our root port sends TCNs until acknowledged. */
@@ -756,9 +769,9 @@ static void test_legacy_root_tcn_and_mcheck(void **state)
 		step();
 	}
 	assert_true(pinfo(0, 1).legacy);
-	assert_true(is(0, 1, STP_ROLE_ROOT, STP_STATE_FORWARDING));
-	assert_true(is(0, 2, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
-	assert_true(is(1, 1, STP_ROLE_ROOT, STP_STATE_FORWARDING));
+	assert_true(is(0, 1, STP_ROLE_ROOT, XDPBR_STP_FORWARDING));
+	assert_true(is(0, 2, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING));
+	assert_true(is(1, 1, STP_ROLE_ROOT, XDPBR_STP_FORWARDING));
 	/* a legacy root port sends no config BPDUs */
 	assert_int_equal(S.n[0].sent_type[1][0], 0);
 	/* a topology change behind A (B's link flaps): TCN towards the root */
@@ -811,7 +824,7 @@ static void test_legacy_root_tcn_and_mcheck(void **state)
 		step();
 	}
 	assert_true(pinfo(0, 1).legacy);
-	assert_true(is(0, 1, STP_ROLE_ROOT, STP_STATE_FORWARDING));
+	assert_true(is(0, 1, STP_ROLE_ROOT, XDPBR_STP_FORWARDING));
 }
 
 static void test_bpdu_guard(void **state)
@@ -826,28 +839,28 @@ static void test_bpdu_guard(void **state)
 	c.bpdu_guard_timeout = 10;
 	assert_int_equal(stp_port_add(S.n[0].b, 1, &c, true, 1000), 0);
 	start();
-	assert_true(is(0, 1, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
+	assert_true(is(0, 1, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING));
 	n = mk_bpdu(m, 0x02, ROLE_DESIG_FLAGS, 0xf000, 9, 0, 0xf000, 9, 0x8001);
 	feed(1, m, n);
 	assert_int_equal(S.n[0].events[STP_EV_BPDU_GUARD][1], 1);
-	assert_int_equal(S.n[0].st[1], STP_STATE_DISCARDING);
+	assert_int_equal(S.n[0].st[1], XDPBR_STP_DISCARDING);
 	assert_true(pinfo(0, 1).guard_tripped);
 	assert_false(S.n[0].edge[1]);
 	run_ms(5000);
-	assert_int_equal(pstate(0, 1), STP_STATE_DISCARDING);
+	assert_int_equal(pstate(0, 1), XDPBR_STP_DISCARDING);
 	/* reset: forwarding at once (admin edge) */
 	assert_int_equal(stp_port_guard_reset(S.n[0].b, 1), 0);
-	assert_true(is(0, 1, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
+	assert_true(is(0, 1, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING));
 	assert_false(pinfo(0, 1).guard_tripped);
 	assert_int_equal(stp_port_guard_reset(S.n[0].b, 5), -ENOENT);
 	/* trip again, and the timeout lifts it */
 	feed(1, m, n);
 	assert_int_equal(S.n[0].events[STP_EV_BPDU_GUARD][1], 2);
-	assert_int_equal(S.n[0].st[1], STP_STATE_DISCARDING);
+	assert_int_equal(S.n[0].st[1], XDPBR_STP_DISCARDING);
 	run_ms(8000);
-	assert_int_equal(pstate(0, 1), STP_STATE_DISCARDING);
+	assert_int_equal(pstate(0, 1), XDPBR_STP_DISCARDING);
 	run_ms(3000);
-	assert_true(is(0, 1, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
+	assert_true(is(0, 1, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING));
 	/* a port without the guard only loses edge */
 	c.bpdu_guard = false;
 	assert_int_equal(stp_port_set(S.n[0].b, 1, &c), 0);
@@ -871,14 +884,14 @@ static void test_root_guard(void **state)
 	connect(0, 1, 1, 1);
 	start();
 	run_ms(5000);
-	assert_true(is(0, 1, STP_ROLE_ALTERNATE, STP_STATE_DISCARDING));
+	assert_true(is(0, 1, STP_ROLE_ALTERNATE, XDPBR_STP_DISCARDING));
 	assert_true(pinfo(0, 1).guard_tripped);
 	assert_int_equal(S.n[0].events[STP_EV_ROOT_GUARD][1], 1);
 	assert_int_equal(binfo(0).root_port, 0);	/* A stays its own root */
-	assert_true(is(0, 2, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
+	assert_true(is(0, 2, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING));
 	run_ms(20000);
 	assert_int_equal(S.n[0].events[STP_EV_ROOT_GUARD][1], 1);
-	assert_int_equal(pstate(0, 1), STP_STATE_DISCARDING);
+	assert_int_equal(pstate(0, 1), XDPBR_STP_DISCARDING);
 	/* the superior information stops and ages out (3 x hello) */
 	S.l[0].cut = true;
 	run_ms(8000);
@@ -891,8 +904,8 @@ static void test_root_guard(void **state)
 	assert_int_equal(stp_bridge_set(S.n[1].b, &bc), 0);
 	pump();
 	run_ms(40000);
-	assert_true(is(0, 1, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
-	assert_true(is(1, 1, STP_ROLE_ROOT, STP_STATE_FORWARDING));
+	assert_true(is(0, 1, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING));
+	assert_true(is(1, 1, STP_ROLE_ROOT, XDPBR_STP_FORWARDING));
 	assert_int_equal(S.n[0].events[STP_EV_ROOT_GUARD][1], 1);
 }
 
@@ -1061,7 +1074,7 @@ static void test_tcn_burst_one_flush(void **state)
 	start();
 	run_ms(60000);		/* every port forwarding, the start's changes over */
 	for (unsigned int p = 1; p < NP; p++)
-		assert_int_equal(pstate(0, p), STP_STATE_FORWARDING);
+		assert_int_equal(pstate(0, p), XDPBR_STP_FORWARDING);
 	assert_false(binfo(0).tc_active);
 	tcs = binfo(0).topology_changes;
 	memcpy(fl, S.n[0].flushes, sizeof(fl));
@@ -1107,20 +1120,20 @@ static void test_port_hold(void **state)
 	assert_int_equal(stp_port_hold(S.n[0].b, 2, true), 0);
 	start();
 	run_ms(10000);		/* auto edge would have made it forward */
-	assert_true(is(0, 1, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
-	assert_true(is(0, 2, STP_ROLE_DISABLED, STP_STATE_DISCARDING));
+	assert_true(is(0, 1, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING));
+	assert_true(is(0, 2, STP_ROLE_DISABLED, XDPBR_STP_DISCARDING));
 	assert_false(S.n[0].edge[2]);
 	assert_true(pinfo(0, 2).held);
 	assert_int_equal(S.n[0].sent[2], 0);
 	assert_int_equal(stp_port_hold(S.n[0].b, 1, true), 0);
-	assert_true(is(0, 1, STP_ROLE_DISABLED, STP_STATE_DISCARDING));
+	assert_true(is(0, 1, STP_ROLE_DISABLED, XDPBR_STP_DISCARDING));
 	assert_false(S.n[0].edge[1]);
 	assert_int_equal(stp_port_hold(S.n[0].b, 1, false), 0);
-	assert_true(is(0, 1, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
+	assert_true(is(0, 1, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING));
 	assert_int_equal(stp_port_hold(S.n[0].b, 2, false), 0);
 	assert_false(pinfo(0, 2).held);
 	run_ms(10000);
-	assert_true(is(0, 2, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
+	assert_true(is(0, 2, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING));
 	assert_int_equal(stp_port_hold(S.n[0].b, 5, true), -ENOENT);
 }
 
@@ -1131,7 +1144,7 @@ static void test_port_hold(void **state)
  * (BPDUs to it are lost) before its first tick. */
 static struct node *restart(int i, unsigned int nports)
 {
-	enum stp_state held[NP];
+	enum xdpbr_stp_state held[NP];
 	bool edge[NP];
 	uint16_t prio = S.n[i].cfg.priority;
 	unsigned int root_port = binfo(i).root_port;
@@ -1140,7 +1153,7 @@ static struct node *restart(int i, unsigned int nports)
 	memcpy(held, S.n[i].st, sizeof(held));
 	memcpy(edge, S.n[i].edge, sizeof(edge));
 	stp_free(S.n[i].b);
-	memset(&S.n[i], 0, sizeof(S.n[i]));
+	node_zero(i);
 	memcpy(S.n[i].st, held, sizeof(held));
 	memcpy(S.n[i].edge, edge, sizeof(edge));
 	n = bridge(i, prio);
@@ -1175,7 +1188,7 @@ static void test_resume_keeps_forwarding(void **state)
 	assert_true(two_converged());
 	assert_false(b->demoted[1]);
 	assert_false(b->demoted[3]);
-	assert_true(is(1, 3, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
+	assert_true(is(1, 3, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING));
 	assert_int_equal(binfo(1).topology_changes, 0);
 	assert_int_equal(binfo(0).topology_changes, tc_a);
 	assert_memory_equal(S.n[0].flushes, fl_a, sizeof(fl_a));
@@ -1225,18 +1238,18 @@ static void test_resume_changed_tree_demotes(void **state)
 	run_ms(10000);
 	S.loops_allowed = true;
 	stp_free(S.n[1].b);
-	memset(&S.n[1], 0, sizeof(S.n[1]));
-	S.n[1].st[1] = S.n[1].st[2] = STP_STATE_FORWARDING;
+	node_zero(1);
+	S.n[1].st[1] = S.n[1].st[2] = XDPBR_STP_FORWARDING;
 	b = bridge(1, 0x8000);
 	for (unsigned int p = 1; p <= 2; p++) {
 		port(1, p, STP_EDGE_AUTO);
-		stp_port_resume(b->b, p, STP_STATE_FORWARDING, false);
+		stp_port_resume(b->b, p, XDPBR_STP_FORWARDING, false);
 	}
 	stp_resume_hold(b->b, 1);
 	t0 = S.now;
 	stp_tick(b->b, S.now);
 	pump();
-	while (S.n[1].st[2] != STP_STATE_DISCARDING) {
+	while (S.n[1].st[2] != XDPBR_STP_DISCARDING) {
 		step();
 		assert_true(S.now - t0 <= 2500);
 	}
@@ -1292,7 +1305,7 @@ static void test_resume_hold_until_root_heard(void **state)
 	assert_true(pinfo(1, 1).bpdus_in >= 1);
 	run_ms(30000);
 	assert_true(two_converged());
-	assert_true(is(1, 4, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
+	assert_true(is(1, 4, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING));
 	assert_true(S.n[1].edge[4]);
 	assert_false(b->demoted[1]);
 	assert_false(b->demoted[4]);
@@ -1316,11 +1329,11 @@ static void test_cold_restart_after_takeover(void **state)
 	stp_free(S.n[0].b);
 	S.n[0].b = NULL;
 	S.l[0].cut = S.l[1].cut = true;		/* no one reads or sends BPDUs at A */
-	S.n[0].st[1] = S.n[0].st[2] = STP_STATE_DISCARDING;	/* its datapath's rule */
+	S.n[0].st[1] = S.n[0].st[2] = XDPBR_STP_DISCARDING;	/* its datapath's rule */
 	run_ms(10000);
-	assert_true(is(1, 1, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
-	assert_true(is(1, 2, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
-	memset(&S.n[0], 0, sizeof(S.n[0]));
+	assert_true(is(1, 1, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING));
+	assert_true(is(1, 2, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING));
+	node_zero(0);
 	bridge(0, 0x8000);
 	port(0, 1, STP_EDGE_AUTO);
 	port(0, 2, STP_EDGE_AUTO);
@@ -1353,7 +1366,7 @@ static void test_cold_restart_next_to_slow_root(void **state)
 	until(two_converged, 30000, "converge");
 	run_ms(30000);
 	stp_free(S.n[1].b);
-	memset(&S.n[1], 0, sizeof(S.n[1]));
+	node_zero(1);
 	S.n[1].cfg = S.n[0].cfg;
 	S.n[1].cfg.mac[5] = 2;
 	S.n[1].s = &S;
@@ -1374,7 +1387,7 @@ static void test_cold_restart_next_to_slow_root(void **state)
 /* Without resume, the same restart demotes B's root port (the contrast). */
 static void test_restart_without_resume_demotes(void **state)
 {
-	enum stp_state held[NP];
+	enum xdpbr_stp_state held[NP];
 	struct node *b;
 
 	two_bridges();
@@ -1383,7 +1396,7 @@ static void test_restart_without_resume_demotes(void **state)
 	run_ms(10000);
 	memcpy(held, S.n[1].st, sizeof(held));
 	stp_free(S.n[1].b);
-	memset(&S.n[1], 0, sizeof(S.n[1]));
+	node_zero(1);
 	memcpy(S.n[1].st, held, sizeof(held));
 	b = bridge(1, 0x8000);
 	for (unsigned int p = 1; p <= 2; p++)
@@ -1465,8 +1478,8 @@ static void test_path_cost_and_ids(void **state)
 	assert_int_equal(bi.bridge_id[7], 1);
 	stp_port_del(S.n[0].b, 2);
 	assert_int_equal(stp_port_get(S.n[0].b, 2, &(struct stp_port_info){ 0 }), -ENOENT);
-	assert_string_equal(stp_state_name(STP_STATE_LEARNING), "learning");
-	assert_string_equal(stp_role_name(STP_ROLE_ALTERNATE), "alternate");
+	assert_string_equal(stp_state_word(XDPBR_STP_LEARNING, true), "learning");
+	assert_string_equal(stpmap_role_name(STP_ROLE_ALTERNATE), "alternate");
 	{
 		struct stp_bridge_cfg bc = bcfg(0x8000, 1);
 
@@ -1519,8 +1532,8 @@ static void test_backup_port_self_loop(void **state)
 	connect(0, 1, 0, 2);
 	start();
 	run_ms(40000);
-	assert_true(is(0, 1, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING));
-	assert_true(is(0, 2, STP_ROLE_BACKUP, STP_STATE_DISCARDING));
+	assert_true(is(0, 1, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING));
+	assert_true(is(0, 2, STP_ROLE_BACKUP, XDPBR_STP_DISCARDING));
 	assert_false(pinfo(0, 1).edge);
 	assert_false(pinfo(0, 2).edge);
 	assert_int_equal(binfo(0).root_port, 0);
@@ -1541,22 +1554,22 @@ static bool ring_converged(void)
 
 	for (int i = 0; i < 4; i++)
 		for (unsigned int p = 1; p <= 2; p++)
-			discarding += pstate(i, p) == STP_STATE_DISCARDING ||
-				      S.n[i].st[p] == STP_STATE_DISCARDING;
+			discarding += pstate(i, p) == XDPBR_STP_DISCARDING ||
+				      S.n[i].st[p] == XDPBR_STP_DISCARDING;
 	return discarding == 1 && binfo(0).root_port == 0 &&
-	       is(2, 2, STP_ROLE_ALTERNATE, STP_STATE_DISCARDING) &&
-	       is(3, 2, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING) &&
-	       is(1, 1, STP_ROLE_ROOT, STP_STATE_FORWARDING) &&
-	       is(3, 1, STP_ROLE_ROOT, STP_STATE_FORWARDING) &&
-	       is(2, 1, STP_ROLE_ROOT, STP_STATE_FORWARDING);
+	       is(2, 2, STP_ROLE_ALTERNATE, XDPBR_STP_DISCARDING) &&
+	       is(3, 2, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING) &&
+	       is(1, 1, STP_ROLE_ROOT, XDPBR_STP_FORWARDING) &&
+	       is(3, 1, STP_ROLE_ROOT, XDPBR_STP_FORWARDING) &&
+	       is(2, 1, STP_ROLE_ROOT, XDPBR_STP_FORWARDING);
 }
 
 static bool ring_rerooted(void)
 {
-	return is(3, 2, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING) &&
-	       is(2, 2, STP_ROLE_ROOT, STP_STATE_FORWARDING) &&
-	       is(2, 1, STP_ROLE_DESIGNATED, STP_STATE_FORWARDING) &&
-	       is(1, 2, STP_ROLE_ROOT, STP_STATE_FORWARDING);
+	return is(3, 2, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING) &&
+	       is(2, 2, STP_ROLE_ROOT, XDPBR_STP_FORWARDING) &&
+	       is(2, 1, STP_ROLE_DESIGNATED, XDPBR_STP_FORWARDING) &&
+	       is(1, 2, STP_ROLE_ROOT, XDPBR_STP_FORWARDING);
 }
 
 static void test_ring_of_four(void **state)
@@ -1627,8 +1640,8 @@ static unsigned int forwarding_links(void)
 	for (int i = 0; i < S.nl; i++) {
 		const struct link *l = &S.l[i];
 
-		n += l->up && S.n[l->a].st[l->pa] == STP_STATE_FORWARDING &&
-		     S.n[l->b].st[l->pb] == STP_STATE_FORWARDING;
+		n += l->up && S.n[l->a].st[l->pa] == XDPBR_STP_FORWARDING &&
+		     S.n[l->b].st[l->pb] == XDPBR_STP_FORWARDING;
 	}
 	return n;
 }
@@ -1642,7 +1655,7 @@ static bool mesh_converged(void)
 			return false;
 		for (unsigned int p = 1; p <= 3; p++) {
 			enum stp_role r = prole(i, p);
-			bool fwd = S.n[i].st[p] == STP_STATE_FORWARDING;
+			bool fwd = S.n[i].st[p] == XDPBR_STP_FORWARDING;
 
 			if ((r == STP_ROLE_ROOT || r == STP_ROLE_DESIGNATED) != fwd)
 				return false;
