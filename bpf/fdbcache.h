@@ -48,10 +48,8 @@
  * The window was 64 jiffies (256 ms at HZ=250). With 100,000 active MACs a
  * MAC comes back only every 100,000 / rate seconds (over 256 ms below
  * 400,000 frames a second on a core, as on a loaded machine), so nearly
- * every frame missed. At 256 jiffies the BPF run time of xdpbr_rx with
- * 100,000 source MACs went from 627/652/428 to 434/402/340 ns a frame
- * (three alternating runs each, 1 core, loaded machine: tools/bench.sh
- * --smoke --duts xdpbr --scenarios unicast,macs100k --duration 1).
+ * every frame missed; 256 jiffies cut the run time by about a third
+ * (doc/performance.md "Figures behind the datapath's choices").
  * The loader sizes the cache (include/fdbc_size.h) and says how many CPUs
  * it holds; FDBC_SETS for each of FDBC_CPUS CPUs is the object's default
  * for loaders that don't (iproute2): CPUs beyond go to the FDB every time.

@@ -227,16 +227,9 @@ XDPBR_FLOOD_MAP(xdpbr_flood_uu);
 
 /*
  * The same flood sets with no egress program on their entries, for the
- * XDP fast flood (xdpbr.bpf.c xdpbr_xdp_count_fast): the egress program
- * cost ~60 ns of BPF time per copy plus the kernel's call, and most floods
- * need none of its per-copy rules. Used only while xdpbr_flood_fast says
- * they are ready and the frame needs no per-copy rule: VLAN filtering and
- * STP off, the ingress port not isolated, the frame within the smallest
- * MTU. The ingress program then counts each copy's tx from the class's
- * mask. Membership is the slow maps' rule; ctl_port_apply and
- * ctl_port_remove write both. One inexactness: a copy in flight while
- * user space flips a port's membership can be counted against the other
- * map's membership (nanoseconds per reconfiguration).
+ * XDP fast flood (when it applies: xdp_flood_fast in xdpbr.bpf.c, and
+ * doc/architecture.md "The fast flood"). Membership is the slow maps'
+ * rule; ctl_port_apply and ctl_port_remove write both.
  */
 XDPBR_FLOOD_MAP(xdpbr_flood_bc_fast);
 XDPBR_FLOOD_MAP(xdpbr_flood_mc_fast);

@@ -6,7 +6,7 @@
  * http - the read-only statistics endpoint (libmicrohttpd, in its own
  * thread, so a slow client never delays forwarding or ageing):
  *
- *   GET /stats     the JSON document (README "Stats endpoint")
+ *   GET /stats     the JSON document (doc/http-api.md)
  *   GET /metrics   Prometheus text format
  *   GET /fdb       a page of the FDB, keys as `xdpbr -j fdb show`:
  *                  {"entries": [...], "next": CURSOR or null};

@@ -33,8 +33,10 @@
  * enters the peer's namespace) and a port that still runs an earlier
  * program of this bridge can't be taken over until a restart.
  *
- * Every other thread (the HTTP endpoint's, the only code that parses
- * network input) holds no capability at all: privs_drop_thread.
+ * Every other thread (the HTTP endpoint's, which parses its requests)
+ * holds no capability at all: privs_drop_thread. The main thread parses
+ * network input too: BPDUs (daemon/stpd.c, through the engine's codec,
+ * which fuzz_bpdu runs) and netlink messages.
  */
 /* The set the main thread keeps: PRIVS_KEPT, and CAP_NET_BIND_SERVICE
  * when bind_low_port, and CAP_SYS_ADMIN after privs_keep_sys_admin(). */

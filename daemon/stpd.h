@@ -20,7 +20,9 @@
  *    host is behind it, as for the dead-daemon rule).
  *  - Time: stpd_tick every STPD_TICK_MS drives stp_tick, and writes the
  *    heartbeat (ctl_stp_heartbeat) with which the datapath falls back to
- *    discarding when the daemon is gone, and the status map. The main
+ *    discarding when the daemon has been silent longer than the
+ *    heartbeat's timeout (hello_time + 1 s, max age if shorter), and the
+ *    status map. The main
  *    loop calls it first in its turn, and its other work per turn is
  *    bounded (BPDUs: STPD_RX_BURST a port; flushes: fdbflush.h).
  *  - The engine's ops: port states into the datapath (ctl_port_stp_set),

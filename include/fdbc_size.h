@@ -12,7 +12,8 @@
  *
  * Why this big: with 100,000 source MACs the 16,384 entries of the old fixed
  * cache missed on nearly every frame, and each miss costs two FDB hash
- * lookups (helper calls): 264 ns a frame against 57 ns on a hit. An entry is
+ * lookups (helper calls): over four times a hit's run time
+ * (doc/performance.md "Figures behind the datapath's choices"). An entry is
  * 16 bytes; a cache larger than the CPU's last-level cache still saves the
  * helper calls, at the price of a memory access.
  *

@@ -261,7 +261,8 @@ enum xdpbr_stp_state {
  */
 struct xdpbr_stp_beat {
 	__u64 beat_ns;			/* CLOCK_MONOTONIC of the last beat */
-	__u64 timeout_ns;		/* hello_time + 1 s (daemon/stpd.c); 0 = never */
+	__u64 timeout_ns;		/* hello_time + 1 s, max age if shorter
+					 * (daemon/stpd.c); 0 = never */
 };
 
 /*

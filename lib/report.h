@@ -61,7 +61,7 @@ uint64_t report_sum(const struct report *r, enum xdpbr_counter c);
  * dev: only that port (and no bridge element) when non-zero. */
 struct json_object *report_json_cli(const struct report *r, uint32_t dev);
 
-/* HTTP /stats: the documented, versioned document (README "Stats schema"). */
+/* HTTP /stats: the documented, versioned document (doc/http-api.md). */
 struct json_object *report_json_doc(const struct report *r);
 
 /* HTTP /metrics: Prometheus text exposition format 0.0.4. */
