@@ -102,7 +102,7 @@ struct config_vxlan {
 struct config_stp {
 	bool on;			/* stp = on (default off, as the kernel bridge) */
 	bool priority_set;
-	uint16_t priority;		/* 0..61440, a multiple of 4096 */
+	uint16_t priority;		/* as its row says (lib/settings.c) */
 	unsigned int hello_time, max_age, forward_delay;	/* seconds; 0: not given */
 };
 

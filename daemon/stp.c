@@ -55,6 +55,7 @@
 #include <string.h>
 
 #include "xdpbr.h"
+#include "settings.h"		/* the ranges */
 #include "stp.h"
 
 #define MIGRATE_TIME	3	/* 17.13.9, seconds */
@@ -438,9 +439,10 @@ static size_t encode(const struct stp_bridge *b, const struct port *p, uint8_t t
 	return type == BPDU_RST ? LEN_RST : LEN_CONFIG;
 }
 
-/* t (1/256 s) into lo..hi seconds; whether it had to be moved. */
-static bool clamp_time(uint16_t *t, unsigned int lo, unsigned int hi)
+/* t (1/256 s) into the seconds of row id's range; whether it had to be moved. */
+static bool clamp_time(uint16_t *t, enum setting_id id)
 {
+	unsigned int lo = (unsigned int)settings[id].min, hi = (unsigned int)settings[id].max;
 	uint16_t v = *t < lo << 8 ? (uint16_t)(lo << 8) :
 		     *t > hi << 8 ? (uint16_t)(hi << 8) : *t;
 
@@ -454,10 +456,10 @@ static bool clamp_time(uint16_t *t, unsigned int lo, unsigned int hi)
  * max age 255 s would otherwise keep dead information for minutes). */
 static bool clamp_times(struct times *t)
 {
-	bool c = clamp_time(&t->max_age, STP_MAX_AGE_MIN, STP_MAX_AGE_MAX);
+	bool c = clamp_time(&t->max_age, SET_MAX_AGE);
 
-	c |= clamp_time(&t->hello, STP_HELLO_MIN, STP_HELLO_MAX);
-	c |= clamp_time(&t->fwd_delay, STP_FWD_DELAY_MIN, STP_FWD_DELAY_MAX);
+	c |= clamp_time(&t->hello, SET_HELLO_TIME);
+	c |= clamp_time(&t->fwd_delay, SET_FORWARD_DELAY);
 	return c;
 }
 
@@ -1382,12 +1384,15 @@ static void reselect_all(struct stp_bridge *b)
 	}
 }
 
+static bool in_range(enum setting_id id, uint64_t v)
+{
+	return !setting_check(&settings[id], v);
+}
+
 static int check_bridge_cfg(const struct stp_bridge_cfg *c)
 {
-	if (!c || c->priority > 61440 || c->priority % 4096 ||
-	    c->hello_time < STP_HELLO_MIN || c->hello_time > STP_HELLO_MAX ||
-	    c->max_age < STP_MAX_AGE_MIN || c->max_age > STP_MAX_AGE_MAX ||
-	    c->forward_delay < STP_FWD_DELAY_MIN || c->forward_delay > STP_FWD_DELAY_MAX ||
+	if (!c || !in_range(SET_PRIORITY, c->priority) || !in_range(SET_HELLO_TIME, c->hello_time) ||
+	    !in_range(SET_MAX_AGE, c->max_age) || !in_range(SET_FORWARD_DELAY, c->forward_delay) ||
 	    c->tx_hold_count > 10)
 		return -EINVAL;
 	return 0;
@@ -1395,7 +1400,8 @@ static int check_bridge_cfg(const struct stp_bridge_cfg *c)
 
 static int check_port_cfg(const struct stp_port_cfg *c)
 {
-	if (!c || c->path_cost > 200000000 || c->priority > 240 || c->priority % 16 ||
+	if (!c || !in_range(SET_PATH_COST, c->path_cost) ||
+	    !in_range(SET_PORT_PRIORITY, c->priority) ||
 	    (c->edge != STP_EDGE_OFF && c->edge != STP_EDGE_ON && c->edge != STP_EDGE_AUTO))
 		return -EINVAL;
 	return 0;

@@ -36,17 +36,6 @@ enum stp_role {
 
 enum stp_edge { STP_EDGE_OFF, STP_EDGE_ON, STP_EDGE_AUTO };
 
-/* The ranges of the bridge timers, seconds: 802.1D-2004 Table 17-1
- * (hello_time's from 802.1D-1998 Table 8-3, as the kernel bridge and mstpd
- * take it). What a bridge may be configured with, and what the times of a
- * received BPDU are clamped to before they are used. */
-#define STP_HELLO_MIN		1
-#define STP_HELLO_MAX		10
-#define STP_MAX_AGE_MIN		6
-#define STP_MAX_AGE_MAX		40
-#define STP_FWD_DELAY_MIN	4
-#define STP_FWD_DELAY_MAX	30
-
 /* What the engine reports through stp_ops.event. */
 enum stp_event {
 	STP_EV_ROLE,		/* port's role changed */
@@ -78,19 +67,20 @@ struct stp_ops {
 	void (*event)(void *arg, enum stp_event ev, unsigned int port);
 };
 
+/* The ranges of the configuration and of a received BPDU's times (clamped
+ * to the timers' ranges before they are used) are lib/settings.c's rows:
+ * priority, hello_time, max_age, forward_delay; path_cost, port_priority. */
 struct stp_bridge_cfg {
-	uint16_t priority;		/* 0..61440, a multiple of 4096 */
+	uint16_t priority;		/* lower wins the root election */
 	uint8_t mac[6];			/* the bridge address of the bridge id */
-	unsigned int hello_time;	/* seconds, 1..10 (default 2) */
-	unsigned int max_age;		/* seconds, 6..40 (default 20) */
-	unsigned int forward_delay;	/* seconds, 4..30 (default 15) */
+	unsigned int hello_time, max_age, forward_delay;	/* seconds */
 	unsigned int tx_hold_count;	/* BPDUs per hello at most (default 6) */
 	bool force_stp;			/* ForceProtocolVersion 0: legacy STP only */
 };
 
 struct stp_port_cfg {
-	uint32_t path_cost;		/* 1..200000000; 0: from the link speed (17.14) */
-	uint8_t priority;		/* 0..240, a multiple of 16 (default 128) */
+	uint32_t path_cost;		/* 0: from the link speed (17.14) */
+	uint8_t priority;		/* the port's, in its port id */
 	enum stp_edge edge;		/* admin edge, or auto detection (default auto) */
 	bool bpdu_guard;
 	bool root_guard;

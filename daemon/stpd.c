@@ -17,6 +17,7 @@
 #include "log.h"
 #include "pins.h"
 #include "ports.h"
+#include "settings.h"
 #include "stpd.h"
 #include "stpmap.h"
 #include "util.h"
@@ -283,15 +284,17 @@ static struct json_object *ev_other(struct stpd *s, enum stp_event ev, struct st
 		log_debug("stp: port %s: malformed BPDU dropped", p ? p->ifname : "?");
 		return event_new(s, "bad_bpdu", p);
 	case STP_EV_CLAMPED: {
+		char age[32], hello[32], delay[32];
 		unsigned int missed;
 
 		if (p && rl_allow(&s->clamp_log, &missed))
 			log_warn("stp: port %s: a BPDU with times outside 802.1D's ranges "
-				 "(max_age %d..%d, hello_time %d..%d, forward_delay %d..%d s), "
+				 "(max_age %s, hello_time %s, forward_delay %s s), "
 				 "taken clamped: is the neighbour misconfigured? (%llu on this "
 				 "port; %u such lines not logged since the last)", p->ifname,
-				 STP_MAX_AGE_MIN, STP_MAX_AGE_MAX, STP_HELLO_MIN, STP_HELLO_MAX,
-				 STP_FWD_DELAY_MIN, STP_FWD_DELAY_MAX,
+				 setting_range(&settings[SET_MAX_AGE], age, sizeof(age)),
+				 setting_range(&settings[SET_HELLO_TIME], hello, sizeof(hello)),
+				 setting_range(&settings[SET_FORWARD_DELAY], delay, sizeof(delay)),
 				 (unsigned long long)pi.clamped_bpdus, missed);
 		return NULL;
 	}

@@ -111,6 +111,9 @@ const struct setting settings[SET__N] = {
 			   .home = SETTING_AT_STP, AT(stpmap_req, priority),
 			   .bit = STPREQ_PRIORITY, .nl = IFLA_BR_PRIORITY,
 			   .help = "the bridge priority" },
+	/* The timers' ranges: 802.1D-2004 Table 17-1 (hello_time's from 802.1D-1998
+	 * Table 8-3, as the kernel bridge and mstpd take it): what a bridge may be
+	 * configured with, and what the engine clamps a received BPDU's times to. */
 	[SET_HELLO_TIME] = { .name = "hello_time", .scope = SETTING_BRIDGE, .type = SETTING_NUM,
 			     .in = BOTH, .min = 1, .max = 10, .def = 2, .unit = "seconds",
 			     .metavar = "SECONDS", .home = SETTING_AT_STP,

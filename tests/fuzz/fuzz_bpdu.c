@@ -44,6 +44,7 @@
 #include "stp.h"
 #include "stpstate.h"
 #include "stpmap.h"
+#include "settings.h"
 #include "fuzz_common.h"
 
 #define CHECK(cond, ...) do { if (!(cond)) fz_fail(__VA_ARGS__); } while (0)
@@ -107,11 +108,16 @@ static bool aged_bpdu(const uint8_t *d)
 	if (d[3] == 0x80)
 		return false;
 	max_age = get16(d + 29);
-	if (max_age < STP_MAX_AGE_MIN << 8)
-		max_age = STP_MAX_AGE_MIN << 8;
-	if (max_age > STP_MAX_AGE_MAX << 8)
-		max_age = STP_MAX_AGE_MAX << 8;
+	if (max_age < settings[SET_MAX_AGE].min << 8)
+		max_age = settings[SET_MAX_AGE].min << 8;
+	if (max_age > settings[SET_MAX_AGE].max << 8)
+		max_age = settings[SET_MAX_AGE].max << 8;
 	return get16(d + 27) + 256u > max_age;
+}
+
+static bool in_range(enum setting_id id, unsigned int v)
+{
+	return v >= settings[id].min && v <= settings[id].max;
 }
 
 static int op_set_state(void *arg, unsigned int port, enum xdpbr_stp_state st, bool edge)
@@ -182,9 +188,8 @@ static void check_engine(struct stp_bridge *b)
 
 	stp_bridge_get(b, &bi);
 	CHECK(memcmp(bi.root_id, bi.bridge_id, 8) <= 0, "root worse than the bridge");
-	CHECK(bi.hello_time >= STP_HELLO_MIN && bi.hello_time <= STP_HELLO_MAX &&
-	      bi.max_age >= STP_MAX_AGE_MIN && bi.max_age <= STP_MAX_AGE_MAX &&
-	      bi.forward_delay >= STP_FWD_DELAY_MIN && bi.forward_delay <= STP_FWD_DELAY_MAX,
+	CHECK(in_range(SET_HELLO_TIME, bi.hello_time) && in_range(SET_MAX_AGE, bi.max_age) &&
+	      in_range(SET_FORWARD_DELAY, bi.forward_delay),
 	      "times in use out of range: hello %u max age %u forward delay %u", bi.hello_time,
 	      bi.max_age, bi.forward_delay);
 	CHECK((bi.root_port == 0) == !memcmp(bi.root_id, bi.bridge_id, 8),

@@ -346,6 +346,17 @@ static int tag_keys(const char *tag, char keys[][32], int max)
 	return n;
 }
 
+/* A number of row s that takes steps (priorities) says them: "steps of N". */
+static bool says_step(const struct setting *s, const char *text)
+{
+	char steps[48];
+
+	if (s->type != SETTING_NUM || s->step <= 1)
+		return true;
+	snprintf(steps, sizeof(steps), "steps of %llu", (unsigned long long)s->step);
+	return strstr(text, steps) != NULL;
+}
+
 struct conf_entry {
 	char key[32];
 	int from, to;
@@ -407,6 +418,9 @@ static void check_conf_section(const struct man *m, const char *title,
 		if (s->type == SETTING_NUM && !strstr(text, range))
 			fail_msg("%s: %s: the man page does not give its range %s:\n%s", title,
 				 s->name, range, text);
+		if (!says_step(s, text))
+			fail_msg("%s: %s: the man page does not give its steps of %llu:\n%s",
+				 title, s->name, (unsigned long long)s->step, text);
 		d = setting_default(s, def, sizeof(def));
 		if (d && !says_default(text, s->def_text ? NULL : d))
 			fail_msg("%s: %s: the man page does not say its default (%s):\n%s",
@@ -485,6 +499,9 @@ static void check_cli_command(const struct man *m, const char *cmd, enum setting
 			 (unsigned long long)s->max);
 		if (s->type == SETTING_NUM && !strstr(text, range))
 			fail_msg("xdpbr(8) %s: %s: no range %s", cmd, word, range);
+		if (!says_step(s, text))
+			fail_msg("xdpbr(8) %s: %s: no steps of %llu", cmd, word,
+				 (unsigned long long)s->step);
 	}
 }
 

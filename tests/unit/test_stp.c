@@ -25,6 +25,7 @@
 #include "stp.h"
 #include "stpstate.h"
 #include "stpmap.h"
+#include "settings.h"
 
 #define NB	4		/* bridges */
 #define NP	8		/* ports per bridge, 1..NP-1 */
@@ -1022,16 +1023,16 @@ static void test_rogue_timers(void **state)
 	feed(1, m, n);
 	bi = binfo(0);
 	assert_int_equal(bi.root_port, 1);
-	assert_int_equal(bi.max_age, STP_MAX_AGE_MAX);
-	assert_int_equal(bi.hello_time, STP_HELLO_MAX);
-	assert_int_equal(bi.forward_delay, STP_FWD_DELAY_MAX);
+	assert_int_equal(bi.max_age, settings[SET_MAX_AGE].max);
+	assert_int_equal(bi.hello_time, settings[SET_HELLO_TIME].max);
+	assert_int_equal(bi.forward_delay, settings[SET_FORWARD_DELAY].max);
 	assert_int_equal(pinfo(0, 1).clamped_bpdus, 1);
 	assert_int_equal(S.n[0].events[STP_EV_CLAMPED][1], 1);
 	/* passed on clamped: max age, forward delay within range on port 2;
 	 * the hello time in BPDUs is this bridge's own */
 	run_ms(3000);
-	assert_int_equal(S.n[0].last[2][29], STP_MAX_AGE_MAX);
-	assert_int_equal(S.n[0].last[2][33], STP_FWD_DELAY_MAX);
+	assert_int_equal(S.n[0].last[2][29], settings[SET_MAX_AGE].max);
+	assert_int_equal(S.n[0].last[2][33], settings[SET_FORWARD_DELAY].max);
 	assert_int_equal(S.n[0].last[2][31], 2);
 	/* the root repeats itself with times of 0: 6 s, 1 s, 4 s */
 	put16(m + 29, 0);
@@ -1040,9 +1041,9 @@ static void test_rogue_timers(void **state)
 	feed(1, m, n);
 	bi = binfo(0);
 	assert_int_equal(bi.root_port, 1);
-	assert_int_equal(bi.max_age, STP_MAX_AGE_MIN);
-	assert_int_equal(bi.hello_time, STP_HELLO_MIN);
-	assert_int_equal(bi.forward_delay, STP_FWD_DELAY_MIN);
+	assert_int_equal(bi.max_age, settings[SET_MAX_AGE].min);
+	assert_int_equal(bi.hello_time, settings[SET_HELLO_TIME].min);
+	assert_int_equal(bi.forward_delay, settings[SET_FORWARD_DELAY].min);
 	assert_int_equal(pinfo(0, 1).clamped_bpdus, 2);
 	/* its information ages out after 3 x 1 s, as clamped */
 	run_ms(3500);
