@@ -12,7 +12,7 @@
 #include <linux/errno.h>
 #include "xdpbr_rules.h"
 #include "maps.h"
-#include "ports.h"
+#include "portcfg.h"
 #include "stats.h"
 #include "fdbcache.h"
 

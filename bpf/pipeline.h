@@ -20,7 +20,7 @@
 #include "xdpbr_rules.h"
 #include "maps.h"
 #include "parsing.h"
-#include "ports.h"
+#include "portcfg.h"
 #include "stats.h"
 #include "fdb.h"
 #include "vlan.h"

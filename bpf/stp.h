@@ -19,7 +19,7 @@
 #include "xdpbr_rules.h"
 #include "maps.h"
 #include "parsing.h"
-#include "ports.h"
+#include "portcfg.h"
 
 /* What one frame (or one flooded copy) knows of the spanning tree. */
 struct stp_view {

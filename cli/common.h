@@ -3,8 +3,8 @@
 #define XDPBR_CLI_COMMON_H
 
 /*
- * common.h - what the object files of xdpbr (cli/bridge.c, link.c, fdb.c,
- * vlan.c, stats.c, monitor.c) share, as iproute2's bridge/br_common.h:
+ * common.h - what the command files of xdpbr (cli/cmd_bridge.c, cmd_link.c,
+ * cmd_fdb.c, ...: one per object) share, as iproute2's bridge/br_common.h:
  * the bridge a command works on, the messages, and the functions the
  * command table (cli.c) runs. Not named xdpbr.h: include/xdpbr.h is the
  * BPF/user boundary.

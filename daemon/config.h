@@ -26,7 +26,7 @@
 
 #include "xdpbr.h"
 #include "settings.h"
-#include "stp.h"			/* struct stp_port_cfg */
+#include "rstp.h"			/* struct stp_port_cfg */
 
 /*
  * The ranges and defaults of the bridge's and the ports' keys are their

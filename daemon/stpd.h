@@ -58,7 +58,7 @@
 #include "config.h"
 #include "events.h"
 #include "fdbflush.h"
-#include "stp.h"
+#include "rstp.h"
 
 #define STPD_TICK_MS		100
 #define STPD_RX_BURST		8	/* BPDUs read from a port per loop turn */

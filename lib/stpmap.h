@@ -87,7 +87,7 @@ struct stpmap_bridge {
 	__u8 pad2[7];
 };
 
-/* enum stp_edge's values (daemon/stp.h), for those who don't link the engine. */
+/* enum stp_edge's values (daemon/rstp.h), for those who don't link the engine. */
 enum { STPMAP_EDGE_OFF, STPMAP_EDGE_ON, STPMAP_EDGE_AUTO };
 
 /* struct stpmap_port.state: the numbering the pin has had from the start

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * fuzz_bpdu.c - libFuzzer harness for the RSTP engine's receive path
- * (stp_rx, daemon/stp.c) and the state machines behind it.
+ * (stp_rx, daemon/rstp.c) and the state machines behind it.
  *
  * An input is one settings byte, then records until the input ends:
  *     CTL LEN BYTES[LEN]
@@ -41,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stp.h"
+#include "rstp.h"
 #include "stpstate.h"
 #include "stpmap.h"
 #include "settings.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * test_stp.c - daemon/stp.c: the RSTP engine. Two to four engines are wired
+ * test_stp.c - daemon/rstp.c: the RSTP engine. Two to four engines are wired
  * together in memory: ops->send of one queues the BPDU for stp_rx of the
  * engine at the other end of the link (delivered after the call returns,
  * as sockets would), links go up and down, and a simulated clock advances
@@ -22,7 +22,7 @@
 #include <cmocka.h>
 
 #include "xdpbr.h"
-#include "stp.h"
+#include "rstp.h"
 #include "stpstate.h"
 #include "stpmap.h"
 #include "settings.h"

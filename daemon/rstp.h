@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-#ifndef XDPBR_STP_H
-#define XDPBR_STP_H
+#ifndef XDPBR_RSTP_H
+#define XDPBR_RSTP_H
 
 /*
- * stp - Rapid Spanning Tree (IEEE 802.1D-2004 clause 17) for one bridge,
+ * rstp - Rapid Spanning Tree (IEEE 802.1D-2004 clause 17) for one bridge,
  * with STP compatibility (clause 17.4: a port that hears configuration or
  * TCN BPDUs talks legacy 802.1D there, and goes back to RSTP when the peer
  * does, through mcheck/migration).
@@ -182,4 +182,4 @@ void stp_port_resume(struct stp_bridge *b, unsigned int port, enum xdpbr_stp_sta
  * nothing and no port is promoted, edge ports excepted. */
 void stp_resume_hold(struct stp_bridge *b, unsigned int root_port);
 
-#endif /* XDPBR_STP_H */
+#endif /* XDPBR_RSTP_H */

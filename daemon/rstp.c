@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * stp.c - Rapid Spanning Tree (IEEE 802.1D-2004 clause 17) for one bridge,
- * with STP compatibility (17.4, 17.24). See stp.h for the interface.
+ * rstp.c - Rapid Spanning Tree (IEEE 802.1D-2004 clause 17) for one bridge,
+ * with STP compatibility (17.4, 17.24). See rstp.h for the interface.
  *
  * The state machines of clause 17 are written as one function each, named
  * after them: pim (Port Information, 17.27), prs (Port Role Selection,
@@ -37,7 +37,7 @@
  *    BPDUs announce it (17.19.7's fdbFlush stays set until the entries are
  *    gone: asking again in the meantime asks for nothing more); a change
  *    this bridge detects (DETECTED) starts a new round.
- *  - received times are clamped to 802.1D's ranges (stp.h), and
+ *  - received times are clamped to 802.1D's ranges (lib/settings.c), and
  *    information too old to be held for a second is dropped (decode).
  *  - a designated port that hears inferior designated information answers
  *    at once (pim_receive), as an 802.1D-1998 bridge does.
@@ -56,7 +56,7 @@
 
 #include "xdpbr.h"
 #include "settings.h"		/* the ranges */
-#include "stp.h"
+#include "rstp.h"
 
 #define MIGRATE_TIME	3	/* 17.13.9, seconds */
 #define TX_HOLD_DEFAULT	6	/* 17.13.12 */

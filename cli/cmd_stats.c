@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* stats.c - xdpbr stats [ rate SECONDS [ count N ] ]: the counters. */
+/* cmd_stats.c - xdpbr stats [ rate SECONDS [ count N ] ]: the counters. */
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>

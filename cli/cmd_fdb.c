@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* fdb.c - xdpbr fdb show | add | del | flush: the forwarding database. */
+/* cmd_fdb.c - xdpbr fdb show | add | del | flush: the forwarding database. */
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* stp.c - xdpbr stp show, and the spanning tree words of bridge set and
+/* cmd_stp.c - xdpbr stp show, and the spanning tree words of bridge set and
  * link set: the spanning tree runs in xdpbrd, so both go through the pinned
  * maps it reads and writes (lib/stpmap.h). */
 #include <errno.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* vlan.c - xdpbr vlan show | add | del: the VLANs of the ports. */
+/* cmd_vlan.c - xdpbr vlan show | add | del: the VLANs of the ports. */
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>

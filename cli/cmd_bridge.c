@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* bridge.c - xdpbr bridge show | set | add | del: the bridge-wide settings
+/* cmd_bridge.c - xdpbr bridge show | set | add | del: the bridge-wide settings
  * and figures, and a bridge with no daemon made and ended. */
 #include <errno.h>
 #include <stdlib.h>

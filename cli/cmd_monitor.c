@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * monitor.c - xdpbr monitor [ fdb ] [ count N ]: the FDB events of xdpbrd,
+ * cmd_monitor.c - xdpbr monitor [ fdb ] [ count N ]: the FDB events of xdpbrd,
  * read from its event stream (the one command that needs the daemon).
  */
 #include <errno.h>

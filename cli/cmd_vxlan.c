@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * vxlan.c - xdpbr vxlan show: the bridge's VXLAN overlay (doc/evpn.md).
+ * cmd_vxlan.c - xdpbr vxlan show: the bridge's VXLAN overlay (doc/evpn.md).
  *
  * The overlay is kernel objects that xdpbrd makes and names after the
  * bridge (lib/overlay.h), so the CLI reads them over netlink, as zebra

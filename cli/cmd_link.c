@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* link.c - xdpbr link show | set | add | del: the bridge's ports. */
+/* cmd_link.c - xdpbr link show | set | add | del: the bridge's ports. */
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * ports.h - the port and bridge configuration the datapath reads on every
+ * portcfg.h - the port and bridge configuration the datapath reads on every
  * frame: the port behind an ifindex, the port in a slot, and the bridge's
  * runtime knobs. Read-only; user space writes them (lib/ctl.c).
  */
-#ifndef XDPBR_PORTS_H
-#define XDPBR_PORTS_H
+#ifndef XDPBR_BPF_PORTCFG_H
+#define XDPBR_BPF_PORTCFG_H
 
 #include "maps.h"
 
@@ -52,4 +52,4 @@ static __always_inline struct xdpbr_config *config_get(void)
 	return bpf_map_lookup_elem(&xdpbr_config, &zero);
 }
 
-#endif /* XDPBR_PORTS_H */
+#endif /* XDPBR_BPF_PORTCFG_H */
