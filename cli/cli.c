@@ -512,6 +512,19 @@ static bool state_read(const void *entry, const void *ctx)
 	return ((const struct stp_state_word *)entry)->use & STP_WORD_READ;
 }
 
+/* "0 disabled, 1 listening, ...": the words link set state reads. */
+static const char *state_words(char *buf, size_t len)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < STP_STATE_WORDS && k < len; i++)
+		if (stp_state_words[i].use & STP_WORD_READ)
+			k += (size_t)snprintf(buf + k, len - k, "%s%zu %s", k ? ", " : "", i,
+					      stp_state_words[i].name);
+	return buf;
+}
+
 /* link set state: the kernel bridge's words, or its numbers (bridge(8)),
  * from lib/stpstate.c's table. Disabled, listening and blocking all discard. */
 static int read_state(struct cli_cmd *c, const struct setting *s, const char *v,
@@ -520,18 +533,18 @@ static int read_state(struct cli_cmd *c, const struct setting *s, const char *v,
 	_Static_assert(offsetof(struct stp_state_word, name) == offsetof(struct word, name) &&
 		       offsetof(struct stp_state_word, state) == offsetof(struct word, value),
 		       "stp_state_words[] entries start with a struct word");
+	char words[128];
 	uint64_t n;
 	int i;
 
-	(void)s;
 	if (!parse_u64(v, STP_STATE_WORDS - 1, &n) && (stp_state_words[n].use & STP_WORD_READ))
 		i = (int)n;
 	else
 		i = lookup(stp_state_words, STP_STATE_WORDS, sizeof(stp_state_words[0]), v,
 			   state_read, NULL, NULL, 0);
 	if (i < 0)
-		return fail(err, len, "invalid state '%s' (disabled, blocking, listening, "
-			    "learning, forwarding, or 0-4 as bridge(8))", v);
+		return fail(err, len, "invalid state '%s' (%s: a word or its number, as "
+			    "bridge(8))", v, state_words(words, sizeof(words)));
 	setting_set(&c->set, SET_STATE, (uint64_t)stp_state_words[i].state);
 	return 0;
 }

@@ -562,6 +562,9 @@ static void test_link_set_state(void **state)
 	BAD("5", "link", "set", "dev", "p1", "state", "5");
 	BAD("l", "link", "set", "dev", "p1", "state", "l");	/* listening or learning */
 	BAD("discarding", "link", "set", "dev", "p1", "state", "discarding");
+	/* the message lists the words from lib/stpstate.c's table */
+	BAD("0 disabled, 1 listening, 2 learning, 3 forwarding, 4 blocking", "link", "set", "dev",
+	    "p1", "state", "bogus");
 	BAD("-1", "link", "set", "dev", "p1", "state", "-1");
 	BAD("state", "link", "set", "dev", "p1", "state");
 	BAD("state", "link", "set", "dev", "p1", "state", "0", "state", "3");
