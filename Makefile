@@ -68,7 +68,7 @@ LIB      := $(BUILD)/libxdpbr.a
 # daemon/: xdpbrd; cli/: xdpbr. The *_SRCS are the modules without main(),
 # which the unit tests and fuzz harnesses link too.
 DAEMON_SRCS := daemon/config.c daemon/http.c daemon/privs.c daemon/evpn.c daemon/macset.c daemon/stp.c \
-	       daemon/stpd.c daemon/fdbflush.c
+	       daemon/stpd.c daemon/fdbflush.c daemon/hostdev.c
 DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
 CLI_SRCS    := cli/cli.c cli/common.c cli/print.c cli/bridge.c cli/link.c cli/fdb.c \
 	       cli/vlan.c cli/stats.c cli/monitor.c cli/vxlan.c cli/stp.c
