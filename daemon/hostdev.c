@@ -53,6 +53,9 @@ int hostdev_open(struct hostdev *h, const struct config *c)
 		}
 	} else if (err) {
 		log_warn("Couldn't look for the host interface %s: %s", name, strerror(-err));
+	} else if (h->hif.foreign) {
+		log_info("Linux bridge %s: taken over with its ports (forwarding in xdpbr; "
+			 "handed back to the kernel on stop)", h->hif.name);
 	} else {
 		log_info("host interface %s: taken over (the bridge's end: port %s)",
 			 h->hif.name, h->hif.port);
@@ -80,6 +83,22 @@ static bool host_end_up(const struct hostdev *h)
 	struct link_info li;
 
 	return !link_get_info(h->hif.ifindex, &li) && (li.flags & IFF_UP);
+}
+
+/* A port the device had when it was taken over, or got while no daemon ran. */
+static void join_device_port(uint32_t ifindex, void *arg)
+{
+	struct hostdev *h = arg;
+	char name[IF_NAMESIZE];
+	struct xdpbr_port p;
+	int err;
+
+	if (ifindex == h->hif.port_ifindex || !ctl_port_get(&h->br->maps, ifindex, &p) ||
+	    !if_indextoname(ifindex, name))
+		return;
+	err = bridge_add_port(h->br, name);
+	if (err)
+		hostdev_refuse(h, ifindex, name, err);
 }
 
 int hostdev_attach(struct hostdev *h)
@@ -115,7 +134,81 @@ int hostdev_attach(struct hostdev *h)
 	memset(&h->fdb, 0, sizeof(h->fdb));
 	h->port = true;
 	hostdev_sync(h);
+	hostif_each_port(&h->hif, join_device_port, h);
+	hostdev_ports_follow(h);
 	return 0;
+}
+
+void hostdev_hand_back(struct hostdev *h)
+{
+	if (!h->hif.foreign || !h->hif.ifindex)
+		return;
+	hostif_hand_back(&h->hif);
+	log_info("Linux bridge %s handed back: forwarding in the kernel again", h->hif.name);
+	memset(&h->hif, 0, sizeof(h->hif));
+	h->port = false;
+}
+
+static uint32_t master_of(uint32_t ifindex)
+{
+	struct link_info li;
+
+	return link_get_info(ifindex, &li) ? 0 : li.master;
+}
+
+void hostdev_port_event(struct hostdev *h, uint32_t ifindex)
+{
+	char name[IF_NAMESIZE] = "?";
+	struct xdpbr_port p;
+	int err;
+
+	if (!h->port)
+		return;
+	err = hostif_port_join(&h->hif, ifindex);
+	if (!err && !ctl_port_get(&h->br->maps, ifindex, &p) && p.slot < XDPBR_MAX_PORTS)
+		h->on_dev[p.slot] = master_of(ifindex) == h->hif.ifindex;
+	if (err) {
+		if_indextoname(ifindex, name);
+		log_warn("port %s: Couldn't make it a port of the bridge device %s that the "
+			 "kernel bridge does not forward on: %s", name, h->hif.name,
+			 strerror(-err));
+	}
+}
+
+void hostdev_ports_follow(struct hostdev *h)
+{
+	for (int i = 0; i < h->br->nports; i++)
+		hostdev_port_event(h, h->br->ports[i].ifindex);
+}
+
+bool hostdev_joined(const struct hostdev *h, uint32_t ifindex)
+{
+	return h->port && ifindex != h->hif.dev_ifindex && ifindex != h->hif.port_ifindex &&
+	       master_of(ifindex) == h->hif.ifindex;
+}
+
+bool hostdev_left(struct hostdev *h, uint32_t ifindex, uint32_t slot)
+{
+	if (!h->port || slot >= XDPBR_MAX_PORTS || !h->on_dev[slot] ||
+	    master_of(ifindex) == h->hif.ifindex)
+		return false;
+	h->on_dev[slot] = false;
+	return true;
+}
+
+void hostdev_refuse(struct hostdev *h, uint32_t ifindex, const char *name, int err)
+{
+	log_err("port %s joined the bridge device %s, but bridge %s can't run it (%s): "
+		"taken off the device again", name, h->hif.name, h->br->name, strerror(-err));
+	hostif_port_leave(&h->hif, ifindex);
+}
+
+void hostdev_port_left(struct hostdev *h, const char *name)
+{
+	uint32_t ifindex = if_nametoindex(name);
+
+	if (h->port && ifindex)
+		hostif_port_leave(&h->hif, ifindex);
 }
 
 /* Not with --keep or a crash: then its addresses wait for the next daemon. */
@@ -148,7 +241,10 @@ void hostdev_reload(struct hostdev *h, const struct config *old, const struct co
 	if (!want && h->port) {
 		hostif_fdb_clear(&h->br->maps, &h->hif, &h->fdb);
 		bridge_del_port(h->br, h->hif.port);
-		hostdev_close(h);
+		if (h->hif.foreign)
+			hostdev_hand_back(h);
+		else
+			hostdev_close(h);
 		return;
 	}
 	hostdev_mac(h, nc, mac);

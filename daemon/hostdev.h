@@ -28,6 +28,7 @@ struct hostdev {
 	bool was_up;			/* the host's end was up (IFF_UP) */
 	struct hostif_fdb fdb;		/* its local FDB entries */
 	int err;			/* last sync error, said once */
+	bool on_dev[XDPBR_MAX_PORTS];	/* by slot: a port of the device */
 };
 
 /* opt -1 (unset: the file says), 0 or 1. */
@@ -42,8 +43,29 @@ int hostdev_open(struct hostdev *h, const struct config *c);
 /* Its bridge end a port (marked XDPBR_PORT_HOST), after the others. 0 or
  * -errno, said. */
 int hostdev_attach(struct hostdev *h);
+/* Every port of the bridge a port of the device, the kernel bridge
+ * forwarding on none of them (hostif_port_join); after ports were added. */
+void hostdev_ports_follow(struct hostdev *h);
+/* The same for one port, on each of its link events: the kernel puts a
+ * muted port back to forwarding when it reselects port states. */
+void hostdev_port_event(struct hostdev *h, uint32_t ifindex);
+/* Ports follow the device (issue 28): whether ifindex, not a port of the
+ * bridge, was made a port of the device by some tool (ip link set X master
+ * BRIDGE, brctl addif, the CNI bridge plugin) and should join. */
+bool hostdev_joined(const struct hostdev *h, uint32_t ifindex);
+/* Whether the port in slot, once a port of the device, left it (ip link
+ * set X nomaster): it leaves the bridge. Forgets it. */
+bool hostdev_left(struct hostdev *h, uint32_t ifindex, uint32_t slot);
+/* A port that joined the device and that the bridge can't run (err) is
+ * taken off the device again, said as an error: never half-bridged. */
+void hostdev_refuse(struct hostdev *h, uint32_t ifindex, const char *name, int err);
+/* Port name left the bridge: it leaves the device too. */
+void hostdev_port_left(struct hostdev *h, const char *name);
 /* Keeps its local FDB entries in step; every second and after changes. */
 void hostdev_sync(struct hostdev *h);
+/* A Linux bridge taken over forwards in the kernel again (a stop without
+ * --keep, a failed start): before the datapath leaves its ports. */
+void hostdev_hand_back(struct hostdev *h);
 /* Deletes the interface (a stop without --keep, a failed start that made
  * it, host_interface turned off). */
 void hostdev_close(struct hostdev *h);

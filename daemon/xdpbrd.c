@@ -420,27 +420,56 @@ static void mtus_follow(struct daemon *d, bool at_start)
 		 d->br.name, mt.min, lo, mt.max, hi);
 }
 
+/* An interface that is not a port: a configured port that (re)appears,
+ * or one some tool made a port of the bridge device, joins the bridge. */
+static void port_appeared(struct daemon *d, const struct link_event *ev)
+{
+	char name[IF_NAMESIZE];
+	const struct config_port *cp;
+	struct xdpbr_port p;
+	int err;
+
+	if (ev->deleted || !if_indextoname(ev->ifindex, name))
+		return;
+	cp = cfg_port(d, name);
+	if (cp || is_cli_port(d, name))
+		log_info("port %s appeared (ifindex %u): adding it", name, ev->ifindex);
+	else if (hostdev_joined(&d->host, ev->ifindex))
+		log_info("port %s joined the bridge device %s (ifindex %u): adding it", name,
+			 d->host.hif.name, ev->ifindex);
+	else
+		return;
+	err = bridge_add_port(&d->br, name);
+	if (err && !cp && !is_cli_port(d, name)) {
+		hostdev_refuse(&d->host, ev->ifindex, name, err);
+		return;
+	}
+	if (!err && cp)
+		apply_port_cfg(d, NULL, cp, &d->cfg);
+	hostdev_port_event(&d->host, ev->ifindex);
+	if (!ctl_port_get(&d->br.maps, ev->ifindex, &p))
+		port_link_state(d, ev->ifindex, ev->flags);
+	mtus_follow(d, false);
+}
+
 static void on_link_event(const struct link_event *ev, void *arg)
 {
 	struct daemon *d = arg;
 	char name[IF_NAMESIZE];
 	struct xdpbr_port p;
-	const struct config_port *cp;
 
 	if (hostdev_link(&d->host, ev))
 		return;
 	if (ctl_port_get(&d->br.maps, ev->ifindex, &p)) {
-		/* A configured port that (re)appears joins the bridge. */
-		if (ev->deleted || !if_indextoname(ev->ifindex, name))
-			return;
-		cp = cfg_port(d, name);
-		if (!cp && !is_cli_port(d, name))
-			return;
-		log_info("port %s appeared (ifindex %u): adding it", name, ev->ifindex);
-		if (!bridge_add_port(&d->br, name) && cp)
-			apply_port_cfg(d, NULL, cp, &d->cfg);
-		if (!ctl_port_get(&d->br.maps, ev->ifindex, &p))
-			port_link_state(d, ev->ifindex, ev->flags);
+		port_appeared(d, ev);
+		return;
+	}
+	if (!ev->deleted && if_indextoname(ev->ifindex, name) && !cfg_port(d, name) &&
+	    !is_cli_port(d, name) && hostdev_left(&d->host, ev->ifindex, p.slot)) {
+		log_info("port %s left the bridge device %s: removed from the bridge", name,
+			 d->host.hif.name);
+		bridge_del_port(&d->br, name);
+		mtus_follow(d, false);
 		return;
 	}
 	if (!ev->deleted && bridge_port_name_follow(&d->br, ev->ifindex, p.slot) == 1 &&
@@ -459,6 +488,7 @@ static void on_link_event(const struct link_event *ev, void *arg)
 		return;
 	}
 	port_link_state(d, ev->ifindex, ev->flags);
+	hostdev_port_event(&d->host, ev->ifindex);
 	mtus_follow(d, false);
 }
 
@@ -534,8 +564,10 @@ static void do_reload(struct daemon *d)
 	for (size_t i = 0; i < d->cfg.nports; i++) {
 		const char *name = d->cfg.ports[i].name;
 
-		if (!config_port_find(&nc, name) && !is_cli_port(d, name))
+		if (!config_port_find(&nc, name) && !is_cli_port(d, name)) {
+			hostdev_port_left(&d->host, name);
 			bridge_del_port(&d->br, name);
+		}
 	}
 	d->pending_cfg = &nc;
 	hostdev_reload(&d->host, &d->cfg, &nc);
@@ -564,6 +596,7 @@ static void do_reload(struct daemon *d)
 					 cp->line, cp->name);
 	}
 	d->pending_cfg = NULL;
+	hostdev_ports_follow(&d->host);
 	{
 		uint8_t mac[6];
 
@@ -1024,7 +1057,8 @@ static int merge_ports(struct daemon *d, struct cmdline *cl)
 	for (int i = 0; i < d->ncli_ports; i++)
 		if (add_unique(&cl->ports, &cl->nports, d->cli_ports[i]))
 			return -ENOMEM;
-	if (cl->nports < 1) {
+	/* With the bridge device, ports may come from it (hostdev.h). */
+	if (cl->nports < 1 && !hostdev_wanted(&d->host, &d->cfg)) {
 		log_err("no ports: name them on the command line or in "
 			"[port NAME] sections of the configuration");
 		return -EINVAL;
@@ -1173,6 +1207,7 @@ static int open_bridge(struct daemon *d, const struct cmdline *cl)
 static void start_failed(struct daemon *d, const char *name)
 {
 	stpd_close(&d->stp);
+	hostdev_hand_back(&d->host);
 	bridge_close(&d->br, false, true);
 	if (d->host.made)
 		hostdev_close(&d->host);
@@ -1262,6 +1297,8 @@ static void stop(struct daemon *d, int ret)
 		log_err("main loop failed: %s; %s", strerror(-ret), what);
 	stpd_close(&d->stp);
 	stop_services(d);
+	if (!d->keep)
+		hostdev_hand_back(&d->host);
 	bridge_close(&d->br, d->keep, false);
 	if (!d->keep)
 		hostdev_close(&d->host);
