@@ -134,8 +134,9 @@ int hostdev_attach(struct hostdev *h)
 	memset(&h->fdb, 0, sizeof(h->fdb));
 	h->port = true;
 	hostdev_sync(h);
+	/* Muted later (hostdev_ports_follow), once the datapath forwards on
+	 * them: a muted port xdpbr does not forward on yet loses frames. */
 	hostif_each_port(&h->hif, join_device_port, h);
-	hostdev_ports_follow(h);
 	return 0;
 }
 

@@ -446,9 +446,9 @@ static void port_appeared(struct daemon *d, const struct link_event *ev)
 	}
 	if (!err && cp)
 		apply_port_cfg(d, NULL, cp, &d->cfg);
-	hostdev_port_event(&d->host, ev->ifindex);
 	if (!ctl_port_get(&d->br.maps, ev->ifindex, &p))
 		port_link_state(d, ev->ifindex, ev->flags);
+	hostdev_port_event(&d->host, ev->ifindex);
 	mtus_follow(d, false);
 }
 
@@ -1268,6 +1268,7 @@ static int start(struct daemon *d, const struct cmdline *cl)
 	d->sweep.on_aged = on_aged;
 	d->sweep.arg = d;
 	resync_links(d);
+	hostdev_ports_follow(&d->host);
 	mtus_follow(d, true);
 	stp_open(d);
 	start_services(d);

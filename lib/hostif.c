@@ -100,7 +100,8 @@ void hostif_mac_default(const char *bridge, uint8_t mac[6])
 static int make_pair(struct hostif *h)
 {
 	struct link_set port = { .up = true, .no_ipv6_addresses = true };
-	struct link_set dev = { .up = true, .no_ipv6_addresses = true, .master = h->ifindex };
+	struct link_set mute = { .no_ipv6_addresses = true };
+	struct link_set dev = { .up = true, .master = h->ifindex };
 	int err = link_add_veth(h->dev, NULL, h->port);
 
 	if (err)
@@ -111,6 +112,11 @@ static int make_pair(struct hostif *h)
 	/* Mute before they go up. */
 	if (!err)
 		err = link_set(h->port_ifindex, &port);
+	/* In a message of its own: with IFLA_MASTER in the same one, the
+	 * device's end still got an IPv6 link-local address (and sent from
+	 * it into the datapath). */
+	if (!err)
+		err = link_set(h->dev_ifindex, &mute);
 	if (!err)
 		err = link_set(h->dev_ifindex, &dev);
 	if (!err)
