@@ -81,23 +81,29 @@ static int attach_filter(int fd)
 }
 
 /* A socket for the BPDUs of ifindex: filter first, then bound, so no
- * other frame is ever queued on it. A descriptor or -errno. */
+ * other frame is ever queued on it. ETH_P_ALL, not ETH_P_802_2: a port of
+ * the bridge device (hostdev.h) hands what the datapath passes to the
+ * kernel bridge's rx_handler, which runs before the protocol handlers
+ * and consumes BPDUs; taps run before it. A descriptor or -errno. */
 static int bpdu_socket(uint32_t ifindex)
 {
 	struct sockaddr_ll sll = {
-		.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_802_2),
+		.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL),
 		.sll_ifindex = (int)ifindex,
 	};
 	struct packet_mreq mr = {
 		.mr_ifindex = (int)ifindex, .mr_type = PACKET_MR_MULTICAST, .mr_alen = 6,
 	};
 	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	int err;
+	int err, one = 1;
 
 	if (fd < 0)
 		return -errno;
 	memcpy(mr.mr_address, bpdu_dst, 6);
 	err = attach_filter(fd);
+	/* Else every frame the port sends is cloned for the socket to drop. */
+	if (!err && setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one)))
+		err = -errno;
 	if (!err && bind(fd, (struct sockaddr *)&sll, sizeof(sll)))
 		err = -errno;
 	/* The port's driver must accept the group (a real NIC filters it). */

@@ -27,7 +27,7 @@
 #include "events.h"
 #include "evpn.h"
 #include "fdbflush.h"
-#include "hostif.h"
+#include "hostdev.h"
 #include "http.h"
 #include "json.h"
 #include "log.h"
@@ -78,16 +78,7 @@ struct daemon {
 	uint64_t move_window_ns;
 	unsigned int move_logged, move_suppressed;
 	struct mnl_socket *nl;
-	/* The host interface (hostif.h): found or made before the ports are
-	 * attached, its bridge end a port after them. */
-	int hostif_opt;			/* --host-interface: -1 unset, 0 off, 1 on */
-	struct hostif hostif;		/* valid while hostif.ifindex != 0 */
-	bool hostif_made;		/* created by this start: undone if it fails */
-	bool hostif_port;		/* its bridge end is a port of the bridge */
-	bool hostif_xdp;		/* ... on the XDP path */
-	bool hostif_was_up;		/* the host's end was up (IFF_UP) */
-	struct hostif_fdb hostif_fdb;	/* its local FDB entries */
-	int hostif_err;			/* last sync error, said once */
+	struct hostdev host;		/* the host interface (hostdev.h) */
 	unsigned int ticks;
 	uint64_t ageing_opt_ns;		/* -a, or 0: the file's, else the default */
 	/* Static entries of the file that could not be written (the FDB was
@@ -407,168 +398,6 @@ static void port_link_state(struct daemon *d, uint32_t ifindex, unsigned int fla
 			 up ? "" : ": out of forwarding and flooding, its learned entries flushed");
 }
 
-/* --- the host interface --- */
-
-static bool hostif_wanted(const struct daemon *d, const struct config *c)
-{
-	if (d->hostif_opt >= 0)
-		return d->hostif_opt;
-	return setting_value(&c->set, SET_HOST_INTERFACE);
-}
-
-static void hostif_mac_of(const struct daemon *d, const struct config *c, uint8_t mac[6])
-{
-	if (setting_given(&c->set, SET_MAC))
-		memcpy(mac, c->mac, 6);
-	else
-		hostif_mac_default(d->br.name, mac);
-}
-
-/* Finds the host interface or creates it, before any port is attached (a
- * [port BRIDGE-host] section then applies as to any port). 0 or -errno,
- * said. */
-static int hostif_open(struct daemon *d, const struct config *c)
-{
-	char why[160], mac_s[MAC_STRLEN];
-	uint8_t mac[6];
-	int err = hostif_find(d->br.name, &d->hostif, why, sizeof(why));
-
-	hostif_mac_of(d, c, mac);
-	if (err == -EEXIST) {
-		log_warn("an interface named %s exists and is not the host interface of "
-			 "bridge %s (it is %s): delete or rename it, or set host_interface = "
-			 "off (-H off)", d->br.name, d->br.name, why);
-	} else if (err == -ENOENT) {
-		err = hostif_create(d->br.name, mac, &d->hostif);
-		if (!err) {
-			d->hostif_made = true;
-			log_info("host interface %s created, address %s (the bridge's end: "
-				 "port %s)", d->hostif.name, mac_format(mac, mac_s),
-				 d->hostif.port);
-		}
-	} else if (err) {
-		log_warn("Couldn't look for the host interface %s: %s", d->br.name,
-			 strerror(-err));
-	} else {
-		log_info("host interface %s: taken over (the bridge's end: port %s)",
-			 d->hostif.name, d->hostif.port);
-	}
-	if (err)
-		memset(&d->hostif, 0, sizeof(d->hostif));
-	return err;
-}
-
-/* Keeps the host's local FDB entries in step (hostif_fdb_sync). */
-static void hostif_sync(struct daemon *d)
-{
-	int ret;
-
-	if (!d->hostif_port)
-		return;
-	ret = hostif_fdb_sync(&d->br.maps, &d->hostif, &d->hostif_fdb);
-	if (ret < 0 && ret != d->hostif_err)
-		log_warn("host interface %s: Couldn't write its local FDB entries: %s",
-			 d->hostif.name, strerror(-ret));
-	d->hostif_err = ret < 0 ? ret : 0;
-}
-
-/* The bridge's end of the host interface as a port, after the others:
- * marked XDPBR_PORT_HOST, the host's address a local entry on it. */
-static int hostif_attach(struct daemon *d)
-{
-	uint32_t ifindex = d->hostif.port_ifindex;
-	struct xdpbr_port p;
-	int err;
-
-	/* Ready for the XDP path before the port is checked and attached. */
-	hostif_prepare(&d->hostif, bridge_port_path(&d->br, d->hostif.port) == PORT_PATH_XDP);
-	err = ctl_port_get(&d->br.maps, ifindex, &p);
-	if (err == -ENODEV)
-		err = bridge_add_port(&d->br, d->hostif.port);
-	if (!err)
-		err = ctl_port_get(&d->br.maps, ifindex, &p);
-	if (!err && !(p.flags & XDPBR_PORT_HOST)) {
-		p.flags |= XDPBR_PORT_HOST;
-		err = ctl_port_apply(&d->br.maps, ifindex, &p, d->br.prog_egress_fd);
-	}
-	if (err) {
-		log_warn("host interface %s: Couldn't make %s a port: %s", d->hostif.name,
-			 d->hostif.port, strerror(-err));
-		return err;
-	}
-	d->hostif_xdp = p.mode != XDPBR_MODE_TC;
-	/* Up already: taken over from an earlier daemon, which restarted its
-	 * NAPI when it came up (hostif_link); doing it again could drop a
-	 * frame in flight. */
-	{
-		struct link_info li;
-
-		d->hostif_was_up = !link_get_info(d->hostif.ifindex, &li) && (li.flags & IFF_UP);
-	}
-	memset(&d->hostif_fdb, 0, sizeof(d->hostif_fdb));
-	d->hostif_port = true;
-	hostif_sync(d);
-	return 0;
-}
-
-/* The host interface leaves with the bridge (not with --keep or a crash:
- * then its addresses wait for the next daemon). */
-static void hostif_close(struct daemon *d)
-{
-	int err;
-
-	if (!d->hostif.ifindex)
-		return;
-	err = hostif_delete(&d->hostif);
-	if (err && err != -ENODEV)
-		log_warn("Couldn't delete the host interface %s: %s", d->hostif.name,
-			 strerror(-err));
-	else
-		log_info("host interface %s deleted", d->hostif.name);
-	memset(&d->hostif, 0, sizeof(d->hostif));
-	d->hostif_port = false;
-}
-
-/* A reload: host_interface turned on or off, or its address changed. */
-static void hostif_reload(struct daemon *d, const struct config *nc)
-{
-	uint8_t mac[6], old[6];
-	bool want = hostif_wanted(d, nc);
-
-	if (want && !d->hostif_port) {
-		if (!hostif_open(d, nc))
-			hostif_attach(d);
-		return;
-	}
-	if (!want && d->hostif_port) {
-		hostif_fdb_clear(&d->br.maps, &d->hostif, &d->hostif_fdb);
-		bridge_del_port(&d->br, d->hostif.port);
-		hostif_close(d);
-		return;
-	}
-	hostif_mac_of(d, nc, mac);
-	hostif_mac_of(d, &d->cfg, old);
-	if (want && memcmp(mac, old, 6)) {
-		struct link_set ls = { .mac = mac };
-		int err = link_set(d->hostif.ifindex, &ls);
-
-		if (err)
-			log_warn("host interface %s: Couldn't set its address: %s",
-				 d->hostif.name, strerror(-err));
-		hostif_sync(d);
-	}
-}
-
-/* The host's end of the host interface went up or down (not a port). */
-static void hostif_link(struct daemon *d, const struct link_event *ev)
-{
-	bool up = !ev->deleted && (ev->flags & IFF_UP);
-
-	if (up && !d->hostif_was_up)
-		hostif_up(&d->hostif, d->hostif_xdp);
-	d->hostif_was_up = up;
-}
-
 /* Keeps the datapath's MTU threshold (bpf/mtu.h) right after a port was
  * added, removed or changed its MTU; says when the ports' MTUs differ, as
  * frames larger than an egress port's MTU are then dropped there. */
@@ -591,29 +420,56 @@ static void mtus_follow(struct daemon *d, bool at_start)
 		 d->br.name, mt.min, lo, mt.max, hi);
 }
 
+/* An interface that is not a port: a configured port that (re)appears,
+ * or one some tool made a port of the bridge device, joins the bridge. */
+static void port_appeared(struct daemon *d, const struct link_event *ev)
+{
+	char name[IF_NAMESIZE];
+	const struct config_port *cp;
+	struct xdpbr_port p;
+	int err;
+
+	if (ev->deleted || !if_indextoname(ev->ifindex, name))
+		return;
+	cp = cfg_port(d, name);
+	if (cp || is_cli_port(d, name))
+		log_info("port %s appeared (ifindex %u): adding it", name, ev->ifindex);
+	else if (hostdev_joined(&d->host, ev->ifindex))
+		log_info("port %s joined the bridge device %s (ifindex %u): adding it", name,
+			 d->host.hif.name, ev->ifindex);
+	else
+		return;
+	err = bridge_add_port(&d->br, name);
+	if (err && !cp && !is_cli_port(d, name)) {
+		hostdev_refuse(&d->host, ev->ifindex, name, err);
+		return;
+	}
+	if (!err && cp)
+		apply_port_cfg(d, NULL, cp, &d->cfg);
+	if (!ctl_port_get(&d->br.maps, ev->ifindex, &p))
+		port_link_state(d, ev->ifindex, ev->flags);
+	hostdev_port_event(&d->host, ev->ifindex);
+	mtus_follow(d, false);
+}
+
 static void on_link_event(const struct link_event *ev, void *arg)
 {
 	struct daemon *d = arg;
 	char name[IF_NAMESIZE];
 	struct xdpbr_port p;
-	const struct config_port *cp;
 
-	if (d->hostif_port && ev->ifindex == d->hostif.ifindex) {
-		hostif_link(d, ev);
+	if (hostdev_link(&d->host, ev))
+		return;
+	if (ctl_port_get(&d->br.maps, ev->ifindex, &p)) {
+		port_appeared(d, ev);
 		return;
 	}
-	if (ctl_port_get(&d->br.maps, ev->ifindex, &p)) {
-		/* A configured port that (re)appears joins the bridge. */
-		if (ev->deleted || !if_indextoname(ev->ifindex, name))
-			return;
-		cp = cfg_port(d, name);
-		if (!cp && !is_cli_port(d, name))
-			return;
-		log_info("port %s appeared (ifindex %u): adding it", name, ev->ifindex);
-		if (!bridge_add_port(&d->br, name) && cp)
-			apply_port_cfg(d, NULL, cp, &d->cfg);
-		if (!ctl_port_get(&d->br.maps, ev->ifindex, &p))
-			port_link_state(d, ev->ifindex, ev->flags);
+	if (!ev->deleted && if_indextoname(ev->ifindex, name) && !cfg_port(d, name) &&
+	    !is_cli_port(d, name) && hostdev_left(&d->host, ev->ifindex, p.slot)) {
+		log_info("port %s left the bridge device %s: removed from the bridge", name,
+			 d->host.hif.name);
+		bridge_del_port(&d->br, name);
+		mtus_follow(d, false);
 		return;
 	}
 	if (!ev->deleted && bridge_port_name_follow(&d->br, ev->ifindex, p.slot) == 1 &&
@@ -621,12 +477,6 @@ static void on_link_event(const struct link_event *ev, void *arg)
 		log_info("port (ifindex %u) renamed %s", ev->ifindex, name);
 	if (ev->deleted) {
 		ctl_port_remove(&d->br.maps, ev->ifindex);
-		if (d->hostif_port && ev->ifindex == d->hostif.port_ifindex) {
-			log_warn("host interface %s was deleted; SIGHUP or a restart makes "
-				 "a new one", d->hostif.name);
-			memset(&d->hostif, 0, sizeof(d->hostif));
-			d->hostif_port = false;
-		}
 		for (int i = 0; i < d->br.nports; i++)
 			if (d->br.ports[i].ifindex == ev->ifindex) {
 				log_info("port %s (ifindex %u) was deleted: removed from the bridge",
@@ -638,20 +488,14 @@ static void on_link_event(const struct link_event *ev, void *arg)
 		return;
 	}
 	port_link_state(d, ev->ifindex, ev->flags);
+	hostdev_port_event(&d->host, ev->ifindex);
 	mtus_follow(d, false);
 }
 
 /* After lost events (or at start): read every port's link state. */
 static void resync_links(struct daemon *d)
 {
-	if (d->hostif_port) {
-		struct link_info li;
-		struct link_event ev = { .ifindex = d->hostif.ifindex };
-
-		ev.deleted = link_get_info(ev.ifindex, &li) != 0;
-		ev.flags = ev.deleted ? 0 : li.flags;
-		hostif_link(d, &ev);
-	}
+	hostdev_resync(&d->host);
 	for (int i = 0; i < d->br.nports; i++) {
 		struct link_info li;
 		struct link_event ev = { .ifindex = d->br.ports[i].ifindex };
@@ -720,11 +564,13 @@ static void do_reload(struct daemon *d)
 	for (size_t i = 0; i < d->cfg.nports; i++) {
 		const char *name = d->cfg.ports[i].name;
 
-		if (!config_port_find(&nc, name) && !is_cli_port(d, name))
+		if (!config_port_find(&nc, name) && !is_cli_port(d, name)) {
+			hostdev_port_left(&d->host, name);
 			bridge_del_port(&d->br, name);
+		}
 	}
 	d->pending_cfg = &nc;
-	hostif_reload(d, &nc);
+	hostdev_reload(&d->host, &d->cfg, &nc);
 	for (size_t i = 0; i < nc.nports; i++) {
 		const struct config_port *cp = &nc.ports[i];
 		const struct config_port *old = config_port_find(&d->cfg, cp->name);
@@ -750,10 +596,11 @@ static void do_reload(struct daemon *d)
 					 cp->line, cp->name);
 	}
 	d->pending_cfg = NULL;
+	hostdev_ports_follow(&d->host);
 	{
 		uint8_t mac[6];
 
-		hostif_mac_of(d, &nc, mac);
+		hostdev_mac(&d->host, &nc, mac);
 		stpd_reload(&d->stp, &nc.stp, mac);
 	}
 	config_free(&d->cfg);
@@ -951,7 +798,7 @@ static int run(struct daemon *d)
 			age_step(d);
 			check_pins(d);
 			if (++d->ticks % (1000 / AGE_TICK_MS) == 0) {
-				hostif_sync(d);
+				hostdev_sync(&d->host);
 				statics_retry(d);
 			}
 		}
@@ -1112,7 +959,7 @@ static int parse_option(struct daemon *d, struct cmdline *cl, int opt, const cha
 				arg);
 			return -EINVAL;
 		}
-		d->hostif_opt = !strcmp(arg, "on");
+		d->host.opt = !strcmp(arg, "on");
 		return 0;
 	case 'v':
 		cl->level = LOG_LVL_DEBUG;
@@ -1210,7 +1057,8 @@ static int merge_ports(struct daemon *d, struct cmdline *cl)
 	for (int i = 0; i < d->ncli_ports; i++)
 		if (add_unique(&cl->ports, &cl->nports, d->cli_ports[i]))
 			return -ENOMEM;
-	if (cl->nports < 1) {
+	/* With the bridge device, ports may come from it (hostdev.h). */
+	if (cl->nports < 1 && !hostdev_wanted(&d->host, &d->cfg)) {
 		log_err("no ports: name them on the command line or in "
 			"[port NAME] sections of the configuration");
 		return -EINVAL;
@@ -1324,8 +1172,8 @@ static int open_bridge(struct daemon *d, const struct cmdline *cl)
 			log_warn("Couldn't check the pinned ports against the interfaces: %s",
 				 strerror(-gone));
 	}
-	if (!err && hostif_wanted(d, &d->cfg))
-		err = hostif_open(d, &d->cfg);
+	if (!err && hostdev_wanted(&d->host, &d->cfg))
+		err = hostdev_open(&d->host, &d->cfg);
 	if (!err && d->cfg.vxlan.line)
 		err = evpn_open(&d->evpn, d->br.name, &d->cfg.vxlan, &d->br.maps);
 	/* Check every port before attaching any: nothing half-attached. */
@@ -1335,8 +1183,8 @@ static int open_bridge(struct daemon *d, const struct cmdline *cl)
 		err = quit ? -EINTR : bridge_add_port(&d->br, cl->ports[i]);
 	if (!err)
 		err = quit ? -EINTR : bridge_adopt_ports(&d->br);
-	if (!err && d->hostif.ifindex)
-		err = hostif_attach(d);
+	if (!err)
+		err = hostdev_attach(&d->host);
 	if (!err && d->cfg.vxlan.line)
 		err = evpn_attach(&d->evpn, &d->br);
 	if (!err && d->cfg_path) {
@@ -1359,9 +1207,10 @@ static int open_bridge(struct daemon *d, const struct cmdline *cl)
 static void start_failed(struct daemon *d, const char *name)
 {
 	stpd_close(&d->stp);
+	hostdev_hand_back(&d->host);
 	bridge_close(&d->br, false, true);
-	if (d->hostif_made)
-		hostif_close(d);
+	if (d->host.made)
+		hostdev_close(&d->host);
 	evpn_close(&d->evpn, !d->evpn.made);
 	log_err("bridge %s not started", name);
 	config_free(&d->cfg);
@@ -1371,7 +1220,7 @@ static void stp_open(struct daemon *d)
 {
 	uint8_t mac[6];
 
-	hostif_mac_of(d, &d->cfg, mac);
+	hostdev_mac(&d->host, &d->cfg, mac);
 	stpd_open(&d->stp, &d->events, mac);
 }
 
@@ -1419,6 +1268,7 @@ static int start(struct daemon *d, const struct cmdline *cl)
 	d->sweep.on_aged = on_aged;
 	d->sweep.arg = d;
 	resync_links(d);
+	hostdev_ports_follow(&d->host);
 	mtus_follow(d, true);
 	stp_open(d);
 	start_services(d);
@@ -1448,9 +1298,11 @@ static void stop(struct daemon *d, int ret)
 		log_err("main loop failed: %s; %s", strerror(-ret), what);
 	stpd_close(&d->stp);
 	stop_services(d);
+	if (!d->keep)
+		hostdev_hand_back(&d->host);
 	bridge_close(&d->br, d->keep, false);
 	if (!d->keep)
-		hostif_close(d);
+		hostdev_close(&d->host);
 	evpn_close(&d->evpn, d->keep);
 	linkwatch_close(d->nl);
 	config_free(&d->cfg);
@@ -1464,7 +1316,7 @@ int main(int argc, char **argv)
 	struct cmdline cl = { .o.mode = XDPBR_MODE_NONE, .level = LOG_LVL_INFO };
 	int ret;
 
-	d.hostif_opt = -1;
+	hostdev_init(&d.host, &d.br, -1);
 	/* before the first message: start() sets the level of -v */
 	log_init("xdpbrd", LOG_LVL_INFO, false);
 	if (parse_options(&d, &cl, argc, argv))

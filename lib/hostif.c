@@ -15,6 +15,7 @@
 #include "xdpbr_rules.h"
 
 #define HOSTIF_SUFFIX	"-host"
+#define DEV_SUFFIX	"-dev"
 #define MACHINE_ID	"/etc/machine-id"
 
 /* FNV-1a, 64 bits: a stable hash of a few bytes, not a secret. */
@@ -41,6 +42,25 @@ void hostif_port_name(const char *bridge, char buf[IF_NAMESIZE])
 		snprintf(buf, IF_NAMESIZE, "%s%s", bridge, HOSTIF_SUFFIX);
 	else
 		hostif_port_name_hashed(bridge, buf);
+}
+
+/* The device's end: "BRIDGE-dev", else "xbd" and the same 8 hex digits. */
+static void dev_name(const char *bridge, char buf[IF_NAMESIZE])
+{
+	if (strlen(bridge) + sizeof(DEV_SUFFIX) <= IF_NAMESIZE) {
+		snprintf(buf, IF_NAMESIZE, "%s%s", bridge, DEV_SUFFIX);
+		return;
+	}
+	hostif_port_name_hashed(bridge, buf);
+	buf[2] = 'd';
+}
+
+static void names(const char *bridge, struct hostif *h)
+{
+	memset(h, 0, sizeof(*h));
+	snprintf(h->name, sizeof(h->name), "%s", bridge);
+	hostif_port_name(bridge, h->port);
+	dev_name(bridge, h->dev);
 }
 
 void hostif_mac_derive(const char *machine_id, const char *bridge, uint8_t mac[6])
@@ -76,15 +96,48 @@ void hostif_mac_default(const char *bridge, uint8_t mac[6])
 	hostif_mac_derive(id, name, mac);
 }
 
+/* The veth pair into the device, both ends up and mute. */
+static int make_pair(struct hostif *h)
+{
+	struct link_set port = { .up = true, .no_ipv6_addresses = true };
+	struct link_set mute = { .no_ipv6_addresses = true };
+	struct link_set dev = { .up = true, .master = h->ifindex };
+	int err = link_add_veth(h->dev, NULL, h->port);
+
+	if (err)
+		return err;
+	h->dev_ifindex = if_nametoindex(h->dev);
+	h->port_ifindex = if_nametoindex(h->port);
+	err = !h->dev_ifindex || !h->port_ifindex ? -ENODEV : 0;
+	/* Mute before they go up. */
+	if (!err)
+		err = link_set(h->port_ifindex, &port);
+	/* In a message of its own: with IFLA_MASTER in the same one, the
+	 * device's end still got an IPv6 link-local address (and sent from
+	 * it into the datapath). */
+	if (!err)
+		err = link_set(h->dev_ifindex, &mute);
+	if (!err)
+		err = link_set(h->dev_ifindex, &dev);
+	if (!err)
+		err = link_brport_learning(h->dev_ifindex, false);
+	return err;
+}
+
+/* What an interface named like the bridge is, for a message. */
+static void describe(const struct link_info *li, char *why, size_t len)
+{
+	snprintf(why, len, "%s%s%s%s", li->kind[0] ? li->kind : "a device with no link kind",
+		 li->alias[0] ? ", alias '" : "", li->alias, li->alias[0] ? "'" : "");
+}
+
 int hostif_find(const char *bridge, struct hostif *h, char *why, size_t len)
 {
 	char alias[sizeof(((struct link_info *)0)->alias)];
-	struct link_info li;
+	struct link_info li, dev;
 	int err;
 
-	memset(h, 0, sizeof(*h));
-	snprintf(h->name, sizeof(h->name), "%s", bridge);
-	hostif_port_name(bridge, h->port);
+	names(bridge, h);
 	h->ifindex = if_nametoindex(bridge);
 	if (!h->ifindex)
 		return errno == ENODEV || errno == ENXIO ? -ENOENT : -errno;
@@ -92,50 +145,48 @@ int hostif_find(const char *bridge, struct hostif *h, char *why, size_t len)
 	if (err)
 		return err;
 	snprintf(alias, sizeof(alias), HOSTIF_ALIAS_FMT, bridge);
-	if (strcmp(li.kind, "veth") || strcmp(li.alias, alias) || li.peer_ifindex <= 0 ||
-	    li.peer_nsid >= 0) {
-		snprintf(why, len, "%s%s%s%s%s", li.kind[0] ? li.kind : "a device with no link kind",
-			 li.alias[0] ? ", alias '" : "", li.alias, li.alias[0] ? "'" : "",
-			 !strcmp(li.kind, "veth") && !strcmp(li.alias, alias)
-				? ", its peer in another namespace" : "");
+	if (strcmp(li.kind, "bridge")) {
+		describe(&li, why, len);
 		return -EEXIST;
 	}
-	h->port_ifindex = (uint32_t)li.peer_ifindex;
-	if (!if_indextoname(h->port_ifindex, h->port))
-		return -errno;
+	h->foreign = strcmp(li.alias, alias) != 0;
+	h->dev_ifindex = if_nametoindex(h->dev);
+	h->port_ifindex = if_nametoindex(h->port);
+	if (h->foreign && !h->dev_ifindex && !h->port_ifindex)
+		return make_pair(h);
+	err = h->dev_ifindex && h->port_ifindex ? link_get_info(h->dev_ifindex, &dev) : -ENOENT;
+	if (err || dev.master != h->ifindex || dev.peer_ifindex != (int32_t)h->port_ifindex ||
+	    dev.peer_nsid >= 0) {
+		snprintf(why, len, "ours, but its ports %s and %s are not a veth pair into it",
+			 h->dev, h->port);
+		return -EEXIST;
+	}
 	return 0;
 }
 
 int hostif_create(const char *bridge, const uint8_t mac[6], struct hostif *h)
 {
 	char alias[64];
-	struct link_set host = { .alias = alias };
-	struct link_set port = { .up = true, .no_ipv6_addresses = true };
+	struct link_set host = { .alias = alias, .mac = mac };
 	int err;
 
-	memset(h, 0, sizeof(*h));
-	snprintf(h->name, sizeof(h->name), "%s", bridge);
-	hostif_port_name(bridge, h->port);
+	names(bridge, h);
 	snprintf(alias, sizeof(alias), HOSTIF_ALIAS_FMT, bridge);
-	err = link_add_veth(h->name, mac, h->port);
+	err = link_add_bridge(h->name);
 	if (err) {
-		log_warn("Couldn't create the host interface %s (veth, peer %s): %s%s", h->name,
-			 h->port, strerror(-err), err == -EEXIST ?
-			 " (the name of its bridge end is taken)" : "");
+		log_warn("Couldn't create the host interface %s (a bridge device): %s", h->name,
+			 strerror(-err));
 		return err;
 	}
 	h->ifindex = if_nametoindex(h->name);
-	h->port_ifindex = if_nametoindex(h->port);
-	err = !h->ifindex || !h->port_ifindex ? -ENODEV : 0;
-	/* The port end first: mute before it goes up. */
+	err = h->ifindex ? link_set(h->ifindex, &host) : -ENODEV;
 	if (!err)
-		err = link_set(h->port_ifindex, &port);
-	if (!err)
-		err = link_set(h->ifindex, &host);
+		err = make_pair(h);
 	if (err) {
-		log_warn("Couldn't set up the host interface %s: %s", h->name, strerror(-err));
-		if (h->ifindex)
-			link_del(h->ifindex);
+		log_warn("Couldn't set up the host interface %s (its ports %s and %s): %s%s",
+			 h->name, h->dev, h->port, strerror(-err), err == -EEXIST ?
+			 " (an interface has one of those names)" : "");
+		hostif_delete(h);
 		return err;
 	}
 	return 0;
@@ -147,12 +198,13 @@ void hostif_prepare(const struct hostif *h, bool xdp)
 
 	if (!xdp)
 		return;
-	err = ethtool_set_flag(h->name, ETHTOOL_SGRO, true);
+	err = ethtool_set_flag(h->dev, ETHTOOL_SGRO, true);
 	if (!err)
-		err = ethtool_set_flag(h->name, ETHTOOL_STXCSUM, false);
+		err = ethtool_set_flag(h->dev, ETHTOOL_STXCSUM, false);
 	if (err)
 		log_warn("host interface %s: Couldn't set GRO on and transmit checksum "
-			 "offload off for the XDP path: %s", h->name, strerror(-err));
+			 "offload off on %s for the XDP path: %s", h->name, h->dev,
+			 strerror(-err));
 }
 
 void hostif_up(const struct hostif *h, bool xdp)
@@ -161,17 +213,112 @@ void hostif_up(const struct hostif *h, bool xdp)
 
 	if (!xdp)
 		return;
-	err = ethtool_set_flag(h->name, ETHTOOL_SGRO, false);
+	err = ethtool_set_flag(h->dev, ETHTOOL_SGRO, false);
 	if (!err)
-		err = ethtool_set_flag(h->name, ETHTOOL_SGRO, true);
+		err = ethtool_set_flag(h->dev, ETHTOOL_SGRO, true);
 	if (err)
-		log_warn("host interface %s: Couldn't restart GRO for the XDP path: %s",
-			 h->name, strerror(-err));
+		log_warn("host interface %s: Couldn't restart GRO on %s for the XDP path: %s",
+			 h->name, h->dev, strerror(-err));
+}
+
+/* Whether port ifindex of a kernel bridge is as link_brport_mute leaves
+ * it (sysfs: rtnetlink gives a port's state only in AF_BRIDGE dumps). */
+static bool brport_muted(uint32_t ifindex)
+{
+	static const struct { const char *file; char value; } want[] = {
+		{ "state", '2' }, { "learning", '0' }, { "unicast_flood", '0' },
+		{ "multicast_flood", '0' }, { "broadcast_flood", '0' },
+	};
+	char name[IF_NAMESIZE], path[96], c;
+
+	if (!if_indextoname(ifindex, name))
+		return false;
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/class/net/%s/brport/%s", name, want[i].file);
+		f = fopen(path, "re");
+		c = f ? (char)fgetc(f) : 0;
+		if (f)
+			fclose(f);
+		if (c != want[i].value)
+			return false;
+	}
+	return true;
+}
+
+int hostif_port_join(const struct hostif *h, uint32_t ifindex)
+{
+	struct link_set ls = { .master = h->ifindex };
+	struct link_info li;
+	int err = link_get_info(ifindex, &li);
+
+	if (err || ifindex == h->port_ifindex || (li.master && li.master != h->ifindex))
+		return err;
+	if (li.master != h->ifindex)
+		err = link_set(ifindex, &ls);
+	/* Muting makes a link event of its own: only when something differs. */
+	if (!err && !brport_muted(ifindex))
+		err = link_brport_mute(ifindex);
+	return err;
+}
+
+void hostif_port_leave(const struct hostif *h, uint32_t ifindex)
+{
+	struct link_set ls = { .nomaster = true };
+	struct link_info li;
+
+	if (!link_get_info(ifindex, &li) && li.master == h->ifindex && ifindex != h->dev_ifindex)
+		link_set(ifindex, &ls);
+}
+
+void hostif_each_port(const struct hostif *h, void (*fn)(uint32_t ifindex, void *arg),
+		      void *arg)
+{
+	struct if_nameindex *all = if_nameindex(), *i;
+	struct link_info li;
+
+	for (i = all; i && i->if_index; i++)
+		if (i->if_index != h->dev_ifindex && !link_get_info(i->if_index, &li) &&
+		    li.master == h->ifindex)
+			fn(i->if_index, arg);
+	if (all)
+		if_freenameindex(all);
+}
+
+static void unmute(uint32_t ifindex, void *arg)
+{
+	char name[IF_NAMESIZE] = "?";
+	int err = link_brport_unmute(ifindex);
+
+	if (err) {
+		if_indextoname(ifindex, name);
+		log_warn("port %s: Couldn't hand it back to the kernel bridge %s: %s", name,
+			 ((const struct hostif *)arg)->name, strerror(-err));
+	}
+}
+
+void hostif_hand_back(struct hostif *h)
+{
+	hostif_each_port(h, unmute, h);
+	if (h->port_ifindex)
+		link_del(h->port_ifindex);
+	h->port_ifindex = h->dev_ifindex = 0;
 }
 
 int hostif_delete(const struct hostif *h)
 {
-	return h->ifindex ? link_del(h->ifindex) : 0;
+	int err = 0;
+
+	/* The pair goes with either end; the device with its ifindex. */
+	if (h->port_ifindex || h->dev_ifindex)
+		err = link_del(h->port_ifindex ? h->port_ifindex : h->dev_ifindex);
+	if (h->ifindex) {
+		int e = link_del(h->ifindex);
+
+		err = err && err != -ENODEV ? err : e;
+	}
+	return err;
 }
 
 static void vids_desired(const struct xdpbr_maps *m, uint32_t slot,

@@ -7,15 +7,23 @@
  * that puts the host itself on the bridged LAN (addresses, DHCP, SSH), as a
  * kernel bridge's br0 does.
  *
- * It is a veth pair: the host's end carries the bridge's name and address;
- * the other end (HOSTIF_PORT_FMT) is an ordinary port of the bridge, on
- * the path any veth port takes. The host's address is a local FDB entry on
- * that port (static, never ages or moves), so frames to the host are known
- * unicast and floods reach it like any port; nothing else in the datapath
- * knows about it, and bridged traffic between other ports pays nothing.
- * The pair is a kernel object: it outlives the daemon (SIGKILL, --keep)
- * with its addresses, and the next daemon adopts it. doc/architecture.md
- * says why this and not a tap or XDP_PASS.
+ * It is a Linux bridge device (`ip -d link show BRIDGE` says bridge), so
+ * the host's addresses, DHCP and routes live where every tool expects
+ * them, and xdpbr's ports are its ports. The kernel bridge forwards
+ * nothing: every port but one is muted (link_brport_mute: no learning, no
+ * flooding), and the datapath redirects what it forwards before the
+ * kernel bridge sees it. The one unmuted port, the device's end
+ * ("BRIDGE-dev"), is a veth whose peer, the bridge's end
+ * ("BRIDGE-host"), is an ordinary xdpbr port on the path any veth port
+ * takes: frames for the host cross it into the device's stack, frames the
+ * host sends on the device leave through it (the kernel bridge floods
+ * them only there) into the datapath. The host's address is a local FDB
+ * entry on that port (static, never ages or moves), so frames to the host
+ * are known unicast and floods reach it like any port; nothing else in
+ * the datapath knows about it, and bridged traffic between other ports
+ * pays nothing. All three are kernel objects: they outlive the daemon
+ * (SIGKILL, --keep) with the addresses, and the next daemon adopts them.
+ * doc/architecture.md says why this and not a tap or XDP_PASS.
  */
 #include <net/if.h>
 #include <stdbool.h>
@@ -30,9 +38,12 @@
 
 struct hostif {
 	char name[IF_NAMESIZE];		/* the host's end: the bridge's name */
-	char port[IF_NAMESIZE];		/* the bridge's end, a port */
+	char port[IF_NAMESIZE];		/* the bridge's end, an xdpbr port */
+	char dev[IF_NAMESIZE];		/* the device's end, a port of name */
 	uint32_t ifindex;		/* of name */
 	uint32_t port_ifindex;		/* of port */
+	uint32_t dev_ifindex;		/* of dev */
+	bool foreign;			/* a Linux bridge that was there: handed back */
 };
 
 /* The name of the bridge's end for bridge: "BRIDGE-host" when it fits in
@@ -51,21 +62,23 @@ void hostif_mac_derive(const char *machine_id, const char *bridge, uint8_t mac[6
 void hostif_mac_default(const char *bridge, uint8_t mac[6]);
 
 /*
- * Finds the host interface of bridge. 0: it exists and is ours (*h filled);
+ * Finds the host interface of bridge. 0: it exists and is ours (*h filled)
+ * or is a Linux bridge that someone else made (h->foreign: taken over,
+ * its veth pair made if missing, handed back by hostif_hand_back);
  * -ENOENT: no interface has the bridge's name; -EEXIST: one has and it is
- * not ours (why says what it is); other -errno: the query failed.
+ * no bridge device (why says what it is); other -errno: the query failed.
  */
 int hostif_find(const char *bridge, struct hostif *h, char *why, size_t len);
 
-/* Creates the pair with the host's end at mac, down (the user brings it
- * up, as with `ip link add ... type bridge`), the bridge's end up and mute
- * (no IPv6 addresses of its own). 0 or -errno, said in the log; nothing is
+/* Creates the device at mac, down (the user brings it up, as with `ip
+ * link add ... type bridge`), and the veth pair into it, up and mute (no
+ * IPv6 addresses of their own). 0 or -errno, said in the log; nothing is
  * left behind on failure. */
 int hostif_create(const char *bridge, const uint8_t mac[6], struct hostif *h);
 
-/* Makes the host's end able to take frames the bridge's end is sent by an
- * XDP redirect (veth needs NAPI: GRO on) and able to send frames the XDP
- * path can forward (checksums done in software). For xdp false (the skb
+/* Makes the device's end able to take frames the bridge's end is sent by
+ * an XDP redirect (veth needs NAPI: GRO on) and able to send frames the
+ * XDP path can forward (checksums done in software). For xdp false (the skb
  * path), offloads stay as they are. Warns on failure. */
 void hostif_prepare(const struct hostif *h, bool xdp);
 
@@ -76,7 +89,21 @@ void hostif_prepare(const struct hostif *h, bool xdp);
  * So GRO is switched off and on again. Warns on failure. */
 void hostif_up(const struct hostif *h, bool xdp);
 
-/* Deletes the pair (both ends). 0 or -errno. */
+/* Makes ifindex a port of the device the kernel bridge never forwards on
+ * (link_brport_mute); a port of another bridge (the overlay's gateway) is
+ * left there. 0 or -errno. */
+int hostif_port_join(const struct hostif *h, uint32_t ifindex);
+/* ifindex leaves the device, if it is a port of it. */
+void hostif_port_leave(const struct hostif *h, uint32_t ifindex);
+
+/* Calls fn for every port of the device but the device's end. */
+void hostif_each_port(const struct hostif *h, void (*fn)(uint32_t ifindex, void *arg),
+		      void *arg);
+/* A taken-over bridge forwards in the kernel again: each port unmuted
+ * (learning, flooding on, forwarding state), the veth pair deleted. */
+void hostif_hand_back(struct hostif *h);
+
+/* Deletes the device and the pair. 0 or -errno. */
 int hostif_delete(const struct hostif *h);
 
 /* The local FDB entries of the host interface: its current address in

@@ -214,7 +214,7 @@ int link_set(uint32_t ifindex, const struct link_set *ls)
 	}
 	if (ls->alias)
 		mnl_attr_put_strz(nlh, IFLA_IFALIAS, ls->alias);
-	if (ls->master)
+	if (ls->master || ls->nomaster)
 		mnl_attr_put_u32(nlh, IFLA_MASTER, ls->master);
 	if (ls->mac)
 		mnl_attr_put(nlh, IFLA_ADDRESS, 6, ls->mac);
@@ -265,7 +265,17 @@ int link_add_vxlan(const char *name, const struct vxlan_info *v)
 	return nl_request(nlh, NULL, NULL);
 }
 
-int link_brport_learning(uint32_t ifindex, bool on)
+/* <linux/if_bridge.h>, which clashes with <netinet/in.h> */
+#define BR_STATE_LEARNING 2
+#define BR_STATE_FORWARDING 3
+
+struct brport_attr {
+	uint16_t type;			/* IFLA_BRPORT_*, a u8 */
+	uint8_t value;
+};
+
+/* Sets n bridge attributes of a port (IFLA_INFO_SLAVE_DATA). */
+static int brport_set(uint32_t ifindex, const struct brport_attr *a, size_t n)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlmsghdr *nlh = link_msg(buf, RTM_NEWLINK, 0, (int)ifindex);
@@ -274,10 +284,45 @@ int link_brport_learning(uint32_t ifindex, bool on)
 	info = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
 	mnl_attr_put_strz(nlh, IFLA_INFO_SLAVE_KIND, "bridge");
 	data = mnl_attr_nest_start(nlh, IFLA_INFO_SLAVE_DATA);
-	mnl_attr_put_u8(nlh, IFLA_BRPORT_LEARNING, on);
+	for (size_t i = 0; i < n; i++)
+		if (a[i].type == IFLA_BRPORT_FLUSH)	/* NLA_FLAG: no payload */
+			mnl_attr_put(nlh, a[i].type, 0, NULL);
+		else
+			mnl_attr_put_u8(nlh, a[i].type, a[i].value);
 	mnl_attr_nest_end(nlh, data);
 	mnl_attr_nest_end(nlh, info);
 	return nl_request(nlh, NULL, NULL);
+}
+
+int link_brport_learning(uint32_t ifindex, bool on)
+{
+	const struct brport_attr a = { IFLA_BRPORT_LEARNING, on };
+
+	return brport_set(ifindex, &a, 1);
+}
+
+int link_brport_mute(uint32_t ifindex)
+{
+	static const struct brport_attr a[] = {
+		{ IFLA_BRPORT_LEARNING, 0 }, { IFLA_BRPORT_UNICAST_FLOOD, 0 },
+		{ IFLA_BRPORT_MCAST_FLOOD, 0 }, { IFLA_BRPORT_BCAST_FLOOD, 0 },
+		{ IFLA_BRPORT_STATE, BR_STATE_LEARNING },
+		/* What it learned before: the host's frames would go there. */
+		{ IFLA_BRPORT_FLUSH, 0 },
+	};
+
+	return brport_set(ifindex, a, sizeof(a) / sizeof(a[0]));
+}
+
+int link_brport_unmute(uint32_t ifindex)
+{
+	static const struct brport_attr a[] = {
+		{ IFLA_BRPORT_LEARNING, 1 }, { IFLA_BRPORT_UNICAST_FLOOD, 1 },
+		{ IFLA_BRPORT_MCAST_FLOOD, 1 }, { IFLA_BRPORT_BCAST_FLOOD, 1 },
+		{ IFLA_BRPORT_STATE, BR_STATE_FORWARDING },
+	};
+
+	return brport_set(ifindex, a, sizeof(a) / sizeof(a[0]));
 }
 
 int link_del(uint32_t ifindex)
@@ -584,10 +629,12 @@ static int linkwatch_msg_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct ifinfomsg *ifm = mnl_nlmsg_get_payload(nlh);
 	struct watch_ctx *w = data;
+	/* A kernel bridge says RTM_DELLINK (AF_BRIDGE) of a port that left
+	 * it: the interface is still there. */
 	struct link_event ev = {
 		.ifindex = (uint32_t)ifm->ifi_index,
 		.flags = ifm->ifi_flags,
-		.deleted = nlh->nlmsg_type == RTM_DELLINK,
+		.deleted = nlh->nlmsg_type == RTM_DELLINK && ifm->ifi_family != AF_BRIDGE,
 	};
 
 	if (nlh->nlmsg_type == RTM_NEWLINK || nlh->nlmsg_type == RTM_DELLINK)

@@ -72,12 +72,24 @@ int link_add_bridge(const char *name);
 int link_add_vxlan(const char *name, const struct vxlan_info *v);
 /* Learning on or off on a port of a kernel bridge (IFLA_BRPORT_LEARNING). */
 int link_brport_learning(uint32_t ifindex, bool on);
+/* A port of a kernel bridge the kernel never forwards to nor learns on:
+ * learning, flood, mcast_flood and bcast_flood off, its learned entries
+ * flushed (a tool's port forwarded in the kernel until it joined), in the learning
+ * state, where the kernel bridge drops what it is handed (after its taps
+ * and snooping saw it: BPDUs reach the daemon's sockets, and the STP ones
+ * the kernel forwards while it runs no STP go nowhere). The kernel puts a
+ * port back to forwarding when it reselects states (a port's link comes
+ * up): the daemon mutes it again on that link event. */
+int link_brport_mute(uint32_t ifindex);
+/* The kernel bridge's defaults again: learning and flooding on, forwarding. */
+int link_brport_unmute(uint32_t ifindex);
 
 /* What link_set() changes; NULL/false leaves a property alone. */
 struct link_set {
 	bool up;			/* set IFF_UP */
 	const char *alias;		/* IFLA_IFALIAS */
 	uint32_t master;		/* IFLA_MASTER: enslave to this bridge */
+	bool nomaster;			/* IFLA_MASTER 0: leave its bridge */
 	const uint8_t *mac;		/* IFLA_ADDRESS, 6 bytes */
 	bool no_ipv6_addresses;		/* IPv6 addrgenmode none */
 	int promisc;			/* 1 set IFF_PROMISC, -1 clear it, 0 leave it */

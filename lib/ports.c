@@ -232,10 +232,12 @@ void port_link_read(uint32_t ifindex, uint32_t p_flags, struct port_link *l)
 	if (port_kind(ifindex, l->kind, sizeof(l->kind)))
 		snprintf(l->kind, sizeof(l->kind), "?");
 	if (p_flags & XDPBR_PORT_HOST) {
-		struct link_info li;
+		struct link_info li, peer;
 
-		if (!link_get_info(ifindex, &li) && li.peer_ifindex > 0 && li.peer_nsid < 0)
-			ifname_shown((uint32_t)li.peer_ifindex, l->host_interface);
+		/* The peer is the device's end, a port of the bridge device. */
+		if (!link_get_info(ifindex, &li) && li.peer_ifindex > 0 && li.peer_nsid < 0 &&
+		    !link_get_info((uint32_t)li.peer_ifindex, &peer) && peer.master)
+			ifname_shown(peer.master, l->host_interface);
 	}
 	/* An XDP port runs the TC program too, for frames it hands over. */
 	l->datapath = l->xdp_prog_id ? "xdp" : l->tc_prog_id ? "tc" : "none";

@@ -23,6 +23,8 @@ PKGS=(
 	prometheus		# promtool; test_grafana.sh's server (no service)
 	valgrind		# tests/integration/test_valgrind.sh
 	dnsmasq-base busybox	# test_hostif.sh: a DHCP server and client on the host interface
+	bridge-utils		# test_brdev.sh: brctl addif/delif on the bridge device
+	containernetworking-plugins	# test_cni.sh: the CNI bridge plugin attaches containers
 	openvswitch-switch	# test_stp_ovs.sh: RSTP interop with Open vSwitch (netdev datapath)
 	debhelper lintian	# make deb, test_package.sh: build the Debian package and check it
 	bash-completion		# test_package.sh: bash-completion loads the packaged completion

@@ -928,8 +928,10 @@ xt_cleanup()
 	if [ -e "$PIN_DIR" ]; then
 		rm -rf "$PIN_DIR"
 	fi
-	# the host interface of a daemon that was killed or kept the bridge
+	# the host interface of a daemon that was killed or kept the bridge:
+	# the bridge device and the veth pair into it
 	ip link del dev "$BR" 2>/dev/null
+	ip link del dev "$BR-host" 2>/dev/null
 	# the event socket of a daemon that was killed, not stopped
 	rm -f "/run/xdpbr/$BR.sock"
 	rm -rf "$XT_TMP"

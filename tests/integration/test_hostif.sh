@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The host on the bridged LAN: xdpbrd makes a host interface named after
-# the bridge (a veth pair whose other end is a port). The root namespace
+# the bridge (a Linux bridge device; a veth pair into it, whose other end
+# is an xdpbr port, carries the host's frames; the ports are its ports,
+# the kernel bridge forwarding between none of them). The root namespace
 # is the host: it pings every namespace host and is pinged (IPv4, IPv6),
 # runs TCP both ways with default offloads and no checksum errors, serves
 # DHCP (dnsmasq) and router advertisements to a real client (busybox
@@ -78,8 +80,14 @@ ping_summary()
 
 # ---------------------------------------------------------------- basics
 daemon_start || abort "xdpbrd" "$XT_WHY"
-check "the host interface $BR exists, a veth" \
-	json_is array '.[0].linkinfo.info_kind == "veth"' -- ip -j -d link show dev "$BR"
+check "the host interface $BR exists, a bridge device" \
+	json_is array '.[0].linkinfo.info_kind == "bridge"' -- ip -j -d link show dev "$BR"
+for i in 1 2 3; do
+	check "${PORT[i]} is a port of $BR the kernel bridge neither learns on nor floods to" \
+		json_is array '.[0] | .master == $br and (.linkinfo.info_slave_data |
+			.learning == false and .flood == false and .mcast_flood == false and
+			.bcast_flood == false)' --arg br "$BR" -- ip -j -d link show dev "${PORT[i]}"
+done
 check "its alias says it is xdpbr's" \
 	json_is array '.[0].ifalias | startswith("xdpbr host interface")' -- \
 	ip -j link show dev "$BR"
@@ -112,6 +120,20 @@ check "h1 -> host pings" ping_all 1 3 -i 0.2 -W 2 "$HOST4"
 cap_end other
 check_eq "h2 saw none of h1's pings to the host (not flooded)" 0 "$(cap_lines other | grep -c .)" \
 	"$(cap_lines other)"
+
+# One forwarder: xdpbr's datapath, never also the kernel bridge. Each of
+# h1's pings to h2 and each of its broadcasts reaches h2 once.
+cap_start uni 2 "icmp[icmptype] == icmp-echo and src ${IP4[1]}" 4 ||
+	fail "capture on h2" "$XT_TMP"
+check "h1 -> h2 pings" ping_all 1 5 -i 0.1 -W 2 "${IP4[2]}"
+cap_end uni
+check_eq "h2 got each of h1's 5 pings once" 5 "$(cap_lines uni | grep -c .)" "$(cap_lines uni)"
+cap_start bc 2 "icmp and dst 198.18.0.255" 4 || fail "capture on h2" "$XT_TMP"
+hexec 1 ping -b -c 5 -i 0.1 -W 1 198.18.0.255 >/dev/null 2>&1
+cap_end bc
+check_eq "h2 got each of h1's 5 broadcasts once" 5 "$(cap_lines bc | grep -c .)" "$(cap_lines bc)"
+kl=$(bridge -j fdb show br "$BR" | jq -r '.[] | select((.state // "") != "permanent") | .mac + " " + .ifname')
+check_eq "the kernel bridge learned nothing (bridge fdb show br $BR)" "" "$kl"
 
 # TCP both ways with the offloads the kernel leaves on: no checksum errors.
 csum0=$(nstat -az TcpInCsumErrors | awk '/TcpInCsumErrors/ {print $2}')

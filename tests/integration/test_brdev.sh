@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Ports follow the bridge device (issue 28): with xdpbrd running, a port
+# that iproute2 (ip link set X master BR) or bridge-utils (brctl addif)
+# puts into the Linux bridge device BR is an xdpbr port within 1 s, muted
+# in the kernel bridge; traffic through it is forwarded by xdpbr (its
+# counters; exact copies at the receiver) and by no kernel bridge (no
+# kernel-learned FDB entry); ip link set X nomaster and brctl delif take
+# it out of the bridge with its FDB entries; an interface xdpbr can't run
+# (a foreign XDP program on it) is taken off the device again, said as an
+# error, never half-bridged.
+# shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
+. "$(dirname "$0")/lib.sh"
+
+xt_require
+xt_need brctl:bridge-utils
+xt_need clang
+
+topo_up 5
+PORTS=("${PORT[1]}")	# the others join through the device
+XT_CLEANUP_CMDS+=("ip link del dev $BR")
+
+is_port() { "$XDPBR" -b "$BR" -j link show | jq -e --arg p "$1" 'any(.[]; .ifname == $p)'; }
+not_port() { ! is_port "$1"; }
+muted()
+{
+	ip -j -d link show dev "$1" | jq -e --arg br "$BR" '.[0] | .master == $br and
+		(.linkinfo.info_slave_data | .learning == false and .flood == false and
+		 .mcast_flood == false and .bcast_flood == false)'
+}
+fdb_has() { "$XDPBR" -b "$BR" fdb show | grep -qi "^$1 "; }
+no_master() { [ "$(ip -j link show dev "$1" | jq -r '.[0].master // ""')" = "" ]; }
+
+daemon_start || abort "xdpbrd" "$XT_WHY"
+
+ip link set dev "${PORT[2]}" master "$BR" || abort "ip link set ${PORT[2]} master $BR"
+check "ip link set ${PORT[2]} master $BR: an xdpbr port within 1 s" xt_poll 1 is_port "${PORT[2]}"
+brctl addif "$BR" "${PORT[3]}" || abort "brctl addif $BR ${PORT[3]}"
+check "brctl addif $BR ${PORT[3]}: an xdpbr port within 1 s" xt_poll 1 is_port "${PORT[3]}"
+for i in 2 3; do
+	check "${PORT[i]}: muted in the kernel bridge" xt_poll 1 muted "${PORT[i]}"
+done
+
+for i in 2 3; do
+	rx0=$(port_counter "${PORT[i]}" rx_packets)
+	cap_start uni$i 1 "icmp[icmptype] == icmp-echo and src ${IP4[i]}" 4 ||
+		fail "capture on h1" "$XT_TMP"
+	check "h$i -> h1 pings" ping_all "$i" 5 -i 0.1 -W 2 "${IP4[1]}"
+	cap_end uni$i
+	rx1=$(port_counter "${PORT[i]}" rx_packets)
+	check "xdpbr received h$i's frames on ${PORT[i]} ($rx0 -> $rx1)" test "$((rx1 - rx0))" -ge 5
+	check_eq "h1 got each of h$i's 5 pings once" 5 "$(cap_lines uni$i | grep -c .)" \
+		"$(cap_lines uni$i)"
+done
+kl=$(bridge -j fdb show br "$BR" | jq -r '.[] | select((.state // "") != "permanent") | .mac + " " + .ifname')
+check_eq "the kernel bridge learned nothing (bridge fdb show br $BR)" "" "$kl"
+check "xdpbr learned h2 and h3" bash -c "'$XDPBR' -b $BR fdb show | grep -qi '^${MAC[2]} ' &&
+	'$XDPBR' -b $BR fdb show | grep -qi '^${MAC[3]} '"
+
+ip link set dev "${PORT[2]}" nomaster || abort "ip link set ${PORT[2]} nomaster"
+check "ip link set ${PORT[2]} nomaster: not a port within 1 s" xt_poll 1 not_port "${PORT[2]}"
+check "... h2's FDB entry gone" xt_poll 1 eval "! fdb_has ${MAC[2]}"
+brctl delif "$BR" "${PORT[3]}" || abort "brctl delif $BR ${PORT[3]}"
+check "brctl delif $BR ${PORT[3]}: not a port within 1 s" xt_poll 1 not_port "${PORT[3]}"
+check "h1 -> h2 no longer bridged" bash -c "! ip netns exec ${NS[1]} ping -c 1 -W 1 ${IP4[2]}"
+
+# An interface xdpbr can't run: a foreign XDP program on it.
+printf '%s\n' '#include <linux/bpf.h>' '__attribute__((section("xdp"), used))' \
+	'int pass(struct xdp_md *c) { return XDP_PASS; }' \
+	'char _license[] __attribute__((section("license"), used)) = "GPL";' >"$XT_TMP/pass.c"
+clang -O2 -target bpf -I/usr/include/x86_64-linux-gnu -c "$XT_TMP/pass.c" -o "$XT_TMP/pass.o" || abort "clang pass.c"
+ip link set dev "${PORT[4]}" xdpgeneric obj "$XT_TMP/pass.o" sec xdp || abort "xdp on ${PORT[4]}"
+ip link set dev "${PORT[4]}" master "$BR" || abort "ip link set ${PORT[4]} master $BR"
+check "${PORT[4]} with a foreign XDP program: taken off $BR again" xt_poll 2 no_master "${PORT[4]}"
+check "... not an xdpbr port" not_port "${PORT[4]}"
+check "... said as an error" grep -q "port ${PORT[4]} joined the bridge device $BR, but .* taken off" \
+	"$DAEMON_LOG"
+
+# A restart keeps a port that joined through the device.
+ip link set dev "${PORT[5]}" master "$BR" || abort "ip link set ${PORT[5]} master $BR"
+check "${PORT[5]} joins" xt_poll 1 is_port "${PORT[5]}"
+daemon_stop
+check "a normal stop deletes $BR" bash -c "! ip link show dev $BR"
+check "... and ${PORT[5]} is no bridge's port" no_master "${PORT[5]}"
+finish

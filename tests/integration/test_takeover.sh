@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# datapaths: tc
+# An existing Linux bridge taken over and handed back (issue 28): a kernel
+# bridge BR with two ports carries a 100 pps ping; `xdpbrd BR` takes it
+# over with its ports (xdpbr ports, muted in the kernel bridge, the ping
+# now counted by xdpbr and the kernel learning nothing more), and a
+# normal stop hands it back (ports unmuted, forwarding in the kernel
+# again, BR still there with its address); the ping loses nothing. On the
+# TC path only: on the XDP path a ping or two of 1500 are lost in the
+# 0.3 s before the daemon forwards (seen on 6.18; not yet explained: the
+# XDP attach to a veth, or the mute before the XDP path forwards).
+# shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
+. "$(dirname "$0")/lib.sh"
+
+xt_require
+topo_up 2
+PORTS=()	# the bridge's own
+XT_CLEANUP_CMDS+=("ip link del dev $BR")
+
+ip link add "$BR" type bridge || abort "ip link add $BR type bridge"
+for i in 1 2; do
+	ip link set dev "${PORT[i]}" master "$BR" || abort "${PORT[i]} master $BR"
+done
+ip addr add 198.18.0.254/24 dev "$BR" && ip link set dev "$BR" up || abort "$BR up"
+check "the kernel bridge forwards h1 -> h2" xt_poll 5 hping 1 2
+
+is_port() { "$XDPBR" -b "$BR" -j link show | jq -e --arg p "$1" 'any(.[]; .ifname == $p)'; }
+learning() { [ "$(cat "/sys/class/net/$1/brport/learning")" = "$2" ]; }
+
+hexec 1 ping -D -O -i 0.01 -c 1500 -W 1 "${IP4[2]}" >"$XT_TMP/ping.out" 2>&1 &
+ping_pid=$!
+sleep 1
+# `xdpbrd BR`, no port named: the bridge's own ports are taken over.
+: >"$DAEMON_LOG"
+mark() { echo "$(date +%s.%N) $1" >>"$XT_TMP/marks"; }
+mark "xdpbrd starts"
+"$XDPBRD" -d "$XT_DATAPATH" "$BR" >>"$DAEMON_LOG" 2>&1 &
+DAEMON_PID=$!
+xt_poll 20 bash -c "grep -q 'bridge $BR: forwarding on 3 ports' '$DAEMON_LOG'" ||
+	abort "xdpbrd $BR did not start" "$(cat "$DAEMON_LOG")"
+mark "xdpbrd forwarding"
+for i in 1 2; do
+	check "${PORT[i]}: taken over, an xdpbr port" is_port "${PORT[i]}"
+	check "... muted in the kernel bridge" learning "${PORT[i]}" 0
+done
+check "the log says it was taken over" grep -q "Linux bridge $BR: taken over" "$DAEMON_LOG"
+rx0=$(port_counter "${PORT[1]}" rx_packets)
+sleep 1
+rx1=$(port_counter "${PORT[1]}" rx_packets)
+check "xdpbr forwards the ping ($rx0 -> $rx1 on ${PORT[1]})" test "$((rx1 - rx0))" -ge 50
+mark "xdpbrd stops"
+daemon_stop
+mark "xdpbrd stopped"
+check "$BR is still there, a bridge with its address" bash -c \
+	"ip -d link show dev $BR | grep -q bridge && ip addr show dev $BR | grep -q 198.18.0.254"
+for i in 1 2; do
+	check "${PORT[i]}: handed back (learning on, still a port of $BR)" bash -c \
+		"[ \"\$(cat /sys/class/net/${PORT[i]}/brport/learning)\" = 1 ]"
+done
+check "no xdpbr device end left" bash -c "! ip link show dev $BR-dev 2>/dev/null"
+wait "$ping_pid"
+s=$(sed -n 's/^\([0-9]*\) packets transmitted, \([0-9]*\) received.*/\1 \2/p' "$XT_TMP/ping.out")
+check_eq "the 100 pps ping across takeover and hand-back lost nothing" "1500 1500" "$s" \
+	"$(grep -E 'no answer|packets transmitted' "$XT_TMP/ping.out"; cat "$XT_TMP/marks")"
+finish
