@@ -647,8 +647,26 @@ void brmirror_wait(const struct brmirror *b, int *wait_ms)
 		*wait_ms = (int)((due - now) / 1000000 + 1);
 }
 
-void brmirror_close(struct brmirror *b)
+/* The kernel never ages extern_learn entries: a device left to forward
+ * by itself must not keep ones nobody refreshes. Static ones stay. */
+static void withdraw(struct brmirror *b)
 {
+	struct macset_slot *x;
+
+	for (size_t i = 0; i < b->km.cap; i++) {
+		x = macset_at(&b->km, i);
+		if (!x || !(x->flags & KM_EXTERN))
+			continue;
+		if (b->w->n == KFDB_BATCH)
+			kfdb_flush(b->w);
+		kfdb_put(b->w, x->val, x->mac, false);
+	}
+}
+
+void brmirror_close(struct brmirror *b, bool keep)
+{
+	if (b->w && !keep)
+		withdraw(b);
 	if (b->w)
 		kfdb_flush(b->w);
 	mirror_stop(b);

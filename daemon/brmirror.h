@@ -80,8 +80,8 @@ void brmirror_fdb_deleted(struct brmirror *b, const struct xdpbr_fdb_key *k);
 /* A turn's work; lowers *wait_ms to when there is more. */
 void brmirror_step(struct brmirror *b);
 void brmirror_wait(const struct brmirror *b, int *wait_ms);
-/* Stops mirroring (the kernel's entries stay: the device's ports go with
- * whatever removes them). */
-void brmirror_close(struct brmirror *b);
+/* Stops mirroring; unless keep (the bridge goes on forwarding), deletes
+ * the extern_learn entries it wrote. */
+void brmirror_close(struct brmirror *b, bool keep);
 
 #endif

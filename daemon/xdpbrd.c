@@ -1462,7 +1462,7 @@ static void stop(struct daemon *d, int ret)
 	if (!d->keep)
 		hostif_close(d);
 	evpn_close(&d->evpn, d->keep);
-	brmirror_close(&d->mirror);
+	brmirror_close(&d->mirror, d->keep);
 	linkwatch_close(d->nl);
 	config_free(&d->cfg);
 	free(d->pending);

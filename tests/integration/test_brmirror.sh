@@ -172,5 +172,8 @@ check "xdpbr link set dev $P1 isolated off" "$XDPBR" -b "$BR" link set dev "$P1"
 shows "isolated off shows in bridge -d link show" 'bridge -d link show' klink_is "$P1" isolated off
 check "isolated off: h1 reaches h2 again" hping 1 2
 
+check "before the stop: learned entries in the kernel's FDB" kfdb_is "$L" "$P2" extern_learn
 daemon_stop || fail "xdpbrd stops" "$(cat "$DAEMON_LOG")"
+check "a stop takes the extern_learn entries away (the kernel never ages them)" \
+	eval '! bridge fdb show br "$BR" | grep -q extern_learn'
 finish
