@@ -9,6 +9,7 @@
 # datapaths: auto
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 # shellcheck disable=SC2317 # functions that run through check and xt_poll
+# shellcheck disable=SC2016 # commands and failure reports evaluated later (shows, eval)
 . "$(dirname "$0")/lib.sh"
 XT_HOSTIF=off
 
