@@ -28,6 +28,7 @@
 #define KM_HELD		0x1f
 #define KM_QUEUED	0x20
 #define KM_ASKED	0x40	/* we wrote or deleted it: its echo is ours */
+#define KM_USERDEL	0x80	/* deleted by someone else, from port val: in b->dels */
 
 enum { PASS_IDLE, PASS_PINNED, PASS_KERNEL };
 
@@ -138,8 +139,8 @@ static int check(struct brmirror *b, const uint8_t mac[6], uint64_t now)
 	unsigned int held = x ? x->flags & KM_HELD : 0;
 	int err = 0;
 
-	if (in_line(x, w))
-		return 0;
+	if (in_line(x, w) || (x && x->flags & KM_USERDEL))
+		return 0;	/* a delete to look at first (user_deletes) */
 	if (b->w->n + 2 > KFDB_BATCH)
 		return -ENOSPC;
 	/* A change of kind is a delete first (kfdb.h). */
@@ -247,9 +248,28 @@ static void on_deleted_neigh(struct brmirror *b, const struct kfdb_entry *k)
 		return;		/* not what the picture holds: an older word */
 	asked = x->flags & KM_ASKED;
 	x->flags &= (uint8_t)~(KM_HELD | KM_ASKED);
-	if (!asked && b->synced)
-		user_deleted(b, k);
+	if (!asked && b->synced && !(x->flags & KM_USERDEL) && !macq_push(&b->dels, k->mac))
+		x->flags |= KM_USERDEL;
 	queue(b, k->mac);
+}
+
+/* Deletes that were no echo of ours, a look after they came: by then a
+ * port that left the device (its entries deleted on the way out) has
+ * left (the kernel deletes them before it unlinks the port). */
+static void user_deletes(struct brmirror *b)
+{
+	struct kfdb_entry k = { 0 };
+	struct macset_slot *x;
+
+	for (int i = 0; i < BRMIRROR_TURN_SCAN && macq_pop(&b->dels, k.mac); i++) {
+		x = macset_find(&b->km, k.mac);
+		if (!x || !(x->flags & KM_USERDEL))
+			continue;	/* added again meanwhile */
+		x->flags &= (uint8_t)~KM_USERDEL;
+		k.ifindex = x->val;
+		user_deleted(b, &k);
+		queue(b, k.mac);
+	}
 }
 
 static void on_neigh(const struct kfdb_entry *k, void *arg)
@@ -270,7 +290,7 @@ static void on_neigh(const struct kfdb_entry *k, void *arg)
 		return;
 	kind = kind_of(k);
 	asked = x->flags & KM_ASKED;
-	x->flags = (uint8_t)((x->flags & ~(KM_HELD | KM_ASKED)) | kind);
+	x->flags = (uint8_t)((x->flags & ~(KM_HELD | KM_ASKED | KM_USERDEL)) | kind);
 	x->val = k->ifindex;
 	if (!asked && b->synced && kind & (KM_STATIC | KM_STICKY | KM_PERM))
 		user_added(b, k, kind);
@@ -300,6 +320,7 @@ static void resync_start(struct brmirror *b)
 	b->lost = false;
 	macset_free(&b->km);
 	macq_free(&b->todo);
+	macq_free(&b->dels);
 	err = macset_init(&b->km, 1024);
 	if (!err)
 		err = kfdb_dump_start(&b->dump, b->kbr);
@@ -507,6 +528,7 @@ static void mirror_stop(struct brmirror *b)
 	kfdb_dump_stop(&b->dump);
 	macset_free(&b->km);
 	macq_free(&b->todo);
+	macq_free(&b->dels);
 	free(b->batch);
 	b->batch = NULL;
 	b->kbr = 0;
@@ -565,6 +587,7 @@ static void look(struct brmirror *b)
 		log_warn("bridge %s: Couldn't read the Linux bridge's ports: %s", b->br->name,
 			 strerror(-err));
 	ageing_sync(b);
+	user_deletes(b);
 }
 
 /* --- a turn --- */

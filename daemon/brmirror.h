@@ -14,7 +14,9 @@
  *    sticky`, those that never age but move as `static`; what xdpbr no
  *    longer holds goes. `bridge fdb add MAC dev X master static` adds one
  *    that never ages but moves, `sticky` or `permanent` one that never
- *    moves either; `bridge fdb del` deletes xdpbr's entry. The mirror's own
+ *    moves either; `bridge fdb del` deletes xdpbr's entry (at the next
+ *    look: the entries a port takes with it when it leaves the device are
+ *    no user's deletes). The mirror's own
  *    writes are known by their echo (asked for, or already what xdpbr
  *    holds): they are never read back as a user's.
  *  - Port flags (learning, flood, mcast_flood, bcast_flood, isolated,
@@ -56,6 +58,7 @@ struct brmirror {
 	bool lost;			/* notifications were lost: read it again */
 	struct macset km;		/* the kernel's FDB: MAC -> port (val), kind */
 	struct macq todo;
+	struct macq dels;		/* users' deletes, looked at once a second */
 	struct fdb_entry *batch;	/* FDB_BATCH, for the pass */
 	int phase;			/* of the repair pass */
 	uint8_t pass_no;
