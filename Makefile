@@ -61,13 +61,13 @@ LIB_SRCS := lib/log.c lib/util.c lib/paths.c lib/pins.c lib/fdbtab.c \
 	    lib/ports.c lib/portstats.c lib/hook.c lib/load.c lib/brport.c lib/bridge.c \
 	    lib/xdpshare.c lib/netlink.c lib/netns.c \
 	    lib/json.c lib/ctl.c lib/report.c lib/events.c lib/hostif.c lib/version.c \
-	    lib/lock.c lib/kfdb.c lib/overlay.c lib/stpstate.c lib/stpmap.c lib/upgrade.c lib/settings.c
+	    lib/lock.c lib/kfdb.c lib/kbridge.c lib/overlay.c lib/stpstate.c lib/stpmap.c lib/upgrade.c lib/settings.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libxdpbr.a
 
 # daemon/: xdpbrd; cli/: xdpbr. The *_SRCS are the modules without main(),
 # which the unit tests and fuzz harnesses link too.
-DAEMON_SRCS := daemon/config.c daemon/http.c daemon/privs.c daemon/evpn.c daemon/macset.c daemon/rstp.c \
+DAEMON_SRCS := daemon/config.c daemon/http.c daemon/privs.c daemon/evpn.c daemon/brmirror.c daemon/macset.c daemon/rstp.c \
 	       daemon/stpd.c daemon/fdbflush.c daemon/hostdev.c
 DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
 CLI_SRCS    := cli/cli.c cli/common.c cli/print.c cli/cmd_bridge.c cli/cmd_link.c cli/cmd_fdb.c \

@@ -104,6 +104,7 @@ struct macset_slot *macset_add(struct macset *s, const uint8_t mac[6], bool *gre
 	}
 	memcpy(x->mac, mac, 6);
 	x->flags = x->mark = 0;
+	x->val = 0;
 	s->n++;
 	return x;
 }

@@ -3,14 +3,14 @@
 #define XDPBR_MACSET_H
 
 /*
- * macset - MAC addresses with a byte of flags and a byte of mark each, and
- * a FIFO of MACs: the EVPN mirror's picture of the kernel bridge's FDB and
- * its work queue (daemon/evpn.c).
+ * macset - MAC addresses with a byte of flags, a byte of mark and a word each, and
+ * a FIFO of MACs: the FDB mirrors' pictures of a kernel bridge's FDB and
+ * their work queues (daemon/evpn.c, daemon/brmirror.c).
  *
  * Open addressing with linear probing in a power-of-two table at most 3/4
  * full, deletion by backward shift (no tombstones: the table holds what
  * is there, whatever has come and gone). The all-zero MAC marks a free
- * slot; it is no unicast address and never stored. 8 bytes an entry.
+ * slot; it is no unicast address and never stored. 12 bytes an entry.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,6 +20,7 @@ struct macset_slot {
 	uint8_t mac[6];
 	uint8_t flags;			/* the user's */
 	uint8_t mark;			/* the user's */
+	uint32_t val;			/* the user's */
 };
 
 struct macset {
@@ -36,7 +37,7 @@ void macset_free(struct macset *s);
 /* The entry of mac, or NULL. */
 struct macset_slot *macset_find(const struct macset *s, const uint8_t mac[6]);
 
-/* The entry of mac, added with flags and mark 0 if it was not there (the
+/* The entry of mac, added with flags, mark and val 0 if it was not there (the
  * table may grow: earlier pointers and slot numbers are void then; *grew
  * says so). NULL (-ENOMEM) for no memory, or for the all-zero MAC. */
 struct macset_slot *macset_add(struct macset *s, const uint8_t mac[6], bool *grew);

@@ -25,6 +25,7 @@
 #include "config.h"
 #include "ctl.h"
 #include "events.h"
+#include "brmirror.h"
 #include "evpn.h"
 #include "fdbflush.h"
 #include "hostdev.h"
@@ -86,6 +87,7 @@ struct daemon {
 	struct pending_static *pending;
 	size_t npending;
 	struct evpn evpn;		/* the [vxlan] overlay (evpn.h) */
+	struct brmirror mirror;		/* the Linux bridge device's view (brmirror.h) */
 	struct stpd stp;		/* the spanning tree */
 	struct fdbflush flush;		/* flushes of ports down and topology changes */
 };
@@ -642,6 +644,7 @@ static int on_ringbuf_event(void *ctx, void *data, size_t len)
 	if (e->type == XDPBR_EV_MOVE)
 		log_move(d, e);
 	evpn_fdb_event(&d->evpn, e);
+	brmirror_fdb_event(&d->mirror, e);
 	events_send(&d->events, e);
 	return 0;
 }
@@ -654,6 +657,7 @@ static void emit_deleted(struct daemon *d, uint32_t type, const struct xdpbr_fdb
 	};
 
 	evpn_fdb_deleted(&d->evpn, k, v);
+	brmirror_fdb_deleted(&d->mirror, k);
 	if (!events_listening(&d->events))
 		return;
 	memcpy(e.mac, k->mac, 6);
@@ -737,7 +741,7 @@ static void age_step(struct daemon *d)
 
 static int run(struct daemon *d)
 {
-	enum { PFD_NETLINK, PFD_EVENTS, PFD_MONITOR, PFD_EVPN, PFD_N };
+	enum { PFD_NETLINK, PFD_EVENTS, PFD_MONITOR, PFD_EVPN, PFD_MIRROR, PFD_N };
 	struct pollfd pfd[PFD_N + XDPBR_MAX_PORTS] = {
 		[PFD_NETLINK] = { .fd = mnl_socket_get_fd(d->nl), .events = POLLIN },
 		[PFD_EVENTS] = { .fd = d->rb ? ring_buffer__epoll_fd(d->rb) : -1, .events = POLLIN },
@@ -752,12 +756,15 @@ static int run(struct daemon *d)
 	int n, nstp, err, wait_ms;
 
 	sigemptyset(&none);
+	brmirror_init(&d->mirror, &d->br);
 	while (!quit) {
 		nstp = stpd_pollfds(&d->stp, pfd + PFD_N, XDPBR_MAX_PORTS);
 		/* The spanning tree's tick is the shortest, unless the EVPN
 		 * mirror has work queued. */
 		wait_ms = STPD_TICK_MS;
 		evpn_wait(&d->evpn, &wait_ms);
+		brmirror_wait(&d->mirror, &wait_ms);
+		pfd[PFD_MIRROR] = (struct pollfd){ .fd = brmirror_fd(&d->mirror), .events = POLLIN };
 		tick = (struct timespec){ wait_ms / 1000, (wait_ms % 1000) * 1000000L };
 		/* Signals are blocked except inside ppoll: no lost wake-up. */
 		n = ppoll(pfd, PFD_N + (nfds_t)nstp, fdbflush_busy(&d->flush) ? &now : &tick,
@@ -786,11 +793,14 @@ static int run(struct daemon *d)
 			events_accept(&d->events);
 		if (n > 0 && pfd[PFD_EVPN].revents & POLLIN)
 			evpn_read(&d->evpn);
+		if (n > 0 && pfd[PFD_MIRROR].revents & POLLIN)
+			brmirror_read(&d->mirror);
 		if (n > 0)
 			stpd_input(&d->stp, pfd + PFD_N, nstp);
 		if (d->rb)
 			ring_buffer__consume(d->rb);
 		evpn_step(&d->evpn);
+		brmirror_step(&d->mirror);
 		fdbflush_step(&d->flush);
 		/* Events must not speed up the ageing tick. */
 		if (mono_ns() >= next_age) {
@@ -1304,6 +1314,7 @@ static void stop(struct daemon *d, int ret)
 	if (!d->keep)
 		hostdev_close(&d->host);
 	evpn_close(&d->evpn, d->keep);
+	brmirror_close(&d->mirror, d->keep);
 	linkwatch_close(d->nl);
 	config_free(&d->cfg);
 	free(d->pending);

@@ -14,8 +14,10 @@
 #define KFDB_WATCH_RCVBUF	(8 << 20)
 #define KFDB_DUMP_BUF		32768	/* the most the kernel puts in a part */
 
-/* Builds the request of kfdb_set at buf (room for KFDB_MSG_MAX). */
-static struct nlmsghdr *set_msg(char *buf, uint32_t ifindex, const uint8_t mac[6], bool add)
+/* Builds the request of kfdb_set (kind KFDB_EXTERN) at buf (room for
+ * KFDB_MSG_MAX). */
+static struct nlmsghdr *set_msg(char *buf, uint32_t ifindex, const uint8_t mac[6], bool add,
+				enum kfdb_kind kind)
 {
 	struct nlmsghdr *nlh;
 	struct ndmsg *ndm;
@@ -27,8 +29,9 @@ static struct nlmsghdr *set_msg(char *buf, uint32_t ifindex, const uint8_t mac[6
 	ndm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ndm));
 	ndm->ndm_family = AF_BRIDGE;
 	ndm->ndm_ifindex = (int)ifindex;
-	ndm->ndm_state = NUD_REACHABLE;
-	ndm->ndm_flags = NTF_MASTER | (add ? NTF_EXT_LEARNED : 0);
+	ndm->ndm_state = kind == KFDB_EXTERN ? NUD_REACHABLE : NUD_NOARP;
+	ndm->ndm_flags = NTF_MASTER | (add && kind == KFDB_EXTERN ? NTF_EXT_LEARNED : 0) |
+			 (add && kind == KFDB_STICKY ? NTF_STICKY : 0);
 	mnl_attr_put(nlh, NDA_LLADDR, 6, mac);
 	return nlh;
 }
@@ -36,7 +39,7 @@ static struct nlmsghdr *set_msg(char *buf, uint32_t ifindex, const uint8_t mac[6
 int kfdb_set(uint32_t ifindex, const uint8_t mac[6], bool add)
 {
 	char buf[KFDB_MSG_MAX];
-	int err = nl_request(set_msg(buf, ifindex, mac, add), NULL, NULL);
+	int err = nl_request(set_msg(buf, ifindex, mac, add, KFDB_EXTERN), NULL, NULL);
 
 	return !add && err == -ENOENT ? 0 : err;
 }
@@ -54,6 +57,8 @@ static int kfdb_attr_cb(const struct nlattr *attr, void *data)
 		memcpy(e->mac, mnl_attr_get_payload(attr), 6);
 	else if (mnl_attr_get_type(attr) == NDA_MASTER && !mnl_attr_validate(attr, MNL_TYPE_U32))
 		e->master = mnl_attr_get_u32(attr);
+	else if (mnl_attr_get_type(attr) == NDA_VLAN && !mnl_attr_validate(attr, MNL_TYPE_U16))
+		e->vlan = mnl_attr_get_u16(attr);
 	return MNL_CB_OK;
 }
 
@@ -182,17 +187,29 @@ void kfdb_writer_close(struct kfdb_writer *w)
 	w->nl = NULL;
 }
 
-int kfdb_put(struct kfdb_writer *w, uint32_t ifindex, const uint8_t mac[6], bool add)
+static int put(struct kfdb_writer *w, uint32_t ifindex, const uint8_t mac[6], bool add,
+	       enum kfdb_kind kind)
 {
 	struct nlmsghdr *nlh;
 
 	if (w->n == KFDB_BATCH)
 		return -ENOSPC;
-	nlh = set_msg(w->buf + w->len, ifindex, mac, add);
+	nlh = set_msg(w->buf + w->len, ifindex, mac, add, kind);
 	nlh->nlmsg_seq = ++w->seq;
 	w->len += NLMSG_ALIGN(nlh->nlmsg_len);
 	w->n++;
 	return 0;
+}
+
+int kfdb_put(struct kfdb_writer *w, uint32_t ifindex, const uint8_t mac[6], bool add)
+{
+	return put(w, ifindex, mac, add, KFDB_EXTERN);
+}
+
+int kfdb_put_kind(struct kfdb_writer *w, uint32_t ifindex, const uint8_t mac[6],
+		  enum kfdb_kind kind)
+{
+	return put(w, ifindex, mac, true, kind);
 }
 
 int kfdb_flush(struct kfdb_writer *w)

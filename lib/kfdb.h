@@ -14,6 +14,7 @@ struct kfdb_entry {
 	uint32_t ifindex;		/* the bridge port (or vxlan device) */
 	uint32_t master;		/* its bridge (NDA_MASTER), 0 if not said */
 	uint8_t mac[6];
+	uint16_t vlan;			/* NDA_VLAN, 0 if not said */
 	uint8_t flags;			/* NTF_* (NTF_EXT_LEARNED, NTF_MASTER, ...) */
 	uint16_t state;			/* NUD_* */
 	bool deleted;			/* an RTM_DELNEIGH */
@@ -69,6 +70,12 @@ void kfdb_writer_close(struct kfdb_writer *w);
 /* Queues kfdb_set(ifindex, mac, add): 0, or -ENOSPC when KFDB_BATCH are
  * queued (flush first). */
 int kfdb_put(struct kfdb_writer *w, uint32_t ifindex, const uint8_t mac[6], bool add);
+/* What kfdb_put_kind adds: `extern_learn` (kfdb_put's), `static`, `static
+ * sticky` (the kernel keeps extern_learn on a replace and ignores static
+ * and sticky on an extern_learn add: a change of kind is a delete first). */
+enum kfdb_kind { KFDB_EXTERN, KFDB_STATIC, KFDB_STICKY };
+int kfdb_put_kind(struct kfdb_writer *w, uint32_t ifindex, const uint8_t mac[6],
+		  enum kfdb_kind kind);
 /* Sends what is queued. 0 or -errno (then none of it was done). */
 int kfdb_flush(struct kfdb_writer *w);
 /* The requests the kernel refused, from at most reads reads: cb(the
