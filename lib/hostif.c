@@ -222,29 +222,23 @@ void hostif_up(const struct hostif *h, bool xdp)
 }
 
 /* Whether port ifindex of a kernel bridge is as link_brport_mute leaves
- * it (sysfs: rtnetlink gives a port's state only in AF_BRIDGE dumps). */
+ * it, blocking (sysfs: rtnetlink gives a port's state only in AF_BRIDGE
+ * dumps). */
 static bool brport_muted(uint32_t ifindex)
 {
-	static const struct { const char *file; char value; } want[] = {
-		{ "state", '2' }, { "learning", '0' }, { "unicast_flood", '0' },
-		{ "multicast_flood", '0' }, { "broadcast_flood", '0' },
-	};
-	char name[IF_NAMESIZE], path[96], c;
+	char name[IF_NAMESIZE], path[96];
+	FILE *f;
+	int c;
 
 	if (!if_indextoname(ifindex, name))
 		return false;
-	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/sys/class/net/%s/brport/%s", name, want[i].file);
-		f = fopen(path, "re");
-		c = f ? (char)fgetc(f) : 0;
-		if (f)
-			fclose(f);
-		if (c != want[i].value)
-			return false;
-	}
-	return true;
+	snprintf(path, sizeof(path), "/sys/class/net/%s/brport/state", name);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	c = fgetc(f);
+	fclose(f);
+	return c == '0' + BRPORT_STATE_BLOCKING;
 }
 
 int hostif_port_join(const struct hostif *h, uint32_t ifindex)

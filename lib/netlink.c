@@ -266,7 +266,6 @@ int link_add_vxlan(const char *name, const struct vxlan_info *v)
 }
 
 /* <linux/if_bridge.h>, which clashes with <netinet/in.h> */
-#define BR_STATE_LEARNING 2
 #define BR_STATE_FORWARDING 3
 
 struct brport_attr {
@@ -304,9 +303,7 @@ int link_brport_learning(uint32_t ifindex, bool on)
 int link_brport_mute(uint32_t ifindex)
 {
 	static const struct brport_attr a[] = {
-		{ IFLA_BRPORT_LEARNING, 0 }, { IFLA_BRPORT_UNICAST_FLOOD, 0 },
-		{ IFLA_BRPORT_MCAST_FLOOD, 0 }, { IFLA_BRPORT_BCAST_FLOOD, 0 },
-		{ IFLA_BRPORT_STATE, BR_STATE_LEARNING },
+		{ IFLA_BRPORT_STATE, BRPORT_STATE_BLOCKING },
 		/* What it learned before: the host's frames would go there. */
 		{ IFLA_BRPORT_FLUSH, 0 },
 	};
@@ -317,8 +314,6 @@ int link_brport_mute(uint32_t ifindex)
 int link_brport_unmute(uint32_t ifindex)
 {
 	static const struct brport_attr a[] = {
-		{ IFLA_BRPORT_LEARNING, 1 }, { IFLA_BRPORT_UNICAST_FLOOD, 1 },
-		{ IFLA_BRPORT_MCAST_FLOOD, 1 }, { IFLA_BRPORT_BCAST_FLOOD, 1 },
 		{ IFLA_BRPORT_STATE, BR_STATE_FORWARDING },
 	};
 
