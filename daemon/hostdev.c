@@ -127,6 +127,9 @@ int hostdev_attach(struct hostdev *h)
 		return err;
 	}
 	h->xdp = p.mode != XDPBR_MODE_TC;
+	err = hostif_steer(&h->hif);
+	if (err)
+		return err;
 	/* Up already: taken over from an earlier daemon, which restarted its
 	 * NAPI when it came up (hostdev_link); doing it again could drop a
 	 * frame in flight. */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <net/if.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -108,4 +109,53 @@ void tc_filter_del(uint32_t ifindex)
 	if (bpf_tc_detach(&hook, &opts))
 		log_warn("Couldn't detach the TC program from '%s'",
 			 if_indextoname(ifindex, name) ?: "?");
+}
+
+/* -------------------------------------- a device's egress to another one */
+
+#define TC_EGRESS_HOOK(name, ifidx) \
+	LIBBPF_OPTS(bpf_tc_hook, name, .ifindex = (int)(ifidx), .attach_point = BPF_TC_EGRESS)
+
+/*
+ * The program is four instructions, built here with to's ifindex as an
+ * immediate: return bpf_redirect(to, 0). No object, no map, nothing to
+ * pin: the filter holds the program, so it outlives the daemon (a crash or
+ * SIGKILL leaves the host's frames flowing), and a restart replaces it.
+ */
+int tc_egress_redirect(uint32_t ifindex, uint32_t to, const char *ifname)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = (int32_t)to },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2, .imm = 0 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_redirect },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	TC_EGRESS_HOOK(hook, ifindex);
+	TC_FILTER(opts);
+	int fd, err;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "xdpbr_hostout", "Dual BSD/GPL", insns,
+			   sizeof(insns) / sizeof(insns[0]), NULL);
+	if (fd < 0) {
+		log_warn("Couldn't load the egress program of '%s': %s", ifname, strerror(-fd));
+		return fd;
+	}
+	err = bpf_tc_hook_create(&hook);
+	if (!err || err == -EEXIST) {
+		opts.prog_fd = fd;
+		opts.flags = BPF_TC_F_REPLACE;
+		err = bpf_tc_attach(&hook, &opts);
+	}
+	if (err)
+		log_warn("Couldn't attach the egress program to '%s': %s", ifname, strerror(-err));
+	close(fd);
+	return err;
+}
+
+void tc_egress_del(uint32_t ifindex)
+{
+	TC_EGRESS_HOOK(hook, ifindex);
+	TC_FILTER(opts);
+
+	bpf_tc_detach(&hook, &opts);	/* none there: nothing to undo */
 }

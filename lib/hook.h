@@ -23,4 +23,12 @@ int tc_attach(int prog_fd, uint32_t ifindex, const char *ifname);
  * can't. */
 void tc_filter_del(uint32_t ifindex);
 
+/* Every frame sent on ifindex (its clsact egress) is sent on to instead:
+ * the Linux bridge device's own frames go into xdpbr's datapath through
+ * its veth pair, never through the kernel bridge's forwarding (lib/hostif.c).
+ * 0 or -errno, said in the log. */
+int tc_egress_redirect(uint32_t ifindex, uint32_t to, const char *ifname);
+/* Removes that program, if there. */
+void tc_egress_del(uint32_t ifindex);
+
 #endif

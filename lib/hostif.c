@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#include "hook.h"
 #include "hostif.h"
 #include "log.h"
 #include "netlink.h"
@@ -222,7 +223,7 @@ void hostif_up(const struct hostif *h, bool xdp)
 }
 
 /* Whether port ifindex of a kernel bridge is as link_brport_mute leaves
- * it, blocking (sysfs: rtnetlink gives a port's state only in AF_BRIDGE
+ * it, listening (sysfs: rtnetlink gives a port's state only in AF_BRIDGE
  * dumps). */
 static bool brport_muted(uint32_t ifindex)
 {
@@ -238,7 +239,7 @@ static bool brport_muted(uint32_t ifindex)
 		return false;
 	c = fgetc(f);
 	fclose(f);
-	return c == '0' + BRPORT_STATE_BLOCKING;
+	return c == '0' + BRPORT_STATE_LISTENING;
 }
 
 int hostif_port_join(const struct hostif *h, uint32_t ifindex)
@@ -292,9 +293,15 @@ static void unmute(uint32_t ifindex, void *arg)
 	}
 }
 
+int hostif_steer(const struct hostif *h)
+{
+	return tc_egress_redirect(h->ifindex, h->dev_ifindex, h->name);
+}
+
 void hostif_hand_back(struct hostif *h)
 {
 	hostif_each_port(h, unmute, h);
+	tc_egress_del(h->ifindex);
 	if (h->port_ifindex)
 		link_del(h->port_ifindex);
 	h->port_ifindex = h->dev_ifindex = 0;

@@ -99,8 +99,15 @@ void hostif_port_leave(const struct hostif *h, uint32_t ifindex);
 /* Calls fn for every port of the device but the device's end. */
 void hostif_each_port(const struct hostif *h, void (*fn)(uint32_t ifindex, void *arg),
 		      void *arg);
+/* What the host sends on the device goes into the datapath through the
+ * pair (BR-dev to BR-host): the device's clsact egress redirects every
+ * frame to its end of the pair before br_dev_xmit sees it, so the kernel
+ * bridge never forwards the host's frames itself (with the ports muted,
+ * the FDB entries the mirror writes would send them to a port that drops
+ * them). 0 or -errno, said in the log. */
+int hostif_steer(const struct hostif *h);
 /* A taken-over bridge forwards in the kernel again: each port unmuted
- * (learning, flooding on, forwarding state), the veth pair deleted. */
+ * (forwarding state), the egress redirect removed, the veth pair deleted. */
 void hostif_hand_back(struct hostif *h);
 
 /* Deletes the device and the pair. 0 or -errno. */

@@ -303,7 +303,7 @@ int link_brport_learning(uint32_t ifindex, bool on)
 int link_brport_mute(uint32_t ifindex)
 {
 	static const struct brport_attr a[] = {
-		{ IFLA_BRPORT_STATE, BRPORT_STATE_BLOCKING },
+		{ IFLA_BRPORT_STATE, BRPORT_STATE_LISTENING },
 		/* What it learned before: the host's frames would go there. */
 		{ IFLA_BRPORT_FLUSH, 0 },
 	};

@@ -73,14 +73,16 @@ int link_add_vxlan(const char *name, const struct vxlan_info *v);
 /* Learning on or off on a port of a kernel bridge (IFLA_BRPORT_LEARNING). */
 int link_brport_learning(uint32_t ifindex, bool on);
 /* A port of a kernel bridge the kernel never forwards to nor learns on:
- * in the blocking state, where the kernel bridge drops what it is handed
- * without learning (after its taps: BPDUs reach the daemon's sockets),
+ * in the listening state, where the kernel bridge drops what it is handed
+ * without learning (after its taps: BPDUs reach the daemon's sockets);
+ * not blocking, which the kernel's state selection turns back into
+ * forwarding at once while it runs no STP,
  * its learned entries flushed (a tool's port forwarded in the kernel until
  * it joined). Its flags (learning, flood, ...) are left alone: they are
  * the user's, mirrored with xdpbr's (daemon/brmirror.c). The kernel puts a
  * port back to forwarding when it reselects states (a port's link comes
  * up): the daemon mutes it again on that link event. */
-#define BRPORT_STATE_BLOCKING 4	/* BR_STATE_BLOCKING of <linux/if_bridge.h> */
+#define BRPORT_STATE_LISTENING 1	/* BR_STATE_LISTENING of <linux/if_bridge.h> */
 int link_brport_mute(uint32_t ifindex);
 /* Forwarding in the kernel bridge again. */
 int link_brport_unmute(uint32_t ifindex);

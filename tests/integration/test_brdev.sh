@@ -24,7 +24,7 @@ not_port() { ! is_port "$1"; }
 muted()
 {
 	ip -j -d link show dev "$1" | jq -e --arg br "$BR" \
-		'.[0] | .master == $br and .linkinfo.info_slave_data.state == "blocking"'
+		'.[0] | .master == $br and .linkinfo.info_slave_data.state == "listening"'
 }
 fdb_has() { "$XDPBR" -b "$BR" fdb show | grep -qi "^$1 "; }
 no_master() { [ "$(ip -j link show dev "$1" | jq -r '.[0].master // ""')" = "" ]; }

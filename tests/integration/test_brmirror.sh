@@ -5,7 +5,7 @@
 # ageing_time` and xdpbr's own CLI see and change one state, in both
 # directions, and the traffic shows the datapath obeys. The test makes the
 # device itself (the kernel bridge forwards and learns nothing: its ports
-# are blocking) and runs xdpbrd with -H off on its ports.
+# are listening) and runs xdpbrd with -H off on its ports.
 # datapaths: auto
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 # shellcheck disable=SC2317 # functions that run through check and xt_poll
@@ -87,9 +87,9 @@ for p in "${PORTS[@]}"; do
 	ip link set dev "$p" master "$BR" || abort "ip link set $p master $BR"
 done
 ip link set dev "$BR" up
-# Blocking ports: the kernel bridge neither forwards nor learns.
+# Listening ports: the kernel bridge neither forwards nor learns.
 for p in "${PORTS[@]}"; do
-	bridge link set dev "$p" state 4 || abort "bridge link set dev $p state 4"
+	bridge link set dev "$p" state 1 || abort "bridge link set dev $p state 1"	# listening: blocking turns forwarding at once
 done
 daemon_start || abort "xdpbrd start" "$XT_WHY"
 hosts_quiet || abort "hosts_quiet"
