@@ -84,21 +84,22 @@ apply()
 	done <<<"${EDITS[$1]}"
 }
 
-# failed_checks LOGDIR: "SUITE: CHECK" for each failed check (FAIL lines,
-# cmocka's [  FAILED  ]) in the kept logs of the failed suites, or the
-# suite alone when its log names none (a timeout, a crash).
+# failed_checks LOGDIR: per failed suite (its log kept in LOGDIR), its
+# name and the first SHOW_CHECKS checks that failed (FAIL lines, cmocka's
+# [  FAILED  ]), each cut to 100 characters, or a note when the log names
+# none (a timeout, a crash).
+SHOW_CHECKS=4
 failed_checks()
 {
-	local log name checks
+	local log checks n
 	for log in "$1"/*.log; do
 		[ -e "$log" ] || continue
-		name=$(basename "$log" .log)
 		checks=$(sed -n 's/^FAIL - //p; s/^\[  FAILED  \] \([a-z_0-9]*\)$/\1/p' "$log")
-		if [ -n "$checks" ]; then
-			printf '%s\n' "$checks" | sed "s|^|$name: |"
-		else
-			echo "$name: (failed, no check named: see the log)"
-		fi
+		n=$(grep -c . <<<"$checks")
+		echo "$(basename "$log" .log): $n failed"
+		[ -n "$checks" ] || { echo "  (no check named: a timeout or a crash, see the log)"; continue; }
+		head -n "$SHOW_CHECKS" <<<"$checks" | cut -c1-100 | sed 's/^/  /'
+		[ "$n" -le "$SHOW_CHECKS" ] || echo "  ... and $((n - SHOW_CHECKS)) more"
 	done
 }
 
@@ -106,7 +107,7 @@ failed_checks()
 # line; 0 killed, 1 survived or broken.
 run_mutant()
 {
-	local name=$1 log=$LOG_DIR/$1.log dir rc t0 secs kills
+	local name=$1 log=$LOG_DIR/$1.log dir rc t0 secs
 	dir=$(mktemp -d "${TMPDIR:-/tmp}/xdpbr-mutant.XXXXXX") || return 1
 	t0=$SECONDS
 	rc=1
