@@ -413,7 +413,7 @@ soak: deps
 # bug of tests/mutants/list applied to a scratch copy of the tree, built,
 # and the suites that must catch it run there; prints per mutant the
 # checks that failed, and fails if one survives or no longer applies.
-# Not part of make check (about 20 minutes; needs root). One mutant:
+# Not part of make check (20-35 minutes; needs root). One mutant:
 # make mutants MUTANTS="static-moves".
 MUTANTS ?=
 
