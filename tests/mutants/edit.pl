@@ -4,7 +4,9 @@
 # unless it changed something. The body is found by the function's name,
 # not by line numbers: from the first "\n{\n" after a line naming
 # "FUNCTION(" with no ";" in between (a definition, not a prototype or a
-# call), to the next "\n}\n". Exit 0 edited, 1 no longer applies, 2 usage.
+# call), to the next "\n}\n". FUNCTION may be "a|b": the first of them
+# defined (a function renamed or replaced by a branch not yet merged).
+# Exit 0 edited, 1 no longer applies, other: a bad edit or usage.
 use strict;
 use warnings;
 
@@ -16,13 +18,15 @@ my $src = do { local $/; <$in> };
 close($in);
 
 my ($open, $close) = (-1, -1);
-while ($src =~ /^[^\n;{}]*\b\Q$func\E\(/mg) {
-	my $at = pos($src);
-	my $ob = index($src, "\n{\n", $at);
-	next if $ob < 0 || substr($src, $at, $ob - $at) =~ /[;{}]/;
-	$open = $ob + 1;
-	$close = index($src, "\n}\n", $open);
-	last;
+NAME: for my $name (split /\|/, $func) {
+	while ($src =~ /^[^\n;{}]*\b\Q$name\E\(/mg) {
+		my $at = pos($src);
+		my $ob = index($src, "\n{\n", $at);
+		next if $ob < 0 || substr($src, $at, $ob - $at) =~ /[;{}]/;
+		($open, $func) = ($ob + 1, $name);
+		$close = index($src, "\n}\n", $open);
+		last NAME;
+	}
 }
 if ($open < 0 || $close < 0) {
 	print STDERR "$file: no definition of $func()\n";

@@ -27,9 +27,6 @@ TOP=$PWD
 LIST=${MUTANTS_LIST:-tests/mutants/list}
 LOG_DIR=${MUTANTS_LOGS:-build/mutants}
 EDIT=$TOP/tests/mutants/edit.pl
-mkdir -p "$LOG_DIR" || exit 1
-LOG_DIR=$(cd "$LOG_DIR" && pwd)
-rm -f "$LOG_DIR"/*.log "$LOG_DIR/summary.txt"
 
 NAMES=()
 declare -A SUITES=() EDITS=()
@@ -173,10 +170,17 @@ if [ "$APPLY_ONLY" = 1 ]; then
 	[ "$bad" -eq 0 ]
 	exit
 fi
+mkdir -p "$LOG_DIR" || exit 1
+LOG_DIR=$(cd "$LOG_DIR" && pwd)
+rm -f "$LOG_DIR"/*.log "$LOG_DIR/summary.txt"
 for n in "${NAMES[@]}"; do
 	run_mutant "$n"
 done 2>&1 | tee "$LOG_DIR/summary.txt"
 read -r killed bad < <(awk '/^killed /{k++} /^(SURVIVED|BROKEN) /{b++} END{print k+0, b+0}' \
 	"$LOG_DIR/summary.txt")
+if [ $((${killed:-0} + ${bad:-0})) -ne ${#NAMES[@]} ]; then
+	echo "mutants: $LOG_DIR/summary.txt lacks a mutant's line" >&2
+	exit 1
+fi
 echo "mutants: $killed killed, $bad not (logs: $LOG_DIR/)" | tee -a "$LOG_DIR/summary.txt"
 [ "$bad" -eq 0 ]
