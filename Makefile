@@ -407,3 +407,16 @@ SOAK_ARGS ?=
 soak: deps
 	@$(MAKE) --no-print-directory all $(PKTGEN)
 	tests/soak/run.sh $(SOAK_ARGS)
+
+# ---- mutants ----
+# make mutants: the mutation checks (tests/mutants/run.sh): each deliberate
+# bug of tests/mutants/list applied to a scratch copy of the tree, built,
+# and the suites that must catch it run there; prints per mutant the
+# checks that failed, and fails if one survives or no longer applies.
+# Not part of make check (20-35 minutes; needs root). One mutant:
+# make mutants MUTANTS="static-moves".
+MUTANTS ?=
+
+.PHONY: mutants
+mutants: deps
+	tests/mutants/run.sh $(MUTANTS)
