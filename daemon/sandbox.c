@@ -34,6 +34,8 @@ static const unsigned int bpf_reads[] = {
 
 static const unsigned long ioctls[] = { SIOCGIFINDEX, SIOCGIFNAME };
 
+/* (The comparisons name datum_b, unused by SCMP_CMP_EQ: clang warns of a
+ * missing field otherwise.) */
 static int rules(scmp_filter_ctx ctx)
 {
 	int err = 0;
@@ -42,13 +44,13 @@ static int rules(scmp_filter_ctx ctx)
 		err = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, plain[i], 0);
 	for (size_t i = 0; i < ARRAY_SIZE(bpf_reads) && !err; i++)
 		err = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(bpf), 1,
-				       SCMP_A0(SCMP_CMP_EQ, bpf_reads[i]));
+				       SCMP_A0(SCMP_CMP_EQ, bpf_reads[i], 0));
 	for (size_t i = 0; i < ARRAY_SIZE(ioctls) && !err; i++)
 		err = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
-				       SCMP_A1(SCMP_CMP_EQ, ioctls[i]));
+				       SCMP_A1(SCMP_CMP_EQ, ioctls[i], 0));
 	if (!err)
 		err = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 1,
-				       SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
+				       SCMP_A0(SCMP_CMP_EQ, AF_UNIX, 0));
 	if (!err)
 		err = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
 				       SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0));
