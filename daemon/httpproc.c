@@ -8,11 +8,13 @@
  * serves the same socket (what clients sent meanwhile waits in its
  * backlog), and a port below 1024 needs no capability in the HTTP process.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/prctl.h>
@@ -24,9 +26,60 @@
 #include "sandbox.h"
 #include "util.h"
 
-/* The descriptors of the HTTP process: the listening socket, the read end
- * of the status pipe; 0 and 1 are /dev/null, 2 the daemon's log. */
-enum { FD_LISTEN = 3, FD_STATUS = 4, FD_FIRST_FREE = 5 };
+/* The descriptors inherited from the daemon but keep1 and keep2 (and 0-2,
+ * which are redirected): read before anything of the process's own is
+ * opened, and closed once it is (fds_close). The maps must be opened first:
+ * in a network namespace other than the host's, their pins are reached
+ * through a descriptor of the host's bpffs the daemon holds (lib/paths.c). */
+struct fdlist {
+	int *fd;
+	size_t n;
+};
+
+static int fds_inherited(struct fdlist *l, int keep1, int keep2)
+{
+	DIR *d = opendir("/proc/self/fd");
+	const struct dirent *e;
+	int dfd, fd;
+
+	if (!d)
+		return -errno;
+	dfd = dirfd(d);
+	while ((e = readdir(d))) {
+		int *grown;
+
+		if (e->d_name[0] == '.')
+			continue;
+		fd = atoi(e->d_name);
+		if (fd <= 2 || fd == keep1 || fd == keep2 || fd == dfd)
+			continue;
+		grown = realloc(l->fd, (l->n + 1) * sizeof(*l->fd));
+		if (!grown) {
+			closedir(d);
+			return -ENOMEM;
+		}
+		l->fd = grown;
+		l->fd[l->n++] = fd;
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Every inherited descriptor closed; 0 and 1 on /dev/null, 2 stays (the
+ * daemon's log). */
+static int fds_close(struct fdlist *l)
+{
+	int null;
+
+	for (size_t i = 0; i < l->n; i++)
+		close(l->fd[i]);
+	free(l->fd);
+	l->fd = NULL;
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0)
+		return -errno;
+	return null > 2 ? close(null) : 0;
+}
 
 /* Signals as a new program has them: default actions, none blocked (the
  * daemon blocks its own and catches some). SIGPIPE stays ignored. */
@@ -41,29 +94,13 @@ static void signals_reset(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-/* 0, 1 to /dev/null; listen_fd to FD_LISTEN, status_fd to FD_STATUS; every
- * other descriptor closed. */
-static int fds_arrange(int listen_fd, int status_fd)
-{
-	int null = open("/dev/null", O_RDWR);
-
-	/* Above every fd the layout names first, so no dup2 overwrites one
-	 * still to be moved. */
-	listen_fd = fcntl(listen_fd, F_DUPFD, 64);
-	status_fd = fcntl(status_fd, F_DUPFD, 64);
-	if (null < 0 || listen_fd < 0 || status_fd < 0 || dup2(null, 0) < 0 ||
-	    dup2(null, 1) < 0 || dup2(listen_fd, FD_LISTEN) < 0 ||
-	    dup2(status_fd, FD_STATUS) < 0)
-		return -errno;
-	return close_range(FD_FIRST_FREE, ~0U, 0) ? -errno : 0;
-}
-
 /* The HTTP process. Every step before http_server_run either succeeds or
  * ends it, said. */
 static void __attribute__((noreturn)) child(const struct http *h, pid_t parent, int listen_fd,
 					    int status_fd)
 {
 	struct http_server s;
+	struct fdlist inherited = { 0 };
 	const char *step = "dying with the daemon";
 	int err = prctl(PR_SET_PDEATHSIG, SIGKILL) ? -errno : 0;
 
@@ -71,10 +108,12 @@ static void __attribute__((noreturn)) child(const struct http *h, pid_t parent, 
 		_exit(0);		/* the daemon is gone already */
 	signals_reset();
 	prctl(PR_SET_NAME, "xdpbrd-http");
-	if (!err && (step = "closing the daemon's descriptors"))
-		err = fds_arrange(listen_fd, status_fd);
+	if (!err && (step = "listing the daemon's descriptors"))
+		err = fds_inherited(&inherited, listen_fd, status_fd);
 	if (!err && (step = "opening the maps read-only"))
-		err = http_server_open(&s, h->bridge, FD_LISTEN, FD_STATUS, h->start_ns);
+		err = http_server_open(&s, h->bridge, listen_fd, status_fd, h->start_ns);
+	if (!err && (step = "closing the daemon's descriptors"))
+		err = fds_close(&inherited);
 	if (!err && (step = "dropping privileges"))
 		err = privs_drop_process(h->uid, h->gid);
 	/* Again: a change of credentials clears the parent-death signal. */
