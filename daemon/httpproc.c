@@ -130,6 +130,16 @@ static void __attribute__((noreturn)) child(const struct http *h, pid_t parent, 
 	_exit(err ? 1 : 0);
 }
 
+/* The last FDB record to the HTTP process. A full pipe (a process that
+ * does not read) loses it: the next ageing pass writes another. */
+static void status_send(const struct http *h)
+{
+	const struct http_fdb f = h->fdb;	/* a copy: GCC's overread check */
+
+	if (h->status_fd >= 0 && write(h->status_fd, &f, sizeof(f)) != (ssize_t)sizeof(f))
+		log_debug("the HTTP process did not take the FDB's counts");
+}
+
 static int spawn(struct http *h)
 {
 	int pipefd[2];
@@ -151,9 +161,8 @@ static int spawn(struct http *h)
 	h->status_fd = pipefd[1];
 	h->pid = pid;
 	h->born_ns = mono_ns();
-	if (h->fdb_known &&
-	    write(h->status_fd, &h->fdb, sizeof(h->fdb)) != (ssize_t)sizeof(h->fdb))
-		log_debug("couldn't hand the FDB's counts to the HTTP process");
+	if (h->fdb_known)
+		status_send(h);
 	return 0;
 }
 
@@ -255,9 +264,5 @@ void http_set_fdb(struct http *h, uint64_t entries, uint64_t dynamic, uint64_t s
 	h->fdb = (struct http_fdb){ .entries = entries, .dynamic = dynamic, .statics = statics,
 				    .at_ns = mono_ns() };
 	h->fdb_known = true;
-	/* A full pipe (a process that does not read) loses the record: the
-	 * next pass writes another. */
-	if (h->status_fd >= 0 &&
-	    write(h->status_fd, &h->fdb, sizeof(h->fdb)) != (ssize_t)sizeof(h->fdb))
-		log_debug("the HTTP process did not take the FDB's counts");
+	status_send(h);
 }
