@@ -31,7 +31,7 @@ CPPFLAGS += -Iinclude -Ilib -I$(BUILD) -D_GNU_SOURCE -MMD -MP
 # silenced here: depcheck (below) says what to install instead.
 PKG_CONFIG  ?= pkg-config
 LIB_PKGS    := libbpf libxdp libmnl json-c
-DAEMON_PKGS := $(LIB_PKGS) libsystemd libmicrohttpd inih libcap-ng
+DAEMON_PKGS := $(LIB_PKGS) libsystemd libmicrohttpd inih libcap-ng libseccomp
 CLI_PKGS    := $(LIB_PKGS)
 pkg = $(shell $(PKG_CONFIG) $(1) 2>/dev/null)
 LIB_PKG_CFLAGS    := $(call pkg,--cflags $(LIB_PKGS))
@@ -67,7 +67,7 @@ LIB      := $(BUILD)/libxdpbr.a
 
 # daemon/: xdpbrd; cli/: xdpbr. The *_SRCS are the modules without main(),
 # which the unit tests and fuzz harnesses link too.
-DAEMON_SRCS := daemon/config.c daemon/http.c daemon/privs.c daemon/evpn.c daemon/brmirror.c daemon/macset.c daemon/rstp.c \
+DAEMON_SRCS := daemon/config.c daemon/http.c daemon/httpproc.c daemon/privs.c daemon/sandbox.c daemon/evpn.c daemon/brmirror.c daemon/macset.c daemon/rstp.c \
 	       daemon/stpd.c daemon/fdbflush.c daemon/hostdev.c
 DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
 CLI_SRCS    := cli/cli.c cli/common.c cli/print.c cli/cmd_bridge.c cli/cmd_link.c cli/cmd_fdb.c \

@@ -723,7 +723,7 @@ static void age_step(struct daemon *d)
 
 		for (int i = 1; i < XDPBR_MAX_PORTS; i++)
 			dyn += d->sweep.counts[i];
-		if (d->http.mhd)
+		if (d->http.on)
 			http_set_fdb(&d->http, dyn + d->sweep.statics, dyn, d->sweep.statics);
 	}
 	if (d->sweep.repaired)
@@ -807,6 +807,7 @@ static int run(struct daemon *d)
 			next_age = mono_ns() + AGE_TICK_MS * 1000000ULL;
 			age_step(d);
 			check_pins(d);
+			http_watch(&d->http);
 			if (++d->ticks % (1000 / AGE_TICK_MS) == 0) {
 				hostdev_sync(&d->host);
 				statics_retry(d);
