@@ -186,10 +186,11 @@ static int apply_bridge_cfg(struct daemon *d, const struct config *c)
 		return err;
 	/* -a wins; a file without ageing_time means the default, so that
 	 * removing the key from the file restores it on reload. */
-	/* the limit as the file says or its default; the ageing time only if
+	/* the limits as the file says or their defaults; the ageing time only if
 	 * given, else 0, the datapath's default */
 	xc.ageing_ns = 0;
-	settings_config_put(&c->set, c->set.given | 1ULL << SET_FDB_MAX_LEARNED, &xc);
+	settings_config_put(&c->set, c->set.given | 1ULL << SET_FDB_MAX_LEARNED |
+			    1ULL << SET_LINKLOCAL_LIMIT, &xc);
 	if (d->ageing_opt_ns)
 		xc.ageing_ns = d->ageing_opt_ns;
 	err = ctl_config_set(&d->br.maps, &xc);
