@@ -26,6 +26,7 @@
 #include "ctl.h"
 #include "events.h"
 #include "evpn.h"
+#include "fault.h"
 #include "fdbflush.h"
 #include "hostif.h"
 #include "http.h"
@@ -281,6 +282,8 @@ static int apply_port_cfg(struct daemon *d, const struct config_port *old,
 
 	if (!ifindex)
 		return -ENODEV;
+	if (fault_hit("apply_port"))
+		return -EIO;
 	err = ctl_port_get(&d->br.maps, ifindex, &p);
 	if (err)
 		return err;
@@ -611,8 +614,9 @@ static void on_link_event(const struct link_event *ev, void *arg)
 		if (!cp && !is_cli_port(d, name))
 			return;
 		log_info("port %s appeared (ifindex %u): adding it", name, ev->ifindex);
-		if (!bridge_add_port(&d->br, name) && cp)
-			apply_port_cfg(d, NULL, cp, &d->cfg);
+		if (!bridge_add_port(&d->br, name) && cp &&
+		    apply_port_cfg(d, NULL, cp, &d->cfg))
+			d->cfg.ports[cp - d->cfg.ports].unapplied = true;
 		if (!ctl_port_get(&d->br.maps, ev->ifindex, &p))
 			port_link_state(d, ev->ifindex, ev->flags);
 		return;
@@ -744,11 +748,13 @@ static void do_reload(struct daemon *d)
 			if (!link_get_info(if_nametoindex(cp->name), &li))
 				port_link_state(d, if_nametoindex(cp->name), li.flags);
 		}
-		if (is_new || !old || !config_port_equal(old, cp) ||
-		    default_pvid_of(&nc) != default_pvid_of(&d->cfg))
-			if (apply_port_cfg(d, old, cp, &nc))
-				log_warn("%s:%d: couldn't apply port %s", d->cfg_path,
-					 cp->line, cp->name);
+		if ((is_new || !old || old->unapplied || !config_port_equal(old, cp) ||
+		     default_pvid_of(&nc) != default_pvid_of(&d->cfg)) &&
+		    apply_port_cfg(d, old, cp, &nc)) {
+			log_warn("%s:%d: couldn't apply port %s; the next reload tries again",
+				 d->cfg_path, cp->line, cp->name);
+			nc.ports[i].unapplied = true;
+		}
 	}
 	d->pending_cfg = NULL;
 	{
