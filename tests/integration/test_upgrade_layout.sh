@@ -2,8 +2,9 @@
 # datapaths: auto
 # Adopting counters pinned by an older build, whose layout differs: before
 # jumbo frames xdpbr_stats held 29 counters a slot, before drop_port_state
-# (issue 12) 31, before drop_linklocal_limit 32, and libbpf reuses a pin only with the value size the
-# object declares. Each old layout is pinned here by hand (bpftool) with
+# (issue 12) 31, before drop_linklocal_limit 32, and libbpf reuses a pin
+# only with the value size the object declares. Each old layout is pinned
+# here by hand (bpftool) with
 # known values; xdpbrd starting over it must adopt the bridge, say it moved
 # the counters to its layout, pin a map of that layout in the old one's
 # place with every counter under its own name (drop_redirect and
