@@ -61,7 +61,7 @@ LIB_SRCS := lib/log.c lib/util.c lib/paths.c lib/pins.c lib/fdbtab.c \
 	    lib/ports.c lib/portstats.c lib/hook.c lib/load.c lib/brport.c lib/bridge.c \
 	    lib/xdpshare.c lib/netlink.c lib/netns.c \
 	    lib/json.c lib/ctl.c lib/report.c lib/events.c lib/hostif.c lib/version.c \
-	    lib/lock.c lib/kfdb.c lib/kbridge.c lib/overlay.c lib/stpstate.c lib/stpmap.c lib/upgrade.c lib/settings.c
+	    lib/lock.c lib/fault.c lib/kfdb.c lib/kbridge.c lib/overlay.c lib/stpstate.c lib/stpmap.c lib/upgrade.c lib/settings.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libxdpbr.a
 
