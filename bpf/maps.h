@@ -159,6 +159,15 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } xdpbr_storm_state SEC(".maps");
 
+/* Per-CPU token buckets of the link-local limit, by slot (bpf/linklocal.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XDPBR_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct xdpbr_linklocal_bucket);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_linklocal_state SEC(".maps");
+
 /* Learn/move events to the daemon (rate-limited per CPU). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

@@ -25,6 +25,7 @@
 #include "fdb.h"
 #include "vlan.h"
 #include "stp.h"
+#include "bucket.h"
 
 #define STEP_OK	XDPBR_CNT__MAX		/* not a counter: no outcome yet */
 
@@ -280,7 +281,7 @@ static __always_inline int storm_allows(__u32 slot, __u32 c, __u64 now)
 {
 	struct xdpbr_storm_bucket *b;
 	struct xdpbr_storm *lim;
-	__u64 rate, burst, fill;
+	__u64 rate, burst;
 
 	lim = bpf_map_lookup_elem(&xdpbr_storm, &slot);
 	if (!lim || c >= XDPBR_STORM__MAX || !lim->pps[c])
@@ -290,21 +291,7 @@ static __always_inline int storm_allows(__u32 slot, __u32 c, __u64 now)
 		return 1;
 	rate = lim->pps_cpu[c] ? lim->pps_cpu[c] : 1;
 	burst = rate * XDPBR_STORM_BURST_MS / 1000;
-	burst = (burst ? burst : 1) * XDPBR_NSEC_PER_SEC;
-	/* Idle long enough to refill the whole burst: full. Else the
-	 * product stays below the burst, so it can't overflow. */
-	if (!b->last_ns[c] || now - b->last_ns[c] >= burst / rate)
-		fill = burst;
-	else
-		fill = now > b->last_ns[c] ? (now - b->last_ns[c]) * rate : 0;
-	b->last_ns[c] = now;
-	b->tokens[c] += fill;
-	if (b->tokens[c] > burst)
-		b->tokens[c] = burst;
-	if (b->tokens[c] < XDPBR_NSEC_PER_SEC)
-		return 0;
-	b->tokens[c] -= XDPBR_NSEC_PER_SEC;
-	return 1;
+	return bucket_take(&b->last_ns[c], &b->tokens[c], rate, burst ? burst : 1, now);
 }
 
 /* Whether storm control lets this flood go. */

@@ -28,6 +28,7 @@
 
 #include "xdpbr.h"
 #include "pipeline.h"
+#include "linklocal.h"
 #include "mtu.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -290,6 +291,8 @@ int xdpbr_rx(struct xdp_md *ctx)
 	if (!eth)
 		return xdp_end(&f, XDPBR_CNT_DROP_RUNT, XDP_DROP);
 	c = check_addresses(&f, eth->h_dest, eth->h_source);
+	if (c == XDPBR_CNT_PASS_LINKLOCAL)
+		c = linklocal_admit(&f, eth->h_dest);
 	if (c == XDPBR_CNT_PASS_LINKLOCAL)
 		return xdp_end(&f, c, XDP_PASS);
 	if (c != STEP_OK)
@@ -666,6 +669,8 @@ int xdpbr_tc_rx(struct __sk_buff *skb)
 	c = check_addresses(&f, dst, src);
 	if (handoff && c == XDPBR_CNT_PASS_LINKLOCAL)
 		return TC_ACT_OK;		/* XDP counted it */
+	if (c == XDPBR_CNT_PASS_LINKLOCAL)
+		c = linklocal_admit(&f, dst);
 	if (c == XDPBR_CNT_PASS_LINKLOCAL)
 		return tc_end(&f, c, TC_ACT_OK);
 	if (c != STEP_OK)

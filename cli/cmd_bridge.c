@@ -12,6 +12,7 @@
 #include "ctl.h"
 #include "events.h"
 #include "fdbtab.h"
+#include "xdpbr_rules.h"
 #include "paths.h"
 #include "ports.h"
 #include "print.h"
@@ -35,6 +36,14 @@ static uint64_t ageing_s(const struct xdpbr_config *cfg)
 	if (cfg->ageing_ns == 0)
 		return XDPBR_DEFAULT_AGEING_S;
 	return cfg->ageing_ns / XDPBR_NSEC_PER_SEC;
+}
+
+/* The link-local limit as the user sets it: frames a second, 0 = none. */
+static uint64_t linklocal_limit(const struct xdpbr_config *cfg)
+{
+	__u32 pps = xdpbr_linklocal_pps(cfg);
+
+	return pps == XDPBR_LINKLOCAL_NONE ? 0 : pps;
 }
 
 static size_t count_static(const struct fdb_entry *e, size_t n)
@@ -85,6 +94,7 @@ static void print_bridge(const char *br, const struct bridge_info *b)
 	print_u64(PRINT_ANY, "ageing_time", " ageing_time %llu", ageing_s(&b->cfg));
 	print_u64(PRINT_ANY, "fdb_max_learned", " fdb_max_learned %llu",
 		  b->cfg.fdb_max_learned);
+	print_u64(PRINT_ANY, "linklocal_limit", " linklocal_limit %llu", linklocal_limit(&b->cfg));
 	print_onoff(PRINT_ANY, "vlan_filtering", " vlan_filtering %s",
 		    b->cfg.flags & XDPBR_CFG_VLAN_FILTERING);
 	print_u64(PRINT_ANY, "default_pvid", " default_pvid %llu", ctl_default_pvid(&b->cfg));

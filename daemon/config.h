@@ -69,6 +69,8 @@ struct config_port {
 	__u64 vlans[XDPBR_VLAN_WORDS];	/* the datapath's bitmap type */
 	__u64 untagged[XDPBR_VLAN_WORDS];
 	int line;			/* line of its [port ...] header */
+	bool unapplied;			/* xdpbrd failed to apply it: the next
+					 * reload tries again, same or not */
 };
 
 /* "vlans" or "untagged" given: the port's VLANs are the file's, not the

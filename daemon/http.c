@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
 #include <microhttpd.h>
 
 #include "config.h"
@@ -20,7 +21,6 @@
 #include "json.h"
 #include "log.h"
 #include "pins.h"
-#include "privs.h"
 #include "report.h"
 #include "stpmap.h"
 #include "util.h"
@@ -128,9 +128,9 @@ static enum MHD_Result query_cb(void *cls, enum MHD_ValueKind kind, const char *
 	return MHD_YES;
 }
 
-static int collect(struct http *h, struct report *r)
+static int collect(struct http_server *h, struct report *r)
 {
-	int err = report_collect(h->maps, h->bridge, r);
+	int err = report_collect(&h->maps, h->bridge, r);
 
 	if (err)
 		return err;
@@ -140,19 +140,17 @@ static int collect(struct http *h, struct report *r)
 		free(r->stp_status);
 		r->stp_status = NULL;
 	}
-	pthread_mutex_lock(&h->lock);
 	if (h->fdb_known) {
 		r->fdb_known = true;
-		r->fdb_entries = h->fdb_entries;
-		r->fdb_dynamic = h->fdb_dynamic;
-		r->fdb_static = h->fdb_static;
-		r->fdb_age_s = (double)(mono_ns() - h->fdb_at_ns) / 1e9;
+		r->fdb_entries = h->fdb.entries;
+		r->fdb_dynamic = h->fdb.dynamic;
+		r->fdb_static = h->fdb.statics;
+		r->fdb_age_s = (double)(mono_ns() - h->fdb.at_ns) / 1e9;
 	}
-	pthread_mutex_unlock(&h->lock);
 	return 0;
 }
 
-static enum MHD_Result get_stats(struct http *h, struct MHD_Connection *c)
+static enum MHD_Result get_stats(struct http_server *h, struct MHD_Connection *c)
 {
 	struct report r;
 	int err = collect(h, &r);
@@ -166,7 +164,7 @@ static enum MHD_Result get_stats(struct http *h, struct MHD_Connection *c)
 	return reply_json(c, MHD_HTTP_OK, doc);
 }
 
-static enum MHD_Result get_metrics(struct http *h, struct MHD_Connection *c)
+static enum MHD_Result get_metrics(struct http_server *h, struct MHD_Connection *c)
 {
 	struct report r;
 	char *body = NULL;
@@ -313,7 +311,7 @@ static ssize_t fdb_stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 	return s->failed ? MHD_CONTENT_READER_END_WITH_ERROR : MHD_CONTENT_READER_END_OF_STREAM;
 }
 
-static enum MHD_Result get_fdb(struct http *h, struct MHD_Connection *c,
+static enum MHD_Result get_fdb(struct http_server *h, struct MHD_Connection *c,
 			       const struct query *q, bool head)
 {
 	struct fdb_stream *s;
@@ -325,7 +323,7 @@ static enum MHD_Result get_fdb(struct http *h, struct MHD_Connection *c,
 		struct xdpbr_port p;
 
 		dev = if_nametoindex(q->port);
-		if (!dev || ctl_port_get(h->maps, dev, &p))
+		if (!dev || ctl_port_get(&h->maps, dev, &p))
 			return reply_error(c, MHD_HTTP_BAD_REQUEST,
 					   "port '%.32s' is not a port of bridge %s", q->port,
 					   h->bridge);
@@ -344,7 +342,7 @@ static enum MHD_Result get_fdb(struct http *h, struct MHD_Connection *c,
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return MHD_NO;
-	s->pg = (struct fdb_page){ .fd = h->maps->fdb, .cursor = after, .room = limit,
+	s->pg = (struct fdb_page){ .fd = h->maps.fdb, .cursor = after, .room = limit,
 				   .budget = HTTP_FDB_READ_MAX, .match = fdb_filter_match,
 				   .arg = &s->filter };
 	s->filter = (struct fdb_filter){ .ifindex = dev, .vlan = q->vlan ? (int)vid : -1,
@@ -374,7 +372,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 {
 	/* Per-connection state, by address: headers seen; a body seen. */
 	static int headers_seen, body_seen;
-	struct http *h = cls;
+	struct http_server *h = cls;
 	struct query q = { 0 };
 
 	if (!*state) {		/* headers only so far: answer on the next call */
@@ -413,150 +411,126 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	return get_fdb(h, c, &q, !strcmp(method, MHD_HTTP_METHOD_HEAD));
 }
 
-/* The HTTP thread: no capabilities, then serve until http_stop. Signals
- * stay blocked here (they are the main loop's). */
-static void *serve(void *arg)
+/* The status records written since the last turn: the last one counts.
+ * 0; 1 at the end of the pipe; -errno. */
+static int status_read(struct http_server *h)
 {
-	struct http *h = arg;
-	const union MHD_DaemonInfo *info;
+	struct http_fdb f;
+	ssize_t n;
+
+	for (;;) {
+		n = read(h->status_fd, &f, sizeof(f));
+		if (n == sizeof(f)) {
+			h->fdb = f;
+			h->fdb_known = true;
+			continue;
+		}
+		if (n == 0)
+			return 1;
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return 0;
+		return n < 0 ? -errno : -EPROTO;	/* records are written whole */
+	}
+}
+
+int http_server_run(struct http_server *h)
+{
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_EPOLL_FD);
 	MHD_UNSIGNED_LONG_LONG ms;
 	struct pollfd pfd[2];
+	int err;
 
-	pthread_setname_np(pthread_self(), "xdpbrd-http");
-	h->thread_err = privs_drop_thread();
-	sem_post(&h->ready);
-	info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_EPOLL_FD);
-	if (h->thread_err || !info)
-		return NULL;
+	if (!info)
+		return -EINVAL;
 	pfd[0] = (struct pollfd){ .fd = info->epoll_fd, .events = POLLIN };
-	pfd[1] = (struct pollfd){ .fd = h->stop_fd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = h->status_fd, .events = POLLIN };
 	for (;;) {
 		int timeout = -1;
 
 		if (MHD_get_timeout(h->mhd, &ms) == MHD_YES)
 			timeout = ms < INT_MAX ? (int)ms : INT_MAX;
 		if (poll(pfd, 2, timeout) < 0 && errno != EINTR)
-			break;
-		if (pfd[1].revents)
-			break;
+			return -errno;
+		if (pfd[1].revents) {
+			err = status_read(h);
+			if (err)
+				return err < 0 ? err : 0;
+		}
 		MHD_run(h->mhd);
 	}
-	return NULL;
 }
 
-/* The thread, created with every signal blocked; 0 once it has dropped
- * its capabilities, else -errno (and it is gone). */
-static int serve_start(struct http *h)
-{
-	sigset_t all, old;
-	int err;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = -pthread_create(&h->thread, NULL, serve, h);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err)
-		return err;
-	while (sem_wait(&h->ready) && errno == EINTR)
-		;
-	if (!h->thread_err)
-		return 0;
-	pthread_join(h->thread, NULL);
-	log_warn("the HTTP thread couldn't give up its capabilities: %s; not serving",
-		 strerror(-h->thread_err));
-	return h->thread_err;
-}
-
-/* libmicrohttpd without a thread of its own: the socket bound here, in
- * the caller's thread; requests parsed only in serve(). */
-static int mhd_start(struct http *h, const char *listen)
+int http_listen(const char *addr)
 {
 	struct sockaddr_storage sa;
 	socklen_t salen;
-	unsigned int flags = MHD_USE_EPOLL;
+	int fd, one = 1;
 
-	if (config_listen_parse(listen, &sa, &salen) || sa.ss_family == AF_UNSPEC)
+	if (config_listen_parse(addr, &sa, &salen) || sa.ss_family == AF_UNSPEC)
 		return -EINVAL;		/* no address, or none: nothing to serve */
+	fd = socket(sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    (sa.ss_family == AF_INET6 &&
+	     setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one))) ||
+	    bind(fd, (struct sockaddr *)&sa, salen) || listen(fd, SOMAXCONN)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* libmicrohttpd without a thread of its own, on the socket given: requests
+ * parsed only in http_server_run. */
+int http_server_open(struct http_server *h, const char *bridge, int listen_fd,
+		     int status_fd, uint64_t start_ns)
+{
+	struct sockaddr_storage sa;
+	socklen_t salen = sizeof(sa);
+	unsigned int flags = MHD_USE_EPOLL;
+	int err;
+
+	memset(h, 0, sizeof(*h));
+	memset(&h->maps, 0xff, sizeof(h->maps));	/* every fd -1 */
+	h->status_fd = status_fd;
+	h->start_ns = start_ns;
+	snprintf(h->bridge, sizeof(h->bridge), "%s", bridge);
+	if (getsockname(listen_fd, (struct sockaddr *)&sa, &salen))
+		return -errno;
 	if (sa.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	err = maps_open_pinned_ro(bridge, &h->maps);
+	/* The spanning tree's status, when the daemon made its map. */
+	h->stp_fd = stpmap_open(bridge, STPMAP_STATUS, true, false);
+	if (err)
+		goto fail;
 	h->mhd = MHD_start_daemon(flags, 0, NULL, NULL, handle, h,
-				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+				  MHD_OPTION_LISTEN_SOCKET, listen_fd,
 				  MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONNECTIONS,
 				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_PER_IP,
 				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT_S,
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
 				  MHD_OPTION_END);
-	if (!h->mhd)
-		return errno ? -errno : -EADDRINUSE;
-	return 0;
-}
-
-int http_start(struct http *h, const char *bridge, const char *listen, uint64_t start_ns)
-{
-	int err;
-
-	memset(h, 0, sizeof(*h));
-	h->open = true;
-	h->start_ns = start_ns;
-	h->stop_fd = -1;
-	memset(&h->ro, 0xff, sizeof(h->ro));	/* every fd -1 */
-	h->maps = &h->ro;
-	snprintf(h->bridge, sizeof(h->bridge), "%s", bridge);
-	snprintf(h->listen, sizeof(h->listen), "%s", listen);
-	pthread_mutex_init(&h->lock, NULL);
-	sem_init(&h->ready, 0, 0);
-	err = maps_open_pinned_ro(bridge, &h->ro);
-	/* The spanning tree's status, when the daemon made its map. */
-	h->stp_fd = stpmap_open(bridge, STPMAP_STATUS, true, false);
-	if (!err)
-		err = mhd_start(h, listen);
-	if (!err) {
-		h->stop_fd = eventfd(0, EFD_CLOEXEC);
-		if (h->stop_fd < 0)
-			err = -errno;
-	}
-	if (!err)
-		err = serve_start(h);
-	if (!err)
-		h->running = true;
-	else
-		http_stop(h);
+	if (h->mhd)
+		return 0;
+	err = errno ? -errno : -EINVAL;
+fail:
+	http_server_close(h);
 	return err;
 }
 
-void http_stop(struct http *h)
+void http_server_close(struct http_server *h)
 {
-	uint64_t one = 1;
-
-	if (!h->open)
-		return;
-	if (h->running) {
-		if (write(h->stop_fd, &one, sizeof(one)) != sizeof(one))
-			log_warn("Couldn't stop the HTTP thread: %s", strerror(errno));
-		pthread_join(h->thread, NULL);
-		h->running = false;
-	}
-	if (h->mhd)
+	if (h->mhd) {
+		MHD_quiesce_daemon(h->mhd);	/* the listening socket stays the caller's */
 		MHD_stop_daemon(h->mhd);
+	}
 	h->mhd = NULL;
-	if (h->stop_fd >= 0)
-		close(h->stop_fd);
-	h->stop_fd = -1;
-	maps_close(&h->ro);
+	maps_close(&h->maps);
 	if (h->stp_fd >= 0)
 		close(h->stp_fd);
 	h->stp_fd = -1;
-	sem_destroy(&h->ready);
-	h->open = false;
-}
-
-void http_set_fdb(struct http *h, uint64_t entries, uint64_t dynamic, uint64_t statics)
-{
-	pthread_mutex_lock(&h->lock);
-	h->fdb_known = true;
-	h->fdb_entries = entries;
-	h->fdb_dynamic = dynamic;
-	h->fdb_static = statics;
-	h->fdb_at_ns = mono_ns();
-	pthread_mutex_unlock(&h->lock);
 }

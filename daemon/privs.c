@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <grp.h>
 #include <unistd.h>
 #include <cap-ng.h>
 #include <linux/capability.h>
@@ -74,6 +75,7 @@ void privs_keep_sys_admin(void)
 uint64_t privs_wanted(bool bind_low_port)
 {
 	return CAPBIT(CAP_BPF) | CAPBIT(CAP_NET_ADMIN) | CAPBIT(CAP_PERFMON) | CAPBIT(CAP_NET_RAW) |
+	       CAPBIT(CAP_SETUID) | CAPBIT(CAP_SETGID) | CAPBIT(CAP_SETPCAP) | CAPBIT(CAP_KILL) |
 	       (bind_low_port ? CAPBIT(CAP_NET_BIND_SERVICE) : 0) |
 	       (keep_sys_admin ? CAPBIT(CAP_SYS_ADMIN) : 0);
 }
@@ -156,18 +158,58 @@ int privs_drop(bool bind_low_port)
 	return 0;
 }
 
-int privs_drop_thread(void)
+/* The bounding set, as the kernel has it. */
+static uint64_t bounds_get(void)
 {
-	capng_select_t sets = apply_sets();
-	struct caps c;
-	int err;
+	uint64_t b = 0;
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -errno;
-	capng_clear(CAPNG_SELECT_BOTH);
-	capng_apply(sets);
-	err = caps_get(&c);
+	for (unsigned int cap = 0; cap < CAPS_MAX; cap++)
+		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1)
+			b |= CAPBIT(cap);
+	return b;
+}
+
+/* Reads back what privs_drop_process promises: 0 or -EPERM, said. */
+static int stripped_check(uid_t uid, gid_t gid)
+{
+	uid_t ru, eu, su;
+	gid_t rg, eg, sg;
+	char names[1024];
+	struct caps c;
+	uint64_t b = bounds_get();
+	int err = caps_get(&c);
+
 	if (err)
 		return err;
-	return c.eff || c.prm || c.inh ? -EPERM : 0;
+	if (getresuid(&ru, &eu, &su) || getresgid(&rg, &eg, &sg) || ru != uid || eu != uid ||
+	    su != uid || rg != gid || eg != gid || sg != gid || getgroups(0, NULL) != 0) {
+		log_err("the HTTP process did not end up as uid %u gid %u alone", uid, gid);
+		return -EPERM;
+	}
+	/* The ambient set is within the permitted one: empty with it. */
+	if (c.eff || c.prm || c.inh || b) {
+		log_err("the HTTP process still holds %s",
+			privs_names(c.eff | c.prm | c.inh | b, names, sizeof(names)));
+		return -EPERM;
+	}
+	if (prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1)
+		return -EPERM;
+	return 0;
+}
+
+int privs_drop_process(uid_t uid, gid_t gid)
+{
+	if (!uid)
+		return -EINVAL;
+	capng_clear(CAPNG_SELECT_ALL);
+	/* The bounding set first (that takes CAP_SETPCAP), then the ids: a
+	 * change of every uid away from 0 clears the other sets. */
+	if (capng_apply(CAPNG_SELECT_BOUNDS) ||
+	    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) ||
+	    setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid))
+		return errno ? -errno : -EPERM;
+	capng_apply(CAPNG_SELECT_CAPS);	/* the inheritable set, which setresuid keeps */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -errno;
+	return stripped_check(uid, gid);
 }

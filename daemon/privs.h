@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /*
  * Least privilege, per thread (capabilities are a thread's, not a
@@ -25,6 +26,9 @@
  *   CAP_NET_RAW    the spanning tree's BPDU sockets (AF_PACKET) of ports
  *                  added, and of STP turned on, while running
  *   CAP_NET_BIND_SERVICE  only when the stats endpoint's port is below 1024
+ *   CAP_SETUID, CAP_SETGID, CAP_SETPCAP  (re)starting the HTTP process,
+ *                  which must shed its bounding set and change its ids
+ *   CAP_KILL       ending it: it runs as another uid
  *
  * Given up: CAP_SYS_ADMIN (mounting bpffs, entering other network
  * namespaces, turning program ids into fds), CAP_DAC_OVERRIDE and
@@ -33,10 +37,16 @@
  * enters the peer's namespace) and a port that still runs an earlier
  * program of this bridge can't be taken over until a restart.
  *
- * Every other thread (the HTTP endpoint's, which parses its requests)
- * holds no capability at all: privs_drop_thread. The main thread parses
- * network input too: BPDUs (daemon/stpd.c, through the engine's codec,
- * which fuzz_bpdu runs) and netlink messages.
+ * The daemon has no other thread. The HTTP endpoint runs in a process of
+ * its own (httpproc.c) that holds no capability in any set:
+ * privs_drop_process. The only network input the daemon itself parses is
+ * the BPDUs of its ports, in the main thread, and that is bounded: a
+ * socket filter passes only 802.3 frames to 01:80:c2:00:00:00 with LLC
+ * 42 42 03, stpd.c's bpdu_payload checks length and header again, and
+ * rstp.c's decode() reads fixed-size fields within the length received (36
+ * bytes at most, no loop, no allocation, no pointer kept); stp_rx and
+ * everything behind it is fuzzed by tests/fuzz/fuzz_bpdu.c. The rest is
+ * netlink from the kernel.
  */
 /* The set the main thread keeps: PRIVS_KEPT, and CAP_NET_BIND_SERVICE
  * when bind_low_port, and CAP_SYS_ADMIN after privs_keep_sys_admin(). */
@@ -58,11 +68,12 @@ int privs_check(bool bind_low_port);
  * and permitted sets are exactly that, else -EPERM, said. */
 int privs_drop(bool bind_low_port);
 
-/* The calling thread gives up every capability and the right to gain any
- * (no_new_privs: not even by executing a program as root); the rest of
- * the process keeps its own. 0 when its sets read back empty, else
- * -errno. */
-int privs_drop_thread(void);
+/* The calling process (single-threaded) gives up every capability, the
+ * bounding set included, and the right to gain any (no_new_privs), and
+ * becomes uid, gid and no supplementary group; needs CAP_SETPCAP,
+ * CAP_SETUID and CAP_SETGID until then. 0 when all of that reads back,
+ * else -errno. */
+int privs_drop_process(uid_t uid, gid_t gid);
 
 /* "CAP_BPF, CAP_NET_ADMIN" for a mask of capability bits ("none" for 0). */
 const char *privs_names(uint64_t mask, char *buf, size_t len);

@@ -27,6 +27,7 @@
 #include "events.h"
 #include "brmirror.h"
 #include "evpn.h"
+#include "fault.h"
 #include "fdbflush.h"
 #include "hostdev.h"
 #include "http.h"
@@ -179,10 +180,11 @@ static int apply_bridge_cfg(struct daemon *d, const struct config *c)
 		return err;
 	/* -a wins; a file without ageing_time means the default, so that
 	 * removing the key from the file restores it on reload. */
-	/* the limit as the file says or its default; the ageing time only if
+	/* the limits as the file says or their defaults; the ageing time only if
 	 * given, else 0, the datapath's default */
 	xc.ageing_ns = 0;
-	settings_config_put(&c->set, c->set.given | 1ULL << SET_FDB_MAX_LEARNED, &xc);
+	settings_config_put(&c->set, c->set.given | 1ULL << SET_FDB_MAX_LEARNED |
+			    1ULL << SET_LINKLOCAL_LIMIT, &xc);
 	if (d->ageing_opt_ns)
 		xc.ageing_ns = d->ageing_opt_ns;
 	err = ctl_config_set(&d->br.maps, &xc);
@@ -273,6 +275,8 @@ static int apply_port_cfg(struct daemon *d, const struct config_port *old,
 
 	if (!ifindex)
 		return -ENODEV;
+	if (fault_hit("apply_port"))
+		return -EIO;
 	err = ctl_port_get(&d->br.maps, ifindex, &p);
 	if (err)
 		return err;
@@ -446,8 +450,8 @@ static void port_appeared(struct daemon *d, const struct link_event *ev)
 		hostdev_refuse(&d->host, ev->ifindex, name, err);
 		return;
 	}
-	if (!err && cp)
-		apply_port_cfg(d, NULL, cp, &d->cfg);
+	if (!err && cp && apply_port_cfg(d, NULL, cp, &d->cfg))
+		d->cfg.ports[cp - d->cfg.ports].unapplied = true;
 	if (!ctl_port_get(&d->br.maps, ev->ifindex, &p))
 		port_link_state(d, ev->ifindex, ev->flags);
 	hostdev_port_event(&d->host, ev->ifindex);
@@ -591,11 +595,13 @@ static void do_reload(struct daemon *d)
 			if (!link_get_info(if_nametoindex(cp->name), &li))
 				port_link_state(d, if_nametoindex(cp->name), li.flags);
 		}
-		if (is_new || !old || !config_port_equal(old, cp) ||
-		    default_pvid_of(&nc) != default_pvid_of(&d->cfg))
-			if (apply_port_cfg(d, old, cp, &nc))
-				log_warn("%s:%d: couldn't apply port %s", d->cfg_path,
-					 cp->line, cp->name);
+		if ((is_new || !old || old->unapplied || !config_port_equal(old, cp) ||
+		     default_pvid_of(&nc) != default_pvid_of(&d->cfg)) &&
+		    apply_port_cfg(d, old, cp, &nc)) {
+			log_warn("%s:%d: couldn't apply port %s; the next reload tries again",
+				 d->cfg_path, cp->line, cp->name);
+			nc.ports[i].unapplied = true;
+		}
 	}
 	d->pending_cfg = NULL;
 	hostdev_ports_follow(&d->host);
@@ -723,7 +729,7 @@ static void age_step(struct daemon *d)
 
 		for (int i = 1; i < XDPBR_MAX_PORTS; i++)
 			dyn += d->sweep.counts[i];
-		if (d->http.mhd)
+		if (d->http.on)
 			http_set_fdb(&d->http, dyn + d->sweep.statics, dyn, d->sweep.statics);
 	}
 	if (d->sweep.repaired)
@@ -807,6 +813,7 @@ static int run(struct daemon *d)
 			next_age = mono_ns() + AGE_TICK_MS * 1000000ULL;
 			age_step(d);
 			check_pins(d);
+			http_watch(&d->http);
 			if (++d->ticks % (1000 / AGE_TICK_MS) == 0) {
 				hostdev_sync(&d->host);
 				statics_retry(d);

@@ -33,6 +33,7 @@
 #define XDPBR_LEARNED_MAX	XDPBR_FDB_SIZE_MAX	/* fdb_max_learned, max_learned */
 #define XDPBR_AGEING_MAX_S	1000000		/* ageing time, seconds */
 #define XDPBR_STORM_MAX_PPS	100000000	/* storm control, frames per second */
+#define XDPBR_LINKLOCAL_MAX_PPS	XDPBR_STORM_MAX_PPS	/* linklocal_limit */
 
 #define XDPBR_NSEC_PER_SEC	1000000000ULL
 /* A MAC seen again on its own port refreshes last_seen at most this often:
@@ -198,7 +199,9 @@ struct xdpbr_config {
 	__u32 fdb_max_learned;		/* dynamic entries in the bridge; 0 = no limit */
 	__u16 default_pvid;		/* PVID of new ports; 0 = none (1 if never set) */
 	__u16 mtu_min;			/* smallest MTU of the ports (0: 1500), see below */
-	__u16 pad[2];
+	__u32 linklocal_pps;		/* link-local frames to the host, per port and
+					 * CPU a second: 0 = XDPBR_LINKLOCAL_PPS,
+					 * XDPBR_LINKLOCAL_NONE = no limit */
 };
 #define XDPBR_CFG_VLAN_FILTERING	(1U << 0)	/* 802.1Q VLAN-aware bridging */
 #define XDPBR_CFG_PVID_SET		(1U << 1)	/* default_pvid was set (0 = none) */
@@ -304,6 +307,7 @@ struct xdpbr_stp_beat {
 	X(DROP_STORM_BCAST,	"drop_storm_broadcast")			\
 	X(DROP_STORM_MCAST,	"drop_storm_multicast")			\
 	X(DROP_STORM_UNKNOWN,	"drop_storm_unknown")			\
+	X(DROP_LINKLOCAL,	"drop_linklocal_limit")			\
 	X(DROP_PORT_STATE,	"drop_port_state")			\
 	X(DROP_REDIRECT,	"drop_redirect")			\
 	X(DROP_MTU,		"drop_mtu")				\
@@ -355,6 +359,35 @@ enum xdpbr_storm_class {
 struct xdpbr_storm {
 	__u32 pps[XDPBR_STORM__MAX];		/* configured limit, 0 = none */
 	__u32 pps_cpu[XDPBR_STORM__MAX];	/* each CPU's share (>= 1 if pps) */
+};
+
+/*
+ * Link-local frames (01:80:c2:00:00:0X) go to the host on every port, in
+ * every state and outside storm control, so they get their own limit: token
+ * buckets per port and CPU (xdpbr_linklocal_state, by slot) of
+ * xdpbr_config.linklocal_pps frames a second, holding a second's worth.
+ * Over it they are dropped as drop_linklocal_limit. BPDUs have a bucket of
+ * their own: a flood of LLDP or LACP frames must not starve the spanning
+ * tree, which would open a loop when a blocked port stops hearing its
+ * BPDUs. The default is ten times what the protocols that use these
+ * addresses send a neighbour at their fastest: RSTP at most TxHoldCount (6)
+ * BPDUs a second, LACP's fast rate 1 a second, LLDP's fast start 1 a
+ * second, an 802.1X exchange a few frames. Each CPU gets the whole rate
+ * (unlike storm control): a port's BPDUs must never lose to how RSS
+ * spreads them.
+ */
+#define XDPBR_LINKLOCAL_PPS	100
+#define XDPBR_LINKLOCAL_NONE	0xffffffffU
+#define XDPBR_LINKLOCAL_BURST_MS	1000
+enum xdpbr_linklocal_class {
+	XDPBR_LINKLOCAL_BPDU,			/* 01:80:c2:00:00:00 */
+	XDPBR_LINKLOCAL_OTHER,			/* the rest of 01:80:c2:00:00:0X */
+	XDPBR_LINKLOCAL__MAX,
+};
+
+struct xdpbr_linklocal_bucket {
+	__u64 last_ns[XDPBR_LINKLOCAL__MAX];
+	__u64 tokens[XDPBR_LINKLOCAL__MAX];	/* frames * 1e9 */
 };
 
 struct xdpbr_storm_bucket {

@@ -38,6 +38,7 @@
 	X(vlans,	ARRAY)		/* VLAN membership and tagging per slot */ \
 	X(storm,	ARRAY)		/* storm control limits per slot */ \
 	X(storm_state,	PERCPU_ARRAY)	/* their token buckets (the datapath's) */ \
+	X(linklocal_state, PERCPU_ARRAY) /* link-local limit's buckets (the datapath's) */ \
 	X(events,	RINGBUF)	/* learn and move events */	\
 	X(evbudget,	PERCPU_ARRAY)	/* the events' rate limit (the datapath's) */ \
 	X(bridge,	ARRAY)		/* bridge-wide figures of user space */ \

@@ -89,6 +89,16 @@ XDPBR_RULE __u64 xdpbr_ageing_ns(const struct xdpbr_config *cfg)
 	return cfg->ageing_ns;
 }
 
+/* The link-local limit, frames a second per port and CPU:
+ * xdpbr_config.linklocal_pps, where 0 (or no config entry) means the
+ * default and XDPBR_LINKLOCAL_NONE no limit. */
+XDPBR_RULE __u32 xdpbr_linklocal_pps(const struct xdpbr_config *cfg)
+{
+	if (!cfg || !cfg->linklocal_pps)
+		return XDPBR_LINKLOCAL_PPS;
+	return cfg->linklocal_pps;
+}
+
 /* An entry older than the ageing time is unknown to the datapath, whether or
  * not the daemon has deleted it yet; static and remote entries never age. */
 XDPBR_RULE int xdpbr_fdb_stale(const struct xdpbr_fdb_val *v, __u64 now, __u64 ageing_ns)

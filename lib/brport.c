@@ -194,27 +194,48 @@ static int port_maps_add_locked(struct bridge *br, const char *ifname, uint32_t 
  * processes doing that at once (the daemon and `xdpbr link add`, or two
  * CLIs) would choose the same one. The slot lock on the pin root (lock.h)
  * keeps them apart. */
-static int port_maps_add(struct bridge *br, const char *ifname, uint32_t ifindex,
-			 uint32_t mode)
+static int slot_lock(const char *what, int *lk)
 {
 	const struct xdpbr_paths *p;
 	pid_t pid = 0;
-	int lk = -1, err = paths_get(&p);
+	int err = paths_get(&p);
 
 	if (err)
 		return err;
-	err = lock_dir_wait(p->pin_root, SLOT_LOCK_WAIT_MS, &lk, &pid);
-	if (err == -EBUSY) {
-		log_warn("Couldn't claim a slot for '%s': pid %d has held the port slot lock "
-			 "on %s for %d s", ifname, (int)pid, p->pin_root_shown,
-			 SLOT_LOCK_WAIT_MS / 1000);
-		return err;
-	}
-	if (err) {
+	err = lock_dir_wait(p->pin_root, SLOT_LOCK_WAIT_MS, lk, &pid);
+	if (err == -EBUSY)
+		log_warn("Couldn't %s: pid %d has held the port slot lock on %s for %d s",
+			 what, (int)pid, p->pin_root_shown, SLOT_LOCK_WAIT_MS / 1000);
+	else if (err)
 		log_warn("Couldn't take the port slot lock on %s: %s", p->pin_root_shown,
 			 strerror(-err));
+	return err;
+}
+
+/* Under the slot lock, a slot written without its port is a crash's
+ * leftover (ctl_slots_reconcile): freed, said. */
+static void slots_reconcile_locked(struct bridge *br)
+{
+	int n = ctl_slots_reconcile(&br->maps);
+
+	if (n > 0)
+		log_warn("bridge %s: freed %d port slot(s) a crashed port write left without "
+			 "their port", br->name, n);
+	else if (n < 0)
+		log_warn("bridge %s: Couldn't check the port slots: %s", br->name, strerror(-n));
+}
+
+static int port_maps_add(struct bridge *br, const char *ifname, uint32_t ifindex,
+			 uint32_t mode)
+{
+	char what[64];
+	int lk = -1, err;
+
+	snprintf(what, sizeof(what), "claim a slot for '%s'", ifname);
+	err = slot_lock(what, &lk);
+	if (err)
 		return err;
-	}
+	slots_reconcile_locked(br);
 	err = port_maps_add_locked(br, ifname, ifindex, mode);
 	lock_release(&lk);
 	return err;
@@ -870,8 +891,13 @@ int bridge_reconcile_ports(struct bridge *br)
 {
 	struct port_entry *ports;
 	size_t n;
-	int err = ports_dump(br->maps.ports, &ports, &n), gone = 0;
+	int lk = -1, err, gone = 0;
 
+	if (!slot_lock("check the port slots", &lk)) {
+		slots_reconcile_locked(br);
+		lock_release(&lk);
+	}
+	err = ports_dump(br->maps.ports, &ports, &n);
 	if (err)
 		return err;
 	for (size_t i = 0; i < n && !err; i++) {

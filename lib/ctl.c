@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 
 #include "ctl.h"
+#include "fault.h"
 #include "fdbtab.h"
 #include "ports.h"
 #include "util.h"
@@ -204,23 +205,31 @@ int ctl_port_write(const struct xdpbr_maps *m, uint32_t ifindex, const struct xd
 	if (ifindex < XDPBR_IFINDEX_FAST &&
 	    bpf_map_update_elem(m->ifslot, &ifindex, &p->slot, 0))
 		return -errno;
+	if (fault_hit("ctl_port_write"))
+		abort();	/* a crash here: ctl_slots_reconcile's case */
 	if (bpf_map_update_elem(m->ports, &ifindex, p, 0))
 		return -errno;
 	return skbports_recount(m);
 }
 
-/* The reverse of ctl_port_write: the way to the port first. */
-static void port_erase(const struct xdpbr_maps *m, uint32_t ifindex, uint32_t slot)
+static void slot_clear(const struct xdpbr_maps *m, uint32_t slot)
 {
 	struct xdpbr_port none = { 0 };
 	__u32 zero = 0;
 
+	bpf_map_update_elem(m->portcfg, &slot, &none, 0);
+	bpf_map_update_elem(m->slotif, &slot, &zero, 0);
+}
+
+/* The reverse of ctl_port_write: the way to the port first. */
+static void port_erase(const struct xdpbr_maps *m, uint32_t ifindex, uint32_t slot)
+{
+	__u32 zero = 0;
+
 	if (ifindex < XDPBR_IFINDEX_FAST)
 		bpf_map_update_elem(m->ifslot, &ifindex, &zero, 0);
-	if (slot < XDPBR_MAX_PORTS) {
-		bpf_map_update_elem(m->portcfg, &slot, &none, 0);
-		bpf_map_update_elem(m->slotif, &slot, &zero, 0);
-	}
+	if (slot < XDPBR_MAX_PORTS)
+		slot_clear(m, slot);
 	bpf_map_delete_elem(m->ports, &ifindex);
 }
 
@@ -801,6 +810,52 @@ int ctl_port_remove(const struct xdpbr_maps *m, uint32_t ifindex)
 	return flood_fast_sync(m);
 }
 
+/* A slot written by a ctl_port_write that never reached the ports hash,
+ * for interface ifindex (0: not written yet): erased, with whatever the
+ * datapath may have learned on it meanwhile, unless the interface is a
+ * port in another slot, whose way stays. */
+static void slot_orphan_erase(const struct xdpbr_maps *m, uint32_t slot, uint32_t ifindex)
+{
+	struct fdb_filter f = { .ifindex = ifindex, .vlan = -1, .kind = FDB_KIND_ANY };
+	struct xdpbr_port p;
+
+	bpf_map_delete_elem(m->tx, &slot);
+	if (!ifindex) {
+		slot_clear(m, slot);
+	} else if (!ctl_port_get(m, ifindex, &p)) {
+		slot_clear(m, slot);
+		ctl_port_write(m, ifindex, &p);		/* its ifslot back */
+	} else {
+		ctl_fdb_flush(m, &f);
+		port_erase(m, ifindex, slot);
+	}
+	ctl_slot_reset(m, slot);
+}
+
+int ctl_slots_reconcile(const struct xdpbr_maps *m)
+{
+	int n = 0;
+
+	for (__u32 slot = 1; slot < XDPBR_MAX_PORTS; slot++) {
+		struct xdpbr_port cfg = { 0 }, p;
+		__u32 ifindex = 0;
+
+		if (bpf_map_lookup_elem(m->portcfg, &slot, &cfg) ||
+		    bpf_map_lookup_elem(m->slotif, &slot, &ifindex))
+			return -errno;
+		if (!cfg.slot && !ifindex)
+			continue;
+		if (ifindex && !ctl_port_get(m, ifindex, &p) && p.slot == slot)
+			continue;
+		slot_orphan_erase(m, slot, ifindex);
+		n++;
+	}
+	if (!n)
+		return 0;
+	skbports_recount(m);
+	return flood_fast_sync(m) ?: n;
+}
+
 /* Zeroes a slot of a per-CPU map: every CPU's value (of value_size bytes,
  * which the kernel lays out 8-byte aligned). */
 static int percpu_zero(int fd, uint32_t slot, size_t value_size)
@@ -841,7 +896,7 @@ int ctl_slot_reset(const struct xdpbr_maps *m, uint32_t slot)
 	static const struct xdpbr_vlan_port no_vlans;
 	static const struct xdpbr_storm no_limits;
 	static const struct xdpbr_port_name no_name;
-	int errs[7], err = 0;
+	int errs[8], err = 0;
 
 	if (!slot || slot >= XDPBR_MAX_PORTS)
 		return -EINVAL;
@@ -853,6 +908,7 @@ int ctl_slot_reset(const struct xdpbr_maps *m, uint32_t slot)
 	errs[4] = zero_at(m->vlans, slot, &no_vlans);
 	errs[5] = zero_at(m->portname, slot, &no_name);
 	errs[6] = stp_slot_reset(m, slot);
+	errs[7] = percpu_zero(m->linklocal_state, slot, sizeof(struct xdpbr_linklocal_bucket));
 	for (size_t i = 0; i < ARRAY_SIZE(errs) && !err; i++)
 		err = errs[i];
 	return err;

@@ -183,8 +183,18 @@ int ctl_storm_set(const struct xdpbr_maps *m, uint32_t ifindex,
 int ctl_port_remove(const struct xdpbr_maps *m, uint32_t ifindex);
 
 /* A slot as a new port must find it: its counters, storm limits and
- * buckets, VLANs, learned count and name all zero. 0 or -errno. */
+ * buckets, link-local buckets, VLANs, learned count and name all zero. 0
+ * or -errno. */
 int ctl_slot_reset(const struct xdpbr_maps *m, uint32_t slot);
+
+/*
+ * Frees the slots a crash in the middle of ctl_port_write left behind:
+ * written (xdpbr_portcfg, xdpbr_slotif) but without their port in the
+ * ports hash, which nothing else walks, so they would stay taken and keep
+ * the fast flood off for good. Call with the slot lock held (lock.h): an
+ * add in progress looks the same. The number freed, or -errno.
+ */
+int ctl_slots_reconcile(const struct xdpbr_maps *m);
 
 /* The name of the port in slot when it was added (xdpbr_portname; "" if
  * none was recorded), and recording it. 0 or -errno. */

@@ -130,6 +130,14 @@ const struct setting settings[SET__N] = {
 				.home = SETTING_AT_STP, AT(stpmap_req, forward_delay),
 				.bit = STPREQ_FWD_DELAY, .nl = IFLA_BR_FORWARD_DELAY,
 				.help = "of each of listening and learning, with legacy STP" },
+	[SET_LINKLOCAL_LIMIT] = { .name = "linklocal_limit", .scope = SETTING_BRIDGE,
+				  .type = SETTING_NUM, .in = BOTH,
+				  .max = XDPBR_LINKLOCAL_MAX_PPS, .def = XDPBR_LINKLOCAL_PPS,
+				  .zero = "no limit", .unit = "frames per second",
+				  .metavar = "PPS", .home = SETTING_AT_CONFIG,
+				  AT(xdpbr_config, linklocal_pps),
+				  .help = "link-local frames (01:80:c2:00:00:0X) each port "
+					  "hands the host a second" },
 
 	/* ---- [port IFNAME], xdpbr link set */
 	XDPBR_PORT_FLAGS(FLAG_ROW)
@@ -318,6 +326,9 @@ void settings_config_put(const struct settings *s, uint64_t mask, struct xdpbr_c
 		c->ageing_ns = ageing ? ageing * XDPBR_NSEC_PER_SEC : XDPBR_AGEING_NEVER;
 	if (mask >> SET_FDB_MAX_LEARNED & 1)
 		c->fdb_max_learned = (uint32_t)setting_value(s, SET_FDB_MAX_LEARNED);
+	if (mask >> SET_LINKLOCAL_LIMIT & 1)	/* no limit: NONE; 0 is the default */
+		c->linklocal_pps = (uint32_t)setting_value(s, SET_LINKLOCAL_LIMIT) ?:
+				   XDPBR_LINKLOCAL_NONE;
 }
 
 void settings_stp_put(const struct settings *s, enum setting_scope scope,

@@ -15,13 +15,14 @@
 #include "upgrade.h"
 
 /* The older layouts of xdpbr_stats, by the names of their counters. */
-#define STATS_V29							\
+#define STATS_V29_DROPS							\
 	"rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "forwarded",	\
 	"flood_broadcast", "flood_multicast", "flood_unknown",		\
 	"pass_linklocal", "pass_not_port", "drop_runt", "drop_bad_src",	\
 	"drop_same_port", "drop_spoofed_static", "drop_isolated",		\
 	"drop_vlan_filtered", "drop_8021ad", "drop_storm_broadcast",	\
-	"drop_storm_multicast", "drop_storm_unknown", "drop_redirect"
+	"drop_storm_multicast", "drop_storm_unknown"
+#define STATS_V29	STATS_V29_DROPS, "drop_redirect"
 #define STATS_V29_EVENTS						\
 	"learned", "moved", "learn_failed", "learn_limit", "flood_filtered", \
 	"tx_dropped"
@@ -32,9 +33,14 @@ static const char *const stats_v31[] = {
 	STATS_V29, "drop_mtu", STATS_V29_EVENTS, "tx_dropped_mtu", "redirect_errors",
 	"events_dropped",
 };
+static const char *const stats_v32[] = {
+	STATS_V29_DROPS, "drop_port_state", "drop_redirect", "drop_mtu", STATS_V29_EVENTS,
+	"tx_dropped_mtu", "redirect_errors", "events_dropped",
+};
 _Static_assert(sizeof(stats_v29) / sizeof(stats_v29[0]) == 29, "29 counters");
 _Static_assert(sizeof(stats_v31) / sizeof(stats_v31[0]) == 31, "31 counters");
-_Static_assert(XDPBR_CNT__MAX == 32,
+_Static_assert(sizeof(stats_v32) / sizeof(stats_v32[0]) == 32, "32 counters");
+_Static_assert(XDPBR_CNT__MAX == 33,
 	       "a new counter: add the layout before it to stats_layout() and upgrade.h");
 
 const char *const *stats_layout(size_t n)
@@ -44,6 +50,8 @@ const char *const *stats_layout(size_t n)
 		return stats_v29;
 	case 31:
 		return stats_v31;
+	case 32:
+		return stats_v32;
 	default:
 		return NULL;
 	}

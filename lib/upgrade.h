@@ -16,6 +16,7 @@
  *   29 counters  before jumbo frames and port states
  *   31           + drop_mtu, tx_dropped_mtu (jumbo frames)
  *   32           + drop_port_state (spanning tree port states, issue 12)
+ *   33           + drop_linklocal_limit (the link-local rate limit)
  */
 #include <stdbool.h>
 #include <stddef.h>

@@ -17,7 +17,7 @@ PKGS=(
 	clang llvm make gcc pkg-config
 	libclang-rt-14-dev libasan8 libubsan1	# make fuzz, make check SANITIZE=1
 	libbpf-dev libxdp-dev xdp-tools bpftool libelf-dev zlib1g-dev
-	libcmocka-dev libjson-c-dev libmnl-dev libinih-dev libsystemd-dev libmicrohttpd-dev libcap-ng-dev
+	libcmocka-dev libjson-c-dev libmnl-dev libinih-dev libsystemd-dev libmicrohttpd-dev libcap-ng-dev libseccomp-dev
 	iproute2 ethtool tcpdump iputils-ping arping iperf3 jq curl
 	procps kmod
 	prometheus		# promtool; test_grafana.sh's server (no service)

@@ -3,12 +3,14 @@
  * fuzz_http.c - libFuzzer harness for the statistics endpoint (daemon/http.c
  * on libmicrohttpd), fed raw bytes over TCP.
  *
- * The real server, http_start(), runs on 127.0.0.1:9638 in a network
+ * The real server, http_server_run(), runs on 127.0.0.1:9638 in a network
  * namespace of the harness's own, against the maps of a loaded datapath:
  * the skeleton is loaded with its maps pinned in a private bpffs (a mount
  * namespace of its own, so nothing shows outside); the harness fills them
  * through maps_open_pinned(), the server reads them as in the daemon,
- * read-only from the pins, in its thread without capabilities. The bridge
+ * read-only from the pins, here in a thread of the harness (in the daemon
+ * it runs in the stripped HTTP process, daemon/httpproc.c, where libFuzzer
+ * would see no coverage). The bridge
  * "fz" has two veth ports, FDB entries (static and dynamic, VLANs 0 and 10)
  * and counters.
  *
@@ -41,6 +43,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -74,7 +77,9 @@ static const int allowed_status[] = { 200, 400, 404, 405, 413, 414, 431, 500, 50
 
 static struct xdpbr *skel;
 static struct xdpbr_maps maps;
-static struct http server;
+static struct http_server server;
+static pthread_t server_thread;
+static int status_wr = -1;		/* the status pipe's write end */
 static struct sockaddr_in addr;
 static unsigned long long tally_conns, tally_resp, tally_status[600];
 
@@ -88,9 +93,41 @@ static void report(void)
 		if (tally_status[s])
 			fprintf(stderr, " %d=%llu", s, tally_status[s]);
 	fputc('\n', stderr);
-	http_stop(&server);
+	close(status_wr);		/* the end of the pipe ends http_server_run */
+	pthread_join(server_thread, NULL);
+	http_server_close(&server);
 	maps_close(&maps);
 	xdpbr__destroy(skel);
+}
+
+static void *serve(void *arg)
+{
+	int err = http_server_run(arg);
+
+	if (err)
+		fz_fail("http_server_run: %s", strerror(-err));
+	return NULL;
+}
+
+/* The server on listen, in a thread, with the FDB's counts 5, 3, 2. */
+static void server_start(const char *listen)
+{
+	const struct http_fdb fdb = { .entries = 5, .dynamic = 3, .statics = 2,
+				      .at_ns = mono_ns() };
+	int pipefd[2], lfd = http_listen(listen), err;
+
+	if (lfd < 0)
+		fz_setup_failed("http_listen(%s): %s", listen, strerror(-lfd));
+	if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) ||
+	    write(pipefd[1], &fdb, sizeof(fdb)) != (ssize_t)sizeof(fdb))
+		fz_setup_failed("the status pipe: %s", strerror(errno));
+	status_wr = pipefd[1];
+	err = http_server_open(&server, BRIDGE, lfd, pipefd[0], mono_ns());
+	if (err)
+		fz_setup_failed("http_server_open: %s", strerror(-err));
+	err = pthread_create(&server_thread, NULL, serve, &server);
+	if (err)
+		fz_setup_failed("pthread_create: %s", strerror(err));
 }
 
 static void must(int err, const char *what)
@@ -188,10 +225,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	bridge_fill(ifindex);
 
 	snprintf(listen, sizeof(listen), "%s:%d", LISTEN_ADDR, LISTEN_PORT);
-	err = http_start(&server, BRIDGE, listen, mono_ns());
-	if (err)
-		fz_setup_failed("http_start(%s): %s", listen, strerror(-err));
-	http_set_fdb(&server, 5, 3, 2);
+	server_start(listen);
 	addr.sin_family = AF_INET;
 	addr.sin_port = htons(LISTEN_PORT);
 	inet_pton(AF_INET, LISTEN_ADDR, &addr.sin_addr);

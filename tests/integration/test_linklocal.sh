@@ -5,6 +5,11 @@
 # the control: it does cross the bridge. BPDUs (01:80:c2:00:00:00) are the
 # exception, bridged while STP is off like the kernel bridge does:
 # test_portstate.sh.
+# The link-local limit (linklocal_limit, 100 a second by default): a burst
+# of LLDP frames from h1 is cut to the limit, every frame counted once as
+# pass_linklocal or drop_linklocal_limit, only the passed ones reach the
+# host; with no limit all pass. BPDUs keeping their own bucket under a
+# flood: test_stp.sh.
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 . "$(dirname "$0")/lib.sh"
 
@@ -63,5 +68,66 @@ else
 		"before: $before, after: $after" \
 		"$("$XDPBR" -b "$BR" -j stats dev "${PORT[1]}" 2>&1)"
 fi
+
+# ---------------------------------------------------------- the limit
+LL_N=400 LL_PPS=20 XDPBR_LL_DEFAULT=100
+
+# ll_mark: port 1's pass_linklocal and drop_linklocal_limit now, for
+# ll_delta pass|drop COUNTER: how much COUNTER grew since.
+declare -A LL_MARK
+ll_mark()
+{
+	LL_MARK[pass]=$(port_counter "${PORT[1]}" pass_linklocal) &&
+		LL_MARK[drop]=$(port_counter "${PORT[1]}" drop_linklocal_limit)
+}
+ll_delta()
+{
+	local v
+	v=$(port_counter "${PORT[1]}" "$2") || return 1
+	echo $((v - LL_MARK[$1]))
+}
+ll_all_counted()
+{
+	local p d
+	p=$(ll_delta pass pass_linklocal) && d=$(ll_delta drop drop_linklocal_limit) &&
+		((p + d >= LL_N))
+}
+
+check_eq "bridge show: linklocal_limit 100 by default" "$XDPBR_LL_DEFAULT" \
+	"$(bridge_field linklocal_limit 2>&1)"
+check "bridge set linklocal_limit $LL_PPS" "$XDPBR" -b "$BR" bridge set linklocal_limit "$LL_PPS"
+check_eq "bridge show: linklocal_limit $LL_PPS" "$LL_PPS" "$(bridge_field linklocal_limit 2>&1)"
+ll_mark || fail "counters of ${PORT[1]}" "$(port_counter "${PORT[1]}" drop_linklocal_limit 2>&1)"
+cap_start_root llburst "${PORT[1]}" "ether dst 01:80:c2:00:00:0e" 4 ||
+	fail "capture on ${PORT[1]}" "$XT_WHY"
+t0=$(date +%s%N)
+check "sendframe $LL_N LLDP frames back to back from h1" \
+	hexec 1 "$SENDFRAME" -c "$LL_N" e0 "$lldp"
+secs=$((($(date +%s%N) - t0) / 1000000000 + 1))
+xt_poll 5 ll_all_counted
+pass_n=$(ll_delta pass pass_linklocal) drop_n=$(ll_delta drop drop_linklocal_limit)
+# at most a full bucket and its refill on each CPU; at least one bucket
+most=$(($(nproc) * LL_PPS * (1 + secs)))
+check_eq "limit $LL_PPS: each of the $LL_N frames counted once (pass $pass_n + drop $drop_n)" \
+	"$LL_N" "$((pass_n + drop_n))"
+if ((pass_n >= LL_PPS && pass_n <= most)); then
+	pass "limit $LL_PPS: $pass_n passed to the host ($LL_PPS..$most), $drop_n dropped"
+else
+	fail "limit $LL_PPS: $LL_PPS..$most frames pass in ${secs} s" "pass $pass_n drop $drop_n"
+fi
+n=$(cap_wait llburst)
+if [ "$XT_DATAPATH" = xdp ]; then
+	# the skb path's taps see a frame before its TC program drops it
+	check_eq "limit $LL_PPS: the host stack of ${PORT[1]} got the $pass_n passed" \
+		"$pass_n" "$n" "$(cap_show llburst | tail -3)"
+fi
+
+check "bridge set linklocal_limit 0 (no limit)" "$XDPBR" -b "$BR" bridge set linklocal_limit 0
+check_eq "bridge show: linklocal_limit 0" 0 "$(bridge_field linklocal_limit 2>&1)"
+ll_mark
+check "sendframe $LL_N LLDP frames again" hexec 1 "$SENDFRAME" -c "$LL_N" e0 "$lldp"
+xt_poll 5 ll_all_counted
+check_eq "no limit: all $LL_N passed" "$LL_N" "$(ll_delta pass pass_linklocal)"
+check_eq "no limit: none dropped" 0 "$(ll_delta drop drop_linklocal_limit)"
 
 finish

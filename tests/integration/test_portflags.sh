@@ -227,7 +227,7 @@ check "sendframe broadcast from h1" pfx_send 1 "$BC"
 check_eq "isolation off: h1's broadcast reaches h2" 1 "$(pfx_cap_n iso2b)" "$(cap_show iso2b)"
 
 # --- hairpin on h1's port: a frame to a MAC static on that same port goes
-# back out to h1 only when hairpin is on.
+# back out to h1 only when hairpin is on, and so does a copy of its broadcast.
 HP=$(pfx_mac 4)
 check "fdb add $HP dev ${PORT[1]} static" \
 	"$XDPBR" -b "$BR" fdb add "$HP" dev "${PORT[1]}" static
@@ -244,6 +244,15 @@ hairpin_round()
 	pfx_send 1 "$HP" || fail "sendframe from h1 to $HP ($key)"
 }
 
+# hairpin_flood KEY: h1 broadcasts; captures KEY what comes back to h1 (a
+# flooded copy leaves its ingress port only in hairpin mode).
+hairpin_flood()
+{
+	pfx_cap "$1" 1 "ether proto 0x88b5 and ether src ${MAC[1]}" 3 1 in ||
+		fail "capture in h1 ($1)" "$XT_WHY"
+	pfx_send 1 "$BC" || fail "sendframe broadcast from h1 ($1)"
+}
+
 same=$(port_counter "${PORT[1]}" drop_same_port)
 hairpin_round hp_default
 check_eq "hairpin off (default): h1 does not get its frame back" 0 \
@@ -254,6 +263,9 @@ check_eq "hairpin off: the frame is not flooded to h2" 0 "$(pfx_cap_n hp_default
 	"$(cap_show hp_default2)"
 check_eq "hairpin off: the frame is not flooded to h3" 0 "$(pfx_cap_n hp_default3)" \
 	"$(cap_show hp_default3)"
+hairpin_flood hpf_default
+check_eq "hairpin off: h1's broadcast is not flooded back to h1" 0 \
+	"$(pfx_cap_n hpf_default)" "$(cap_show hpf_default)"
 
 set_flag "${PORT[1]}" hairpin on
 tx=$(port_counter "${PORT[1]}" tx_packets)
@@ -265,6 +277,9 @@ check_eq "hairpin on: the frame does not reach h3" 0 "$(pfx_cap_n hp_on3)" "$(ca
 pfx_check_grew "hairpin on: stats: tx_packets on ${PORT[1]}" "${PORT[1]}" tx_packets "$tx"
 check_same "hairpin on: stats: drop_same_port on ${PORT[1]} unchanged" "$same" \
 	"$(port_counter "${PORT[1]}" drop_same_port)"
+hairpin_flood hpf_on
+check_eq "hairpin on: h1's broadcast is flooded back to h1 too" 1 \
+	"$(pfx_cap_n hpf_on)" "$(cap_show hpf_on)"
 
 set_flag "${PORT[1]}" hairpin off
 same=$(port_counter "${PORT[1]}" drop_same_port)

@@ -9,7 +9,10 @@
 # under 3 s (measured with a ping every 0.1 s; the figure is printed),
 # with stp_state and topology_change events on the monitor stream; the
 # link coming back restores the topology. xdpbr stp show, /metrics and
-# /stats show it. Convergence and failover times are printed.
+# /stats show it. Convergence and failover times are printed. A flood of
+# LLDP frames into the blocked port, for longer than its BPDUs' information
+# lasts, is cut by the link-local limit while A's BPDUs keep their own
+# bucket: the port stays alternate (no loop), still hearing them.
 # shellcheck disable=SC2016,SC2317 # jq variables in single quotes; functions run through check
 # shellcheck source=lib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/lib.sh"
@@ -85,6 +88,33 @@ S=$(json_of object curl -sf "http://$HTTP2/stats")
 check_jq "B's /stats: stp with the root port and $L2B alternate" "${S:-null}" \
 	'.stp.root_port == $a and any(.stp.ports[]; .ifname == $b and .role == "alternate")' \
 	--arg a "$L1B" --arg b "$L2B"
+
+# ------------------------------------------------------------ link-local flood
+ll_frame=0180c200000e02000000aa0188cc
+while [ ${#ll_frame} -lt 120 ]; do ll_frame+=00; done
+ll_drops() { "$XDPBR" -b "$BR2" -j stats dev "$L2B" | jq -r '.[0].drop_linklocal_limit'; }
+want="$L1B:root/forwarding $L2B:alternate/discarding"
+in0=$(stp_port "$BR2" "$L2B" bpdus_in) d0=$(ll_drops) t0=$(date +%s%N) moved=
+"$SENDFRAME" -c 2500 -i 1500 "$L2A" "$ll_frame" &
+fpid=$!
+XT_PIDS+=("$fpid")
+while kill -0 "$fpid" 2>/dev/null; do
+	r=$(stp_roles "$BR2" "$L1B" "$L2B")
+	[ "$r" = "$want" ] || moved+=" $r;"
+	sleep 0.2
+done
+wait "$fpid"
+ms=$((($(date +%s%N) - t0) / 1000000)) in1=$(stp_port "$BR2" "$L2B" bpdus_in) d1=$(ll_drops)
+echo "# link-local flood: 2500 LLDP frames into $L2B in $ms ms, $((d1 - d0)) dropped"
+check "the flood lasted longer than 3 hellos (${ms} ms)" test "$ms" -gt 3000
+# at most a full bucket and its refill on each CPU pass
+least=$((2500 - $(nproc) * 100 * (2 + ms / 1000)))
+check "the flood was cut: drop_linklocal_limit on $L2B grew by at least $least ($d0 -> $d1)" \
+	test $((d1 - d0)) -ge "$least"
+check_eq "under the flood the roles never changed" "" "$moved" \
+	"$(ip -s link show dev "$L2A")" "$(ethtool -S "$L2B" 2>&1 | grep -v ': 0$')"
+check "under the flood $L2B still heard A's BPDUs ($in0 -> $in1)" test $((in1 - in0)) -ge 3
+check "no storm after the flood" stp_bcast_once 1 2
 
 # ------------------------------------------------------------ failover
 "$XDPBR" -b "$BR2" -j monitor >"$XT_TMP/monitor.out" 2>&1 &

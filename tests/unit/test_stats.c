@@ -128,6 +128,7 @@ static void test_outcomes(void **state)
 	       s.c[XDPBR_CNT_DROP_ISOLATED] + s.c[XDPBR_CNT_DROP_VLAN] +
 	       s.c[XDPBR_CNT_DROP_8021AD] + s.c[XDPBR_CNT_DROP_STORM_BCAST] +
 	       s.c[XDPBR_CNT_DROP_STORM_MCAST] + s.c[XDPBR_CNT_DROP_STORM_UNKNOWN] +
+	       s.c[XDPBR_CNT_DROP_LINKLOCAL] +
 	       s.c[XDPBR_CNT_DROP_PORT_STATE] +
 	       s.c[XDPBR_CNT_DROP_REDIRECT] + s.c[XDPBR_CNT_DROP_MTU];
 	assert_int_equal(stats_outcomes(&s), want);

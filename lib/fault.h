@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef XDPBR_FAULT_H
+#define XDPBR_FAULT_H
+
+/*
+ * fault - fault points for the tests: a crash or a failure at a moment no
+ * real fault can be timed to (the middle of ctl_port_write, a port's
+ * configuration refused by the maps). XDPBR_FAULT=NAME[@N] in the
+ * environment makes fault_hit(NAME) true on the Nth time this process
+ * passes that point (default the first), false every other time and for
+ * every other name. Without the variable a point costs a getenv().
+ *
+ * The points (tests/integration/test_faultpoints.sh):
+ *   ctl_port_write   the caller aborts between the slot's writes and the
+ *                    ports hash's (lib/ctl.c)
+ *   apply_port       xdpbrd fails to apply a port's section (-EIO)
+ */
+#include <stdbool.h>
+
+bool fault_hit(const char *name);
+
+#endif
