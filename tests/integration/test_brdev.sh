@@ -19,12 +19,12 @@ topo_up 5
 PORTS=("${PORT[1]}")	# the others join through the device
 XT_CLEANUP_CMDS+=("ip link del dev $BR")
 
-is_port() { "$XDPBR" -b "$BR" -j link show | jq -e --arg p "$1" 'any(.[]; .ifname == $p)'; }
+is_port() { json_is array 'any(.[]; .ifname == $p)' --arg p "$1" -- "$XDPBR" -b "$BR" -j link show; }
 not_port() { ! is_port "$1"; }
 muted()
 {
-	ip -j -d link show dev "$1" | jq -e --arg br "$BR" \
-		'.[0] | .master == $br and .linkinfo.info_slave_data.state == "listening"'
+	json_is array '.[0] | .master == $br and .linkinfo.info_slave_data.state == "listening"' \
+		--arg br "$BR" -- ip -j -d link show dev "$1"
 }
 fdb_has() { "$XDPBR" -b "$BR" fdb show | grep -qi "^$1 "; }
 no_master() { [ "$(ip -j link show dev "$1" | jq -r '.[0].master // ""')" = "" ]; }

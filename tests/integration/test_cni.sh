@@ -29,7 +29,7 @@ cni()
 	CNI_COMMAND=$1 CNI_CONTAINERID=xt$ID-c$2 CNI_NETNS=/var/run/netns/xt$ID-c$2 \
 		CNI_IFNAME=eth0 CNI_PATH=$CNI_DIR "$CNI_DIR/bridge" <<<"$c"
 }
-is_port() { "$XDPBR" -b "$BR" -j link show | jq -e --arg p "$1" 'any(.[]; .ifname == $p)'; }
+is_port() { json_is array 'any(.[]; .ifname == $p)' --arg p "$1" -- "$XDPBR" -b "$BR" -j link show; }
 not_port() { ! is_port "$1"; }
 
 daemon_start || abort "xdpbrd" "$XT_WHY"

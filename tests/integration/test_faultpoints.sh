@@ -39,8 +39,8 @@ slot_holding()
 # fast_ready: xdpbr_flood_fast says ready.
 fast_ready()
 {
-	bpftool -j map lookup pinned "$PIN_DIR/xdpbr_flood_fast" key 0 0 0 0 |
-		jq -e '.formatted.value.ready == 1' >/dev/null
+	json_is object '.formatted.value.ready == 1' -- \
+		bpftool -j map lookup pinned "$PIN_DIR/xdpbr_flood_fast" key 0 0 0 0 2>/dev/null
 }
 
 flood_is() { pfx_link_is "${PORT[1]}" flood "$1"; }
