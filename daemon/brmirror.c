@@ -499,8 +499,9 @@ static void ageing_sync(struct brmirror *b)
 	if (ctl_config_get(maps(b), &c) || kbr_ageing_get(b->kbr, &k))
 		return;
 	ours = ours_cs(&c);
+	/* At start xdpbr's wins (-a, the file): the kernel's counts as agreed. */
 	if (!b->ageing_agreed)
-		b->ageing_cs = ours;
+		b->ageing_cs = k;
 	now = k != b->ageing_cs ? k : ours;
 	err = now != ours ? ageing_to_xdpbr(b, &c, now) : 0;
 	if (err)

@@ -91,9 +91,13 @@ ip link set dev "$BR" up
 for p in "${PORTS[@]}"; do
 	bridge link set dev "$p" state 1 || abort "bridge link set dev $p state 1"	# listening: blocking turns forwarding at once
 done
-daemon_start || abort "xdpbrd start" "$XT_WHY"
+daemon_start -a 250 || abort "xdpbrd start" "$XT_WHY"
 hosts_quiet || abort "hosts_quiet"
 log_poll "$DAEMON_LOG" "mirroring" 5 || abort "the mirror did not start" "$(cat "$DAEMON_LOG")"
+# At start xdpbr's ageing wins over the device's (300 s, the kernel's default).
+shows "at start xdpbrd -a 250 wins: the device's ageing_time is 25000" \
+	'ip -d link show dev "$BR"' kageing_is 25000
+check "... and xdpbr's is still 250" xageing_is 250
 
 P1=${PORT[1]} P2=${PORT[2]} P3=${PORT[3]}
 FDBK='bridge fdb show br "$BR"; "$XDPBR" -b "$BR" fdb show'
