@@ -439,9 +439,14 @@ static void port_sync(struct brmirror *b, uint32_t ifindex, uint32_t kflags,
 	char name[IF_NAMESIZE];
 	int err = 0;
 
-	if (b->agreed_if[p->slot] != ifindex) {
-		b->agreed_if[p->slot] = ifindex;	/* a new port: xdpbr's flags */
-		b->agreed[p->slot] = ours;
+	bool fresh = b->agreed_if[p->slot] != ifindex;
+
+	/* A new port: xdpbr's flags win, so the kernel's count as agreed
+	 * (taking xdpbr's as agreed made the kernel's look changed: a flag
+	 * set just before a crash was lost at the restart). */
+	if (fresh) {
+		b->agreed_if[p->slot] = ifindex;
+		b->agreed[p->slot] = kflags & mask;
 	}
 	now = merge(b->agreed[p->slot], kflags, ours);
 	if (now != ours) {
@@ -450,11 +455,14 @@ static void port_sync(struct brmirror *b, uint32_t ifindex, uint32_t kflags,
 	}
 	if (!err && now != kflags)
 		err = kbr_port_set(ifindex, now, mask);
-	if (err)
+	if (err) {
 		log_warn("bridge link %s: Couldn't bring its flags in line: %s",
 			 if_indextoname(ifindex, name) ?: "?", strerror(-err));
-	else
+		if (fresh)
+			b->agreed_if[p->slot] = 0;	/* new again at the next look */
+	} else {
 		b->agreed[p->slot] = now;
+	}
 }
 
 static void on_kport(uint32_t ifindex, uint32_t kflags, void *arg)

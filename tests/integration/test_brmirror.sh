@@ -177,8 +177,20 @@ check "xdpbr link set dev $P1 isolated off" "$XDPBR" -b "$BR" link set dev "$P1"
 shows "isolated off shows in bridge -d link show" 'bridge -d link show' klink_is "$P1" isolated off
 check "isolated off: h1 reaches h2 again" hping 1 2
 
+# --- a flag set while no mirror runs (the daemon killed: the pins stay):
+# at the next start xdpbr's wins
+daemon_stop KILL
+check "no daemon: xdpbr link set dev $P3 hairpin on" "$XDPBR" -b "$BR" link set dev "$P3" hairpin on
+check "... the kernel's is still off" klink_is "$P3" hairpin off
+daemon_start || abort "xdpbrd start again" "$XT_WHY"
+log_poll "$DAEMON_LOG" "mirroring" 5 || fail "the mirror did not start again" "$(cat "$DAEMON_LOG")"
+shows "restart: xdpbr's hairpin on reaches bridge -d link show" 'bridge -d link show' \
+	klink_is "$P3" hairpin on
+check "restart: ... and xdpbr keeps it" pfx_link_is "$P3" hairpin true
+
 check "before the stop: learned entries in the kernel's FDB" kfdb_is "$L" "$P2" extern_learn
 daemon_stop || fail "xdpbrd stops" "$(cat "$DAEMON_LOG")"
 check "a stop takes the extern_learn entries away (the kernel never ages them)" \
 	eval '! bridge fdb show br "$BR" | grep -q extern_learn'
+
 finish
