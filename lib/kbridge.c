@@ -30,9 +30,12 @@ uint32_t kbr_port_mask(void)
 static struct nlmsghdr *link_req(char *buf, uint16_t type, uint16_t flags, uint8_t family,
 				 uint32_t ifindex)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlmsghdr *nlh;
 	struct ifinfomsg *ifm;
 
+	/* libmnl 1.0.4 leaves an attribute's padding as it finds it. */
+	memset(buf, 0, MNL_SOCKET_BUFFER_SIZE);
+	nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
 	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
