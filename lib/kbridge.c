@@ -26,24 +26,6 @@ uint32_t kbr_port_mask(void)
 	return m;
 }
 
-/* An RTM_*LINK request for ifindex of family at buf. */
-static struct nlmsghdr *link_req(char *buf, uint16_t type, uint16_t flags, uint8_t family,
-				 uint32_t ifindex)
-{
-	struct nlmsghdr *nlh;
-	struct ifinfomsg *ifm;
-
-	/* libmnl 1.0.4 leaves an attribute's padding as it finds it. */
-	memset(buf, 0, MNL_SOCKET_BUFFER_SIZE);
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
-	ifm->ifi_family = family;
-	ifm->ifi_index = (int)ifindex;
-	return nlh;
-}
-
 struct ports_ctx {
 	uint32_t bridge, master, flags;
 	kbr_port_cb cb;
@@ -93,13 +75,13 @@ int kbr_ports(uint32_t bridge, kbr_port_cb cb, void *arg)
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct ports_ctx c = { .bridge = bridge, .cb = cb, .arg = arg };
 
-	return nl_request(link_req(buf, RTM_GETLINK, NLM_F_DUMP, AF_BRIDGE, 0), port_msg_cb, &c);
+	return nl_request(link_msg_family(buf, RTM_GETLINK, NLM_F_DUMP, AF_BRIDGE, 0), port_msg_cb, &c);
 }
 
 int kbr_port_set(uint32_t ifindex, uint32_t flags, uint32_t mask)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = link_req(buf, RTM_SETLINK, 0, AF_BRIDGE, ifindex);
+	struct nlmsghdr *nlh = link_msg_family(buf, RTM_SETLINK, 0, AF_BRIDGE, (int)ifindex);
 	struct nlattr *nest = mnl_attr_nest_start(nlh, IFLA_PROTINFO);
 
 	for (size_t i = 0; i < SET__N; i++)
@@ -157,7 +139,7 @@ static int info_get(uint32_t ifindex, struct info_ctx *c)
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 
 	memset(c, 0, sizeof(*c));
-	return nl_request(link_req(buf, RTM_GETLINK, 0, AF_UNSPEC, ifindex), info_msg_cb, c);
+	return nl_request(link_msg_family(buf, RTM_GETLINK, 0, AF_UNSPEC, (int)ifindex), info_msg_cb, c);
 }
 
 int kbr_is_bridge(uint32_t ifindex)
@@ -182,7 +164,7 @@ int kbr_ageing_get(uint32_t bridge, uint32_t *cs)
 int kbr_ageing_set(uint32_t bridge, uint32_t cs)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = link_req(buf, RTM_NEWLINK, 0, AF_UNSPEC, bridge);
+	struct nlmsghdr *nlh = link_msg_family(buf, RTM_NEWLINK, 0, AF_UNSPEC, (int)bridge);
 	struct nlattr *info = mnl_attr_nest_start(nlh, IFLA_LINKINFO), *data;
 
 	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, "bridge");

@@ -155,10 +155,8 @@ int link_get_info(uint32_t ifindex, struct link_info *li)
 	return nl_request(nlh, link_cb, li);
 }
 
-/* A request about one link: RTM_NEWLINK/SETLINK/DELLINK with flags, in buf
- * of MNL_SOCKET_BUFFER_SIZE bytes. The buffer is zeroed first: libmnl
- * 1.0.4 leaves the padding after an attribute as it was. */
-static struct nlmsghdr *link_msg(char *buf, uint16_t type, uint16_t flags, int ifindex)
+struct nlmsghdr *link_msg_family(char *buf, uint16_t type, uint16_t flags, uint8_t family,
+				 int ifindex)
 {
 	struct nlmsghdr *nlh;
 	struct ifinfomsg *ifm;
@@ -169,9 +167,14 @@ static struct nlmsghdr *link_msg(char *buf, uint16_t type, uint16_t flags, int i
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
 	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
-	ifm->ifi_family = AF_UNSPEC;
+	ifm->ifi_family = family;
 	ifm->ifi_index = ifindex;
 	return nlh;
+}
+
+static struct nlmsghdr *link_msg(char *buf, uint16_t type, uint16_t flags, int ifindex)
+{
+	return link_msg_family(buf, type, flags, AF_UNSPEC, ifindex);
 }
 
 int link_add_veth(const char *name, const uint8_t mac[6], const char *peer)

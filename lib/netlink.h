@@ -67,6 +67,12 @@ int link_get_info(uint32_t ifindex, struct link_info *li);
 int link_add_veth(const char *name, const uint8_t mac[6], const char *peer);
 
 /* Creates a kernel bridge (VLAN-unaware, no STP), down. 0 or -errno. */
+/* A request about one link (RTM_*LINK with flags, ifinfomsg of family
+ * and ifindex) in buf of MNL_SOCKET_BUFFER_SIZE bytes. The buffer is
+ * zeroed first: libmnl 1.0.4 leaves the padding after an attribute as it
+ * was. */
+struct nlmsghdr *link_msg_family(char *buf, uint16_t type, uint16_t flags, uint8_t family,
+				 int ifindex);
 int link_add_bridge(const char *name);
 /* Creates a vxlan device with v's settings, down. 0 or -errno. */
 int link_add_vxlan(const char *name, const struct vxlan_info *v);
