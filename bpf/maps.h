@@ -168,6 +168,17 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } xdpbr_linklocal_state SEC(".maps");
 
+/* The same limit on the BPDUs the daemon's sockets take, by slot
+ * (xdpbr_bpdu_sock): a bucket of its own, as a frame on the skb path meets
+ * the socket before the datapath (packet taps run before clsact). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, XDPBR_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct xdpbr_bpdusock_bucket);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_bpdusock_state SEC(".maps");
+
 /* Learn/move events to the daemon (rate-limited per CPU). */
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);

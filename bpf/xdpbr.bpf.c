@@ -10,6 +10,7 @@
  *   xdpbr_tc_rx   TC (clsact ingress), on virtual ports (veth, tap): the
  *                 skb keeps its GSO and checksum-offload state, known
  *                 unicast is one bpf_redirect, floods a clone per port.
+ *   xdpbr_bpdu_sock  socket filter of the daemon's BPDU sockets (below).
  * In a bridge that mixes the two, an XDP port hands the frames it can't
  * deliver itself (to a virtual port, and floods) to the stack, where the TC
  * program on the same port forwards them: counted once, learned once.
@@ -791,5 +792,43 @@ int BPF_PROG(xdpbr_redirect_err, const struct net_device *dev)
 	port = port_of_dev(dev);
 	if (port)
 		count(stats_of(port->slot), XDPBR_CNT_REDIRECT_ERRORS);
+	return 0;
+}
+
+/* ------------------------------------------------------- BPDU sockets */
+
+/*
+ * The filter of the daemon's BPDU socket on each port (daemon/stpd.c):
+ * only 802.3 LLC frames (DSAP and SSAP 0x42, UI) to 01:80:c2:00:00:00, and
+ * of those only as many as the link-local limit lets through, per port and
+ * CPU, in a bucket of their own (xdpbr_bpdusock_state). On the skb path a
+ * packet socket sees a frame before the clsact ingress program does, so the
+ * datapath's own limit can't spare the daemon a flood; refused here, a
+ * frame is never queued and the daemon never wakes for it. Counted as
+ * bpdu_socket_limit on the port. What passes is checked again in user
+ * space. Returns the bytes to queue: all or nothing.
+ */
+SEC("socket")
+int xdpbr_bpdu_sock(struct __sk_buff *skb)
+{
+	struct xdpbr_bpdusock_bucket *b;
+	struct xdpbr_port *port;
+	__u8 h[ETH_HLEN + 3];
+	__u64 rate;
+	__u32 slot;
+
+	if (bpf_skb_load_bytes(skb, 0, h, sizeof(h)) || !mac_is_bpdu(h) ||
+	    ((__u32)h[12] << 8 | h[13]) > ETH_DATA_LEN ||
+	    h[14] != 0x42 || h[15] != 0x42 || h[16] != 0x03)
+		return 0;
+	port = port_of(skb->ifindex);
+	rate = xdpbr_linklocal_pps(config_get());
+	if (!port || rate == XDPBR_LINKLOCAL_NONE)
+		return skb->len;
+	slot = port->slot;
+	b = bpf_map_lookup_elem(&xdpbr_bpdusock_state, &slot);
+	if (!b || linklocal_take(&b->last_ns, &b->tokens, rate, bpf_ktime_get_coarse_ns()))
+		return skb->len;
+	count(stats_of(slot), XDPBR_CNT_BPDU_SOCKET_LIMIT);
 	return 0;
 }

@@ -80,12 +80,20 @@ static int attach_filter(int fd)
 	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) ? -errno : 0;
 }
 
+/* What the BPDU socket may hold: about fifty BPDUs (the kernel doubles it
+ * for its overhead), a few seconds of what the link-local limit lets
+ * through; a burst over it waits in no queue. */
+#define BPDU_RCVBUF	(32 * 1024)
+
 /* A socket for the BPDUs of ifindex: filter first, then bound, so no
- * other frame is ever queued on it. ETH_P_ALL, not ETH_P_802_2: a port of
- * the bridge device (hostdev.h) hands what the datapath passes to the
- * kernel bridge's rx_handler, which runs before the protocol handlers
- * and consumes BPDUs; taps run before it. A descriptor or -errno. */
-static int bpdu_socket(uint32_t ifindex)
+ * other frame is ever queued on it. The filter is the datapath's
+ * xdpbr_bpdu_sock, which also holds the socket to the link-local limit,
+ * when prog_fd is one (else the classic filter, with no limit). ETH_P_ALL,
+ * not ETH_P_802_2: a port of the bridge device (hostdev.h) hands what the
+ * datapath passes to the kernel bridge's rx_handler, which runs before the
+ * protocol handlers and consumes BPDUs; taps run before it. A descriptor
+ * or -errno. */
+static int bpdu_socket(uint32_t ifindex, int prog_fd)
 {
 	struct sockaddr_ll sll = {
 		.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL),
@@ -95,12 +103,18 @@ static int bpdu_socket(uint32_t ifindex)
 		.mr_ifindex = (int)ifindex, .mr_type = PACKET_MR_MULTICAST, .mr_alen = 6,
 	};
 	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	int err, one = 1;
+	int err, one = 1, rcvbuf = BPDU_RCVBUF;
 
 	if (fd < 0)
 		return -errno;
 	memcpy(mr.mr_address, bpdu_dst, 6);
-	err = attach_filter(fd);
+	if (prog_fd >= 0)
+		err = setsockopt(fd, SOL_SOCKET, SO_ATTACH_BPF, &prog_fd, sizeof(prog_fd)) ?
+		      -errno : 0;
+	else
+		err = attach_filter(fd);
+	if (!err && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)))
+		err = -errno;
 	/* Else every frame the port sends is cloned for the socket to drop. */
 	if (!err && setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one)))
 		err = -errno;
@@ -416,7 +430,7 @@ static const char *sock_hint(int err)
 static void port_socket(struct stpd *s, unsigned int slot)
 {
 	struct stpd_port *p = &s->ports[slot];
-	int fd = bpdu_socket(p->ifindex);
+	int fd = bpdu_socket(p->ifindex, s->br->prog_bpdu_fd);
 
 	if (fd >= 0) {
 		if (p->sock_err)

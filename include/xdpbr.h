@@ -282,8 +282,10 @@ struct xdpbr_stp_beat {
  * (tracepoint xdp:xdp_devmap_xmit), redirect_errors on the ingress port when
  * the kernel failed a redirect after the program returned
  * (xdp:xdp_redirect_err), events_dropped when the event rate limit or a
- * full ring buffer swallowed a learn/move event. A new counter changes the
- * value of the pinned xdpbr_stats: lib/upgrade.c must learn to adopt the
+ * full ring buffer swallowed a learn/move event, bpdu_socket_limit when
+ * the daemon's BPDU socket on the port refused a BPDU over the link-local
+ * limit (xdpbr_bpdu_sock; the frame has its outcome too). A new counter
+ * changes the value of the pinned xdpbr_stats: lib/upgrade.c must learn to adopt the
  * layout before it (a _Static_assert there says so).
  */
 #define XDPBR_COUNTERS(X)						\
@@ -319,7 +321,8 @@ struct xdpbr_stp_beat {
 	X(TX_DROPPED,		"tx_dropped")				\
 	X(TX_DROPPED_MTU,	"tx_dropped_mtu")			\
 	X(REDIRECT_ERRORS,	"redirect_errors")			\
-	X(EVENTS_DROPPED,	"events_dropped")
+	X(EVENTS_DROPPED,	"events_dropped")			\
+	X(BPDU_SOCKET_LIMIT,	"bpdu_socket_limit")
 
 #define XDPBR_ENUM_ENTRY(e, name) XDPBR_CNT_##e,
 enum xdpbr_counter {
@@ -388,6 +391,13 @@ enum xdpbr_linklocal_class {
 struct xdpbr_linklocal_bucket {
 	__u64 last_ns[XDPBR_LINKLOCAL__MAX];
 	__u64 tokens[XDPBR_LINKLOCAL__MAX];	/* frames * 1e9 */
+};
+
+/* The BPDU sockets' own bucket of the same limit, per port and CPU
+ * (xdpbr_bpdusock_state; bpf/xdpbr.bpf.c xdpbr_bpdu_sock). */
+struct xdpbr_bpdusock_bucket {
+	__u64 last_ns;
+	__u64 tokens;				/* frames * 1e9 */
 };
 
 struct xdpbr_storm_bucket {

@@ -39,6 +39,7 @@
 	X(storm,	ARRAY)		/* storm control limits per slot */ \
 	X(storm_state,	PERCPU_ARRAY)	/* their token buckets (the datapath's) */ \
 	X(linklocal_state, PERCPU_ARRAY) /* link-local limit's buckets (the datapath's) */ \
+	X(bpdusock_state, PERCPU_ARRAY) /* ... and the BPDU sockets' (xdpbr_bpdu_sock) */ \
 	X(events,	RINGBUF)	/* learn and move events */	\
 	X(evbudget,	PERCPU_ARRAY)	/* the events' rate limit (the datapath's) */ \
 	X(bridge,	ARRAY)		/* bridge-wide figures of user space */ \

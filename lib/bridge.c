@@ -31,6 +31,7 @@ static int bridge_init(struct bridge *br, const char *name, enum xdpbr_mode mode
 {
 	memset(br, 0, sizeof(*br));
 	br->prog_rx_fd = br->prog_egress_fd = br->prog_tc_fd = br->lock_fd = -1;
+	br->prog_bpdu_fd = -1;
 	br->stats_upgrade_fd = -1;
 	memset(&br->maps, 0xff, sizeof(br->maps));	/* every fd -1 */
 	br->mode = mode;

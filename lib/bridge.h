@@ -63,6 +63,7 @@ struct bridge {
 	int prog_rx_fd;
 	int prog_egress_fd;
 	int prog_tc_fd;			/* the skb path (-1: none pinned) */
+	int prog_bpdu_fd;		/* BPDU sockets' filter (-1: none loaded) */
 	uint32_t prog_rx_id;
 	uint32_t prog_tc_id;
 	uint32_t fdb_map_id;		/* identifies this bridge's programs */

@@ -896,7 +896,7 @@ int ctl_slot_reset(const struct xdpbr_maps *m, uint32_t slot)
 	static const struct xdpbr_vlan_port no_vlans;
 	static const struct xdpbr_storm no_limits;
 	static const struct xdpbr_port_name no_name;
-	int errs[8], err = 0;
+	int errs[9], err = 0;
 
 	if (!slot || slot >= XDPBR_MAX_PORTS)
 		return -EINVAL;
@@ -909,6 +909,7 @@ int ctl_slot_reset(const struct xdpbr_maps *m, uint32_t slot)
 	errs[5] = zero_at(m->portname, slot, &no_name);
 	errs[6] = stp_slot_reset(m, slot);
 	errs[7] = percpu_zero(m->linklocal_state, slot, sizeof(struct xdpbr_linklocal_bucket));
+	errs[8] = percpu_zero(m->bpdusock_state, slot, sizeof(struct xdpbr_bpdusock_bucket));
 	for (size_t i = 0; i < ARRAY_SIZE(errs) && !err; i++)
 		err = errs[i];
 	return err;

@@ -467,6 +467,7 @@ int skel_handles(struct bridge *br)
 	br->prog_rx_fd = bpf_program__fd(br->skel->progs.xdpbr_rx);
 	br->prog_egress_fd = bpf_program__fd(br->skel->progs.xdpbr_egress);
 	br->prog_tc_fd = bpf_program__fd(br->skel->progs.xdpbr_tc_rx);
+	br->prog_bpdu_fd = bpf_program__fd(br->skel->progs.xdpbr_bpdu_sock);
 	br->prog_rx_id = prog_id_of(br->prog_rx_fd);
 	br->prog_tc_id = prog_id_of(br->prog_tc_fd);
 	if (bpf_obj_get_info_by_fd(br->maps.fdb, &mi, &mlen))
@@ -497,6 +498,7 @@ void skel_close(struct bridge *br, bool keep)
 	release_tracepoints(br, keep);
 	xdpbr__destroy(br->skel);
 	br->skel = NULL;
+	br->prog_bpdu_fd = -1;
 }
 
 /*

@@ -243,6 +243,7 @@ static const char *const help_of[XDPBR_CNT__MAX] = {
 	[XDPBR_CNT_TX_DROPPED] = "Redirected frames the egress driver dropped.",
 	[XDPBR_CNT_REDIRECT_ERRORS] = "Redirects the kernel failed after the program.",
 	[XDPBR_CNT_EVENTS_DROPPED] = "FDB events lost to the rate limit or a full ring.",
+	[XDPBR_CNT_BPDU_SOCKET_LIMIT] = "BPDUs the daemon's socket refused over the link-local limit.",
 };
 
 static void prom_label_escape(FILE *out, const char *s)

@@ -17,6 +17,7 @@
  *   31           + drop_mtu, tx_dropped_mtu (jumbo frames)
  *   32           + drop_port_state (spanning tree port states, issue 12)
  *   33           + drop_linklocal_limit (the link-local rate limit)
+ *   34           + bpdu_socket_limit (the same limit on the BPDU sockets)
  */
 #include <stdbool.h>
 #include <stddef.h>

@@ -2,12 +2,12 @@
 # datapaths: auto
 # Adopting counters pinned by an older build, whose layout differs: before
 # jumbo frames xdpbr_stats held 29 counters a slot, before drop_port_state
-# (issue 12) 31, before drop_linklocal_limit 32, and libbpf reuses a pin
-# only with the value size the object declares. Each old layout is pinned
-# here by hand (bpftool) with
-# known values; xdpbrd starting over it must adopt the bridge, say it moved
-# the counters to its layout, pin a map of that layout in the old one's
-# place with every counter under its own name (drop_redirect and
+# (issue 12) 31, before drop_linklocal_limit 32, before bpdu_socket_limit
+# 33, and libbpf reuses a pin only with the value size the object declares.
+# Each old layout is pinned here by hand (bpftool) with known values;
+# xdpbrd starting over it must adopt the bridge, say it moved the counters
+# to its layout, pin a map of that layout in the old one's place with every
+# counter under its own name (drop_redirect and
 # events_dropped keep theirs; drop_port_state is 0), and forward.
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 . "$(dirname "$0")/lib.sh"
@@ -15,7 +15,7 @@ XT_HOSTIF=off
 
 # Older layouts (lib/upgrade.c), by their counters' names: 29 before jumbo
 # frames and port states, 31 before drop_port_state, 32 before
-# drop_linklocal_limit.
+# drop_linklocal_limit, 33 before bpdu_socket_limit.
 V29=(rx_packets rx_bytes tx_packets tx_bytes forwarded flood_broadcast
 	flood_multicast flood_unknown pass_linklocal pass_not_port drop_runt
 	drop_bad_src drop_same_port drop_spoofed_static drop_isolated
@@ -26,6 +26,7 @@ V31=("${V29[@]:0:21}" drop_mtu "${V29[@]:21:6}" tx_dropped_mtu redirect_errors
 	events_dropped)
 V32=("${V29[@]:0:20}" drop_port_state drop_redirect drop_mtu "${V29[@]:21:6}" tx_dropped_mtu
 	redirect_errors events_dropped)
+V33=("${V32[@]:0:20}" drop_linklocal_limit "${V32[@]:20}")
 
 # u64le N: N as 8 little-endian bytes in hex words.
 u64le()
@@ -95,11 +96,12 @@ round()
 xt_require
 xt_need bpftool
 NOW=$(counter_names | grep -c .)
-check_eq "this build has 33 counters (add its layout to lib/upgrade.c and here when not)" \
-	33 "$NOW"
+check_eq "this build has 34 counters (add its layout to lib/upgrade.c and here when not)" \
+	34 "$NOW"
 topo_up 2
 round v29 "${V29[@]}"
 round v31 "${V31[@]}"
 round v32 "${V32[@]}"
+round v33 "${V33[@]}"
 
 finish

@@ -81,6 +81,8 @@ static void maps_make(void)
 			    XDPBR_MAX_PORTS);
 	m.linklocal_state = map(MOCK_PERCPU_ARRAY, sizeof(__u32),
 				sizeof(struct xdpbr_linklocal_bucket), XDPBR_MAX_PORTS);
+	m.bpdusock_state = map(MOCK_PERCPU_ARRAY, sizeof(__u32),
+			       sizeof(struct xdpbr_bpdusock_bucket), XDPBR_MAX_PORTS);
 	m.xmit_seen = map(MOCK_PERCPU_ARRAY, sizeof(__u32), sizeof(__u64), XDPBR_MAX_PORTS);
 	m.events = m.evbudget = -1;
 	assert_int_equal(mock_map_update(m.config, &zero, &cfg), 0);
@@ -401,6 +403,7 @@ static void test_port_remove_resets_its_slot(void **state)
 		{ m.stats, cpus * sizeof(struct xdpbr_stats) },
 		{ m.storm_state, cpus * sizeof(struct xdpbr_storm_bucket) },
 		{ m.linklocal_state, cpus * sizeof(struct xdpbr_linklocal_bucket) },
+		{ m.bpdusock_state, cpus * sizeof(struct xdpbr_bpdusock_bucket) },
 		{ m.xmit_seen, cpus * sizeof(__u64) },
 		{ m.storm, sizeof(struct xdpbr_storm) },
 		{ m.vlans, sizeof(struct xdpbr_vlan_port) },
