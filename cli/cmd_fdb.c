@@ -39,7 +39,7 @@ static void print_fdb_entry(const struct fdb_entry *e, const char *br, uint64_t 
 	print_text("%s dev %s vlan %u master %s", mac_format(e->key.mac, mac),
 		   ifname_cached(names, e->val.ifindex, ifname), e->key.vlan, br);
 	if (e->val.flags & (XDPBR_FDB_STATIC | XDPBR_FDB_REMOTE))
-		print_text(" %s", fdb_state_name(&e->val));
+		print_text(" %s%s", fdb_state_name(&e->val), fdb_is_sticky(&e->val) ? " sticky" : "");
 	print_text(" updated %llu", (unsigned long long)fdb_updated_s(&e->val, now));
 	print_nl();
 }

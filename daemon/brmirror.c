@@ -193,7 +193,7 @@ static void user_added(struct brmirror *b, const struct kfdb_entry *k, unsigned 
 		return;		/* what xdpbr holds already: our own write's echo */
 	if (kind == KM_PERM && (link_get_info(k->ifindex, &li) || !memcmp(li.mac, k->mac, 6)))
 		return;		/* the kernel's entry for a port's own address */
-	err = kind == KM_STATIC ? ctl_fdb_remote_set(maps(b), k->mac, 0, k->ifindex) :
+	err = kind == KM_STATIC ? ctl_fdb_movable_set(maps(b), k->mac, 0, k->ifindex) :
 	      ctl_fdb_add(maps(b), k->mac, 0, k->ifindex, true);
 	mac_format(k->mac, s);
 	if (err < 0)

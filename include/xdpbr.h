@@ -73,6 +73,11 @@ struct xdpbr_fdb_key {
  * the MAC is heard on another port (MAC mobility: the datapath then learns
  * it there as an ordinary dynamic entry). */
 #define XDPBR_FDB_REMOTE	(1U << 2)
+/* With XDPBR_FDB_REMOTE: a static entry a user wrote on the Linux bridge
+ * device (`bridge fdb add ... master static`, daemon/brmirror.c), which
+ * follows the same rules (never ages, moves) and is no remote VTEP's: it
+ * shows as the kernel shows it, "static". */
+#define XDPBR_FDB_USER		(1U << 3)
 
 struct xdpbr_fdb_val {
 	__u32 ifindex;			/* port the MAC lives behind */

@@ -37,6 +37,11 @@ int ctl_fdb_remote_set(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_
 		       uint32_t ifindex);
 int ctl_fdb_remote_del(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
 		       uint32_t ifindex);
+/* The kernel's `static` written on the Linux bridge device: the remote
+ * entry's rules (never aged, moves), flagged as a user's (XDPBR_FDB_USER).
+ * 1 if written, 0 if it was there, -errno. */
+int ctl_fdb_movable_set(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
+			uint32_t ifindex);
 
 /* Deletes the entries for mac that match f (ifindex/vlan/kind). Returns the
  * number deleted, -ENOENT when none matched. */

@@ -173,7 +173,7 @@ uint64_t fdb_updated_s(const struct xdpbr_fdb_val *v, uint64_t now)
 bool fdb_filter_match(const struct fdb_entry *e, const void *filter)
 {
 	const struct fdb_filter *f = filter;
-	bool is_static = e->val.flags & XDPBR_FDB_STATIC;
+	bool is_static = e->val.flags & (XDPBR_FDB_STATIC | XDPBR_FDB_USER);
 
 	return (!f->ifindex || e->val.ifindex == f->ifindex) &&
 	       (f->vlan < 0 || e->key.vlan == f->vlan) &&
@@ -181,11 +181,16 @@ bool fdb_filter_match(const struct fdb_entry *e, const void *filter)
 	       (f->kind != FDB_KIND_DYNAMIC || !is_static);
 }
 
+bool fdb_is_sticky(const struct xdpbr_fdb_val *v)
+{
+	return (v->flags & (XDPBR_FDB_STATIC | XDPBR_FDB_LOCAL)) == XDPBR_FDB_STATIC;
+}
+
 const char *fdb_state_name(const struct xdpbr_fdb_val *v)
 {
 	if (v->flags & XDPBR_FDB_LOCAL)
 		return "permanent";
 	if (v->flags & XDPBR_FDB_REMOTE)
-		return "remote";
+		return v->flags & XDPBR_FDB_USER ? "static" : "remote";
 	return v->flags & XDPBR_FDB_STATIC ? "static" : "";
 }

@@ -82,7 +82,14 @@ int fdb_dump(int map_fd, struct fdb_entry **out, size_t *n);
 uint64_t fdb_updated_s(const struct xdpbr_fdb_val *v, uint64_t now);
 
 /* An entry's state as `bridge fdb show` words it: "permanent" for the
- * bridge's own address (XDPBR_FDB_LOCAL), "static", or "" (learned). */
+ * bridge's own address (XDPBR_FDB_LOCAL), "static" (also the kernel's
+ * static written on the bridge device, XDPBR_FDB_USER), "remote" (a
+ * remote VTEP's), or "" (learned). */
 const char *fdb_state_name(const struct xdpbr_fdb_val *v);
+/* Whether it is static and never moves, a user's (not the bridge's own
+ * address): the kernel's "sticky", which the JSON's flags and the text
+ * say after "static", as `bridge fdb show` does; a static entry written
+ * with `bridge fdb add ... static` (XDPBR_FDB_USER) moves, and is not. */
+bool fdb_is_sticky(const struct xdpbr_fdb_val *v);
 
 #endif

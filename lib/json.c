@@ -43,6 +43,8 @@ struct json_object *json_fdb_entry(const struct fdb_entry *e, const char *bridge
 	add_str(o, "state", fdb_state_name(&e->val));
 	if (e->val.flags & XDPBR_FDB_LOCAL)
 		json_object_array_add(flags, json_object_new_string("self"));
+	else if (fdb_is_sticky(&e->val))
+		json_object_array_add(flags, json_object_new_string("sticky"));
 	json_object_object_add(o, "flags", flags);
 	add_u64(o, "updated", fdb_updated_s(&e->val, now_ns));
 	return o;

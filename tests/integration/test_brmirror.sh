@@ -109,6 +109,8 @@ shows "learned entries are extern_learn entries on their ports" "$FDBK" \
 S1=$(test_mac 1)
 check "xdpbr fdb add static" "$XDPBR" -b "$BR" fdb add "$S1" dev "$P3" static
 shows "xdpbr's static entry shows as static sticky" "$FDBK" kfdb_is "$S1" "$P3" static sticky
+shows "... and so it does in xdpbr fdb show" "$FDBK" \
+	eval '"$XDPBR" -b "$BR" fdb show | grep -qi "^$S1 dev $P3 .* static sticky "'
 check "xdpbr fdb del" "$XDPBR" -b "$BR" fdb del "$S1" dev "$P3"
 shows "xdpbr's delete deletes the kernel's entry" "$FDBK" kfdb_lacks "$S1"
 sleep 1.5
@@ -122,7 +124,13 @@ check_fail "... and none is logged as a user's" \
 S2=$(test_mac 2) S3=$(test_mac 3)
 check "bridge fdb add static" bridge fdb add "$S2" dev "$P2" master static
 check "bridge fdb add static sticky" bridge fdb add "$S3" dev "$P2" master static sticky
-shows "bridge fdb add static: in xdpbr's FDB, never aged" "$FDBK" fdb_has "$S2" "$P2" remote
+shows "bridge fdb add static: in xdpbr's FDB, never aged, shown as the kernel's: static" "$FDBK" \
+	fdb_has "$S2" "$P2" static
+shows "... and the kernel still shows it static, not sticky" "$FDBK" kfdb_is "$S2" "$P2" static
+shows "... and so does xdpbr fdb show: static, not sticky, not remote" "$FDBK" \
+	eval '"$XDPBR" -b "$BR" fdb show | grep -i "^$S2 dev $P2 " | grep -q " static updated"'
+shows "... and xdpbr fdb show static lists it" "$FDBK" \
+	eval '"$XDPBR" -b "$BR" fdb show static | grep -qi "^$S2 "'
 shows "bridge fdb add static sticky: a static entry of xdpbr's" "$FDBK" fdb_has "$S3" "$P2" static
 # static sticky never moves: xdpbr drops a frame claiming it elsewhere
 pfx_send 1 "${MAC[3]}" "$S3" || fail "sendframe from h1 as $S3"

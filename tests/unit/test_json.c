@@ -89,16 +89,18 @@ static void test_ifname_cache(void **state)
 static void test_fdb_entries(void **state)
 {
 	const uint64_t now = 1000 * SEC;
-	const struct fdb_entry e[3] = {
+	const struct fdb_entry e[5] = {
 		entry(0, "02:00:5e:00:53:01", 1, XDPBR_FDB_STATIC, now - 5 * SEC),
 		entry(10, "02:00:5E:00:53:AA", NO_IFINDEX, 0, now - 42 * SEC - 1),
 		entry(4094, "02:00:5e:00:53:02", 1, XDPBR_FDB_LOCAL | XDPBR_FDB_STATIC,
 		      now + SEC),	/* seen after now was read */
+		entry(0, "02:00:5e:00:53:03", 1, XDPBR_FDB_REMOTE | XDPBR_FDB_USER, now),
+		entry(0, "02:00:5e:00:53:04", 1, XDPBR_FDB_REMOTE, now),
 	};
 	struct ifname_cache names = { 0 };
 	struct json_object *a = json_object_new_array(), *o, *flags;
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 5; i++)
 		json_object_array_add(a, json_fdb_entry(&e[i], "lab", now, &names));
 	o = json_object_array_get_idx(a, 0);
 	assert_int_equal(json_object_object_length(o), 7);	/* nothing else */
@@ -109,7 +111,9 @@ static void test_fdb_entries(void **state)
 	assert_string_equal(get_str(o, "state"), "static");
 	flags = get(o, "flags");
 	assert_true(json_object_is_type(flags, json_type_array));
-	assert_int_equal(json_object_array_length(flags), 0);
+	/* xdpbr's static never moves: the kernel's sticky */
+	assert_int_equal(json_object_array_length(flags), 1);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(flags, 0)), "sticky");
 	assert_int_equal(get_u64(o, "updated"), 5);
 
 	o = json_object_array_get_idx(a, 1);
@@ -128,6 +132,15 @@ static void test_fdb_entries(void **state)
 	assert_int_equal(json_object_array_length(flags), 1);
 	assert_string_equal(json_object_get_string(json_object_array_get_idx(flags, 0)), "self");
 	assert_int_equal(get_u64(o, "updated"), 0);
+
+	/* the kernel's static, written on the bridge device: static, moves */
+	o = json_object_array_get_idx(a, 3);
+	assert_string_equal(get_str(o, "state"), "static");
+	assert_int_equal(json_object_array_length(get(o, "flags")), 0);
+	/* a remote VTEP's */
+	o = json_object_array_get_idx(a, 4);
+	assert_string_equal(get_str(o, "state"), "remote");
+	assert_int_equal(json_object_array_length(get(o, "flags")), 0);
 	json_object_put(a);
 }
 
