@@ -55,6 +55,27 @@ check_eq "the kernel bridge learned nothing (bridge fdb show br $BR)" "" "$kl"
 check "xdpbr learned h2 and h3" bash -c "'$XDPBR' -b $BR fdb show | grep -qi '^${MAC[2]} ' &&
 	'$XDPBR' -b $BR fdb show | grep -qi '^${MAC[3]} '"
 
+# The kernel's view of a port's state is the mute, not the spanning tree's
+# (doc/architecture.md's table): listening whatever xdpbr's state, the
+# device's stp_state 0; a state written with bridge link set is undone.
+kstate() { ip -j -d link show dev "$1" | jq -r '.[0].linkinfo.info_slave_data.state'; }
+xstate() { json_of array "$XDPBR" -b "$BR" -j link show dev "$1" | jq -r '.[0].state'; }
+check "xdpbr link set dev ${PORT[3]} state blocking" \
+	"$XDPBR" -b "$BR" link set dev "${PORT[3]}" state blocking
+check_eq "... xdpbr link show says blocking" blocking "$(xstate "${PORT[3]}")"
+check_eq "... bridge link show still says listening (the mute)" listening "$(kstate "${PORT[3]}")"
+check_eq "... the device's stp_state is 0 (xdpbr's RSTP runs in the daemon)" 0 \
+	"$(ip -j -d link show dev "$BR" | jq -r '.[0].linkinfo.info_data.stp_state')"
+check "xdpbr link set dev ${PORT[3]} state forwarding" \
+	"$XDPBR" -b "$BR" link set dev "${PORT[3]}" state forwarding
+check_eq "... bridge link show says listening" listening "$(kstate "${PORT[3]}")"
+bridge link set dev "${PORT[3]}" state 3 || fail "bridge link set dev ${PORT[3]} state 3"
+check "bridge link set state forwarding by hand: muted again within 2 s" \
+	xt_poll 2 muted "${PORT[3]}"
+check "h3 -> h1 pings, each once" ping_all 3 3 -i 0.1 -W 2 "${IP4[1]}"
+kl=$(bridge -j fdb show br "$BR" | jq -r '.[] | select((.state // "") != "permanent" and (.flags // [] | index("extern_learn") | not)) | .mac + " " + .ifname')
+check_eq "... and the kernel bridge still learned nothing" "" "$kl"
+
 ip link set dev "${PORT[2]}" nomaster || abort "ip link set ${PORT[2]} nomaster"
 check "ip link set ${PORT[2]} nomaster: not a port within 1 s" xt_poll 1 not_port "${PORT[2]}"
 check "... h2's FDB entry gone" xt_poll 1 eval "! fdb_has ${MAC[2]}"
