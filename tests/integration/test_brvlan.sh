@@ -37,8 +37,9 @@ shows()
 }
 
 # A port's VLANs as one line, "VID[-VID][P][U] ...", from the JSON both
-# `bridge -c -j vlan show` (-c: ranges, as xdpbr shows them) and `xdpbr -j
-# vlan show` print (P: PVID, U: egress untagged).
+# `bridge -compressvlans -j vlan show` (ranges, as xdpbr shows them; -c
+# is taken for -color) and `xdpbr -j vlan show` print (P: PVID, U: egress
+# untagged).
 VLAN_JQ='[.[] | select(.ifname == $d) | .vlans[]? |
 	"\(.vlan)\(if .vlanEnd then "-\(.vlanEnd)" else "" end)" +
 	(if ((.flags // []) | index("PVID")) then "P" else "" end) +
@@ -46,7 +47,7 @@ VLAN_JQ='[.[] | select(.ifname == $d) | .vlans[]? |
 
 kvlans()
 {
-	bridge -c -j vlan show dev "$1" | jq -r --arg d "$1" "$VLAN_JQ"
+	bridge -compressvlans -j vlan show dev "$1" | jq -r --arg d "$1" "$VLAN_JQ"
 }
 
 xvlans()
