@@ -53,10 +53,10 @@ static const struct xdpbr_maps *maps(const struct brmirror *b)
 
 /* --- the picture and the queue --- */
 
-static struct macset_slot *km_get(struct brmirror *b, const uint8_t mac[6])
+static struct macset_slot *km_get(struct brmirror *b, const uint8_t mac[6], uint16_t vlan)
 {
 	bool grew;
-	struct macset_slot *x = macset_add(&b->km, mac, &grew);
+	struct macset_slot *x = macset_add_vlan(&b->km, mac, vlan, &grew);
 
 	if (grew)
 		b->slot = 0;
@@ -71,13 +71,13 @@ static void km_settle(struct brmirror *b, struct macset_slot *x)
 		macset_del(&b->km, x);
 }
 
-static void queue(struct brmirror *b, const uint8_t mac[6])
+static void queue(struct brmirror *b, const uint8_t mac[6], uint16_t vlan)
 {
-	struct macset_slot *x = km_get(b, mac);
+	struct macset_slot *x = km_get(b, mac, vlan);
 
 	if (!x || x->flags & KM_QUEUED)
 		return;
-	if (macq_push(&b->todo, mac))
+	if (macq_push_vlan(&b->todo, mac, vlan))
 		km_settle(b, x);
 	else
 		x->flags |= KM_QUEUED;
@@ -122,20 +122,21 @@ static bool in_line(const struct macset_slot *x, struct want w)
 	       (held == w.kind || (w.kind == KM_STICKY && held == KM_PERM));
 }
 
-static int lookup(const struct brmirror *b, const uint8_t mac[6], struct xdpbr_fdb_val *v)
+static int lookup(const struct brmirror *b, const uint8_t mac[6], uint16_t vlan,
+		  struct xdpbr_fdb_val *v)
 {
-	struct xdpbr_fdb_key k = { .vlan = 0 };
+	struct xdpbr_fdb_key k = { .vlan = vlan };
 
 	memcpy(k.mac, mac, 6);
 	return bpf_map_lookup_elem(maps(b)->fdb, &k, v) ? -errno : 0;
 }
 
-/* Brings mac in line: 0, or -ENOSPC (the writer is full this turn). */
-static int check(struct brmirror *b, const uint8_t mac[6], uint64_t now)
+/* Brings mac in vlan in line: 0, or -ENOSPC (the writer is full this turn). */
+static int check(struct brmirror *b, const uint8_t mac[6], uint16_t vlan, uint64_t now)
 {
-	struct macset_slot *x = macset_find(&b->km, mac);
+	struct macset_slot *x = macset_find_vlan(&b->km, mac, vlan);
 	struct xdpbr_fdb_val v;
-	struct want w = want_of(b, lookup(b, mac, &v) ? NULL : &v, now);
+	struct want w = want_of(b, lookup(b, mac, vlan, &v) ? NULL : &v, now);
 	unsigned int held = x ? x->flags & KM_HELD : 0;
 	int err = 0;
 
@@ -145,11 +146,12 @@ static int check(struct brmirror *b, const uint8_t mac[6], uint64_t now)
 		return -ENOSPC;
 	/* A change of kind is a delete first (kfdb.h). */
 	if (held && (!w.kind || held != w.kind))
-		err = kfdb_put(b->w, x->val, mac, false);
+		err = kfdb_put_vlan(b->w, x->val, mac, vlan, false, KFDB_EXTERN);
 	if (!err && w.kind)
-		err = kfdb_put_kind(b->w, w.ifindex, mac, w.kind == KM_EXTERN ? KFDB_EXTERN :
+		err = kfdb_put_vlan(b->w, w.ifindex, mac, vlan, true,
+				    w.kind == KM_EXTERN ? KFDB_EXTERN :
 				    w.kind == KM_STATIC ? KFDB_STATIC : KFDB_STICKY);
-	x = x ?: km_get(b, mac);
+	x = x ?: km_get(b, mac, vlan);
 	if (x)
 		x->flags |= KM_ASKED;
 	return err;
@@ -159,16 +161,18 @@ static void drain(struct brmirror *b, uint64_t now)
 {
 	struct macset_slot *x;
 	uint8_t mac[6];
+	uint16_t vlan;
 
-	for (int i = 0; !b->behind && i < BRMIRROR_TURN_CHECKS && macq_pop(&b->todo, mac); i++) {
-		x = macset_find(&b->km, mac);
+	for (int i = 0; !b->behind && i < BRMIRROR_TURN_CHECKS &&
+	     macq_pop_vlan(&b->todo, mac, &vlan); i++) {
+		x = macset_find_vlan(&b->km, mac, vlan);
 		if (x)
 			x->flags &= ~KM_QUEUED;
-		if (check(b, mac, now) == -ENOSPC) {
-			queue(b, mac);
+		if (check(b, mac, vlan, now) == -ENOSPC) {
+			queue(b, mac, vlan);
 			break;
 		}
-		km_settle(b, macset_find(&b->km, mac));
+		km_settle(b, macset_find_vlan(&b->km, mac, vlan));
 	}
 }
 
@@ -188,31 +192,33 @@ static void user_added(struct brmirror *b, const struct kfdb_entry *k, unsigned 
 	char s[MAC_STRLEN];
 	int err;
 
-	if (!lookup(b, k->mac, &v) && v.ifindex == k->ifindex && !(v.flags & XDPBR_FDB_LOCAL) &&
+	if (!lookup(b, k->mac, k->vlan, &v) && v.ifindex == k->ifindex &&
+	    !(v.flags & XDPBR_FDB_LOCAL) &&
 	    (v.flags & XDPBR_FDB_STATIC ? kind != KM_STATIC : kind == KM_STATIC))
 		return;		/* what xdpbr holds already: our own write's echo */
 	if (kind == KM_PERM && (link_get_info(k->ifindex, &li) || !memcmp(li.mac, k->mac, 6)))
 		return;		/* the kernel's entry for a port's own address */
-	err = kind == KM_STATIC ? ctl_fdb_movable_set(maps(b), k->mac, 0, k->ifindex) :
-	      ctl_fdb_add(maps(b), k->mac, 0, k->ifindex, true);
+	err = kind == KM_STATIC ? ctl_fdb_movable_set(maps(b), k->mac, k->vlan, k->ifindex) :
+	      ctl_fdb_add(maps(b), k->mac, k->vlan, k->ifindex, true);
 	mac_format(k->mac, s);
 	if (err < 0)
-		log_warn("bridge fdb add %s: Couldn't add it to the FDB: %s", s, strerror(-err));
+		log_warn("bridge fdb add %s vlan %u: Couldn't add it to the FDB: %s", s, k->vlan,
+			 strerror(-err));
 	else
-		log_info("bridge fdb: %s added on ifindex %u (%s)", s, k->ifindex,
+		log_info("bridge fdb: %s vlan %u added on ifindex %u (%s)", s, k->vlan, k->ifindex,
 			 kind == KM_STATIC ? "static" : "static sticky");
 }
 
 static void user_deleted(struct brmirror *b, const struct kfdb_entry *k)
 {
-	struct fdb_filter f = { .ifindex = k->ifindex, .vlan = 0 };
+	struct fdb_filter f = { .ifindex = k->ifindex, .vlan = k->vlan };
 	struct xdpbr_fdb_val v;
 	char s[MAC_STRLEN];
 	int ret;
 
 	/* A port that left the device (or a device deleted) takes its
 	 * entries with it in the kernel: no user's delete. */
-	if (lookup(b, k->mac, &v) || v.ifindex != k->ifindex || v.flags & XDPBR_FDB_LOCAL ||
+	if (lookup(b, k->mac, k->vlan, &v) || v.ifindex != k->ifindex || v.flags & XDPBR_FDB_LOCAL ||
 	    !still_port(b, k->ifindex))
 		return;
 	ret = ctl_fdb_del(maps(b), k->mac, &f);
@@ -235,22 +241,23 @@ static unsigned int kind_of(const struct kfdb_entry *k)
 
 static bool ours(const struct brmirror *b, const struct kfdb_entry *k)
 {
-	return !(k->flags & NTF_SELF) && k->master == b->kbr && !k->vlan &&
+	return !(k->flags & NTF_SELF) && k->master == b->kbr && k->vlan <= XDPBR_VLAN_MAX &&
 	       k->ifindex != b->kbr && xdpbr_mac_station(k->mac);
 }
 
 static void on_deleted_neigh(struct brmirror *b, const struct kfdb_entry *k)
 {
-	struct macset_slot *x = macset_find(&b->km, k->mac);
+	struct macset_slot *x = macset_find_vlan(&b->km, k->mac, k->vlan);
 	bool asked;
 
 	if (!x || !(x->flags & KM_HELD) || x->val != k->ifindex)
 		return;		/* not what the picture holds: an older word */
 	asked = x->flags & KM_ASKED;
 	x->flags &= (uint8_t)~(KM_HELD | KM_ASKED);
-	if (!asked && b->synced && !(x->flags & KM_USERDEL) && !macq_push(&b->dels, k->mac))
+	if (!asked && b->synced && !(x->flags & KM_USERDEL) &&
+	    !macq_push_vlan(&b->dels, k->mac, k->vlan))
 		x->flags |= KM_USERDEL;
-	queue(b, k->mac);
+	queue(b, k->mac, k->vlan);
 }
 
 /* Deletes that were no echo of ours, a look after they came: by then a
@@ -261,14 +268,14 @@ static void user_deletes(struct brmirror *b)
 	struct kfdb_entry k = { 0 };
 	struct macset_slot *x;
 
-	for (int i = 0; i < BRMIRROR_TURN_SCAN && macq_pop(&b->dels, k.mac); i++) {
-		x = macset_find(&b->km, k.mac);
+	for (int i = 0; i < BRMIRROR_TURN_SCAN && macq_pop_vlan(&b->dels, k.mac, &k.vlan); i++) {
+		x = macset_find_vlan(&b->km, k.mac, k.vlan);
 		if (!x || !(x->flags & KM_USERDEL))
 			continue;	/* added again meanwhile */
 		x->flags &= (uint8_t)~KM_USERDEL;
 		k.ifindex = x->val;
 		user_deleted(b, &k);
-		queue(b, k.mac);
+		queue(b, k.mac, k.vlan);
 	}
 }
 
@@ -285,7 +292,7 @@ static void on_neigh(const struct kfdb_entry *k, void *arg)
 		on_deleted_neigh(b, k);
 		return;
 	}
-	x = km_get(b, k->mac);
+	x = km_get(b, k->mac, k->vlan);
 	if (!x)
 		return;
 	kind = kind_of(k);
@@ -295,7 +302,7 @@ static void on_neigh(const struct kfdb_entry *k, void *arg)
 	if (!asked && b->synced && kind & (KM_STATIC | KM_STICKY | KM_PERM))
 		user_added(b, k, kind);
 	if (kind != KM_DYN)
-		queue(b, k->mac);
+		queue(b, k->mac, k->vlan);
 	km_settle(b, x);
 }
 
@@ -304,7 +311,7 @@ static void on_dumped(const struct kfdb_entry *k, void *arg)
 	struct brmirror *b = arg;
 	struct macset_slot *x;
 
-	if (!ours(b, k) || !(x = km_get(b, k->mac)))
+	if (!ours(b, k) || !(x = km_get(b, k->mac, k->vlan)))
 		return;
 	x->flags = (uint8_t)((x->flags & ~KM_HELD) | kind_of(k));
 	x->val = k->ifindex;
@@ -352,13 +359,13 @@ static void pass_met(struct brmirror *b, const struct fdb_entry *f, uint64_t now
 {
 	struct macset_slot *x;
 
-	if (f->key.vlan || !xdpbr_mac_station(f->key.mac))
+	if (!xdpbr_mac_station(f->key.mac))
 		return;
-	x = macset_find(&b->km, f->key.mac);
+	x = macset_find_vlan(&b->km, f->key.mac, f->key.vlan);
 	if (x)
 		x->mark = b->pass_no;
 	if (!in_line(x, want_of(b, &f->val, now)))
-		queue(b, f->key.mac);
+		queue(b, f->key.mac, f->key.vlan);
 }
 
 static void pass_pinned(struct brmirror *b, uint64_t now)
@@ -395,7 +402,7 @@ static void pass_kernel(struct brmirror *b)
 		if (x && x->mark != b->pass_no) {
 			x->mark = b->pass_no;
 			if (!in_line(x, (struct want){ 0 }))
-				queue(b, x->mac);
+				queue(b, x->mac, x->vlan);
 		}
 		b->slot++;
 	}
@@ -523,6 +530,146 @@ static void ageing_sync(struct brmirror *b)
 	b->ageing_agreed = true;
 }
 
+/* --- VLANs: the bridge's filtering and default PVID, ports' VLANs --- */
+
+static uint64_t merge64(uint64_t agreed, uint64_t kernel, uint64_t ours)
+{
+	uint64_t kc = kernel ^ agreed, oc = ours ^ agreed;
+
+	return (agreed & ~(kc | oc)) | (kernel & kc) | (ours & oc & ~kc);
+}
+
+/* The kernel without CONFIG_BRIDGE_VLAN_FILTERING: said once, and the
+ * VLANs are left alone (xdpbr's own keep working). */
+static bool vlans_off(struct brmirror *b, int err)
+{
+	if (err != -ENOTSUP)
+		return false;
+	log_info("bridge %s: the Linux bridge has no VLAN filtering (kernel without "
+		 "CONFIG_BRIDGE_VLAN_FILTERING): not mirroring VLANs", b->br->name);
+	b->vlan_off = true;
+	return true;
+}
+
+/* vlan_filtering and vlan_default_pvid, as the ageing time: a side that
+ * changed wins, the kernel's if both did; at start xdpbr's. */
+static int vlan_bridge_sync(struct brmirror *b)
+{
+	struct xdpbr_config c;
+	bool kf, of, nf;
+	uint16_t kp, op, np;
+	int err;
+
+	err = kbr_vlan_get(b->kbr, &kf, &kp);
+	if (vlans_off(b, err) || err || ctl_config_get(maps(b), &c))
+		return -1;
+	of = c.flags & XDPBR_CFG_VLAN_FILTERING;
+	op = ctl_default_pvid(&c);
+	if (!b->vlan_agreed) {
+		b->filtering = kf;
+		b->default_pvid = kp;
+	}
+	nf = kf != b->filtering ? kf : of;
+	np = kp != b->default_pvid ? kp : op;
+	err = 0;
+	if (np != op)
+		err = ctl_set_default_pvid(maps(b), np, b->br->prog_egress_fd);
+	if (!err && nf != of)
+		err = ctl_vlan_filtering(maps(b), nf);
+	if (!err && (nf != kf || np != kp))
+		err = kbr_vlan_set(b->kbr, nf, np, np != kp);
+	if (err) {
+		log_warn("bridge %s: Couldn't bring vlan_filtering and default_pvid in line: %s",
+			 b->br->name, strerror(-err));
+		return -1;
+	}
+	b->filtering = nf;
+	b->default_pvid = np;
+	b->vlan_agreed = true;
+	return 0;
+}
+
+/* Takes VLANs xdpbr's port has and want lacks away first (with their
+ * FDB entries, as `xdpbr vlan del`), then sets the rest. */
+static int vlans_to_xdpbr(struct brmirror *b, uint32_t ifindex,
+			  const struct xdpbr_vlan_port *have, const struct xdpbr_vlan_port *want,
+			  uint16_t pvid)
+{
+	uint32_t from = 0;
+	int err = 0;
+
+	for (uint32_t vid = 1; !err && vid <= XDPBR_VLAN_MAX + 1; vid++) {
+		bool gone = vid <= XDPBR_VLAN_MAX && xdpbr_vlan_test(have->member, (uint16_t)vid) &&
+			    !xdpbr_vlan_test(want->member, (uint16_t)vid);
+
+		if (gone && !from)
+			from = vid;
+		if (!gone && from) {
+			err = ctl_vlan_del(maps(b), ifindex, (uint16_t)from, (uint16_t)(vid - 1));
+			from = 0;
+		}
+	}
+	return err ? err : ctl_vlan_set_port(maps(b), ifindex, want, pvid);
+}
+
+static void on_kvlans(uint32_t ifindex, const struct xdpbr_vlan_port *kv, uint16_t kpvid,
+		      void *arg)
+{
+	struct brmirror *b = arg;
+	struct brmirror_vlans *a;
+	struct xdpbr_vlan_port ov, nv;
+	struct xdpbr_port p;
+	char name[IF_NAMESIZE];
+	uint16_t pvid;
+	bool fresh;
+	int err = 0;
+
+	if (ctl_port_get(maps(b), ifindex, &p) || p.slot >= XDPBR_MAX_PORTS ||
+	    ctl_vlan_get(maps(b), p.slot, &ov))
+		return;		/* no port of xdpbr's (yet) */
+	a = &b->vlans[p.slot];
+	/* A new port: xdpbr's VLANs win (the kernel's count as agreed). */
+	fresh = a->ifindex != ifindex;
+	if (fresh) {
+		a->ifindex = ifindex;
+		a->v = *kv;
+		a->pvid = kpvid;
+	}
+	for (int w = 0; w < XDPBR_VLAN_WORDS; w++) {
+		nv.member[w] = merge64(a->v.member[w], kv->member[w], ov.member[w]);
+		nv.untagged[w] = merge64(a->v.untagged[w], kv->untagged[w], ov.untagged[w]) &
+				 nv.member[w];
+	}
+	pvid = kpvid != a->pvid ? kpvid : p.pvid;
+	if (pvid && !xdpbr_vlan_test(nv.member, pvid))
+		pvid = 0;
+	if (memcmp(&nv, &ov, sizeof(nv)) || pvid != p.pvid)
+		err = vlans_to_xdpbr(b, ifindex, &ov, &nv, pvid);
+	if (!err && (memcmp(&nv, kv, sizeof(nv)) || pvid != kpvid))
+		err = kbr_vlans_write(ifindex, &nv, pvid, kv, kpvid);
+	if (err) {
+		log_warn("bridge vlan %s: Couldn't bring its VLANs in line: %s",
+			 if_indextoname(ifindex, name) ?: "?", strerror(-err));
+		if (fresh)
+			a->ifindex = 0;		/* new again at the next look */
+		return;
+	}
+	a->v = nv;
+	a->pvid = pvid;
+}
+
+static void vlan_sync(struct brmirror *b)
+{
+	int err;
+
+	if (b->vlan_off || vlan_bridge_sync(b))
+		return;
+	err = kbr_port_vlans(b->kbr, on_kvlans, b);
+	if (err)
+		log_warn("bridge %s: Couldn't read the Linux bridge's VLANs: %s", b->br->name,
+			 strerror(-err));
+}
+
 /* --- the device: found, watched, lost --- */
 
 static void mirror_stop(struct brmirror *b)
@@ -543,6 +690,10 @@ static void mirror_stop(struct brmirror *b)
 	b->kbr = 0;
 	b->synced = false;
 	b->ageing_agreed = false;
+	b->vlan_agreed = false;
+	b->vlan_off = false;
+	free(b->vlans);
+	b->vlans = NULL;
 	b->phase = PASS_IDLE;
 	memset(b->agreed_if, 0, sizeof(b->agreed_if));
 }
@@ -553,7 +704,8 @@ static int mirror_start(struct brmirror *b, uint32_t kbr)
 
 	b->kbr = kbr;
 	b->batch = calloc(FDB_BATCH, sizeof(*b->batch));
-	b->w = b->batch ? calloc(1, sizeof(*b->w)) : NULL;
+	b->vlans = calloc(XDPBR_MAX_PORTS, sizeof(*b->vlans));
+	b->w = b->batch && b->vlans ? calloc(1, sizeof(*b->w)) : NULL;
 	if (!b->w)
 		return -ENOMEM;
 	err = kfdb_writer_open(b->w);
@@ -563,7 +715,7 @@ static int mirror_start(struct brmirror *b, uint32_t kbr)
 	if (!b->nl)
 		return -errno;
 	resync_start(b);
-	log_info("bridge %s: mirroring xdpbr's FDB, port flags and ageing with the Linux "
+	log_info("bridge %s: mirroring xdpbr's FDB, port flags, ageing and VLANs with the Linux "
 		 "bridge device %s", b->br->name, b->br->name);
 	return 0;
 }
@@ -596,6 +748,7 @@ static void look(struct brmirror *b)
 		log_warn("bridge %s: Couldn't read the Linux bridge's ports: %s", b->br->name,
 			 strerror(-err));
 	ageing_sync(b);
+	vlan_sync(b);
 	user_deletes(b);
 }
 
@@ -604,7 +757,7 @@ static void look(struct brmirror *b)
 static void on_refused(const struct kfdb_entry *req, int err, void *arg)
 {
 	struct brmirror *b = arg;
-	struct macset_slot *x = macset_find(&b->km, req->mac);
+	struct macset_slot *x = macset_find_vlan(&b->km, req->mac, req->vlan);
 	char s[MAC_STRLEN];
 
 	if (x)
@@ -630,14 +783,14 @@ void brmirror_read(struct brmirror *b)
 
 void brmirror_fdb_event(struct brmirror *b, const struct xdpbr_event *ev)
 {
-	if (b->synced && !ev->vlan && (ev->type == XDPBR_EV_LEARN || ev->type == XDPBR_EV_MOVE))
-		queue(b, ev->mac);
+	if (b->synced && (ev->type == XDPBR_EV_LEARN || ev->type == XDPBR_EV_MOVE))
+		queue(b, ev->mac, ev->vlan);
 }
 
 void brmirror_fdb_deleted(struct brmirror *b, const struct xdpbr_fdb_key *k)
 {
-	if (b->synced && !k->vlan)
-		queue(b, k->mac);
+	if (b->synced)
+		queue(b, k->mac, k->vlan);
 }
 
 void brmirror_step(struct brmirror *b)
@@ -691,7 +844,7 @@ static void withdraw(struct brmirror *b)
 			continue;
 		if (b->w->n == KFDB_BATCH)
 			kfdb_flush(b->w);
-		kfdb_put(b->w, x->val, x->mac, false);
+		kfdb_put_vlan(b->w, x->val, x->mac, x->vlan, false, KFDB_EXTERN);
 	}
 }
 

@@ -8,8 +8,8 @@
  * its FDB, its ports' flags and its ageing time and xdpbr's are one state
  * (doc/architecture.md, "The Linux bridge device as a view").
  *
- *  - FDB, VLAN 0 (the kernel bridge here has no VLAN filtering): what xdpbr
- *    holds on a port of the device is in the kernel's FDB, learned entries
+ *  - FDB, per VLAN (xdpbr's VLAN N is the kernel's `vlan N`, 0 none): what
+ *    xdpbr holds on a port of the device is in the kernel's FDB, learned entries
  *    as extern_learn (the kernel never ages them), static ones as `static
  *    sticky`, those that never age but move as `static`; what xdpbr no
  *    longer holds goes. `bridge fdb add MAC dev X master static` adds one
@@ -20,8 +20,11 @@
  *    writes are known by their echo (asked for, or already what xdpbr
  *    holds): they are never read back as a user's.
  *  - Port flags (learning, flood, mcast_flood, bcast_flood, isolated,
- *    hairpin) and ageing_time, compared once a second with what was last
- *    agreed: a side that changed wins (the kernel's, if both did).
+ *    hairpin), ageing_time, vlan_filtering, vlan_default_pvid and each
+ *    port's VLANs (`bridge vlan`: members, egress untagged, PVID), compared
+ *    once a second with what was last agreed: a side that changed wins
+ *    (the kernel's, if both did; per VLAN for a port's VLANs). A kernel
+ *    without VLAN filtering: VLANs not mirrored (one log line).
  *  - At start, and after lost notifications, xdpbr's state wins.
  *
  * Work per main-loop turn is bounded (BRMIRROR_TURN_*), as in evpn.c:
@@ -44,6 +47,13 @@
 
 struct bridge;
 struct mnl_socket;
+
+/* A port's VLANs as last agreed (ifindex 0: none yet). */
+struct brmirror_vlans {
+	struct xdpbr_vlan_port v;
+	uint16_t pvid;
+	uint32_t ifindex;
+};
 struct xdpbr_event;
 
 struct brmirror {
@@ -71,6 +81,11 @@ struct brmirror {
 	uint32_t agreed_if[XDPBR_MAX_PORTS];	/* ... for this ifindex (0: none) */
 	uint32_t ageing_cs;		/* the ageing time last agreed */
 	bool ageing_agreed;
+	bool vlan_off;			/* the kernel has no VLAN filtering */
+	bool vlan_agreed;		/* filtering, default_pvid: agreed once */
+	bool filtering;			/* ... as last agreed */
+	uint16_t default_pvid;
+	struct brmirror_vlans *vlans;	/* XDPBR_MAX_PORTS, by slot */
 };
 
 void brmirror_init(struct brmirror *b, struct bridge *br);

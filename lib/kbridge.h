@@ -6,10 +6,15 @@
  * kbridge - a Linux bridge device's settings over rtnetlink, in xdpbr's
  * terms: its ports' flags (IFLA_BRPORT_*, what `bridge link set` writes)
  * as XDPBR_PORT_* bits, through the settings rows that name an attribute
- * (lib/settings.c), and its ageing time (IFLA_BR_AGEING_TIME), for the
- * mirror of daemon/brmirror.c.
+ * (lib/settings.c), its ageing time (IFLA_BR_AGEING_TIME), its VLAN
+ * filtering and default PVID, and its ports' VLANs (what `bridge vlan`
+ * reads and writes) as xdpbr's bitmaps, for the mirror of
+ * daemon/brmirror.c.
  */
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "xdpbr.h"
 
 /* The XDPBR_PORT_* bits with a port attribute: the ones kbridge reads. */
 uint32_t kbr_port_mask(void);
@@ -30,5 +35,24 @@ int kbr_is_bridge(uint32_t ifindex);
  * and set. 0 or -errno. */
 int kbr_ageing_get(uint32_t bridge, uint32_t *cs);
 int kbr_ageing_set(uint32_t bridge, uint32_t cs);
+
+/* vlan_filtering and vlan_default_pvid (0: none). -ENOTSUP if the kernel
+ * has no VLAN filtering (CONFIG_BRIDGE_VLAN_FILTERING: no such attribute). */
+int kbr_vlan_get(uint32_t bridge, bool *filtering, uint16_t *default_pvid);
+/* Sets vlan_filtering, and default_pvid too if pvid_change (the kernel
+ * takes a new one only with filtering off: it goes first). 0 or -errno. */
+int kbr_vlan_set(uint32_t bridge, bool filtering, uint16_t default_pvid, bool pvid_change);
+
+/* The VLANs of each port of bridge to cb: members, egress untagged, PVID
+ * (0: none). 0 or -errno. */
+typedef void (*kbr_vlan_cb)(uint32_t ifindex, const struct xdpbr_vlan_port *v, uint16_t pvid,
+			    void *arg);
+int kbr_port_vlans(uint32_t bridge, kbr_vlan_cb cb, void *arg);
+
+/* Makes port ifindex's VLANs want and pvid, from have and have_pvid (what
+ * it holds): deletes, then adds and flag changes, in ranges. 0 or the
+ * first -errno. */
+int kbr_vlans_write(uint32_t ifindex, const struct xdpbr_vlan_port *want, uint16_t pvid,
+		    const struct xdpbr_vlan_port *have, uint16_t have_pvid);
 
 #endif

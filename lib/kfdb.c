@@ -16,8 +16,8 @@
 
 /* Builds the request of kfdb_set (kind KFDB_EXTERN) at buf (room for
  * KFDB_MSG_MAX). */
-static struct nlmsghdr *set_msg(char *buf, uint32_t ifindex, const uint8_t mac[6], bool add,
-				enum kfdb_kind kind)
+static struct nlmsghdr *set_msg(char *buf, uint32_t ifindex, const uint8_t mac[6],
+				uint16_t vlan, bool add, enum kfdb_kind kind)
 {
 	struct nlmsghdr *nlh;
 	struct ndmsg *ndm;
@@ -33,13 +33,15 @@ static struct nlmsghdr *set_msg(char *buf, uint32_t ifindex, const uint8_t mac[6
 	ndm->ndm_flags = NTF_MASTER | (add && kind == KFDB_EXTERN ? NTF_EXT_LEARNED : 0) |
 			 (add && kind == KFDB_STICKY ? NTF_STICKY : 0);
 	mnl_attr_put(nlh, NDA_LLADDR, 6, mac);
+	if (vlan)
+		mnl_attr_put_u16(nlh, NDA_VLAN, vlan);
 	return nlh;
 }
 
 int kfdb_set(uint32_t ifindex, const uint8_t mac[6], bool add)
 {
 	char buf[KFDB_MSG_MAX];
-	int err = nl_request(set_msg(buf, ifindex, mac, add, KFDB_EXTERN), NULL, NULL);
+	int err = nl_request(set_msg(buf, ifindex, mac, 0, add, KFDB_EXTERN), NULL, NULL);
 
 	return !add && err == -ENOENT ? 0 : err;
 }
@@ -187,14 +189,14 @@ void kfdb_writer_close(struct kfdb_writer *w)
 	w->nl = NULL;
 }
 
-static int put(struct kfdb_writer *w, uint32_t ifindex, const uint8_t mac[6], bool add,
-	       enum kfdb_kind kind)
+static int put(struct kfdb_writer *w, uint32_t ifindex, const uint8_t mac[6], uint16_t vlan,
+	       bool add, enum kfdb_kind kind)
 {
 	struct nlmsghdr *nlh;
 
 	if (w->n == KFDB_BATCH)
 		return -ENOSPC;
-	nlh = set_msg(w->buf + w->len, ifindex, mac, add, kind);
+	nlh = set_msg(w->buf + w->len, ifindex, mac, vlan, add, kind);
 	nlh->nlmsg_seq = ++w->seq;
 	w->len += NLMSG_ALIGN(nlh->nlmsg_len);
 	w->n++;
@@ -203,13 +205,19 @@ static int put(struct kfdb_writer *w, uint32_t ifindex, const uint8_t mac[6], bo
 
 int kfdb_put(struct kfdb_writer *w, uint32_t ifindex, const uint8_t mac[6], bool add)
 {
-	return put(w, ifindex, mac, add, KFDB_EXTERN);
+	return put(w, ifindex, mac, 0, add, KFDB_EXTERN);
 }
 
 int kfdb_put_kind(struct kfdb_writer *w, uint32_t ifindex, const uint8_t mac[6],
 		  enum kfdb_kind kind)
 {
-	return put(w, ifindex, mac, true, kind);
+	return put(w, ifindex, mac, 0, true, kind);
+}
+
+int kfdb_put_vlan(struct kfdb_writer *w, uint32_t ifindex, const uint8_t mac[6], uint16_t vlan,
+		  bool add, enum kfdb_kind kind)
+{
+	return put(w, ifindex, mac, vlan, add, kind);
 }
 
 int kfdb_flush(struct kfdb_writer *w)

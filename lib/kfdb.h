@@ -76,6 +76,9 @@ int kfdb_put(struct kfdb_writer *w, uint32_t ifindex, const uint8_t mac[6], bool
 enum kfdb_kind { KFDB_EXTERN, KFDB_STATIC, KFDB_STICKY };
 int kfdb_put_kind(struct kfdb_writer *w, uint32_t ifindex, const uint8_t mac[6],
 		  enum kfdb_kind kind);
+/* Either, in VLAN vlan (NDA_VLAN; 0: none said): add with kind, or delete. */
+int kfdb_put_vlan(struct kfdb_writer *w, uint32_t ifindex, const uint8_t mac[6], uint16_t vlan,
+		  bool add, enum kfdb_kind kind);
 /* Sends what is queued. 0 or -errno (then none of it was done). */
 int kfdb_flush(struct kfdb_writer *w);
 /* The requests the kernel refused, from at most reads reads: cb(the

@@ -452,6 +452,10 @@ XT_HOSTIF=on
 # and sets xdp before sourcing this file.
 XT_DATAPATH=${XT_DATAPATH:-auto}
 
+# XT_START_SECS: how long daemon_start waits for the daemon to be ready
+# (10 s; more for a suite run in the VM lane's TCG guest).
+XT_START_SECS=${XT_START_SECS:-10}
+
 # host_offloads NS: a host on an XDP port stands for a host behind a
 # physical NIC, whose frames arrive complete: GRO on its e0 (an XDP
 # redirect into a veth needs NAPI on the peer, see MACHINE-FACTS.md) and
@@ -500,6 +504,23 @@ topo_up()
 			host_offloads "$ns"
 		} >"$XT_TMP/topo.log" 2>&1 ||
 			abort "topo_up: configuring host $i" "$(cat "$XT_TMP/topo.log")"
+	done
+}
+
+# kbr_listening: a Linux bridge device $BR whose ports are PORTS, each
+# listening: the kernel bridge neither forwards nor learns (blocking would
+# turn forwarding at once), for the suites of the mirror of
+# daemon/brmirror.c, whose xdpbrd runs -H off on the same ports.
+kbr_listening()
+{
+	local p
+	ip link add "$BR" type bridge || abort "ip link add $BR type bridge"
+	for p in "${PORTS[@]}"; do
+		ip link set dev "$p" master "$BR" || abort "ip link set $p master $BR"
+	done
+	ip link set dev "$BR" up
+	for p in "${PORTS[@]}"; do
+		bridge link set dev "$p" state 1 || abort "bridge link set dev $p state 1"
 	done
 }
 
@@ -750,7 +771,7 @@ daemon_start()
 		>>"$DAEMON_LOG" 2>&1 &
 	DAEMON_PID=$!
 	DAEMON_RC=
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < XT_START_SECS * 10; i++)); do
 		if ! proc_alive "$DAEMON_PID"; then
 			wait "$DAEMON_PID"
 			DAEMON_RC=$?
@@ -773,7 +794,7 @@ $(cat "$DAEMON_LOG")"
 		fi
 		sleep 0.1
 	done
-	XT_WHY="xdpbrd not ready after 10 s; xdpbr -b $BR -j link show:
+	XT_WHY="xdpbrd not ready after $XT_START_SECS s; xdpbr -b $BR -j link show:
 $("$XDPBR" -b "$BR" -j link show 2>&1)
 xdpbrd log:
 $(cat "$DAEMON_LOG")"

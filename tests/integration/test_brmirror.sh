@@ -82,15 +82,7 @@ shows()
 
 xt_require
 topo_up 3
-ip link add "$BR" type bridge || abort "ip link add $BR type bridge"
-for p in "${PORTS[@]}"; do
-	ip link set dev "$p" master "$BR" || abort "ip link set $p master $BR"
-done
-ip link set dev "$BR" up
-# Listening ports: the kernel bridge neither forwards nor learns.
-for p in "${PORTS[@]}"; do
-	bridge link set dev "$p" state 1 || abort "bridge link set dev $p state 1"	# listening: blocking turns forwarding at once
-done
+kbr_listening
 daemon_start -a 250 || abort "xdpbrd start" "$XT_WHY"
 hosts_quiet || abort "hosts_quiet"
 log_poll "$DAEMON_LOG" "mirroring" 5 || abort "the mirror did not start" "$(cat "$DAEMON_LOG")"

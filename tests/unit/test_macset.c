@@ -128,6 +128,50 @@ static void test_zero_mac(void **state)
 	macset_free(&s);
 }
 
+/* A MAC in two VLANs is two entries, each found and deleted alone, also
+ * across growing; the queue keeps each MAC's VLAN. */
+static void test_vlans(void **state)
+{
+	struct macset s;
+	struct macq q = { 0 };
+	struct macset_slot *x;
+	bool grew;
+	uint8_t mac[6], got[6];
+	uint16_t vlan;
+
+	assert_int_equal(macset_init(&s, 10), 0);
+	for (uint32_t i = 0; i < 300; i++) {
+		mac_of(i, mac);
+		for (uint16_t v = 0; v < 3; v++) {
+			x = macset_add_vlan(&s, mac, (uint16_t)(v * 1000), &grew);
+			assert_non_null(x);
+			x->val = i * 10 + v;
+		}
+	}
+	assert_int_equal(s.n, 900);
+	mac_of(5, mac);
+	assert_int_equal(macset_find(&s, mac)->val, 50);
+	assert_int_equal(macset_find_vlan(&s, mac, 2000)->val, 52);
+	assert_null(macset_find_vlan(&s, mac, 3000));
+	macset_del(&s, macset_find_vlan(&s, mac, 1000));
+	assert_null(macset_find_vlan(&s, mac, 1000));
+	assert_int_equal(macset_find_vlan(&s, mac, 0)->val, 50);
+	assert_int_equal(macset_find_vlan(&s, mac, 2000)->val, 52);
+	macset_free(&s);
+
+	for (uint16_t v = 0; v < 2000; v++) {
+		mac_of(v, mac);
+		assert_int_equal(macq_push_vlan(&q, mac, v), 0);
+	}
+	for (uint16_t v = 0; v < 2000; v++) {
+		assert_true(macq_pop_vlan(&q, got, &vlan));
+		mac_of(v, mac);
+		assert_memory_equal(got, mac, 6);
+		assert_int_equal(vlan, v);
+	}
+	macq_free(&q);
+}
+
 /* First in, first out, also across the ring's growing when it wraps. */
 static void test_queue(void **state)
 {
@@ -162,6 +206,7 @@ int main(void)
 		cmocka_unit_test(test_presized),
 		cmocka_unit_test(test_zero_mac),
 		cmocka_unit_test(test_queue),
+		cmocka_unit_test(test_vlans),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# iproute2's `bridge vlan` and the bridge's vlan_filtering and
+# vlan_default_pvid as a view and a control of xdpbr's VLANs
+# (daemon/brmirror.c), like test_brmirror.sh for the FDB and port flags:
+# the test makes the Linux bridge device (listening ports: the kernel
+# forwards nothing) and runs xdpbrd -H off on its ports.
+#
+# This development host's kernel has no VLAN filtering
+# (CONFIG_BRIDGE_VLAN_FILTERING off): there the suite checks the mirror
+# says so once and leaves VLANs alone, while xdpbr's own VLANs and the
+# rest of the mirror work as before. On a kernel with it (Debian's 6.1:
+# tests/vm/test_brvlan.sh runs this suite in the VM lane's guest) it
+# checks both directions: at start xdpbr wins; `xdpbr vlan` shows in
+# `bridge vlan show`; `bridge vlan add|del` (ranges too, pvid, untagged)
+# change xdpbr's VLANs, and tagged traffic between hosts with 802.1Q
+# devices shows the datapath obeys; the FDB per VLAN (`bridge fdb show`
+# says `vlan N` for what xdpbr learned in VLAN N, `bridge fdb add ... vlan
+# N` adds one); vlan_filtering and default_pvid both ways.
+# datapaths: auto
+# shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
+# shellcheck disable=SC2317 # functions that run through check and xt_poll
+# shellcheck disable=SC2016 # commands and failure reports evaluated later (shows, eval)
+. "$(dirname "$0")/lib.sh"
+XT_HOSTIF=off
+
+# shows NAME WHAT CMD...: CMD comes true within 3 s (the mirror looks once
+# a second; 8 s in a TCG guest); the failure shows WHAT.
+shows()
+{
+	local name=$1 what=$2
+	shift 2
+	if xt_poll "${XT_SHOWS_SECS:-3}" "$@"; then
+		pass "$name"
+	else
+		fail "$name" "$(eval "$what" 2>&1)"
+	fi
+}
+
+# A port's VLANs as one line, "VID[-VID][P][U] ...", from the JSON both
+# `bridge -compressvlans -j vlan show` (ranges, as xdpbr shows them; -c
+# is taken for -color) and `xdpbr -j vlan show` print (P: PVID, U: egress
+# untagged).
+VLAN_JQ='[.[] | select(.ifname == $d) | .vlans[]? |
+	"\(.vlan)\(if .vlanEnd then "-\(.vlanEnd)" else "" end)" +
+	(if ((.flags // []) | index("PVID")) then "P" else "" end) +
+	(if ((.flags // []) | index("Egress Untagged")) then "U" else "" end)] | join(" ")'
+
+kvlans()
+{
+	bridge -compressvlans -j vlan show dev "$1" | jq -r --arg d "$1" "$VLAN_JQ"
+}
+
+xvlans()
+{
+	"$XDPBR" -b "$BR" -j vlan show dev "$1" | jq -r --arg d "$1" "$VLAN_JQ"
+}
+
+# vlans_are PORT LINE: both views of PORT's VLANs are LINE.
+vlans_are()
+{
+	[ "$(kvlans "$1")" = "$2" ] && [ "$(xvlans "$1")" = "$2" ]
+}
+
+# kbr WORD: vlan_filtering or vlan_default_pvid as `ip -d link show` says.
+kbr()
+{
+	ip -d link show dev "$BR" | grep -o " $1 [0-9]*" | awk '{ print $2 }'
+}
+
+# xbr WORD: vlan_filtering (on/off) or default_pvid of `xdpbr bridge show`.
+xbr()
+{
+	"$XDPBR" -b "$BR" bridge show | grep -o " $1 [0-9a-z]*" | awk '{ print $2 }'
+}
+
+# vping I ADDR: host I reaches ADDR (198.18.10.x, VLAN 10).
+vping()
+{
+	hexec "$1" ping -c 1 -W 2 "$2"
+}
+
+xt_require
+topo_up 3
+kbr_listening
+P1=${PORT[1]} P2=${PORT[2]} P3=${PORT[3]}
+VIEWS='for p in "$P1" "$P2" "$P3"; do echo "$p: kernel [$(kvlans "$p")] xdpbr [$(xvlans "$p")]"; done
+	bridge vlan show; ip -d link show dev "$BR" | grep -o "vlan_[a-z_]* [0-9]*"; "$XDPBR" -b "$BR" bridge show'
+
+# The kernel's VLAN filtering: without it the kernel reports no
+# vlan_default_pvid (6.18 reports vlan_filtering 0 all the same).
+KVLAN=0
+ip -d link show dev "$BR" | grep -q ' vlan_default_pvid ' && KVLAN=1
+
+if [ "$KVLAN" = 1 ]; then
+	# a VLAN only the kernel has, before xdpbrd starts: xdpbr wins
+	bridge vlan add dev "$P3" vid 99 || abort "bridge vlan add dev $P3 vid 99"
+fi
+daemon_start || abort "xdpbrd start" "$XT_WHY"
+hosts_quiet || abort "hosts_quiet"
+log_poll "$DAEMON_LOG" "mirroring" 5 || abort "the mirror did not start" "$(cat "$DAEMON_LOG")"
+
+if [ "$KVLAN" = 0 ]; then
+	# ---- a kernel without VLAN filtering: the VLAN mirror is off, the rest runs
+	log_poll "$DAEMON_LOG" "no VLAN filtering" 3
+	sleep 2.5	# a few more looks
+	check_eq "the log says once that the Linux bridge has no VLAN filtering" 1 \
+		"$(grep -c "bridge $BR: the Linux bridge has no VLAN filtering" "$DAEMON_LOG")"
+	check_fail "... and no warning about VLANs" grep -qi "vlan.*couldn't\|couldn't.*vlan" \
+		"$DAEMON_LOG"
+	check "xdpbr's own VLANs work: xdpbr bridge set vlan_filtering on" \
+		"$XDPBR" -b "$BR" bridge set vlan_filtering on
+	check "... xdpbr vlan add dev $P1 vid 10 pvid untagged" \
+		"$XDPBR" -b "$BR" vlan add dev "$P1" vid 10 pvid untagged
+	check "... xdpbr vlan del dev $P1 vid 1" "$XDPBR" -b "$BR" vlan del dev "$P1" vid 1
+	sleep 1.5
+	check_eq "... and stay as set (xdpbr vlan show dev $P1)" "10PU" "$(xvlans "$P1")"
+	check_eq "... vlan_filtering stays on" on "$(xbr vlan_filtering)"
+	check "the rest of the mirror runs: bridge link set dev $P2 learning off" \
+		bridge link set dev "$P2" learning off
+	shows "... is xdpbr's" '"$XDPBR" -b "$BR" link show dev "$P2"' \
+		eval '[ "$(pfx_link_field "$P2" learning)" = false ]'
+	check "ip link set type bridge ageing_time 200" ip link set dev "$BR" type bridge ageing_time 200
+	shows "... is xdpbr's" '"$XDPBR" -b "$BR" bridge show' \
+		eval '[ "$(bridge_field ageing_time)" = 2 ]'
+	finish
+fi
+
+# ---- at start xdpbr wins
+shows "at start xdpbr's VLANs win: $P3's VLAN 99 (the kernel's only) is gone, both views 1PU" \
+	"$VIEWS" vlans_are "$P3" 1PU
+check_eq "xdpbr's vlan_filtering (off) is the kernel's" 0 "$(kbr vlan_filtering)"
+
+# ---- xdpbr -> kernel
+check "xdpbr bridge set vlan_filtering on" "$XDPBR" -b "$BR" bridge set vlan_filtering on
+shows "... the kernel's vlan_filtering is 1" "$VIEWS" eval '[ "$(kbr vlan_filtering)" = 1 ]'
+check "xdpbr vlan add dev $P1 vid 10 pvid untagged; del vid 1" eval \
+	'"$XDPBR" -b "$BR" vlan add dev "$P1" vid 10 pvid untagged &&
+	 "$XDPBR" -b "$BR" vlan del dev "$P1" vid 1'
+shows "... bridge vlan show dev $P1: 10 PVID Egress Untagged" "$VIEWS" vlans_are "$P1" 10PU
+check "xdpbr vlan add dev $P2 vid 100-110" "$XDPBR" -b "$BR" vlan add dev "$P2" vid 100-110
+shows "... bridge vlan show dev $P2: 1 PVID untagged, 100-110 tagged" "$VIEWS" \
+	vlans_are "$P2" "1PU 100-110"
+
+# ---- kernel -> xdpbr
+check "bridge vlan add dev $P2 vid 10" bridge vlan add dev "$P2" vid 10
+shows "... xdpbr vlan show dev $P2: 1 PVID untagged, 10 and 100-110 tagged" "$VIEWS" \
+	vlans_are "$P2" "1PU 10 100-110"
+check "bridge vlan del dev $P2 vid 100-110" bridge vlan del dev "$P2" vid 100-110
+check "bridge vlan add dev $P3 vid 20-30" bridge vlan add dev "$P3" vid 20-30
+shows "... xdpbr: $P2 lost 100-110, $P3 has 20-30" "$VIEWS" \
+	eval 'vlans_are "$P2" "1PU 10" && vlans_are "$P3" "1PU 20-30"'
+check "bridge vlan del dev $P3 vid 25" bridge vlan del dev "$P3" vid 25
+check "bridge vlan add dev $P3 vid 28 untagged" bridge vlan add dev "$P3" vid 28 untagged
+shows "... xdpbr: $P3 has 20-24, 26-27, 28 untagged, 29-30" "$VIEWS" \
+	vlans_are "$P3" "1PU 20-24 26-27 28U 29-30"
+check "bridge vlan add dev $P3 vid 20 pvid untagged" bridge vlan add dev "$P3" vid 20 pvid untagged
+shows "... xdpbr: $P3's PVID is 20 (1 stays, untagged)" "$VIEWS" \
+	vlans_are "$P3" "1U 20PU 21-24 26-27 28U 29-30"
+check "bridge vlan del dev $P3 vid 20-30; add vid 1 pvid untagged" eval \
+	'bridge vlan del dev "$P3" vid 20-30 && bridge vlan add dev "$P3" vid 1 pvid untagged'
+shows "... xdpbr: $P3 is 1 PVID untagged again" "$VIEWS" vlans_are "$P3" 1PU
+
+# ---- the datapath does what iproute2 set: h1 untagged on P1 (access port
+# of VLAN 10), h2 and h3 with 802.1Q devices e0.10 behind trunks P2, P3
+for i in 1 2 3; do
+	dev=e0
+	if [ "$i" != 1 ]; then
+		dev=e0.10
+		hexec "$i" ip link add link e0 name e0.10 type vlan id 10 ||
+			abort "ip link add ... type vlan id 10 in h$i (no 8021q?)"
+		hexec "$i" sysctl -q -w net.ipv6.conf.e0/10.disable_ipv6=1
+		hexec "$i" ip link set dev e0.10 up
+	fi
+	hexec "$i" ip addr add "198.18.10.$i/24" dev "$dev" || abort "address of h$i"
+done
+check "h1 (untagged, P1 access VLAN 10) -> h2 (tagged 10) ping" \
+	xt_poll 10 vping 1 198.18.10.2
+check_fail "h2 -> h3: $P3 is not in VLAN 10, the frames are dropped" vping 2 198.18.10.3
+check "bridge vlan add dev $P3 vid 10" bridge vlan add dev "$P3" vid 10
+shows "... xdpbr has it" "$VIEWS" vlans_are "$P3" "1PU 10"
+check "h2 -> h3 ping in VLAN 10 now" xt_poll 10 vping 2 198.18.10.3
+check "h3 -> h1 ping (tagged in, untagged out)" vping 3 198.18.10.1
+check "... xdpbr learned h2 on $P2 in VLAN 10" jq_true "$(fdb_json)" \
+	'any(.[]; (.mac | ascii_downcase) == $m and .ifname == $p and .vlan == 10)' \
+	--arg m "${MAC[2]}" --arg p "$P2"
+
+# ---- the FDB per VLAN, both ways
+KFDB='bridge fdb show br "$BR"; "$XDPBR" -b "$BR" fdb show'
+shows "bridge fdb show: h2 on $P2 in VLAN 10, extern_learn (xdpbr's)" "$KFDB" \
+	eval 'bridge fdb show br "$BR" | grep -qi "^${MAC[2]} dev $P2 vlan 10 .*extern_learn"'
+S1=$(test_mac 1) S2=$(test_mac 2)
+check "bridge fdb add $S1 dev $P2 master static vlan 10" \
+	bridge fdb add "$S1" dev "$P2" master static vlan 10
+shows "... xdpbr has it on $P2 in VLAN 10 (never ages, moves: remote), none in VLAN 0" "$KFDB" \
+	eval 'jq_true "$(fdb_json)" "any(.[]; (.mac | ascii_downcase) == \$m and .ifname == \$p and
+		.vlan == 10 and .state == \"remote\") and all(.[]; .mac != \$m or .vlan == 10)" \
+		--arg m "$S1" --arg p "$P2"'
+check "xdpbr fdb add $S2 dev $P2 vlan 10 static" "$XDPBR" -b "$BR" fdb add "$S2" dev "$P2" vlan 10 static
+shows "... bridge fdb show: $S2 dev $P2 vlan 10 static sticky" "$KFDB" \
+	eval 'bridge fdb show br "$BR" | grep -qi "^$S2 dev $P2 vlan 10 .*static.*sticky"'
+check "bridge fdb del $S1 dev $P2 master vlan 10" bridge fdb del "$S1" dev "$P2" master vlan 10
+shows "... gone from xdpbr's FDB" "$KFDB" fdb_lacks "$S1"
+check "xdpbr fdb del $S2 vlan 10" "$XDPBR" -b "$BR" fdb del "$S2" vlan 10
+shows "... gone from the kernel's" "$KFDB" \
+	eval '! bridge fdb show br "$BR" | grep -qi "^$S2 "'
+
+check "bridge vlan del dev $P3 vid 10" bridge vlan del dev "$P3" vid 10
+shows "... xdpbr lost it" "$VIEWS" vlans_are "$P3" 1PU
+check_fail "... and h2 -> h3 is dropped again" vping 2 198.18.10.3
+
+# ---- vlan_filtering and default_pvid, kernel -> xdpbr and back
+check "ip link set type bridge vlan_filtering 0" ip link set dev "$BR" type bridge vlan_filtering 0
+shows "... xdpbr's vlan_filtering is off" "$VIEWS" eval '[ "$(xbr vlan_filtering)" = off ]'
+check "ip link set type bridge vlan_default_pvid 5" \
+	ip link set dev "$BR" type bridge vlan_default_pvid 5
+shows "... xdpbr's default_pvid is 5, and the ports that had 1 have 5" "$VIEWS" \
+	eval '[ "$(xbr default_pvid)" = 5 ] && vlans_are "$P3" 5PU && vlans_are "$P2" "5PU 10"'
+check "xdpbr bridge set default_pvid 7" "$XDPBR" -b "$BR" bridge set default_pvid 7
+shows "... the kernel's vlan_default_pvid is 7, ports follow" "$VIEWS" \
+	eval '[ "$(kbr vlan_default_pvid)" = 7 ] && vlans_are "$P3" 7PU'
+check "ip link set type bridge vlan_filtering 1" ip link set dev "$BR" type bridge vlan_filtering 1
+shows "... xdpbr's vlan_filtering is on" "$VIEWS" eval '[ "$(xbr vlan_filtering)" = on ]'
+check_fail "no warning about VLANs in the log" grep -qi "vlan.*couldn't\|couldn't.*vlan" "$DAEMON_LOG"
+
+finish
