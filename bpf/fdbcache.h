@@ -204,8 +204,8 @@ static __always_inline int fdbc_live(const struct fdbc_ent *e, __u32 gen, __u64 
  * sources than the set holds, coming round in turn (an RFC 2889 test, a
  * scan, a flood), churn one way of it and hit in the other three, where
  * pushing every fill in at way[0] lost each entry before it came round
- * again, and nothing hit (1,000,000 sources cycling through the 524,288
- * entries a CPU of an FDB of 2,097,152: doc/performance.md). */
+ * again, and nothing hit (100,000 sources cycling through 65,536 entries
+ * a CPU: doc/performance.md). */
 static __always_inline void fdbc_fill(struct fdbc_set *s, __u64 k, __u32 gen, __u64 j,
 				      __u32 slot, __u16 fdb_flags,
 				      __u64 last_seen, __u64 now, __u64 ageing_ns)
