@@ -189,10 +189,23 @@ static __always_inline struct fdbc_ent *fdbc_find(struct fdbc_set *s, __u64 k,
 	return NULL;
 }
 
+/* Whether way e holds an entry still usable for its own key. */
+static __always_inline int fdbc_live(const struct fdbc_ent *e, __u32 gen, __u64 j)
+{
+	return fdbc_usable(e, e->key, gen, j);
+}
+
 /* Cache FDB entry v of key k, looked up after reading generation gen
  * (fdbc_gen()), unless it ages out within FDBC_MIN_LIFE_NS. The newest fill
- * goes to way[0]; the ways before k's (all, when k is not there) move down
- * one, and the last falls out. */
+ * goes to way[0] and the ways before k's move down one. When k is not
+ * there, the first way that is no longer usable (empty, too old, of an
+ * older generation) makes the room; when all four still are, k takes
+ * way[3], the next fill's to lose, and the other three stay. So more
+ * sources than the set holds, coming round in turn (an RFC 2889 test, a
+ * scan, a flood), churn one way of it and hit in the other three, where
+ * pushing every fill in at way[0] lost each entry before it came round
+ * again, and nothing hit (100,000 sources cycling through 65,536 entries
+ * a CPU: doc/performance.md). */
 static __always_inline void fdbc_fill(struct fdbc_set *s, __u64 k, __u32 gen, __u64 j,
 				      __u32 slot, __u16 fdb_flags,
 				      __u64 last_seen, __u64 now, __u64 ageing_ns)
@@ -207,9 +220,19 @@ static __always_inline void fdbc_fill(struct fdbc_set *s, __u64 k, __u32 gen, __
 	}
 	if (!slot || slot > FDBC_SLOT_MASK)
 		return;
-	if (s->way[0].key != k) {
-		if (s->way[1].key != k) {
-			if (s->way[2].key != k)
+	if (s->way[0].key != k && s->way[1].key != k && s->way[2].key != k &&
+	    s->way[3].key != k && fdbc_live(&s->way[0], gen, j) &&
+	    fdbc_live(&s->way[1], gen, j) && fdbc_live(&s->way[2], gen, j) &&
+	    fdbc_live(&s->way[3], gen, j)) {
+		s->way[3].key = k;
+		s->way[3].gen = gen;
+		s->way[3].jslot = (__u32)j << 8 | slot;
+		return;
+	}
+	/* k's way, or the first one not live, or the last: the room */
+	if (s->way[0].key != k && fdbc_live(&s->way[0], gen, j)) {
+		if (s->way[1].key != k && fdbc_live(&s->way[1], gen, j)) {
+			if (s->way[2].key != k && fdbc_live(&s->way[2], gen, j))
 				s->way[3] = s->way[2];
 			s->way[2] = s->way[1];
 		}

@@ -114,7 +114,7 @@ static const char usage[] =
 	"  -s, --fdb-size N       FDB capacity in entries (default %u)\n"
 	"  -C, --fdb-cache N      entries of the datapath's per-CPU FDB cache: a\n"
 	"                         power of two, 0 = off (default: sized from the FDB\n"
-	"                         size and the CPUs, at most 8 MiB a CPU; -v says)\n"
+	"                         size and the CPUs, at most 2 MiB a CPU; -v says)\n"
 	"  -a, --ageing-time SEC  age out dynamic FDB entries after SEC seconds\n"
 	"                         (default %u; 0 = never)\n"
 	"  -l, --listen ADDR:PORT HTTP statistics endpoint (default %s;\n"

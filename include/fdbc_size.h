@@ -17,8 +17,16 @@
  * 16 bytes; a cache larger than the CPU's last-level cache still saves the
  * helper calls, at the price of a memory access.
  *
+ * Why no bigger than 2 MiB a CPU (the L2 of a server core; it was 8 MiB):
+ * with 100,000 sources and an FDB of 2,097,152 the 8 MiB cache spread them
+ * over 100,000 lines of 8 MiB, and xdpbr_rx took 375 ns a frame against
+ * 246-251 with 2 MiB, in alternating runs; 1,000,000 sources, which no
+ * cache this size holds, 784-853 against 664-762 (doc/performance.md).
+ * The sources that collide in a set then are what the cache's fill
+ * (bpf/fdbcache.h) keeps three of four of.
+ *
  * Examples (2 CPUs): FDB 65,536 (default) -> 65,536 entries, 1 MiB a CPU;
- * FDB 131,072 -> 131,072 (2 MiB); FDB 2,097,152 -> 524,288 (8 MiB, the
+ * FDB 131,072 -> 131,072 (2 MiB); FDB 2,097,152 -> 131,072 too (2 MiB, the
  * per-CPU cap). 64 CPUs, default FDB -> 65,536 (1 MiB a CPU, 64 MiB in all);
  * 96 CPUs -> 32,768.
  */
@@ -30,7 +38,7 @@
 #define XDPBR_FDBC_ENTRY_BYTES	16U		/* struct fdbc_ent */
 #define XDPBR_FDBC_WAYS		4U		/* entries a set (FDBC_WAYS) */
 #define XDPBR_FDBC_FLOOR	4096U		/* 64 KiB a CPU */
-#define XDPBR_FDBC_CPU_BUDGET	(8U << 20)	/* bytes a CPU: 524,288 entries */
+#define XDPBR_FDBC_CPU_BUDGET	(2U << 20)	/* bytes a CPU: 131,072 entries */
 #define XDPBR_FDBC_TOTAL_BUDGET	(64ULL << 20)	/* bytes over all possible CPUs */
 
 /* The largest power of two <= v (v >= 1). */

@@ -42,6 +42,8 @@
 #              the sum over the three sinks
 #   macs100k   unicast, 100,000 source MACs cycling, xdpbr's FDB sized for
 #              them (-s 131072): all learned, the per-CPU cache sized from it
+#   macs100k2m the same 100,000 sources with an FDB sized for 1,000,000
+#              (-s 2097152): what a large table costs a smaller working set
 #   macs1m     the same with 1,000,000 source MACs (-s 2097152)
 #   macflood   100,000 source MACs against the default FDB of 65,536
 #              entries: the FDB fills, and every frame of an unlearned
@@ -54,6 +56,12 @@
 #   overlay    TCP across a VXLAN overlay between two sites: xdpbr with its
 #              [vxlan] overlay against a Linux bridge with a vxlan port
 #              (tools/bench-overlay.sh, doc/evpn.md), after the others
+#   learnrate  RFC 2889 5.8, address learning rate: new source MACs learned
+#              a second, xdpbr against the Linux bridge, each checked by
+#              sending to it afterwards without flooding
+#   capacity   RFC 2889 5.7, address caching capacity: the most MACs held
+#              without flooding (both: tools/bench-rfc2889.sh, a topology
+#              of its own, after the others)
 # The generator runs one thread pinned per CPU for N cores (CPUs 0..N-1); a
 # veth delivers into the rx queue of the sending CPU, so the DUT also uses N
 # rx queues, and generator, DUT and sink share each core: a rate is what N
@@ -112,11 +120,11 @@ XDPBR=$BUILD/xdpbr
 STATE_DIR=/run/xdpbr-bench
 
 ALL_SIZES=64,128,256,512,1024,1280,1408,1518
-FRAME_SCENARIOS=unicast,macs10k,broadcast,macs100k,macs1m,macflood
+FRAME_SCENARIOS=unicast,macs10k,broadcast,macs100k,macs100k2m,macs1m,macflood
 # The largest frame the generator sends (BPF_PROG_RUN live frames: one
 # page, see tools/pktgen.c); jumbo frames are measured with TCP (--tcp-mtu).
 FRAME_MAX=3412
-ALL_SCENARIOS=$FRAME_SCENARIOS,tcp,overlay
+ALL_SCENARIOS=$FRAME_SCENARIOS,tcp,overlay,learnrate,capacity
 ALL_DUTS=xdpbr,xdpbr-tc,bridge,ceiling
 XDPBRD_ARGS=()
 NCPU=$(nproc)
@@ -150,8 +158,8 @@ usage: tools/bench.sh [OPTION...]
   --duts LIST        of xdpbr,xdpbr-tc,bridge,ceiling (default: all four;
                      xdpbr is the XDP datapath, xdpbr-tc the TC one; the
                      tcp scenario runs xdpbr (default datapath) and bridge)
-  --scenarios LIST   of unicast,macs10k,broadcast,macs100k,macs1m,macflood,
-                     tcp,overlay (default: all eight)
+  --scenarios LIST   of unicast,macs10k,broadcast,macs100k,macs100k2m,macs1m,
+                     macflood,tcp,overlay,learnrate,capacity (default: all)
   --sizes LIST       frame sizes on the wire with FCS, 64..$FRAME_MAX (the
                      generator's limit; over 1518 the veths' MTU is raised;
                      jumbo frames up to 9000: --tcp-mtu) (default $ALL_SIZES)
@@ -473,10 +481,12 @@ in_range "$TCP_MTU" 1280 9000 || die "--tcp-mtu: $TCP_MTU is not in 1280..9000"
 FSCEN_LIST=()
 TCP=0
 OVERLAY=0
+RFC_TESTS=()
 for s in "${SCEN_LIST[@]}"; do
 	case $s in
 	tcp) TCP=1 ;;
 	overlay) OVERLAY=1 ;;
+	learnrate | capacity) RFC_TESTS+=("$s") ;;
 	*) FSCEN_LIST+=("$s") ;;
 	esac
 done
@@ -518,6 +528,21 @@ if [ "$OVERLAY" = 1 ] && [ "$EXTERNAL" = 1 ]; then
 	[ -z "${GIVEN[--scenarios]:-}" ] || die "--scenarios overlay: external mode has no sites to build"
 	OVERLAY=0
 	mapfile -t SCEN_LIST < <(printf '%s\n' "${SCEN_LIST[@]}" | grep -vx overlay)
+fi
+# The RFC 2889 tests: xdpbr (asked for as xdpbr or xdpbr-tc: its XDP
+# datapath) and the Linux bridge, on a topology of their own.
+RFC_DUTS=()
+if [ ${#RFC_TESTS[@]} -gt 0 ]; then
+	[[ " ${DUT_LIST[*]} " == *" xdpbr "* || " ${DUT_LIST[*]} " == *" xdpbr-tc "* ]] &&
+		RFC_DUTS+=(xdpbr)
+	[[ " ${DUT_LIST[*]} " == *" bridge "* ]] && RFC_DUTS+=(bridge)
+	if [ "$EXTERNAL" = 1 ] || [ ${#RFC_DUTS[@]} -eq 0 ]; then
+		[ -z "${GIVEN[--scenarios]:-}" ] ||
+			die "--scenarios ${RFC_TESTS[*]}: they need the DUT xdpbr or bridge, not external mode"
+		mapfile -t SCEN_LIST < <(printf '%s\n' "${SCEN_LIST[@]}" | grep -vx 'learnrate\|capacity')
+		RFC_TESTS=()
+		RFC_DUTS=()
+	fi
 fi
 [ ${#SCEN_LIST[@]} -gt 0 ] || die "--scenarios: nothing to measure"
 
@@ -682,8 +707,9 @@ bridge_up()
 	state_save
 	[ ${#BRNF_SAVED[@]} -gt 0 ] || progress "no br_netfilter: no bridge-nf sysctl to set"
 	for ((i = 0; i < 50; i++)); do
+		# (iproute2 6.1 lists every bridge's ports here: filter)
 		n=$(bridge -j link show master "$BRK" |
-			jq '[.[] | select(.state == "forwarding")] | length')
+			jq --arg b "$BRK" '[.[] | select(.master == $b and .state == "forwarding")] | length')
 		[ "${n:-0}" = $# ] && return 0
 		sleep 0.1
 	done
@@ -762,7 +788,7 @@ scen_macs()
 {
 	case $1 in
 	macs10k) echo "$MACS" ;;
-	macs100k | macflood) echo 100000 ;;
+	macs100k | macs100k2m | macflood) echo 100000 ;;
 	macs1m) echo 1000000 ;;
 	*) echo 1 ;;
 	esac
@@ -773,7 +799,7 @@ scen_fdb()
 {
 	case $1 in
 	macs100k) echo 131072 ;;
-	macs1m) echo 2097152 ;;
+	macs100k2m | macs1m) echo 2097152 ;;
 	*) echo "" ;;
 	esac
 }
@@ -789,6 +815,7 @@ scen_setup()
 	fdb=$(scen_fdb "$1")
 	key=${fdb:-default}
 	[ "$1" = macflood ] && key=flood
+	[ "$1" = macs100k2m ] && key=$fdb-100k	# macs1m after it starts empty too
 	SCEN_ARGS=()
 	[ -z "$fdb" ] || SCEN_ARGS=(-s "$fdb")
 	[ "$key" != "$SCEN_KEY" ] || [ "$key" = flood ] || return 1
@@ -1040,6 +1067,16 @@ if [ "$OVERLAY" = 1 ]; then
 	BUILD=$BUILD tools/bench-overlay.sh --reps "$REPS" --duration "$TCP_DURATION" \
 		--json "$TMP/overlay.json" >&2 || die "overlay scenario failed (tools/bench-overlay.sh)"
 fi
+# The RFC 2889 tests: a topology of their own, after everything else.
+echo null >"$TMP/rfc2889.json"
+if [ ${#RFC_TESTS[@]} -gt 0 ]; then
+	rfc_args=(--reps "$REPS")
+	[ "$SMOKE" = 0 ] || rfc_args+=(--learn-macs 10000 --capacity-max 4096)
+	progress "rfc2889: ${RFC_TESTS[*]}, ${RFC_DUTS[*]} (tools/bench-rfc2889.sh)"
+	BUILD=$BUILD tools/bench-rfc2889.sh --tests "$(IFS=,; echo "${RFC_TESTS[*]}")" \
+		--duts "$(IFS=,; echo "${RFC_DUTS[*]}")" "${rfc_args[@]}" \
+		--json "$TMP/rfc2889.json" >&2 || die "rfc2889 tests failed (tools/bench-rfc2889.sh)"
+fi
 progress "measured in $(($(date +%s) - START)) s"
 
 # ---------------------------------------------------------------- results
@@ -1191,6 +1228,8 @@ jq -s \
 	}' "$POINTS" >"$TMP/result.json" || die "could not assemble the results"
 jq --slurpfile o "$TMP/overlay.json" '.overlay = $o[0]' "$TMP/result.json" >"$TMP/result2.json" &&
 	mv "$TMP/result2.json" "$TMP/result.json" || die "could not add the overlay results"
+jq --slurpfile o "$TMP/rfc2889.json" '.rfc2889 = $o[0]' "$TMP/result.json" >"$TMP/result2.json" &&
+	mv "$TMP/result2.json" "$TMP/result.json" || die "could not add the rfc2889 results"
 
 if [ -n "$JSON_OUT" ]; then
 	cp "$TMP/result.json" "$JSON_OUT" || die "cannot write $JSON_OUT"
@@ -1234,6 +1273,7 @@ scen_title()
 	unicast) echo "unicast, 1 flow" ;;
 	macs10k) echo "unicast, $MACS source MACs cycling" ;;
 	macs100k) echo "unicast, 100000 source MACs cycling, FDB of 131072 (xdpbrd -s)" ;;
+	macs100k2m) echo "unicast, 100000 source MACs cycling, FDB of 2097152 (xdpbrd -s)" ;;
 	macs1m) echo "unicast, 1000000 source MACs cycling, FDB of 2097152 (xdpbrd -s)" ;;
 	macflood) echo "MAC flood: 100000 source MACs, default FDB of 65536 (full)" ;;
 	broadcast) echo "broadcast flooded to $NSINKS ports (delivered: sum of the $NSINKS sinks)" ;;
@@ -1414,6 +1454,31 @@ if [ "$OVERLAY" = 1 ]; then
 		(["bridge", .bridge_gbps, (.bridge_reps | map(tostring) | join(" "))] | @tsv),
 		"",
 		"xdpbr/bridge: \(.xdpbr_over_bridge // "-")"' "$TMP/result.json" | table
+fi
+
+if [ ${#RFC_TESTS[@]} -gt 0 ]; then
+	echo
+	jq -r '.rfc2889 |
+		def r: if . == null then "-" else (. * 100 | round / 100 | tostring) end;
+		(.learnrate // empty |
+		 "RFC 2889 5.8 address learning rate: \(.macs) new source MACs back to back from one",
+		 "port (one core sending), then one frame to each from another: learned = reached its",
+		 "port and nowhere else; median of \(.reps) [min-max]",
+		 "",
+		 (["dut", "learned/s", "min-max", "offered pps", "fewest learned", "most flooded"] | @tsv),
+		 (.duts | to_entries[] | [.key, (.value.learned_per_s | round),
+		  "\(.value.learned_per_s_min | round)-\(.value.learned_per_s_max | round)",
+		  (.value.offered_pps | round), .value.learned_min, .value.flooded_max] | @tsv),
+		 "",
+		 "xdpbr/bridge: \(.ratio | r)"),
+		(.capacity // empty |
+		 "", "RFC 2889 5.7 address caching capacity: the most MACs held without flooding (xdpbr",
+		 "with its default FDB; the search stops at \(.max))",
+		 "",
+		 (["dut", "MACs held", "trials"] | @tsv),
+		 (.duts | to_entries[] | [.key,
+		  "\(.value.capacity)\(if .value.reached_max then " (the search limit)" else "" end)",
+		  (.value.trials | length)] | @tsv))' "$TMP/result.json" | table
 fi
 
 if [ "$PROFILE" = 1 ] && [ ${#FSCEN_LIST[@]} -gt 0 ]; then

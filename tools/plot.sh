@@ -129,6 +129,7 @@ scen_title()
 	macs10k) echo "unicast, $MACS source MACs" ;;
 	broadcast) echo "broadcast, flooded to 3 ports (sum of the sinks)" ;;
 	macs100k) echo "unicast, 100000 source MACs" ;;
+	macs100k2m) echo "unicast, 100000 source MACs, FDB of 2097152" ;;
 	macs1m) echo "unicast, 1000000 source MACs" ;;
 	macflood) echo "MAC flood: 100000 sources, FDB of 65536" ;;
 	*) echo "$1" ;;

@@ -69,7 +69,7 @@ extern struct port ports[PORT_ID_MAX];	/* by port_id (fixture.c) */
 
 #define ETH_P_STP_LEN	0x0026	/* 802.3 length field of a config BPDU */
 
-#define MAX_SETUP	3
+#define MAX_SETUP	5
 #define MAX_DELTAS	8
 #define MAX_CHECKS	3
 #define MAX_VIDS	4	/* VLANs a port's member/untagged list may name */

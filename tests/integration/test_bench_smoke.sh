@@ -63,25 +63,26 @@ BUILD=$XT_BUILD timeout 600 "$BENCH" --smoke --json "$json" --plot "$plots" \
 rc=$?
 check_eq "bench --smoke exits 0" 0 "$rc" "stderr:" "$(tail -n 20 "$err")"
 
-SCENS=(unicast macs10k broadcast macs100k macs1m macflood)
-# 4 DUTs x 6 frame scenarios x 1 core: 24 tables, each a title, the
+SCENS=(unicast macs10k broadcast macs100k macs100k2m macs1m macflood)
+# 4 DUTs x 7 frame scenarios x 1 core: 28 tables, each a title, the
 # header (scale up to the 10G default link), the rule and one row for 64
 # bytes.
 n=$(grep -c '^+ ' "$out")
-check_eq "24 tables (4 DUTs x 6 scenarios x 1 core)" 24 "$n" "$(cat "$out")"
+check_eq "28 tables (4 DUTs x 7 scenarios x 1 core)" 28 "$n" "$(cat "$out")"
 n=$(grep -cE '^framesize\|0G +1G +2G .* 9G +10Gbps$' "$out")
-check_eq "every table has the framesize|... 10Gbps header" 24 "$n" "$(cat "$out")"
+check_eq "every table has the framesize|... 10Gbps header" 28 "$n" "$(cat "$out")"
 n=$(grep -cE '^-{9}(\+-{4}){10}\+$' "$out")
-check_eq "every table has the ---------+----+ rule" 24 "$n" "$(cat "$out")"
+check_eq "every table has the ---------+----+ rule" 28 "$n" "$(cat "$out")"
 row='^ {6}64 \|#{0,50} *[ 0-9]+\.[0-9]{2}Mbps, +[0-9]+/ *14880952pps  \[[0-9]+-[0-9]+\]$'
 n=$(grep -cE "$row" "$out")
-check_eq "one row per table: 64 |bar Mbps, pps/line-rate pps [min-max]" 24 "$n" "$(cat "$out")"
+check_eq "one row per table: 64 |bar Mbps, pps/line-rate pps [min-max]" 28 "$n" "$(cat "$out")"
 for t in "xdpbr, XDP datapath (xdpbrd -d xdp" "xdpbr, TC datapath (xdpbrd -d tc" \
 	"Linux bridge" "ceiling (bare XDP devmap redirect"; do
 	n=$(grep -c "^+ $t" "$out")
-	check_eq "six tables for $t" 6 "$n" "$(cat "$out")"
+	check_eq "seven tables for $t" 7 "$n" "$(cat "$out")"
 done
 for t in "unicast, 100000 source MACs cycling, FDB of 131072" \
+	"unicast, 100000 source MACs cycling, FDB of 2097152" \
 	"unicast, 1000000 source MACs cycling, FDB of 2097152" \
 	"MAC flood: 100000 source MACs, default FDB of 65536"; do
 	n=$(grep -c "^+ .*: $t" "$out")
@@ -122,7 +123,7 @@ for sc in "${SCENS[@]}"; do
 	check "TC datapath ratio row for $sc" \
 		grep -qE "^$sc +1( +[0-9.]+ \[[0-9.]+-[0-9.]+\]){3} +-?[0-9.]+$" "$out"
 done
-check "progress on stderr" grep -qE '^\[24/24\] rep 1/1 ceiling macflood 1c size +64: rx ' "$err"
+check "progress on stderr" grep -qE '^\[28/28\] rep 1/1 ceiling macflood 1c size +64: rx ' "$err"
 check "BPF run time table" grep -qE '^xdpbr-tc +unicast +1 +xdpbr_tc_rx ' "$out"
 
 # The tcp tables: one row per DUT and pair, then the ratios.
@@ -146,18 +147,20 @@ check_jq "JSON: run keys" "$doc" '
 			  "ratio_size", "results", "ratios"])) and
 	.link == "10G" and .link_bps == 10000000000 and .reps == 1 and .sizes == [64] and
 	.cores == [1] and .duts == ["xdpbr", "xdpbr-tc", "bridge", "ceiling"] and
-	.scenarios == ["unicast", "macs10k", "broadcast", "macs100k", "macs1m", "macflood", "tcp",
-		       "overlay"] and
-	.frame_scenarios == ["unicast", "macs10k", "broadcast", "macs100k", "macs1m", "macflood"] and
+	.scenarios == ["unicast", "macs10k", "broadcast", "macs100k", "macs100k2m", "macs1m",
+		       "macflood", "tcp", "overlay", "learnrate", "capacity"] and
+	.frame_scenarios == ["unicast", "macs10k", "broadcast", "macs100k", "macs100k2m", "macs1m",
+			     "macflood"] and
 	.profile == true'
 check_jq "JSON: the scenarios' MACs and FDB sizes" "$doc" '
 	.scenario_setup == {unicast: {macs: 1, fdb_size: null}, macs10k: {macs: 10000, fdb_size: null},
 			    broadcast: {macs: 1, fdb_size: null},
 			    macs100k: {macs: 100000, fdb_size: 131072},
+			    macs100k2m: {macs: 100000, fdb_size: 2097152},
 			    macs1m: {macs: 1000000, fdb_size: 2097152},
 			    macflood: {macs: 100000, fdb_size: null}}'
-check_jq "JSON: 24 results with rates, spread and line rate" "$doc" '
-	(.results | length) == 24 and
+check_jq "JSON: 28 results with rates, spread and line rate" "$doc" '
+	(.results | length) == 28 and
 	all(.results[]; (keys | contains(["dut", "scenario", "cores", "size", "pps", "pps_min",
 					  "pps_max", "mbps", "line_rate_pps", "tx_pps", "reps"])) and
 	    .size == 64 and .cores == 1 and .line_rate_pps == 14880952 and
@@ -228,6 +231,26 @@ oprefix=$(jq -r '.overlay.prefix // empty' "$json" 2>/dev/null)
 check "the overlay scenario names its prefix ($oprefix)" grep -qE '^bo[0-9]+$' <<<"$oprefix"
 check_eq "the overlay scenario left no namespace behind" "" \
 	"$(ip netns list | grep -E "^${oprefix:-none}-(sa|sb|h1|h2)( |$)")"
+
+# The RFC 2889 tests (tools/bench-rfc2889.sh, --smoke: 10,000 MACs, a
+# capacity search up to 4096): every address learned and found again, by
+# both DUTs; xdpbr's default FDB holds more than the search's limit.
+check_jq "JSON: rfc2889 learnrate: all 10000 learned by both, none flooded, a ratio" "$doc" '
+	.rfc2889.learnrate.macs == 10000 and .rfc2889.learnrate.reps == 1 and
+	all(.rfc2889.learnrate.duts.xdpbr, .rfc2889.learnrate.duts.bridge;
+	    .learned_min == 10000 and .flooded_max == 0 and .learned_per_s > 0) and
+	(.rfc2889.learnrate.ratio | type) == "number"'
+check_jq "JSON: rfc2889 capacity: both hold the search limit of 4096 without flooding" "$doc" '
+	.rfc2889.capacity.max == 4096 and
+	all(.rfc2889.capacity.duts.xdpbr, .rfc2889.capacity.duts.bridge;
+	    .capacity == 4096 and .reached_max and
+	    (.trials | map(.macs)) == [1024, 2048, 4096] and all(.trials[]; .flooded == 0))'
+check "learning rate table" grep -qE '^xdpbr +[0-9]+ +[0-9]+-[0-9]+ +[0-9]+ +10000 +0$' "$out"
+check "caching capacity table" grep -qE '^bridge +4096 \(the search limit\) +3$' "$out"
+rprefix=$(jq -r '.rfc2889.prefix // empty' "$json" 2>/dev/null)
+check "the rfc2889 tests name their prefix ($rprefix)" grep -qE '^rf[0-9]+$' <<<"$rprefix"
+check_eq "the rfc2889 tests left no namespace or link behind" "" \
+	"$(ip netns list | grep -E "^${rprefix:-none}-h( |$)"; ip -o link show | grep -E ": ${rprefix:-none}(p[123]|k)[@:]")"
 
 # The plots of the run, drawn from the JSON kept next to them.
 check "--plot: the JSON the plots come from is the run's" cmp "$json" "$plots/bench.json"

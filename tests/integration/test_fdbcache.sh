@@ -2,7 +2,7 @@
 # The datapath's per-CPU FDB cache as the loader sizes it (xdpbrd -C /
 # --fdb-cache, config key fdb_cache): unset, it sizes itself from the FDB's
 # size and the possible CPUs (include/fdbc_size.h: the FDB size rounded up
-# to a power of two, at most 8 MiB a CPU and 64 MiB in all, at least 4096
+# to a power of two, at most 2 MiB a CPU and 64 MiB in all, at least 4096
 # entries), for the default FDB and for -s 131072, and says so with -v;
 # a cache of 4 entries that the flows keep evicting, 64 from a
 # configuration file, and 0 (off).
@@ -88,7 +88,7 @@ deleted_floods()
 # out again here as the test's own oracle.
 auto_entries()
 {
-	local fdb=$1 ncpu=$2 want=1 cap=$((8 * 1024 * 1024 / 16)) total=1
+	local fdb=$1 ncpu=$2 want=1 cap=$((2 * 1024 * 1024 / 16)) total=1
 	while ((want < fdb)); do want=$((want * 2)); done
 	while ((total * 2 <= 64 * 1024 * 1024 / 16 / ncpu)); do total=$((total * 2)); done
 	((want > cap)) && want=$cap

@@ -41,12 +41,12 @@ static void test_floor(void **state)
 	assert_int_equal(xdpbr_fdb_cache_auto(XDPBR_FDB_SIZE_MAX, 100000), XDPBR_FDBC_FLOOR);
 }
 
-/* 8 MiB a CPU at most, whatever the FDB. */
+/* 2 MiB a CPU at most, whatever the FDB. */
 static void test_cpu_budget(void **state)
 {
 	uint32_t cap = XDPBR_FDBC_CPU_BUDGET / XDPBR_FDBC_ENTRY_BYTES;
 
-	assert_int_equal(cap, 524288);
+	assert_int_equal(cap, 131072);
 	assert_int_equal(xdpbr_fdb_cache_auto(1U << 21, 2), cap);
 	assert_int_equal(xdpbr_fdb_cache_auto(XDPBR_FDB_SIZE_MAX, 1), cap);
 }
@@ -57,8 +57,8 @@ static void test_total_budget(void **state)
 	assert_int_equal(xdpbr_fdb_cache_auto(65536, 64), 65536);	/* 64 MiB */
 	assert_int_equal(xdpbr_fdb_cache_auto(65536, 128), 32768);
 	assert_int_equal(xdpbr_fdb_cache_auto(65536, 96), 32768);	/* rounded down */
-	assert_int_equal(xdpbr_fdb_cache_auto(1U << 21, 8), 524288);
-	assert_int_equal(xdpbr_fdb_cache_auto(1U << 21, 16), 262144);
+	assert_int_equal(xdpbr_fdb_cache_auto(1U << 21, 32), 131072);
+	assert_int_equal(xdpbr_fdb_cache_auto(1U << 21, 64), 65536);
 }
 
 /* Whatever the input: a power of two the loader and config accept. */
