@@ -32,6 +32,7 @@ PKGS=(
 	libxml2-utils		# xmllint: test_plots.sh checks the SVGs are well-formed
 	frr			# test_evpn.sh: zebra and bgpd, started by the test in its namespaces
 	qemu-system-x86 cpio	# tests/vm/ (make check-vm): Debian's kernel in QEMU, its initramfs
+	linux-source-6.1 netsniff-ng	# tests/vm/test_selftests.sh: the kernel's bridge selftests, mausezahn
 	linux-perf		# tools/bpfperf.sh, test_bpfperf.sh: perf samples on BPF source lines
 )
 QUIET_PKG=prometheus	# installed without starting its service

@@ -34,6 +34,8 @@ VM_QUEUES=$((2 * VM_SMP))	# virtio-net queue pairs: one per CPU, one more per CP
 VM_BOOT_TIMEOUT=${XDPBR_VM_BOOT_TIMEOUT:-240}
 VM_SYSTEMD=${VM_SYSTEMD:-0}
 VM_NETARGS=()
+VM_HOSTS=()		# the hosts vm_host made (topo_up's may be there too)
+VM_NICS_EXTRA=0		# guest NICs not behind a vm_host (vm_nic_bridge)
 VM_KDIR=
 VM_ACCEL=
 VM_KVERSION=
@@ -61,6 +63,7 @@ vm_host()
 	IP4[i]=198.18.0.$i
 	GNIC[i]=$kind$n
 	NHOSTS=$i
+	VM_HOSTS+=("$i")
 	case $kind in
 	e1k) mac=02:76:6d:00:01:$(printf %02x "$n") dev="e1000e" ;;
 	vio) mac=02:76:6d:00:02:$(printf %02x "$n")
@@ -74,6 +77,17 @@ vm_host()
 		abort "vm_host: ip tuntap add $tap"
 	VM_NETARGS+=(-netdev "tap,id=n$i,ifname=$tap,script=no,downscript=no$opts"
 		-device "$dev,netdev=n$i,mac=$mac")
+}
+
+# vm_nic_bridge BR N: guest NIC vioN (virtio-net) on the host's bridge BR
+# through QEMU's own `-netdev bridge` (qemu-bridge-helper makes a tap and
+# adds it to BR, which /etc/qemu/bridge.conf must allow), as QEMU users
+# without libvirt attach a VM to a bridge.
+vm_nic_bridge()
+{
+	VM_NETARGS+=(-netdev "bridge,id=b$2,br=$1,helper=${VM_BRIDGE_HELPER:-/usr/lib/qemu/qemu-bridge-helper}"
+		-device "virtio-net-pci,netdev=b$2,mac=02:76:6d:00:02:$(printf %02x "$2")")
+	VM_NICS_EXTRA=$((VM_NICS_EXTRA + 1))
 }
 
 # vm_has_device NAME: the QEMU in use has device model NAME (igb came in
@@ -108,7 +122,7 @@ vm_start()
 		-display none -monitor none -serial "file:$VM_LOG" -no-reboot \
 		-daemonize -pidfile "$VM_PIDFILE" \
 		-kernel "$VM_KDIR/vmlinuz" -initrd "$VM_KDIR/initrd.img" \
-		-append "console=ttyS0 panic=-1 loglevel=4 ${root}vminit=$init vmkdir=$VM_KDIR/root vmtree=$XT_ROOT vmnics=$NHOSTS" \
+		-append "console=ttyS0 panic=-1 loglevel=4 ${root}vminit=$init vmkdir=$VM_KDIR/root vmtree=$XT_ROOT vmnics=$((${#VM_HOSTS[@]} + VM_NICS_EXTRA))" \
 		-fsdev local,id=root,path=/,readonly=on,security_model=none \
 		-device virtio-9p-pci,fsdev=root,mount_tag=root \
 		-fsdev "local,id=vm,path=$VM_IO,security_model=none" \
@@ -173,7 +187,7 @@ vm_boot()
 	fi
 	VM_ACCEL=$accel
 	echo "# guest up in $((SECONDS - t0)) s: $VM_KVERSION, kernel $(cat "$VM_IO/ready"), QEMU $accel"
-	for ((i = 1; i <= NHOSTS; i++)); do
+	for i in "${VM_HOSTS[@]}"; do
 		vm_host_up "$i" || abort "configuring host $i behind ${GNIC[i]}" "$XT_WHY"
 	done
 }
