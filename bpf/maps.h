@@ -300,4 +300,43 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } xdpbr_stp_beat SEC(".maps");
 
+/* ---- IGMP/MLD snooping: the kernel's MDB, mirrored (daemon/mcast.c) ---- */
+
+/* Group {vid, proto, address} -> group id: read once per multicast data
+ * frame while a querier exists; written by user space only. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XDPBR_MDB_SIZE);
+	__type(key, struct xdpbr_mdb_key);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_mdb SEC(".maps");
+
+/* {group id, slot} -> 1 for each member port: read per pruned copy. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XDPBR_MDB_PORT_SIZE);
+	__type(key, struct xdpbr_mdb_port_key);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_mdb_port SEC(".maps");
+
+/* Slot -> 1 when the kernel counts the port as a multicast router port. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, XDPBR_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_mrouter SEC(".maps");
+
+/* Entry 0: struct xdpbr_mcast (snooping on, queriers, the host's slot). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct xdpbr_mcast);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_mcast SEC(".maps");
+
 #endif /* XDPBR_MAPS_H */

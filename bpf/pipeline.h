@@ -55,6 +55,7 @@ struct frame {
 	__u64 j, ageing;		/* jiffies, ageing time */
 	__u32 gen;			/* FDB generation, fdbc_gen() */
 	__u32 mtu_l3;			/* TC: length to check against egress MTUs, 0: none */
+	__u32 mc;			/* multicast: its snooping word (bpf/mcast.h) */
 };
 
 /* A known unicast destination. */

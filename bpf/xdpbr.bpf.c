@@ -31,6 +31,7 @@
 #include "pipeline.h"
 #include "linklocal.h"
 #include "mtu.h"
+#include "mcast.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -157,8 +158,8 @@ static __always_inline long xdp_flood_fast(__u32 fc, __u64 flags, __u32 in_slot,
 
 /* A frame as xdpbr_xdp_flood_out takes it (flood_in): bits 0-31 its
  * network-layer length, 32 hairpin, 33 anything that rules the fast flood
- * out (VLAN filtering, STP, an isolated ingress port: or'ed, not branched
- * on), 40-45 the ingress slot, 48-49 the flood class. */
+ * out (VLAN filtering, STP, an isolated ingress port, multicast that
+ * snooping prunes: or'ed, not branched on), 40-45 the ingress slot, 48-49 the flood class. */
 #define FLOOD_IN_HAIRPIN	(1ULL << 32)
 #define FLOOD_IN_BLOCK		(1ULL << 33)
 
@@ -203,7 +204,7 @@ static __always_inline __u64 flood_in(const struct frame *f, enum xdpbr_storm_cl
 				      __u32 l3)
 {
 	__u64 block = (__u64)f->vlan_on | (__u64)f->stp.on |
-		      (f->port->flags & XDPBR_PORT_ISOLATED);
+		      (f->port->flags & XDPBR_PORT_ISOLATED) | (f->mc & MC_FILTER);
 
 	return (__u64)l3 | (f->port->flags & XDPBR_PORT_HAIRPIN ? FLOOD_IN_HAIRPIN : 0) |
 	       (__u64)!!block << 33 | (__u64)(f->slot & 63) << 40 | (__u64)(fc & 3) << 48;
@@ -323,6 +324,13 @@ int xdpbr_rx(struct xdp_md *ctx)
 	 * stack a copy of the skb that bpf_clone_redirect() at TC ingress then
 	 * sends without its Ethernet header (seen on 6.18). */
 	mixed = f.port->mode != XDPBR_MODE_GENERIC && skb_ports_present();
+	/* IGMP/MLD go to the stack too, where this port's TC program floods
+	 * them and hands them on to the kernel bridge, which snoops. */
+	if (f.cls == DST_MULTICAST) {
+		f.mc = mcast_classify(data, data_end);
+		if (f.mc & MC_CONTROL && f.port->mode != XDPBR_MODE_GENERIC)
+			return XDP_PASS;
+	}
 	if (f.cls != DST_UNICAST)
 		return mixed ? XDP_PASS : xdp_flood(ctx, &f, flood_class(f.cls));
 	if (!lookup_dst(&f, eth->h_dest, &eg))
@@ -332,8 +340,22 @@ int xdpbr_rx(struct xdp_md *ctx)
 	return xdp_forward(ctx, &f, &eg);
 }
 
+/* A flooded copy's snooping word (bpf/mcast.h), from its frame: the
+ * ingress program's is not handed over to a devmap egress program. */
+static __always_inline __u32 mcast_of_copy(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+
+	if (data + ETH_HLEN > data_end || !(*(__u8 *)data & 1))
+		return 0;
+	return mcast_classify(data, data_end);
+}
+
 /* Runs for every flooded copy, on the egress port: drop a copy to a port
- * that is not forwarding (spanning tree), between two isolated ports, for
+ * that is not forwarding (spanning tree) or that multicast snooping
+ * prunes (neither a member of the group nor a router port), between two
+ * isolated ports, for
  * a VLAN the port is not in, or larger than the port's MTU; untag it where
  * the port sends that VLAN untagged; count the rest as the port's
  * transmissions. */
@@ -355,6 +377,7 @@ int xdpbr_egress(struct xdp_md *ctx)
 	cfg = config_get();
 	stp_view_init(&stp, cfg);
 	if (!stp_forwards(&stp, port->slot, port) ||
+	    !mcast_copy_ok(mcast_of_copy(ctx), port->slot) ||
 	    ((port->flags & XDPBR_PORT_ISOLATED) &&
 	     copy_isolated(port_of(in_ifindex), in_ifindex, port, ifindex))) {
 		count(st, XDPBR_CNT_FLOOD_FILTERED);
@@ -496,9 +519,10 @@ static __always_inline __u64 copy_in(struct frame *f, enum xdpbr_storm_class fc)
 	       (__u64)stp_flood_prepare(&f->stp) << 44;
 }
 
+/* The VLAN, and in bits 32-63 the snooping word (bpf/mcast.h). */
 static __always_inline __u64 copy_vlan(const struct frame *f)
 {
-	return (__u64)f->vi.vid | (__u64)f->vi.tci << 16;
+	return (__u64)f->vi.vid | (__u64)f->vi.tci << 16 | (__u64)f->mc << 32;
 }
 
 static __always_inline __u64 copy_lens(const struct frame *f)
@@ -508,7 +532,8 @@ static __always_inline __u64 copy_lens(const struct frame *f)
 
 /*
  * One flooded copy to the port in slot, with the rules the XDP egress
- * program applies per copy: only to a forwarding port (spanning tree), not
+ * program applies per copy: only to a forwarding port (spanning tree) that
+ * multicast snooping does not prune, not
  * back out the ingress (unless hairpin), not between isolated ports, only
  * into the VLAN's members and tagged as the
  * port sends it, not larger than the port's MTU. The copy is a clone of the
@@ -533,6 +558,7 @@ __noinline int xdpbr_tc_copy(struct __sk_buff *skb, __u32 slot, __u64 in, __u64 
 		return 0;
 	st = stats_of(slot);
 	if (!stp_copy_forwards((in >> 44) & 1, slot, out) ||
+	    !mcast_copy_ok((__u32)(vlan >> 32), slot) ||
 	    copy_isolated(port, in_ifindex, out, out_ifindex)) {
 		count(st, XDPBR_CNT_FLOOD_FILTERED);
 		return 0;
@@ -575,8 +601,10 @@ static __always_inline int tc_flood(struct __sk_buff *skb, struct frame *f,
 #pragma clang loop unroll(disable)
 	for (slot = 1; slot < XDPBR_MAX_PORTS; slot++)
 		xdpbr_tc_copy(skb, slot, in, vlan, lens);
-	/* Every copy has gone; the original is spent, not dropped. */
-	return tc_end(f, flood_counter(fc), TC_ACT_SHOT);
+	/* Every copy has gone; the original is spent, not dropped, but for
+	 * IGMP/MLD, which goes on to the kernel bridge on this port: it snoops
+	 * (the port's state, learning, has it drop the frame after that). */
+	return tc_end(f, flood_counter(fc), f->mc & MC_CONTROL ? TC_ACT_OK : TC_ACT_SHOT);
 }
 
 static __always_inline int tc_forward(struct __sk_buff *skb, struct frame *f,
@@ -613,6 +641,18 @@ static __always_inline int tc_forward(struct __sk_buff *skb, struct frame *f,
 	if (out && (out->flags & XDPBR_PORT_PEER_NS))
 		return bpf_redirect_peer(out_ifindex, 0);
 	return bpf_redirect(out_ifindex, 0);
+}
+
+/* A multicast skb's snooping word (bpf/mcast.h): its headers pulled into
+ * the linear part first, as far as the word looks (Ethernet, a tag, IPv6
+ * and a hop-by-hop header, the ICMPv6 type). */
+static __always_inline __u32 tc_mcast(struct __sk_buff *skb)
+{
+	__u32 want = ETH_HLEN + 4 + 40 + 8 + 1;
+
+	if ((long)skb->data + want > (long)skb->data_end)
+		bpf_skb_pull_data(skb, skb->len < want ? skb->len : want);
+	return mcast_classify((void *)(long)skb->data, (void *)(long)skb->data_end);
 }
 
 /* The frame's outer VLAN tag: in the skb's metadata at TC ingress (the
@@ -695,6 +735,8 @@ int xdpbr_tc_rx(struct __sk_buff *skb)
 		return tc_end(&f, c, TC_ACT_SHOT);
 
 	/* forward / flood */
+	if (f.cls == DST_MULTICAST)
+		f.mc = tc_mcast(skb);
 	if (f.cls != DST_UNICAST)
 		return tc_flood(skb, &f, flood_class(f.cls));
 	if (!lookup_dst(&f, dst, &eg))

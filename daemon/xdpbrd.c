@@ -26,6 +26,7 @@
 #include "ctl.h"
 #include "events.h"
 #include "brmirror.h"
+#include "mcast.h"
 #include "evpn.h"
 #include "fault.h"
 #include "fdbflush.h"
@@ -89,6 +90,7 @@ struct daemon {
 	size_t npending;
 	struct evpn evpn;		/* the [vxlan] overlay (evpn.h) */
 	struct brmirror mirror;		/* the Linux bridge device's view (brmirror.h) */
+	struct mcast mcast;		/* its MDB, mirrored (mcast.h) */
 	struct stpd stp;		/* the spanning tree */
 	struct fdbflush flush;		/* flushes of ports down and topology changes */
 };
@@ -747,7 +749,7 @@ static void age_step(struct daemon *d)
 
 static int run(struct daemon *d)
 {
-	enum { PFD_NETLINK, PFD_EVENTS, PFD_MONITOR, PFD_EVPN, PFD_MIRROR, PFD_N };
+	enum { PFD_NETLINK, PFD_EVENTS, PFD_MONITOR, PFD_EVPN, PFD_MIRROR, PFD_MCAST, PFD_N };
 	struct pollfd pfd[PFD_N + XDPBR_MAX_PORTS] = {
 		[PFD_NETLINK] = { .fd = mnl_socket_get_fd(d->nl), .events = POLLIN },
 		[PFD_EVENTS] = { .fd = d->rb ? ring_buffer__epoll_fd(d->rb) : -1, .events = POLLIN },
@@ -763,6 +765,7 @@ static int run(struct daemon *d)
 
 	sigemptyset(&none);
 	brmirror_init(&d->mirror, &d->br);
+	mcast_init(&d->mcast, &d->br);
 	while (!quit) {
 		nstp = stpd_pollfds(&d->stp, pfd + PFD_N, XDPBR_MAX_PORTS);
 		/* The spanning tree's tick is the shortest, unless the EVPN
@@ -771,6 +774,7 @@ static int run(struct daemon *d)
 		evpn_wait(&d->evpn, &wait_ms);
 		brmirror_wait(&d->mirror, &wait_ms);
 		pfd[PFD_MIRROR] = (struct pollfd){ .fd = brmirror_fd(&d->mirror), .events = POLLIN };
+		pfd[PFD_MCAST] = (struct pollfd){ .fd = mcast_fd(&d->mcast), .events = POLLIN };
 		tick = (struct timespec){ wait_ms / 1000, (wait_ms % 1000) * 1000000L };
 		/* Signals are blocked except inside ppoll: no lost wake-up. */
 		n = ppoll(pfd, PFD_N + (nfds_t)nstp, fdbflush_busy(&d->flush) ? &now : &tick,
@@ -801,12 +805,15 @@ static int run(struct daemon *d)
 			evpn_read(&d->evpn);
 		if (n > 0 && pfd[PFD_MIRROR].revents & POLLIN)
 			brmirror_read(&d->mirror);
+		if (n > 0 && pfd[PFD_MCAST].revents & POLLIN)
+			mcast_read(&d->mcast);
 		if (n > 0)
 			stpd_input(&d->stp, pfd + PFD_N, nstp);
 		if (d->rb)
 			ring_buffer__consume(d->rb);
 		evpn_step(&d->evpn);
 		brmirror_step(&d->mirror);
+		mcast_step(&d->mcast);
 		fdbflush_step(&d->flush);
 		/* Events must not speed up the ageing tick. */
 		if (mono_ns() >= next_age) {
@@ -1315,6 +1322,7 @@ static void stop(struct daemon *d, int ret)
 		log_err("main loop failed: %s; %s", strerror(-ret), what);
 	stpd_close(&d->stp);
 	stop_services(d);
+	mcast_close(&d->mcast);		/* while the maps are open */
 	if (!d->keep)
 		hostdev_hand_back(&d->host);
 	bridge_close(&d->br, d->keep, false);

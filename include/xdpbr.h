@@ -426,6 +426,55 @@ struct xdpbr_flood_fast {
 	__u32 pad;
 };
 
+/*
+ * IGMP/MLD snooping: the kernel bridge device snoops, and user space
+ * (daemon/mcast.c) mirrors its MDB into four maps (bpf/maps.h, bpf/mcast.h):
+ *   xdpbr_mdb       group {vid, proto, address} -> group id (never 0);
+ *   xdpbr_mdb_port  {group id, slot} -> 1: the slot is a member;
+ *   xdpbr_mrouter   slot -> XDPBR_MROUTER_*: a multicast router port of
+ *                   IPv4, IPv6 (the kernel keeps the two apart);
+ *   xdpbr_mcast     entry 0: whether snooping prunes, and the host's slot.
+ * Keyed by slot, not by a mask of ports: any number of ports. Group ids
+ * are never reused while the daemon runs (a new group, a new id), so a
+ * member entry left behind by a deleted group can't make a port a member
+ * of another.
+ */
+#define XDPBR_MDB_SIZE		4096	/* groups (the kernel's default hash_max) */
+#define XDPBR_MDB_PORT_SIZE	16384	/* group memberships of ports */
+#define XDPBR_MDB_GID_MAX	((1U << 29) - 1)	/* fits bpf/mcast.h's word */
+#define XDPBR_MROUTER_IP4	(1U << 0)
+#define XDPBR_MROUTER_IP6	(1U << 1)
+
+enum xdpbr_mdb_proto {
+	XDPBR_MDB_L2 = 0,		/* a MAC address (bridge mdb add ... grp MAC) */
+	XDPBR_MDB_IP4 = 4,
+	XDPBR_MDB_IP6 = 6,
+};
+
+struct xdpbr_mdb_key {
+	__u16 vid;			/* 0: the kernel bridge here has no VLAN filtering */
+	__u8 proto;			/* enum xdpbr_mdb_proto */
+	__u8 pad;
+	__u8 addr[16];			/* IPv4: 4 bytes, IPv6: 16, L2: 6; rest 0 */
+};
+
+struct xdpbr_mdb_port_key {
+	__u32 gid;
+	__u32 slot;
+};
+
+/* Snooping prunes IPv4 / IPv6 data (the kernel's "a querier exists" for
+ * each family, with mcast_snooping on); snooping on at all (L2 groups and
+ * control frames handed to the kernel). */
+#define XDPBR_MCAST_SNOOPING	(1U << 0)
+#define XDPBR_MCAST_QUERIER4	(1U << 1)
+#define XDPBR_MCAST_QUERIER6	(1U << 2)
+
+struct xdpbr_mcast {
+	__u32 flags;			/* XDPBR_MCAST_* */
+	__u32 host_slot;		/* the host interface's port: never pruned; 0 none */
+};
+
 /* FDB events from the datapath (ring buffer xdpbr_events: learn, move)
  * and, with the same layout, from the daemon to `xdpbr monitor` (age, and
  * flush for what the daemon deletes: port down, removal, reload). */
@@ -482,6 +531,9 @@ _Static_assert(sizeof(struct xdpbr_storm) == 24, "storm layout");
 _Static_assert(sizeof(struct xdpbr_port_name) == 16, "port name layout");
 _Static_assert(sizeof(struct xdpbr_stp_beat) == 16, "stp heartbeat layout");
 _Static_assert(sizeof(struct xdpbr_flood_fast) == 32, "fast flood layout");
+_Static_assert(sizeof(struct xdpbr_mdb_key) == 20, "mdb key layout");
+_Static_assert(sizeof(struct xdpbr_mdb_port_key) == 8, "mdb port key layout");
+_Static_assert(sizeof(struct xdpbr_mcast) == 8, "mcast layout");
 _Static_assert(XDPBR_MAX_PORTS <= 64, "a slot must fit the fast flood's mask");
 _Static_assert(XDPBR_STP_DISCARDING <= XDPBR_STP_STATE_MASK, "stp state fits its mask");
 _Static_assert(XDPBR_MAX_PORTS <= 65535, "slot must fit fdb_val.slot");

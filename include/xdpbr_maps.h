@@ -54,7 +54,11 @@
 	X(flood_fast,	ARRAY)		/* the fast flood's slots and readiness */ \
 	X(xmit_seen,	PERCPU_ARRAY)	/* driver drops already counted (the datapath's) */ \
 	X(stp_port,	ARRAY)		/* spanning tree state per slot */ \
-	X(stp_beat,	ARRAY)		/* the daemon's heartbeat */
+	X(stp_beat,	ARRAY)		/* the daemon's heartbeat */ \
+	X(mdb,		HASH)		/* multicast group -> group id (snooping) */ \
+	X(mdb_port,	HASH)		/* {group id, slot}: a member port */ \
+	X(mrouter,	ARRAY)		/* slot -> multicast router port */ \
+	X(mcast,	ARRAY)		/* snooping on, queriers, the host's slot */
 
 #define XDPBR_MAPS_LOCAL(X)						\
 	X(fdbc_cache,	ARRAY)		/* per-CPU FDB cache (bpf/fdbcache.h) */ \

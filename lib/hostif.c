@@ -223,7 +223,7 @@ void hostif_up(const struct hostif *h, bool xdp)
 }
 
 /* Whether port ifindex of a kernel bridge is as link_brport_mute leaves
- * it, listening (sysfs: rtnetlink gives a port's state only in AF_BRIDGE
+ * it, learning (sysfs: rtnetlink gives a port's state only in AF_BRIDGE
  * dumps). */
 static bool brport_muted(uint32_t ifindex)
 {
@@ -239,7 +239,7 @@ static bool brport_muted(uint32_t ifindex)
 		return false;
 	c = fgetc(f);
 	fclose(f);
-	return c == '0' + BRPORT_STATE_LISTENING;
+	return c == '0' + BRPORT_STATE_LEARNING;
 }
 
 int hostif_port_join(const struct hostif *h, uint32_t ifindex)

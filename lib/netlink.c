@@ -306,7 +306,7 @@ int link_brport_learning(uint32_t ifindex, bool on)
 int link_brport_mute(uint32_t ifindex)
 {
 	static const struct brport_attr a[] = {
-		{ IFLA_BRPORT_STATE, BRPORT_STATE_LISTENING },
+		{ IFLA_BRPORT_STATE, BRPORT_STATE_LEARNING },
 		/* What it learned before: the host's frames would go there. */
 		{ IFLA_BRPORT_FLUSH, 0 },
 	};

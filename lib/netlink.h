@@ -78,17 +78,21 @@ int link_add_bridge(const char *name);
 int link_add_vxlan(const char *name, const struct vxlan_info *v);
 /* Learning on or off on a port of a kernel bridge (IFLA_BRPORT_LEARNING). */
 int link_brport_learning(uint32_t ifindex, bool on);
-/* A port of a kernel bridge the kernel never forwards to nor learns on:
- * in the listening state, where the kernel bridge drops what it is handed
- * without learning (after its taps: BPDUs reach the daemon's sockets);
- * not blocking, which the kernel's state selection turns back into
- * forwarding at once while it runs no STP,
+/* A port of a kernel bridge the kernel never forwards to: in the learning
+ * state, where the kernel bridge drops what it is handed after its taps
+ * (BPDUs reach the daemon's sockets) and after snooping IGMP/MLD (the
+ * datapath hands it those, bpf/mcast.h: the kernel keeps the MDB); not
+ * listening, which drops before snooping; not blocking, which the
+ * kernel's state selection turns back into forwarding at once while it
+ * runs no STP. The kernel learns only from the few frames it is handed
+ * (IGMP/MLD), of hosts the datapath learned from the same frame, whose
+ * entries the mirror makes extern_learn (daemon/brmirror.c);
  * its learned entries flushed (a tool's port forwarded in the kernel until
  * it joined). Its flags (learning, flood, ...) are left alone: they are
  * the user's, mirrored with xdpbr's (daemon/brmirror.c). The kernel puts a
  * port back to forwarding when it reselects states (a port's link comes
  * up): the daemon mutes it again on that link event. */
-#define BRPORT_STATE_LISTENING 1	/* BR_STATE_LISTENING of <linux/if_bridge.h> */
+#define BRPORT_STATE_LEARNING 2	/* BR_STATE_LEARNING of <linux/if_bridge.h> */
 int link_brport_mute(uint32_t ifindex);
 /* Forwarding in the kernel bridge again. */
 int link_brport_unmute(uint32_t ifindex);

@@ -83,8 +83,8 @@ daemon_start || abort "xdpbrd" "$XT_WHY"
 check "the host interface $BR exists, a bridge device" \
 	json_is array '.[0].linkinfo.info_kind == "bridge"' -- ip -j -d link show dev "$BR"
 for i in 1 2 3; do
-	check "${PORT[i]} is a port of $BR the kernel bridge neither learns on nor floods to (listening)" \
-		json_is array '.[0] | .master == $br and .linkinfo.info_slave_data.state == "listening"' \
+	check "${PORT[i]} is a port of $BR the kernel bridge neither forwards nor floods to (learning)" \
+		json_is array '.[0] | .master == $br and .linkinfo.info_slave_data.state == "learning"' \
 		--arg br "$BR" -- ip -j -d link show dev "${PORT[i]}"
 done
 check "its alias says it is xdpbr's" \

@@ -25,7 +25,7 @@ ip addr add 198.18.0.254/24 dev "$BR" && ip link set dev "$BR" up || abort "$BR 
 check "the kernel bridge forwards h1 -> h2" xt_poll 5 hping 1 2
 
 is_port() { json_is array 'any(.[]; .ifname == $p)' --arg p "$1" -- "$XDPBR" -b "$BR" -j link show; }
-brstate() { [ "$(cat "/sys/class/net/$1/brport/state")" = "$2" ]; }	# 1 listening, 3 forwarding
+brstate() { [ "$(cat "/sys/class/net/$1/brport/state")" = "$2" ]; }	# 2 learning, 3 forwarding
 
 hexec 1 ping -D -O -i 0.01 -c 1500 -W 1 "${IP4[2]}" >"$XT_TMP/ping.out" 2>&1 &
 ping_pid=$!
@@ -41,7 +41,7 @@ xt_poll 20 bash -c "grep -q 'bridge $BR: forwarding on 3 ports' '$DAEMON_LOG'" |
 mark "xdpbrd forwarding"
 for i in 1 2; do
 	check "${PORT[i]}: taken over, an xdpbr port" is_port "${PORT[i]}"
-	check "... muted in the kernel bridge (listening)" brstate "${PORT[i]}" 1
+	check "... muted in the kernel bridge (learning)" brstate "${PORT[i]}" 2
 done
 check "the log says it was taken over" grep -q "Linux bridge $BR: taken over" "$DAEMON_LOG"
 rx0=$(port_counter "${PORT[1]}" rx_packets)

@@ -11,8 +11,8 @@
 
 #include "mock_bpf.h"
 
-#define MAX_MAPS	32
-#define MAX_PINS	32
+#define MAX_MAPS	64
+#define MAX_PINS	64
 #define MAX_ALIASES	64
 #define FAKE_FD_BASE	1000
 

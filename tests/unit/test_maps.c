@@ -65,7 +65,7 @@ static void pin_all(const char *bridge, size_t skip)
 	char path[256];
 
 	for (size_t i = 0; i < NMAPS; i++) {
-		int fd = mock_map_create(MOCK_HASH, sizeof(__u32), sizeof(__u32), 32);
+		int fd = mock_map_create(MOCK_HASH, sizeof(__u32), sizeof(__u32), 64);
 
 		assert_true(fd >= 0);
 		for (__u32 k = 0; k <= i; k++)
@@ -118,7 +118,7 @@ static void test_open_all(void **state)
 			fail_msg("field %zu opened the wrong pin", i);
 	}
 	assert_int_equal(mock_map_len(m.fdb), 1);
-	assert_int_equal(mock_map_len(m.stp_beat), NMAPS);	/* the last field */
+	assert_int_equal(mock_map_len(m.mcast), NMAPS);	/* the last field */
 
 	maps_close(&m);
 	assert_all_closed(&m);

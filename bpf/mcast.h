@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * mcast.h - IGMP/MLD snooping in the datapath: which flooded copies of a
+ * multicast frame go, by the kernel bridge's MDB that user space mirrors
+ * into the xdpbr_mdb* maps (daemon/mcast.c). The kernel snoops: the
+ * datapath hands it every IGMP/MLD frame on its ingress port (and floods
+ * the frame itself), and prunes data copies by what the kernel learned.
+ *
+ * A frame is summed up once at ingress as a 32-bit word (mcast_classify),
+ * which the per-copy functions take as a scalar:
+ *   MC_CONTROL  IGMP or MLD: flooded, and handed to the kernel bridge;
+ *   MC_FILTER   pruned: only to member ports (the group id in the low
+ *               bits, 0: no group, an unregistered one), router ports of
+ *               the family (MC_IP6 set: IPv6's, else IPv4's) and the
+ *               host's port (mcast_copy_ok);
+ *   0           flooded per mcast_flood, as without snooping.
+ * The rules are the kernel's br_handle_frame_finish and br_multicast_rcv
+ * (6.x): with mcast_snooping on and a querier for the family, IPv4 data
+ * outside 224.0.0.0/24 and IPv6 data to other than ff02::1 go only to the
+ * group's ports and the router ports; a registered L2 (MAC) group prunes
+ * even without a querier; everything else floods.
+ */
+#ifndef XDPBR_BPF_MCAST_H
+#define XDPBR_BPF_MCAST_H
+
+#include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#include "xdpbr.h"
+#include "maps.h"
+
+#define MC_FILTER	(1U << 31)
+#define MC_CONTROL	(1U << 30)
+#define MC_IP6		(1U << 29)	/* IPv6: its router ports */
+#define MC_GID_MASK	(MC_IP6 - 1)
+
+#define MC_IPPROTO_IGMP		2
+#define MC_IPPROTO_HOPOPTS	0
+#define MC_IPPROTO_ICMPV6	58
+
+static __always_inline const struct xdpbr_mcast *mcast_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&xdpbr_mcast, &zero);
+}
+
+/* The word of a data frame to group key k with the family's querier bit
+ * q (0: prunes without a querier, an L2 group). */
+static __always_inline __u32 mcast_data(const struct xdpbr_mcast *m,
+					const struct xdpbr_mdb_key *k, __u32 q)
+{
+	__u32 *gid = bpf_map_lookup_elem(&xdpbr_mdb, k);
+
+	/* An L2 group prunes without a querier (the kernel's
+	 * br_multicast_querier_exists for other protocols: the group's entry). */
+	if (!q)
+		return gid ? MC_FILTER | (*gid & MC_GID_MASK) : 0;
+	if (!(m->flags & q))
+		return 0;
+	return MC_FILTER | (gid ? *gid & MC_GID_MASK : 0);
+}
+
+/* Whether ICMPv6 type t is MLD (query, v1 report, done, v2 report). */
+static __always_inline int mld_type(__u8 t)
+{
+	return (t >= 130 && t <= 132) || t == 143;
+}
+
+/* IPv6 at l3: the word. MLD comes after a hop-by-hop header (router
+ * alert); the kernel's ipv6_mc_check_mld looks no further either. */
+static __always_inline __u32 mcast_ip6(const struct xdpbr_mcast *m, void *l3, void *end,
+				       struct xdpbr_mdb_key *k)
+{
+	__u8 *ip6 = l3, *h, nh;
+
+	if ((void *)(ip6 + 40) > end || ip6[24] != 0xff)
+		return 0;
+	nh = ip6[6];
+	h = ip6 + 40;
+	if (nh == MC_IPPROTO_HOPOPTS) {
+		if ((void *)(h + 2) > end)
+			return 0;
+		nh = h[0];
+		h += ((__u32)h[1] + 1) * 8;
+	}
+	if (nh == MC_IPPROTO_ICMPV6 && (void *)(h + 1) <= end && mld_type(h[0]))
+		return MC_CONTROL;
+	/* ff02::1, all nodes: flooded */
+	if (ip6[25] == 0x02 && ip6[39] == 1 && !(ip6[26] | ip6[27] | ip6[28] | ip6[29] |
+	    ip6[30] | ip6[31] | ip6[32] | ip6[33] | ip6[34] | ip6[35] | ip6[36] | ip6[37] |
+	    ip6[38]))
+		return 0;
+	k->proto = XDPBR_MDB_IP6;
+	__builtin_memcpy(k->addr, ip6 + 24, 16);
+	return mcast_data(m, k, XDPBR_MCAST_QUERIER6) | MC_IP6;
+}
+
+/* IPv4 at l3: the word. */
+static __always_inline __u32 mcast_ip4(const struct xdpbr_mcast *m, void *l3, void *end,
+				       struct xdpbr_mdb_key *k)
+{
+	__u8 *ip = l3;
+
+	if ((void *)(ip + 20) > end || (ip[16] & 0xf0) != 0xe0)
+		return 0;
+	if (ip[9] == MC_IPPROTO_IGMP)
+		return MC_CONTROL;
+	/* 224.0.0.0/24, local network control: flooded */
+	if (ip[16] == 224 && !ip[17] && !ip[18])
+		return 0;
+	k->proto = XDPBR_MDB_IP4;
+	__builtin_memcpy(k->addr, ip + 16, 4);
+	return mcast_data(m, k, XDPBR_MCAST_QUERIER4);
+}
+
+/*
+ * The word of the multicast frame at data: its Ethernet header (a VLAN
+ * tag in the frame is stepped over; the MDB has VLAN 0 only, the kernel
+ * bridge here filters no VLANs), and the network header after it.
+ */
+static __always_inline __u32 mcast_classify(void *data, void *end)
+{
+	const struct xdpbr_mcast *m = mcast_get();
+	struct xdpbr_mdb_key k = {};
+	struct ethhdr *eth = data;
+	void *l3 = eth + 1;
+	__u16 proto;
+
+	if (!m || !(m->flags & XDPBR_MCAST_SNOOPING) || (void *)(eth + 1) > end)
+		return 0;
+	proto = eth->h_proto;
+	if (proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD)) {
+		if (l3 + 4 > end)
+			return 0;
+		proto = *(__u16 *)(l3 + 2);
+		l3 += 4;
+	}
+	if (proto == bpf_htons(ETH_P_IP))
+		return mcast_ip4(m, l3, end, &k);
+	if (proto == bpf_htons(ETH_P_IPV6))
+		return mcast_ip6(m, l3, end, &k);
+	k.proto = XDPBR_MDB_L2;
+	__builtin_memcpy(k.addr, eth->h_dest, ETH_ALEN);
+	return mcast_data(m, &k, 0);
+}
+
+/* Whether a flooded copy of a frame with word mc goes to slot: always
+ * unless pruned; then to the group's member ports, the router ports and
+ * the host's port (whose Linux bridge device applies its own snooping to
+ * what the host receives). */
+static __always_inline int mcast_copy_ok(__u32 mc, __u32 slot)
+{
+	struct xdpbr_mdb_port_key k = { .gid = mc & MC_GID_MASK, .slot = slot };
+	const struct xdpbr_mcast *m;
+	__u32 *router;
+
+	if (!(mc & MC_FILTER))
+		return 1;
+	m = mcast_get();
+	if (!m || slot == m->host_slot)
+		return 1;
+	router = bpf_map_lookup_elem(&xdpbr_mrouter, &slot);
+	if (router && *router & (mc & MC_IP6 ? XDPBR_MROUTER_IP6 : XDPBR_MROUTER_IP4))
+		return 1;
+	return k.gid && bpf_map_lookup_elem(&xdpbr_mdb_port, &k);
+}
+
+#endif /* XDPBR_BPF_MCAST_H */

@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# IGMP/MLD snooping: the Linux bridge device (the host interface) snoops
+# the IGMP/MLD frames the datapath hands it on their ingress port, and the
+# datapath forwards multicast by its MDB. Hosts join and leave with real
+# sockets; BR is the querier (IPv4 and IPv6), a kernel bridge in h4's
+# namespace a second querier (h4's port becomes a router port). Captures
+# count the copies each host gets: a registered group reaches its members
+# and the router port only, an unregistered one the router port only, a
+# link-local one everybody; `bridge mdb show` agrees; a static group
+# (`bridge mdb add ... permanent`) is honoured; a leave prunes; without a
+# querier everything floods; the counters account for every frame.
+# shellcheck disable=SC2016 # jq variables in single-quoted filters
+# shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
+. "$(dirname "$0")/lib.sh"
+
+G4=239.1.1.1		# h2 joins
+U4=239.9.9.9		# nobody joins
+S4=239.2.2.2		# static on h3's port
+L4=224.0.0.251		# local network control: floods
+G6=ff15::101		# h2 joins
+U6=ff15::909		# nobody joins
+N=10			# frames a stream
+
+xt_require
+xt_need python3
+xt_need tcpdump
+
+topo_up 4
+XT_CLEANUP_CMDS+=("ip link del dev $BR")
+
+# A host's socket: join GROUP on e0 and hold it until killed, or send N
+# UDP datagrams to GROUP out of e0.
+PEER=$XT_TMP/mcpeer.py
+cat >"$PEER" <<'EOF'
+import socket, struct, sys, time
+mode, group, n = sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 0
+idx = socket.if_nametoindex("e0")
+v6 = ":" in group
+s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM)
+if mode == "join":
+    if v6:
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_JOIN_GROUP,
+                     socket.inet_pton(socket.AF_INET6, group) + struct.pack("@i", idx))
+    else:
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
+                     socket.inet_aton(group) + socket.inet_aton("0.0.0.0") + struct.pack("@i", idx))
+    print("joined", flush=True)
+    time.sleep(3600)
+else:
+    if v6:
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_IF, idx)
+    else:
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF,
+                     socket.inet_aton("0.0.0.0") + socket.inet_aton("0.0.0.0") + struct.pack("@i", idx))
+    for i in range(n):
+        s.sendto(b"xdpbr-mcast %d" % i, (group, 4242))
+        time.sleep(0.01)
+EOF
+
+declare -A JOINER
+# join KEY I GROUP: host I joins GROUP (a process that holds the socket).
+join()
+{
+	ip netns exec "${NS[$2]}" python3 "$PEER" join "$3" >"$XT_TMP/join.$1" 2>&1 &
+	JOINER[$1]=$!
+	XT_PIDS+=("$!")
+}
+
+leave()
+{
+	stop_pid "${JOINER[$1]}" TERM 5
+}
+
+# mdb_ports GROUP: the ports `bridge mdb show` lists for GROUP, sorted.
+mdb_ports()
+{
+	bridge -j mdb show dev "$BR" |
+		jq -r --arg g "$1" '.[].mdb[]? | select(.grp == $g) | .port' | sort | tr '\n' ' '
+}
+
+mdb_has() { mdb_ports "$1" | grep -qw -- "$2"; }
+mdb_lacks() { ! mdb_has "$@"; }
+
+# stream GROUP: h1 sends N datagrams to GROUP while h2, h3 and h4 capture;
+# sets GOT[2..4] to the copies each received.
+declare -a GOT
+stream()
+{
+	local i f="udp port 4242 and dst $1"
+
+	for i in 2 3 4; do
+		cap_start "s$i" "$i" "$f" 4 || fail "capture on h$i" "$XT_WHY"
+	done
+	hexec 1 python3 "$PEER" send "$1" "$N" || fail "h1 sends to $1"
+	for i in 2 3 4; do
+		cap_end "s$i"
+		GOT[i]=$(cap_lines "s$i" | grep -c .)
+	done
+}
+
+# expect WHAT H2 H3 H4: after stream, the copies each host got.
+expect()
+{
+	check_eq "$1: h2 $2, h3 $3, h4 $4 copies" "$2 $3 $4" "${GOT[2]} ${GOT[3]} ${GOT[4]}"
+}
+
+counter_sum() { port_counter "$1" "$2"; }
+
+daemon_start || abort "xdpbrd" "$XT_WHY"
+for i in 1 2 3 4; do
+	check "${PORT[i]}: muted in the kernel bridge as learning (it snoops, never forwards)" \
+		test "$(cat "/sys/class/net/${PORT[i]}/brport/state")" = 2
+done
+
+# ---- no querier: multicast floods, as without snooping
+ip link set dev "$BR" type bridge mcast_snooping 1 mcast_querier 0 \
+	mcast_query_response_interval 100 || abort "configuring $BR"
+ip link set dev "$BR" up
+join g2 2 "$G4"
+xt_poll 5 mdb_has "$G4" "${PORT[2]}" ||
+	fail "h2's join of $G4 is in the kernel's MDB on ${PORT[2]}" "$(bridge mdb show dev "$BR")"
+stream "$G4"
+expect "no querier: $G4 floods" $N $N $N
+
+# ---- BR a querier (IPv4 and IPv6: it needs an IPv6 address), and h4 too:
+# a kernel bridge of its own in h4's namespace, whose queries make h4's
+# port a router port. The lower address is the querier (198.18.0.44, h4):
+# BR leaves leaves to it (its group-specific queries shorten BR's timers).
+ip addr add 198.18.0.254/24 dev "$BR"
+ip addr add 2001:2::fe/64 dev "$BR" nodad
+ip link set dev "$BR" type bridge mcast_querier 1 mcast_query_use_ifaddr 1 ||
+	abort "mcast_querier 1"
+{
+	ip -n "${NS[4]}" link add q0 type bridge mcast_querier 1 mcast_query_use_ifaddr 1 \
+		mcast_last_member_interval 50 &&
+		ip netns exec "${NS[4]}" sysctl -qw net.ipv6.conf.q0.accept_dad=0 &&
+		ip -n "${NS[4]}" link set dev e0 master q0 &&
+		ip -n "${NS[4]}" addr add 198.18.0.44/24 dev q0 &&
+		ip -n "${NS[4]}" link set dev q0 up
+} || abort "h4's querier"
+router_learned() { bridge -d mdb show dev "$BR" | grep -q "router ports on $BR:.* ${PORT[4]} "; }
+xt_poll 10 router_learned ||
+	fail "${PORT[4]} is a router port (h4's queries)" "$(bridge -d mdb show dev "$BR")"
+join g6 2 "$G6"
+xt_poll 5 mdb_has "$G6" "${PORT[2]}" ||
+	fail "h2's join of $G6 is in the kernel's MDB on ${PORT[2]}" "$(bridge mdb show dev "$BR")"
+check "h3 is no member of $G4 (bridge mdb show)" mdb_lacks "$G4" "${PORT[3]}"
+sleep 1.5	# the query response interval (1 s): then a querier counts
+
+f0=$(counter_sum "${PORT[1]}" flood_multicast)
+t2=$(counter_sum "${PORT[2]}" tx_packets)
+t3=$(counter_sum "${PORT[3]}" tx_packets)
+ff3=$(counter_sum "${PORT[3]}" flood_filtered)
+stream "$G4"
+expect "registered $G4: to its member and the router port" $N 0 $N
+# Other multicast (queries, reports) may cross meanwhile: at least the
+# stream, and of h3's port fewer transmissions than the stream.
+check "${PORT[1]} counted each of the $N as flood_multicast" \
+	test "$(( $(counter_sum "${PORT[1]}" flood_multicast) - f0 ))" -ge $N
+check "${PORT[2]} counted the $N copies as tx_packets" \
+	test "$(( $(counter_sum "${PORT[2]}" tx_packets) - t2 ))" -ge $N
+check "${PORT[3]} counted each pruned copy as flood_filtered" \
+	test "$(( $(counter_sum "${PORT[3]}" flood_filtered) - ff3 ))" -ge $N
+check "... and sent none of them" test "$(( $(counter_sum "${PORT[3]}" tx_packets) - t3 ))" -lt $N
+
+stream "$U4"
+expect "unregistered $U4: to the router port only" 0 0 $N
+stream "$L4"
+expect "link-local $L4: floods" $N $N $N
+stream "$G6"
+expect "registered $G6: to its member and the router port" $N 0 $N
+stream "$U6"
+expect "unregistered $U6 (IPv6): to the router port only" 0 0 $N
+
+# ---- a static group
+bridge mdb add dev "$BR" port "${PORT[3]}" grp "$S4" permanent ||
+	fail "bridge mdb add $S4 on ${PORT[3]}"
+check "bridge mdb show lists the static $S4 on ${PORT[3]}" mdb_has "$S4" "${PORT[3]}"
+sleep 1.2	# the mirror reads at once on the notification; once a second at worst
+stream "$S4"
+expect "static $S4 on h3's port" 0 $N $N
+bridge mdb del dev "$BR" port "${PORT[3]}" grp "$S4"
+
+# ---- a leave prunes
+leave g2
+xt_poll 6 mdb_lacks "$G4" "${PORT[2]}" ||
+	fail "h2's leave removed it from $G4 (bridge mdb show)" "$(bridge mdb show dev "$BR")"
+sleep 1.2
+stream "$G4"
+expect "after h2 left $G4: the router port only" 0 0 $N
+
+# ---- mcast_snooping off: floods
+ip link set dev "$BR" type bridge mcast_snooping 0 || fail "mcast_snooping 0"
+sleep 1.2
+stream "$U4"
+expect "mcast_snooping off: $U4 floods" $N $N $N
+
+leave g6
+finish
