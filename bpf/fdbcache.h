@@ -81,7 +81,9 @@ struct fdbc_set {
 _Static_assert(sizeof(struct fdbc_ent) == 16, "XDPBR_FDBC_ENTRY_BYTES of fdbc_size.h");
 _Static_assert(sizeof(struct fdbc_set) == 64, "one cache line a set");
 _Static_assert(FDBC_WAYS * FDBC_SETS == XDPBR_FDB_CACHE_DEFAULT, "default size");
-_Static_assert(XDPBR_MAX_PORTS <= FDBC_SLOT_MASK + 1, "a slot fits jslot");
+/* Slots above FDBC_SLOT_MASK are not cached (fdbc_fill refuses them):
+ * their frames take the FDB's lookup, as a cache miss does. */
+_Static_assert(FDBC_SLOT_MASK >= XDPBR_FLOOD_FAST_SLOTS, "the small bridges' slots are cached");
 
 /* log2 of the number of sets a CPU, 1 at least; 0: no cache (every lookup
  * goes to the FDB). The loader sets it with the map's size (xdpbrd --fdb-cache, config
@@ -218,8 +220,20 @@ static __always_inline void fdbc_fill(struct fdbc_set *s, __u64 k, __u32 gen, __
 		if (age + FDBC_MIN_LIFE_NS >= ageing_ns)
 			return;
 	}
-	if (!slot || slot > FDBC_SLOT_MASK)
+	if (!slot)
 		return;
+	if (slot > FDBC_SLOT_MASK) {
+		/* not cached; nor is where k lived before (it moved here) */
+		if (s->way[0].key == k)
+			s->way[0].jslot = 0;
+		if (s->way[1].key == k)
+			s->way[1].jslot = 0;
+		if (s->way[2].key == k)
+			s->way[2].jslot = 0;
+		if (s->way[3].key == k)
+			s->way[3].jslot = 0;
+		return;
+	}
 	if (s->way[0].key != k && s->way[1].key != k && s->way[2].key != k &&
 	    s->way[3].key != k && fdbc_live(&s->way[0], gen, j) &&
 	    fdbc_live(&s->way[1], gen, j) && fdbc_live(&s->way[2], gen, j) &&

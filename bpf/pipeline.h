@@ -325,6 +325,33 @@ static __always_inline int copy_isolated(const struct xdpbr_port *in, __u32 in_i
 	return in_ifindex != out_ifindex && both_isolated(in, out);
 }
 
+/* The slots a flood walks are 1 .. flood_top() - 1: every port's slot is
+ * below it (user space keeps it in xdpbr_flood_fast.top, lib/ctl.c
+ * flood_fast_sync); all of them when it is not known. The walks stop at
+ * XDPBR_MAX_PORTS whatever it says. */
+static __always_inline __u32 flood_top(void)
+{
+	struct xdpbr_flood_fast *ff;
+	__u32 zero = 0;
+
+	ff = bpf_map_lookup_elem(&xdpbr_flood_fast, &zero);
+	return ff && ff->top ? ff->top : XDPBR_MAX_PORTS;
+}
+
+/* Whether slot is past the flood's last: top hidden from the compiler in
+ * every turn, so that a loop keeps its two exits (the verifier needs the
+ * constant one, XDPBR_MAX_PORTS, to bound it) and doesn't merge them. */
+static __always_inline int flood_slot_past(__u32 slot, __u32 top)
+{
+	barrier_var(top);
+	return slot >= top;
+}
+
+/* for_each_flood_slot(slot, top) BODY: slot from 1 to top - 1, never past
+ * XDPBR_MAX_PORTS - 1 (top from flood_top). */
+#define for_each_flood_slot(slot, top) \
+	for ((slot) = 1; (slot) < XDPBR_MAX_PORTS && !flood_slot_past((slot), (top)); (slot)++)
+
 /* Whether some port of the bridge runs the skb path: then frames from XDP
  * ports that must reach one are handed to the stack, where the TC program
  * of the same port forwards them. */

@@ -32,6 +32,7 @@
 #include "linklocal.h"
 #include "mtu.h"
 #include "mcast.h"
+#include "pack.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -69,16 +70,17 @@ __noinline int xdpbr_xdp_copy_mtu(struct xdp_md *ctx, __u32 slot, __u32 in_ifind
 static __always_inline void xdp_flood_mtu(struct xdp_md *ctx, const struct xdpbr_config *cfg,
 					  __u32 in_ifindex, __u32 fc, __u32 l3)
 {
+	__u32 slot, fc_block, top;
 	struct stp_view stp;
-	__u32 slot, fc_block;
 
 	if (l3 <= mtu_min(cfg))
 		return;
 	/* the class, and whether non-edge ports discard (stp_flood_prepare) */
 	stp_view_init(&stp, cfg);
 	fc_block = (fc & 3) | stp_flood_prepare(&stp) << 2;
+	top = flood_top();
 #pragma clang loop unroll(disable)
-	for (slot = 1; slot < XDPBR_MAX_PORTS; slot++)
+	for_each_flood_slot(slot, top)
 		xdpbr_xdp_copy_mtu(ctx, slot, in_ifindex, fc_block, l3);
 }
 
@@ -144,24 +146,18 @@ static __always_inline long xdp_flood_fast(__u32 fc, __u64 flags, __u32 in_slot,
 		mask = ff->mask[XDPBR_STORM_UNKNOWN];
 		r = bpf_redirect_map(&xdpbr_flood_uu_fast, 0, flags);
 	}
+	/* ready: every slot, the ingress's too, is below XDPBR_FLOOD_FAST_SLOTS */
 	if (flags & BPF_F_EXCLUDE_INGRESS)
 		mask &= ~(1ULL << (in_slot & 63));
 	if (r != XDP_REDIRECT)
 		return r;
-	for (i = 0; i < XDPBR_MAX_PORTS && mask; i++) {
+	for (i = 0; i < XDPBR_FLOOD_FAST_SLOTS && mask; i++) {
 		bit = mask & -mask;
 		mask &= ~bit;
 		count_tx(stats_of(bit_index(bit)), len, 1);
 	}
 	return XDP_REDIRECT;
 }
-
-/* A frame as xdpbr_xdp_flood_out takes it (flood_in): bits 0-31 its
- * network-layer length, 32 hairpin, 33 anything that rules the fast flood
- * out (VLAN filtering, STP, an isolated ingress port, multicast that
- * snooping prunes: or'ed, not branched on), 40-45 the ingress slot, 48-49 the flood class. */
-#define FLOOD_IN_HAIRPIN	(1ULL << 32)
-#define FLOOD_IN_BLOCK		(1ULL << 33)
 
 /*
  * The broadcast of a flood: the fast flood where it may (xdp_flood_fast),
@@ -170,21 +166,21 @@ static __always_inline long xdp_flood_fast(__u32 fc, __u64 flags, __u32 in_slot,
  * function taking scalars, like xdpbr_xdp_copy_mtu: the verifier checks
  * its branches and loops once, not in every path of xdpbr_rx that floods
  * (inlined, the fast flood's choice made it walk ~60k instructions more).
- * in is packed by flood_in (FLOOD_IN_*); len is the frame's length. The
+ * in is packed by flood_in (pack.h FI_*); len is the frame's length. The
  * redirect's verdict.
  */
 __noinline int xdpbr_xdp_flood_out(struct xdp_md *ctx, __u64 in, __u64 len)
 {
-	__u32 l3 = (__u32)in, in_slot = (in >> 40) & 63, fc = (in >> 48) & 3;
+	__u32 l3 = UNPACK(FI_L3, in), in_slot = UNPACK(FI_SLOT, in), fc = UNPACK(FI_CLASS, in);
 	struct xdpbr_config *cfg = config_get();
 	__u64 flags = BPF_F_BROADCAST;
 	long r;
 
 	if (!ctx)
 		return XDP_ABORTED;
-	if (!(in & FLOOD_IN_HAIRPIN))
+	if (!UNPACK(FI_HAIRPIN, in))
 		flags |= BPF_F_EXCLUDE_INGRESS;
-	if (!(in & FLOOD_IN_BLOCK) && l3 <= mtu_min(cfg)) {
+	if (!UNPACK(FI_BLOCK, in) && l3 <= mtu_min(cfg)) {
 		r = xdp_flood_fast(fc, flags, in_slot, len);
 		if (r >= 0)
 			return (int)r;
@@ -206,8 +202,8 @@ static __always_inline __u64 flood_in(const struct frame *f, enum xdpbr_storm_cl
 	__u64 block = (__u64)f->vlan_on | (__u64)f->stp.on |
 		      (f->port->flags & XDPBR_PORT_ISOLATED) | (f->mc & MC_FILTER);
 
-	return (__u64)l3 | (f->port->flags & XDPBR_PORT_HAIRPIN ? FLOOD_IN_HAIRPIN : 0) |
-	       (__u64)!!block << 33 | (__u64)(f->slot & 63) << 40 | (__u64)(fc & 3) << 48;
+	return PACK(FI_L3, l3) | PACK(FI_HAIRPIN, !!(f->port->flags & XDPBR_PORT_HAIRPIN)) |
+	       PACK(FI_BLOCK, !!block) | PACK(FI_SLOT, f->slot) | PACK(FI_CLASS, fc);
 }
 
 /* Flood inside XDP: one devmap broadcast into the flood set of the class,
@@ -514,20 +510,20 @@ static __always_inline __u32 tc_mtu_len(struct __sk_buff *skb, const struct fram
  * spanning tree's block (stp_flood_prepare: non-edge ports discard). */
 static __always_inline __u64 copy_in(struct frame *f, enum xdpbr_storm_class fc)
 {
-	return (__u64)f->ifindex | (__u64)(f->slot & 0xff) << 32 | (__u64)(fc & 3) << 40 |
-	       (__u64)!!f->vlan_on << 42 | (__u64)!!f->vi.tagged << 43 |
-	       (__u64)stp_flood_prepare(&f->stp) << 44;
+	return PACK(CI_IFINDEX, f->ifindex) | PACK(CI_SLOT, f->slot) | PACK(CI_CLASS, fc) |
+	       PACK(CI_VLAN_ON, !!f->vlan_on) | PACK(CI_TAGGED, !!f->vi.tagged) |
+	       PACK(CI_STP_BLOCK, stp_flood_prepare(&f->stp));
 }
 
 /* The VLAN, and in bits 32-63 the snooping word (bpf/mcast.h). */
 static __always_inline __u64 copy_vlan(const struct frame *f)
 {
-	return (__u64)f->vi.vid | (__u64)f->vi.tci << 16 | (__u64)f->mc << 32;
+	return PACK(CV_VID, f->vi.vid) | PACK(CV_TCI, f->vi.tci) | PACK(CV_MC, f->mc);
 }
 
 static __always_inline __u64 copy_lens(const struct frame *f)
 {
-	return (__u64)f->segs | (__u64)f->mtu_l3 << 32;
+	return PACK(CL_SEGS, f->segs) | PACK(CL_MTU_L3, f->mtu_l3);
 }
 
 /*
@@ -542,12 +538,13 @@ static __always_inline __u64 copy_lens(const struct frame *f)
 __noinline int xdpbr_tc_copy(struct __sk_buff *skb, __u32 slot, __u64 in, __u64 vlan,
 			     __u64 lens)
 {
-	__u32 in_ifindex = (__u32)in, in_slot = (in >> 32) & 0xff;
-	enum xdpbr_storm_class fc = (in >> 40) & 3;
+	__u32 in_ifindex = UNPACK(CI_IFINDEX, in), in_slot = UNPACK(CI_SLOT, in);
+	enum xdpbr_storm_class fc = UNPACK(CI_CLASS, in);
 	struct vlan_info vi = {
-		.vid = vlan & 0xffff, .tci = (vlan >> 16) & 0xffff, .tagged = (in >> 43) & 1,
+		.vid = UNPACK(CV_VID, vlan), .tci = UNPACK(CV_TCI, vlan),
+		.tagged = UNPACK(CI_TAGGED, in),
 	};
-	__u32 segs = (__u32)lens, mtu_l3 = lens >> 32;
+	__u32 segs = UNPACK(CL_SEGS, lens), mtu_l3 = UNPACK(CL_MTU_L3, lens);
 	struct xdpbr_port *out = port_at(slot), *port = port_at(in_slot);
 	__u32 out_ifindex = port_tx_ifindex(out, slot);
 	struct xdpbr_stats *st;
@@ -557,13 +554,13 @@ __noinline int xdpbr_tc_copy(struct __sk_buff *skb, __u32 slot, __u64 in, __u64 
 	if (out_ifindex == in_ifindex && !(port->flags & XDPBR_PORT_HAIRPIN))
 		return 0;
 	st = stats_of(slot);
-	if (!stp_copy_forwards((in >> 44) & 1, slot, out) ||
-	    !mcast_copy_ok((__u32)(vlan >> 32), slot) ||
+	if (!stp_copy_forwards(UNPACK(CI_STP_BLOCK, in), slot, out) ||
+	    !mcast_copy_ok(UNPACK(CV_MC, vlan), slot) ||
 	    copy_isolated(port, in_ifindex, out, out_ifindex)) {
 		count(st, XDPBR_CNT_FLOOD_FILTERED);
 		return 0;
 	}
-	if ((in >> 42) & 1) {
+	if (UNPACK(CI_VLAN_ON, in)) {
 		enum vlan_egress ve = vlan_egress_of(slot, vi.vid);
 
 		if (ve == VLAN_EG_NOT_MEMBER ||
@@ -583,24 +580,34 @@ __noinline int xdpbr_tc_copy(struct __sk_buff *skb, __u32 slot, __u64 in, __u64 
 	return 0;
 }
 
+/*
+ * The copies of a flood, one per slot in use (flood_top: a bridge of 3
+ * ports walks 3 slots, one of 1024 all of them). A global function, as
+ * xdpbr_tc_copy is: the verifier walks the loop's up to XDPBR_MAX_PORTS - 1
+ * turns once, not in every path of xdpbr_tc_rx that floods. A loop, not
+ * unrolled: copies of the body would outgrow the branch offsets.
+ */
+__noinline int xdpbr_tc_flood_out(struct __sk_buff *skb, __u64 in, __u64 vlan, __u64 lens)
+{
+	__u32 slot, top = flood_top();
+
+	if (!skb)
+		return 0;
+#pragma clang loop unroll(disable)
+	for_each_flood_slot(slot, top)
+		xdpbr_tc_copy(skb, slot, in, vlan, lens);
+	return 0;
+}
+
 static __always_inline int tc_flood(struct __sk_buff *skb, struct frame *f,
 				    enum xdpbr_storm_class fc)
 {
 	enum xdpbr_counter c = flood_admit(f, fc);
-	__u64 in, vlan, lens;
-	__u32 slot;
 
 	if (c != STEP_OK)
 		return tc_end(f, c, TC_ACT_SHOT);
 	f->mtu_l3 = tc_mtu_len(skb, f);
-	in = copy_in(f, fc);
-	vlan = copy_vlan(f);
-	lens = copy_lens(f);
-	/* A loop, not unrolled: 63 copies of the body would outgrow the
-	 * branch offsets. */
-#pragma clang loop unroll(disable)
-	for (slot = 1; slot < XDPBR_MAX_PORTS; slot++)
-		xdpbr_tc_copy(skb, slot, in, vlan, lens);
+	xdpbr_tc_flood_out(skb, copy_in(f, fc), copy_vlan(f), copy_lens(f));
 	/* Every copy has gone; the original is spent, not dropped, but for
 	 * IGMP/MLD, which goes on to the kernel bridge on this port: it snoops
 	 * (the port's state, learning, has it drop the frame after that). */

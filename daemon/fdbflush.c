@@ -6,8 +6,6 @@
 #include "log.h"
 #include "util.h"
 
-_Static_assert(XDPBR_MAX_PORTS <= 64, "a slot is a bit of a 64-bit mask");
-
 void fdbflush_init(struct fdbflush *f, const struct xdpbr_maps *m)
 {
 	memset(f, 0, sizeof(*f));
@@ -16,24 +14,23 @@ void fdbflush_init(struct fdbflush *f, const struct xdpbr_maps *m)
 
 void fdbflush_port(struct fdbflush *f, uint32_t slot)
 {
-	if (slot && slot < XDPBR_MAX_PORTS)
-		f->want |= 1ULL << slot;
+	slot_set_add(&f->want, slot);
 }
 
 bool fdbflush_busy(const struct fdbflush *f)
 {
-	return f->want || f->walk.slots;
+	return slot_set_count(&f->want) || slot_set_count(&f->walk.slots);
 }
 
 void fdbflush_step(struct fdbflush *f)
 {
 	int ret;
 
-	if (!f->walk.slots) {
-		if (!f->want)
+	if (!slot_set_count(&f->walk.slots)) {
+		if (!slot_set_count(&f->want))
 			return;
 		f->walk = (struct fdb_flush_walk){ .slots = f->want };
-		f->want = 0;
+		f->want = (struct slot_set){ 0 };
 		f->walk_ns = mono_ns();
 		f->steps = 0;
 	}
@@ -47,8 +44,8 @@ void fdbflush_step(struct fdbflush *f)
 	else
 		log_debug("flushed %llu learned entries of %d port(s): one walk, %u steps, "
 			  "%.1f ms", (unsigned long long)f->walk.deleted,
-			  __builtin_popcountll(f->walk.slots), f->steps,
+			  slot_set_count(&f->walk.slots), f->steps,
 			  (double)(mono_ns() - f->walk_ns) / 1e6);
 	f->walks++;
-	f->walk.slots = 0;
+	f->walk.slots = (struct slot_set){ 0 };
 }

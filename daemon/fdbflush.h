@@ -22,8 +22,8 @@
 
 struct fdbflush {
 	const struct xdpbr_maps *m;
-	uint64_t want;			/* slots asked for, not in the walk */
-	struct fdb_flush_walk walk;	/* walk.slots 0: none under way */
+	struct slot_set want;		/* slots asked for, not in the walk */
+	struct fdb_flush_walk walk;	/* walk.slots empty: none under way */
 	uint64_t walks;			/* walks finished */
 	uint64_t walk_ns;		/* the walk under way began */
 	unsigned int steps;		/* ... and has taken so many */

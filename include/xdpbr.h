@@ -14,8 +14,11 @@
 /* Capacities. Both sides must see the same numbers: override with -D for
  * both builds, never for one. */
 #ifndef XDPBR_MAX_PORTS
-#define XDPBR_MAX_PORTS 64		/* ports per bridge; slot 0 is reserved */
+#define XDPBR_MAX_PORTS 1025		/* ports per bridge; slot 0 is reserved */
 #endif
+/* The XDP fast flood counts its copies with a 64-bit mask of slots: it
+ * runs only while every port has a slot below this (doc/ports.md). */
+#define XDPBR_FLOOD_FAST_SLOTS 64
 /* ifindexes below this find their port through two array lookups
  * (xdpbr_ifslot, xdpbr_portcfg); larger ones through the xdpbr_ports hash. */
 #ifndef XDPBR_IFINDEX_FAST
@@ -416,14 +419,17 @@ struct xdpbr_storm_bucket {
  * flood sets without the egress program), so the ingress program can count
  * the copies' tx itself. Recomputed whole by user space after every port
  * change (lib/ctl.c flood_fast_sync); ready is 1 only when the fast maps
- * hold every port the ports map says they should, and no port has a
- * spanning tree state that is not forwarding: else the datapath floods
- * through the egress program, as without this.
+ * hold every port the ports map says they should, every port's slot fits
+ * the mask (below XDPBR_FLOOD_FAST_SLOTS) and no port has a spanning tree
+ * state that is not forwarding: else the datapath floods through the
+ * egress program, as without this. top bounds the TC flood's walk over
+ * the slots (and the XDP flood's MTU count): a bridge of 3 ports walks 3
+ * slots, not XDPBR_MAX_PORTS - 1.
  */
 struct xdpbr_flood_fast {
 	__u64 mask[XDPBR_STORM__MAX];	/* per class: bit s = slot s is in */
 	__u32 ready;
-	__u32 pad;
+	__u32 top;			/* every port's slot is below it; 0: unknown */
 };
 
 /*
@@ -534,7 +540,7 @@ _Static_assert(sizeof(struct xdpbr_flood_fast) == 32, "fast flood layout");
 _Static_assert(sizeof(struct xdpbr_mdb_key) == 20, "mdb key layout");
 _Static_assert(sizeof(struct xdpbr_mdb_port_key) == 8, "mdb port key layout");
 _Static_assert(sizeof(struct xdpbr_mcast) == 8, "mcast layout");
-_Static_assert(XDPBR_MAX_PORTS <= 64, "a slot must fit the fast flood's mask");
+_Static_assert(XDPBR_FLOOD_FAST_SLOTS <= 64, "a fast flood slot must fit its mask");
 _Static_assert(XDPBR_STP_DISCARDING <= XDPBR_STP_STATE_MASK, "stp state fits its mask");
 _Static_assert(XDPBR_MAX_PORTS <= 65535, "slot must fit fdb_val.slot");
 #define XDPBR_MODE_COUNT_ONE(e, name) + 1

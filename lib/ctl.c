@@ -182,12 +182,15 @@ int ctl_port_get(const struct xdpbr_maps *m, uint32_t ifindex, struct xdpbr_port
  * a frame to the stack for them. */
 static int skbports_recount(const struct xdpbr_maps *m)
 {
-	struct xdpbr_port p;
+	struct xdpbr_port p[XDPBR_MAX_PORTS];
 	__u32 zero = 0, n = 0;
+	int err = slots_read(m->portcfg, sizeof(*p), p);
 
+	if (err)
+		return err;
 	for (__u32 slot = 1; slot < XDPBR_MAX_PORTS; slot++)
-		if (!bpf_map_lookup_elem(m->portcfg, &slot, &p) && p.slot &&
-		    (p.mode == XDPBR_MODE_TC || p.mode == XDPBR_MODE_GENERIC))
+		if (p[slot].slot && (p[slot].mode == XDPBR_MODE_TC ||
+				     p[slot].mode == XDPBR_MODE_GENERIC))
 			n++;
 	return bpf_map_update_elem(m->skbports, &zero, &n, 0) ? -errno : 0;
 }
@@ -632,8 +635,7 @@ int ctl_fdb_flush_step(const struct xdpbr_maps *m, struct fdb_flush_walk *w,
 		for (int i = 0; i < n; i++) {
 			__u32 slot = e[i].val.slot;
 
-			if (e[i].val.flags & XDPBR_FDB_STATIC || slot >= XDPBR_MAX_PORTS ||
-			    !(w->slots >> slot & 1))
+			if (e[i].val.flags & XDPBR_FDB_STATIC || !slot_set_has(&w->slots, slot))
 				continue;
 			keys[nd] = e[i].key;
 			del[nd++] = e[i];
@@ -693,17 +695,16 @@ static __u32 flood_classes(__u32 flags)
 /* One port's part of the fast flood: the bits of its slot in the classes
  * whose fast map has it, and ready cleared when a fast map disagrees with
  * the membership rule (pins an upgrade created, before every port was
- * applied again) or its spanning tree state needs the egress program. */
+ * applied again) or its spanning tree state (word) needs the egress
+ * program. ifindex: the slot's, 0 if none. */
 static void flood_fast_port(const struct xdpbr_maps *m, const struct xdpbr_port *p,
-			    struct xdpbr_flood_fast *ff)
+			    __u32 ifindex, __u32 word, struct xdpbr_flood_fast *ff)
 {
-	__u32 ifindex = 0, word = 0, want = flood_classes(p->flags);
+	__u32 want = flood_classes(p->flags);
 	struct bpf_devmap_val v;
 	bool in;
 
-	if (bpf_map_lookup_elem(m->slotif, &p->slot, &ifindex) || !ifindex ||
-	    bpf_map_lookup_elem(m->stp_port, &p->slot, &word) ||
-	    (word & XDPBR_STP_STATE_MASK) != XDPBR_STP_FORWARDING)
+	if (!ifindex || (word & XDPBR_STP_STATE_MASK) != XDPBR_STP_FORWARDING)
 		ff->ready = 0;
 	for (__u32 c = 0; c < XDPBR_STORM__MAX; c++) {
 		in = ifindex && !bpf_map_lookup_elem(flood_fd(m, c, true), &ifindex, &v);
@@ -718,17 +719,30 @@ static void flood_fast_port(const struct xdpbr_maps *m, const struct xdpbr_port 
  * Recomputes xdpbr_flood_fast whole from the ports and the fast maps, as
  * skbports_recount does its count: the daemon and the CLI both write
  * ports, and a read-modify-write by one could undo the other's. Only a
- * recount that found everything in place says ready.
+ * recount that found everything in place says ready. top is one past the
+ * highest slot that holds anything; a port at or above
+ * XDPBR_FLOOD_FAST_SLOTS has no bit in the masks, so the fast flood is not
+ * ready and its maps are not even looked at.
  */
 static int flood_fast_sync(const struct xdpbr_maps *m)
 {
-	struct xdpbr_flood_fast ff = { .ready = 1 };
-	struct xdpbr_port p;
-	__u32 zero = 0;
+	struct xdpbr_flood_fast ff = { .ready = 1, .top = 1 };
+	struct xdpbr_port p[XDPBR_MAX_PORTS];
+	__u32 ifindex[XDPBR_MAX_PORTS], word[XDPBR_MAX_PORTS], zero = 0;
+	int err = slots_read(m->portcfg, sizeof(*p), p) ?:
+		  slots_read(m->slotif, sizeof(*ifindex), ifindex) ?:
+		  slots_read(m->stp_port, sizeof(*word), word);
 
+	if (err)
+		return err;
 	for (__u32 slot = 1; slot < XDPBR_MAX_PORTS; slot++)
-		if (!bpf_map_lookup_elem(m->portcfg, &slot, &p) && p.slot == slot)
-			flood_fast_port(m, &p, &ff);
+		if (p[slot].slot || ifindex[slot])
+			ff.top = slot + 1;
+	if (ff.top > XDPBR_FLOOD_FAST_SLOTS)
+		ff.ready = 0;
+	for (__u32 slot = 1; ff.top <= XDPBR_FLOOD_FAST_SLOTS && slot < ff.top; slot++)
+		if (p[slot].slot == slot)
+			flood_fast_port(m, &p[slot], ifindex[slot], word[slot], &ff);
 	return bpf_map_update_elem(m->flood_fast, &zero, &ff, 0) ? -errno : 0;
 }
 
@@ -840,20 +854,29 @@ static void slot_orphan_erase(const struct xdpbr_maps *m, uint32_t slot, uint32_
 
 int ctl_slots_reconcile(const struct xdpbr_maps *m)
 {
-	int n = 0;
+	struct xdpbr_port cfg[XDPBR_MAX_PORTS];
+	__u32 ifindex[XDPBR_MAX_PORTS], owner[XDPBR_MAX_PORTS] = { 0 };
+	struct port_entry *ports;
+	size_t nports;
+	int n = 0, err;
 
+	/* Three batch reads, not three lookups a slot: this runs on every
+	 * port add. owner: the ifindex the ports map gives each slot. */
+	err = slots_read(m->portcfg, sizeof(*cfg), cfg) ?:
+	      slots_read(m->slotif, sizeof(*ifindex), ifindex) ?:
+	      ports_dump(m->ports, &ports, &nports);
+	if (err)
+		return err;
+	for (size_t i = 0; i < nports; i++)
+		if (ports[i].port.slot < XDPBR_MAX_PORTS)
+			owner[ports[i].port.slot] = ports[i].ifindex;
+	free(ports);
 	for (__u32 slot = 1; slot < XDPBR_MAX_PORTS; slot++) {
-		struct xdpbr_port cfg = { 0 }, p;
-		__u32 ifindex = 0;
-
-		if (bpf_map_lookup_elem(m->portcfg, &slot, &cfg) ||
-		    bpf_map_lookup_elem(m->slotif, &slot, &ifindex))
-			return -errno;
-		if (!cfg.slot && !ifindex)
+		if (!cfg[slot].slot && !ifindex[slot])
 			continue;
-		if (ifindex && !ctl_port_get(m, ifindex, &p) && p.slot == slot)
+		if (ifindex[slot] && owner[slot] == ifindex[slot])
 			continue;
-		slot_orphan_erase(m, slot, ifindex);
+		slot_orphan_erase(m, slot, ifindex[slot]);
 		n++;
 	}
 	if (!n)

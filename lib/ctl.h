@@ -86,11 +86,36 @@ struct fdb_sweep {
 int ctl_fdb_age(const struct xdpbr_maps *m, uint64_t now_ns, uint32_t budget,
 		struct fdb_sweep *sw);
 
+/* A set of slots, a bit each (slot 0 never a member). */
+struct slot_set {
+	uint64_t w[(XDPBR_MAX_PORTS + 63) / 64];
+};
+
+static inline void slot_set_add(struct slot_set *s, uint32_t slot)
+{
+	if (slot && slot < XDPBR_MAX_PORTS)
+		s->w[slot / 64] |= 1ULL << (slot % 64);
+}
+
+static inline bool slot_set_has(const struct slot_set *s, uint32_t slot)
+{
+	return slot < XDPBR_MAX_PORTS && (s->w[slot / 64] >> (slot % 64) & 1);
+}
+
+static inline unsigned int slot_set_count(const struct slot_set *s)
+{
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < sizeof(s->w) / sizeof(s->w[0]); i++)
+		n += (unsigned int)__builtin_popcountll(s->w[i]);
+	return n;
+}
+
 /* A flush of the dynamic entries of a set of ports done in steps (the
  * daemon's, daemon/fdbflush.h), so that a table of a million entries does
  * not stall its loop. */
 struct fdb_flush_walk {
-	uint64_t slots;			/* bit s: the port in slot s */
+	struct slot_set slots;		/* the ports' slots */
 	uint64_t cursor;		/* batch cursor; 0: the start */
 	uint64_t deleted;		/* by this walk so far */
 };

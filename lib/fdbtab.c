@@ -5,17 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
-/* valgrind does not know BPF_MAP_LOOKUP_BATCH ("unhandled eBPF command"):
- * what the kernel wrote would look uninitialised below every reader. Its
- * client request says so (a no-op outside valgrind); without the header,
- * nothing. */
-#if __has_include(<valgrind/memcheck.h>)
-#include <valgrind/memcheck.h>
-#else
-#define VALGRIND_MAKE_MEM_DEFINED(addr, len) ((void)0)
-#endif
 
 #include "fdbtab.h"
+#include "util.h"		/* VALGRIND_MAKE_MEM_DEFINED */
 
 static int fdb_cmp(const void *a, const void *b)
 {

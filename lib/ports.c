@@ -30,43 +30,53 @@ static int port_cmp(const void *a, const void *b)
 
 int ports_dump(int map_fd, struct port_entry **out, size_t *n)
 {
+	__u64 in = 0, out_batch = 0;		/* the cursor: a bucket (hash) */
+	__u32 keys[XDPBR_MAX_PORTS], count;
+	struct xdpbr_port *vals;
 	struct port_entry *v;
-	uint32_t key, next;
-	size_t len = 0;
-	void *prev = NULL;
-	int err;
+	size_t len = 0, got = 0;
+	int err = 0;
 
 	*out = NULL;
 	*n = 0;
 	v = calloc(XDPBR_MAX_PORTS, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	/* The table holds at most XDPBR_MAX_PORTS entries; the bound also ends
-	 * the walk if a concurrent delete restarts it from the top. */
-	while (len < XDPBR_MAX_PORTS) {
-		if (bpf_map_get_next_key(map_fd, prev, &next)) {
-			if (errno == ENOENT)
-				break;		/* end of the table */
+	vals = calloc(XDPBR_MAX_PORTS, sizeof(*vals));
+	if (!v || !vals) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	/* In batches (a few calls for a thousand ports, not two a port); the
+	 * table holds at most XDPBR_MAX_PORTS entries. */
+	while (got < XDPBR_MAX_PORTS) {
+		count = (__u32)(XDPBR_MAX_PORTS - got);
+		err = bpf_map_lookup_batch(map_fd, got ? &in : NULL, &out_batch, keys + got,
+					   vals + got, &count, NULL);
+		if (err && errno != ENOENT) {
+			err = -errno;
 			goto fail;
 		}
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(map_fd, &key, &v[len].port)) {
-			if (errno == ENOENT)
-				continue;	/* deleted meanwhile */
-			goto fail;
-		}
-		if (ports_find(v, len, key))
+		got += count;
+		in = out_batch;
+		if (err || !count)
+			break;			/* the end of the table */
+	}
+	err = 0;
+	VALGRIND_MAKE_MEM_DEFINED(keys, got * sizeof(keys[0]));
+	VALGRIND_MAKE_MEM_DEFINED(vals, got * sizeof(vals[0]));
+	for (size_t i = 0; i < got; i++) {
+		if (ports_find(v, len, keys[i]))
 			continue;
-		v[len++].ifindex = key;
+		v[len].ifindex = keys[i];
+		v[len++].port = vals[i];
 	}
 	qsort(v, len, sizeof(*v), port_cmp);
 	*out = v;
 	*n = len;
+	free(vals);
 	return 0;
 fail:
-	err = -errno;
 	free(v);
+	free(vals);
 	return err;
 }
 
@@ -77,6 +87,30 @@ const struct port_entry *ports_find(const struct port_entry *ports, size_t n,
 		if (ports[i].ifindex == ifindex)
 			return &ports[i];
 	return NULL;
+}
+
+int slots_read(int fd, size_t value_size, void *vals)
+{
+	__u32 keys[XDPBR_MAX_PORTS];		/* the kernel writes them; unread */
+	__u64 in = 0, out = 0;			/* the cursor: a key (array) */
+	__u32 done = 0, count;
+	int err;
+
+	memset(vals, 0, XDPBR_MAX_PORTS * value_size);
+	while (done < XDPBR_MAX_PORTS) {
+		count = XDPBR_MAX_PORTS - done;
+		err = bpf_map_lookup_batch(fd, done ? &in : NULL, &out, keys,
+					   (char *)vals + (size_t)done * value_size, &count, NULL);
+		if (err && errno != ENOENT)
+			return -errno;
+		VALGRIND_MAKE_MEM_DEFINED((char *)vals + (size_t)done * value_size,
+					  count * value_size);
+		done += count;
+		in = out;
+		if (err || !count)
+			break;			/* the end of the map */
+	}
+	return 0;
 }
 
 int ports_free_slot(const struct port_entry *ports, size_t n)
@@ -94,24 +128,26 @@ int ports_free_slot(const struct port_entry *ports, size_t n)
 
 int ports_slot_for_new(int ports_fd, int slotif_fd)
 {
-	struct port_entry all[2 * XDPBR_MAX_PORTS], *ports;
+	__u32 ifindex[XDPBR_MAX_PORTS];
+	struct port_entry *all, *ports;
 	size_t n, k;
 	int err = ports_dump(ports_fd, &ports, &n);
 
 	if (err)
 		return err;
-	memcpy(all, ports, n * sizeof(*ports));
-	free(ports);
-	k = n;
-	for (__u32 slot = 1; slot < XDPBR_MAX_PORTS; slot++) {
-		__u32 ifindex = 0;
-
-		if (bpf_map_lookup_elem(slotif_fd, &slot, &ifindex))
-			return -errno;
-		if (ifindex)
-			all[k++] = (struct port_entry){ .ifindex = ifindex, .port.slot = slot };
+	err = slots_read(slotif_fd, sizeof(*ifindex), ifindex);
+	all = err ? NULL : realloc(ports, (n + XDPBR_MAX_PORTS) * sizeof(*ports));
+	if (!all) {
+		free(ports);
+		return err ?: -ENOMEM;
 	}
-	return ports_free_slot(all, k);
+	k = n;
+	for (__u32 slot = 1; slot < XDPBR_MAX_PORTS; slot++)
+		if (ifindex[slot])
+			all[k++] = (struct port_entry){ .ifindex = ifindex[slot], .port.slot = slot };
+	err = ports_free_slot(all, k);
+	free(all);
+	return err;
 }
 
 static const char *const mode_names[] = {

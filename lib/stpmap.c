@@ -3,11 +3,13 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 
 #include "paths.h"
+#include "ports.h"		/* slots_read */
 #include "stpmap.h"
 #include "stpstate.h"
 #include "util.h"
@@ -84,11 +86,19 @@ int stpmap_put(int fd, uint32_t key, const void *val, size_t len)
 
 int stpmap_read(int fd, struct stpmap_snapshot *s)
 {
-	int err = stpmap_get(fd, 0, &s->br, sizeof(s->br));
+	/* In batches: a snapshot of 1024 ports is a few calls, not 1025 */
+	uint8_t *all = malloc((size_t)XDPBR_MAX_PORTS * STPMAP_VALUE);
+	int err = all ? slots_read(fd, STPMAP_VALUE, all) : -ENOMEM;
 
-	memset(s->ports, 0, sizeof(s->ports));
-	for (uint32_t i = 1; !err && i < XDPBR_MAX_PORTS; i++)
-		err = stpmap_get(fd, i, &s->ports[i], sizeof(s->ports[i]));
+	_Static_assert(sizeof(s->br) <= STPMAP_VALUE && sizeof(s->ports[0]) <= STPMAP_VALUE,
+		       "a snapshot's entries fit the map's values");
+	if (!err) {
+		memcpy(&s->br, all, sizeof(s->br));
+		memset(s->ports, 0, sizeof(s->ports[0]));
+		for (size_t i = 1; i < XDPBR_MAX_PORTS; i++)
+			memcpy(&s->ports[i], all + i * STPMAP_VALUE, sizeof(s->ports[i]));
+	}
+	free(all);
 	return err;
 }
 

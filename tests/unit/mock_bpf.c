@@ -291,8 +291,33 @@ static struct fake_map *enter_map(enum mock_op op, int fd, int *err)
 	return m;
 }
 
+/* An array's batch, as the kernel's generic_map_lookup_batch: the cursor
+ * is the next index (a __u32); at the end -ENOENT with *count the entries
+ * copied. */
+static int array_batch(struct fake_map *m, const void *in_batch, void *out_batch,
+		       void *keys, void *values, __u32 *count)
+{
+	__u32 idx = 0, k = 0;
+
+	if (in_batch)
+		memcpy(&idx, in_batch, sizeof(idx));
+	m->walks += !in_batch;
+	for (; idx < m->max_entries && k < *count; idx++, k++) {
+		memcpy((unsigned char *)keys + k * sizeof(idx), &idx, sizeof(idx));
+		memcpy((unsigned char *)values + k * m->slot_size,
+		       m->vals + (size_t)idx * m->slot_size, m->slot_size);
+	}
+	m->read += k;
+	memcpy(out_batch, &idx, sizeof(idx));
+	if (k < *count || idx >= m->max_entries) {
+		*count = k;
+		return fail_errno(ENOENT);
+	}
+	return 0;
+}
+
 /*
- * Hash maps only, as the kernel's htab does it: the cursor is opaque to the
+ * Hash maps as the kernel's htab does it: the cursor is opaque to the
  * caller (here: the slot to go on from as a __u64, and slots stay put as
  * buckets do, so deleting what a walk read doesn't make it skip). A call that runs
  * out of entries before filling *count returns -ENOENT with *count set to
@@ -311,10 +336,12 @@ int __wrap_bpf_map_lookup_batch(int fd, void *in_batch, void *out_batch,
 	m = enter_map(MOCK_OP_LOOKUP_BATCH, fd, &err);
 	if (!m)
 		return fail_errno(err);
-	if (m->type != MOCK_HASH || !out_batch || !count)
-		return fail_errno(EINVAL);	/* arrays: not faked */
+	if (!out_batch || !count)
+		return fail_errno(EINVAL);
 	if (!*count)
 		return 0;
+	if (m->type != MOCK_HASH)
+		return array_batch(m, in_batch, out_batch, keys, values, count);
 	if (in_batch)
 		memcpy(&start, in_batch, sizeof(start));
 	m->walks += !start;

@@ -725,10 +725,10 @@ static void test_link_del(void **state)
 	assert_true(c.seen & KW_SLOT);
 	assert_null(c.dev);
 	assert_int_equal(c.slot, 7);
-	OK(&c, "link", "del", "s", "63");
+	OK(&c, "link", "del", "s", "1024");
 	assert_int_equal(c.slot, XDPBR_PORTS_PER_BRIDGE);
 	BAD("slot", "link", "del", "slot", "0");	/* slot 0 is no port's */
-	BAD("64", "link", "del", "slot", "64");
+	BAD("1025", "link", "del", "slot", "1025");
 	BAD("x", "link", "del", "slot", "x");
 	BAD("slot", "link", "del", "slot");
 	BAD("one", "link", "del", "dev", "p3", "slot", "2");

@@ -1265,18 +1265,20 @@ static void test_host_interface(void **state)
 
 static void test_too_many_ports(void **state)
 {
-	char text[2048] = "";
-	char line[32], want[64];
+	static char text[32 * (XDPBR_PORTS_PER_BRIDGE + 2)];
+	char line[32], want[64], last[16];
 	struct config c;
 	int i;
 
+	text[0] = 0;
 	for (i = 1; i <= XDPBR_PORTS_PER_BRIDGE; i++) {
 		snprintf(line, sizeof(line), "[port p%d]\n", i);
 		strcat(text, line);
 	}
 	parse_ok(text, &c);
 	assert_int_equal(c.nports, XDPBR_PORTS_PER_BRIDGE);
-	assert_string_equal(c.ports[XDPBR_PORTS_PER_BRIDGE - 1].name, "p63");
+	snprintf(last, sizeof(last), "p%d", XDPBR_PORTS_PER_BRIDGE);
+	assert_string_equal(c.ports[XDPBR_PORTS_PER_BRIDGE - 1].name, last);
 	config_free(&c);
 
 	strcat(text, "[port one-too-many]\n");

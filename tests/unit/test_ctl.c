@@ -24,7 +24,7 @@
 #include "util.h"
 #include "mock_bpf.h"
 
-#define NPORTS		XDPBR_PORTS_PER_BRIDGE	/* 63: slots 1..63 */
+#define NPORTS		63	/* slots 1..63: the costs per entry, not per port */
 #define PER_PORT	100			/* entries per port */
 #define IFINDEX(slot)	(100 + (slot))
 #define VLAN_OTHER	10
@@ -458,7 +458,7 @@ static void test_flush_steps_one_walk(void **state)
 	int ret;
 
 	for (size_t i = 0; i < ARRAY_SIZE(slots); i++)
-		w.slots |= 1ULL << slots[i];
+		slot_set_add(&w.slots, slots[i]);
 	hook_calls = 0;
 	ctl_set_delete_hook(count_deleted, NULL);
 	do {

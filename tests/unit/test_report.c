@@ -333,7 +333,7 @@ static void test_collect_errors(void **state)
 	assert_int_equal(report_collect(&m, "lab0", &r), -EPERM);
 	assert_null(r.ports);
 
-	mock_fail(MOCK_OP_GET_NEXT_KEY, 1, EIO);		/* the port walk */
+	mock_fail(MOCK_OP_LOOKUP_BATCH, 0, EIO);		/* the port walk */
 	assert_int_equal(report_collect(&m, "lab0", &r), -EIO);
 	assert_null(r.ports);
 	assert_null(r.stats);
