@@ -6,29 +6,13 @@
 # xdpbr (its counters), CHECK passes, DEL removes their ports.
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=cni_lib.sh
+. "$(dirname "$0")/cni_lib.sh"
 
-CNI_DIR=/usr/lib/cni
 NC=3		# containers
 
 xt_require
-[ -x "$CNI_DIR/bridge" ] || skip "no CNI bridge plugin ($CNI_DIR/bridge; package containernetworking-plugins)"
-
-topo_up 1
-XT_CLEANUP_CMDS+=("ip link del dev $BR")
-conf=$(jq -nc --arg br "$BR" --arg dir "$XT_TMP/ipam" '{cniVersion: "0.4.0", name: "xt",
-	type: "bridge", bridge: $br, isGateway: false, ipMasq: false,
-	ipam: {type: "host-local", subnet: "198.18.2.0/24", dataDir: $dir}}')
-
-# cni CMD I: the plugin's CMD for container I; its result on stdout. CHECK
-# and DEL get ADD's result as prevResult, as the spec says a runtime does.
-cni()
-{
-	local c=$conf
-	[ "$1" = ADD ] || c=$(jq -c --slurpfile prev "$XT_TMP/add.$2" '. + {prevResult: $prev[0]}' \
-		<<<"$conf")
-	CNI_COMMAND=$1 CNI_CONTAINERID=xt$ID-c$2 CNI_NETNS=/var/run/netns/xt$ID-c$2 \
-		CNI_IFNAME=eth0 CNI_PATH=$CNI_DIR "$CNI_DIR/bridge" <<<"$c"
-}
+cni_setup 198.18.2.0/24
 is_port() { json_is array 'any(.[]; .ifname == $p)' --arg p "$1" -- "$XDPBR" -b "$BR" -j link show; }
 not_port() { ! is_port "$1"; }
 

@@ -12,29 +12,13 @@
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 # shellcheck disable=SC2317,SC2016 # functions run through xt_poll; a script for bash -c
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=cni_lib.sh
+. "$(dirname "$0")/cni_lib.sh"
 
-CNI_DIR=/usr/lib/cni
 CNI_N=${CNI_N:-60}
 
 xt_require
-[ -x "$CNI_DIR/bridge" ] || skip "no CNI bridge plugin ($CNI_DIR/bridge; package containernetworking-plugins)"
-
-topo_up 1
-XT_CLEANUP_CMDS+=("ip link del dev $BR")
-conf=$(jq -nc --arg br "$BR" --arg dir "$XT_TMP/ipam" '{cniVersion: "0.4.0", name: "xt",
-	type: "bridge", bridge: $br, isGateway: false, ipMasq: false,
-	ipam: {type: "host-local", subnet: "198.18.4.0/24", dataDir: $dir}}')
-
-# cni CMD I: the plugin's CMD for container I; its result on stdout; DEL
-# gets ADD's result as prevResult, as the spec says a runtime does.
-cni()
-{
-	local c=$conf
-	[ "$1" = ADD ] || c=$(jq -c --slurpfile prev "$XT_TMP/add.$2" '. + {prevResult: $prev[0]}' \
-		<<<"$conf")
-	CNI_COMMAND=$1 CNI_CONTAINERID=xt$ID-c$2 CNI_NETNS=/var/run/netns/xt$ID-c$2 \
-		CNI_IFNAME=eth0 CNI_PATH=$CNI_DIR "$CNI_DIR/bridge" <<<"$c"
-}
+cni_setup 198.18.4.0/24
 ports_json() { json_of array "$XDPBR" -b "$BR" -j link show; }
 is_port() { jq -e --arg p "$1" 'any(.[]; .ifname == $p)' <<<"$(ports_json)" >/dev/null; }
 not_port() { ports_json >/dev/null && ! is_port "$1"; }
