@@ -40,13 +40,14 @@ gs_config()
 # gs_evidence: what xdpbr forwarded for each bridge the selftest made
 # (the wrapper's snapshots before each delete), and what the kernel
 # bridge did: FDB entries it learned itself (not xdpbr's extern_learn
-# mirror, not static or permanent) and ports it had forwarding (all but
-# the host interface's BR-dev must be "listening": the kernel forwards
-# nothing there). Last line: "EVIDENCE takeovers failures rx tx learned
-# notlistening".
+# mirror, not static or permanent) and the samples of its port states
+# (the wrapper's BR.states) in which it had a port but the host
+# interface's BR-dev forwarding or learning (the ports must be "listening",
+# or "disabled" while down: the kernel forwards nothing there). Last line:
+# "EVIDENCE takeovers failures rx tx learned samples-forwarding".
 gs_evidence()
 {
-	local s br n=0 bad rx=0 tx=0 kl=0 nl=0 r t l f
+	local s br n=0 bad rx=0 tx=0 kl=0 nl=0 r t l f m
 	bad=$(grep -c FAILED "$GS_ST/takeover.log" 2>/dev/null)
 	for s in "$GS_ST"/*-*.stats.json; do
 		[ -e "$s" ] || continue
@@ -58,10 +59,16 @@ gs_evidence()
 		t=$(jq '[.[] | select(.type == "port") | .tx_packets] | add // 0' "$s")
 		l=$(jq '[.[] | select(has("master") and (.flags // [] | index("extern_learn") | not)
 			and ((.state // "") == "" or .state == "dynamic"))] | length' "${s%.stats.json}.fdb.json")
-		f=$(jq --arg b "$br" '[.[] | select(.master == $b and .ifname != ($b + "-dev")
-			and .state != "listening")] | length' "${s%.stats.json}.link.json")
+		# samples in which the kernel bridge had a port (not BR-dev)
+		# learning or forwarding; none sampled counts as one
+		f=$(jq -s --arg b "$br" '[.[] | [.[] | select(.master == $b and .ifname != ($b + "-dev")
+			and (.state == "forwarding" or .state == "learning"))] | length | select(. > 0)] |
+			length' "$GS_ST/$br.states" 2>/dev/null)
+		m=$(grep -c . "$GS_ST/$br.states" 2>/dev/null)
+		[ "${m:-0}" -gt 0 ] || f=1
 		echo "bridge $br: xdpbr's ports received $r and sent $t frames;" \
-			"the kernel bridge learned $l entries itself, forwarded on $f ports"
+			"the kernel bridge learned $l entries itself and had a port forwarding in $f of" \
+			"${m:-0} samples (once a second)"
 		jq -r '.[] | select(.type == "port") | "  \(.ifname): rx \(.rx_packets) tx \(.tx_packets) forwarded \(.forwarded)"' "$s"
 		rx=$((rx + ${r:-0})) tx=$((tx + ${t:-0})) kl=$((kl + ${l:-0})) nl=$((nl + ${f:-0}))
 	done
