@@ -197,7 +197,8 @@ shows "... xdpbr has it on $P2 in VLAN 10 (never ages, moves: remote), none in V
 		--arg m "$S1" --arg p "$P2"'
 check "xdpbr fdb add $S2 dev $P2 vlan 10 static" "$XDPBR" -b "$BR" fdb add "$S2" dev "$P2" vlan 10 static
 shows "... bridge fdb show: $S2 dev $P2 vlan 10 static sticky" "$KFDB" \
-	eval 'bridge fdb show br "$BR" | grep -qi "^$S2 dev $P2 vlan 10 .*static.*sticky"'
+	eval 'l=$(bridge fdb show br "$BR" | grep -i "^$S2 dev $P2 vlan 10 ") &&
+		[[ $l == *" static"* && $l == *" sticky"* ]]'
 check "bridge fdb del $S1 dev $P2 master vlan 10" bridge fdb del "$S1" dev "$P2" master vlan 10
 shows "... gone from xdpbr's FDB" "$KFDB" fdb_lacks "$S1"
 check "xdpbr fdb del $S2 vlan 10" "$XDPBR" -b "$BR" fdb del "$S2" vlan 10
