@@ -23,7 +23,7 @@ is_port() { json_is array 'any(.[]; .ifname == $p)' --arg p "$1" -- "$XDPBR" -b 
 not_port() { ! is_port "$1"; }
 muted()
 {
-	json_is array '.[0] | .master == $br and .linkinfo.info_slave_data.state == "listening"' \
+	json_is array '.[0] | .master == $br and .linkinfo.info_slave_data.state == "learning"' \
 		--arg br "$BR" -- ip -j -d link show dev "$1"
 }
 fdb_has() { "$XDPBR" -b "$BR" fdb show | grep -qi "^$1 "; }
@@ -56,19 +56,19 @@ check "xdpbr learned h2 and h3" bash -c "'$XDPBR' -b $BR fdb show | grep -qi '^$
 	'$XDPBR' -b $BR fdb show | grep -qi '^${MAC[3]} '"
 
 # The kernel's view of a port's state is the mute, not the spanning tree's
-# (doc/architecture.md's table): listening whatever xdpbr's state, the
+# (doc/architecture.md's table): learning whatever xdpbr's state, the
 # device's stp_state 0; a state written with bridge link set is undone.
 kstate() { ip -j -d link show dev "$1" | jq -r '.[0].linkinfo.info_slave_data.state'; }
 xstate() { json_of array "$XDPBR" -b "$BR" -j link show dev "$1" | jq -r '.[0].state'; }
 check "xdpbr link set dev ${PORT[3]} state blocking" \
 	"$XDPBR" -b "$BR" link set dev "${PORT[3]}" state blocking
 check_eq "... xdpbr link show says blocking" blocking "$(xstate "${PORT[3]}")"
-check_eq "... bridge link show still says listening (the mute)" listening "$(kstate "${PORT[3]}")"
+check_eq "... bridge link show still says learning (the mute)" learning "$(kstate "${PORT[3]}")"
 check_eq "... the device's stp_state is 0 (xdpbr's RSTP runs in the daemon)" 0 \
 	"$(ip -j -d link show dev "$BR" | jq -r '.[0].linkinfo.info_data.stp_state')"
 check "xdpbr link set dev ${PORT[3]} state forwarding" \
 	"$XDPBR" -b "$BR" link set dev "${PORT[3]}" state forwarding
-check_eq "... bridge link show says listening" listening "$(kstate "${PORT[3]}")"
+check_eq "... bridge link show says learning" learning "$(kstate "${PORT[3]}")"
 bridge link set dev "${PORT[3]}" state 3 || fail "bridge link set dev ${PORT[3]} state 3"
 check "bridge link set state forwarding by hand: muted again within 2 s" \
 	xt_poll 2 muted "${PORT[3]}"

@@ -42,8 +42,9 @@ gs_config()
 # bridge did: FDB entries it learned itself (not xdpbr's extern_learn
 # mirror, not static or permanent) and the samples of its port states
 # (the wrapper's BR.states) in which it had a port but the host
-# interface's BR-dev forwarding or learning (the ports must be "listening",
-# or "disabled" while down: the kernel forwards nothing there). Last line:
+# interface's BR-dev forwarding (the ports must be "learning", where the
+# kernel snoops multicast and drops, or "disabled" while down: the kernel
+# forwards nothing there). Last line:
 # "EVIDENCE takeovers failures rx tx learned samples-forwarding".
 gs_evidence()
 {
@@ -60,9 +61,9 @@ gs_evidence()
 		l=$(jq '[.[] | select(has("master") and (.flags // [] | index("extern_learn") | not)
 			and ((.state // "") == "" or .state == "dynamic"))] | length' "${s%.stats.json}.fdb.json")
 		# samples in which the kernel bridge had a port (not BR-dev)
-		# learning or forwarding; none sampled counts as one
+		# forwarding; none sampled counts as one
 		f=$(jq -s --arg b "$br" '[.[] | [.[] | select(.master == $b and .ifname != ($b + "-dev")
-			and (.state == "forwarding" or .state == "learning"))] | length | select(. > 0)] |
+			and .state == "forwarding")] | length | select(. > 0)] |
 			length' "$GS_ST/$br.states" 2>/dev/null)
 		m=$(grep -c . "$GS_ST/$br.states" 2>/dev/null)
 		[ "${m:-0}" -gt 0 ] || f=1

@@ -10,7 +10,7 @@
 #     file someone else made only gets our line and loses it again);
 #   - the guest boots with its NIC vio0 on BR: the helper's tap is an xdpbr
 #     port within 1 s of joining the device (on the skb path, a tap), in
-#     "listening" in the kernel bridge (which forwards nothing);
+#     "learning" in the kernel bridge (which snoops and forwards nothing);
 #   - the guest pings h1 (20 of 20 answered) and the frames cross xdpbr:
 #     its counters of the tap and of h1's port grow by at least the pings,
 #     the guest's MAC is learned by xdpbr on the tap (the kernel's FDB
@@ -129,8 +129,8 @@ fi
 check "xdpbr link show: $TAP is a tap on the skb path" \
 	json_is array "[.[] | select(.ifname == \"$TAP\" and .kind == \"tap\" and .datapath == \"tc\")] | length == 1" \
 	-- "$XDPBR" -b "$BR" -j link show
-check "the kernel bridge has $TAP in listening (it forwards nothing)" \
-	json_is array "[.[] | select(.ifname == \"$TAP\" and .state == \"listening\")] | length == 1" \
+check "the kernel bridge has $TAP in learning (it forwards nothing)" \
+	json_is array "[.[] | select(.ifname == \"$TAP\" and .state == \"learning\")] | length == 1" \
 	-- bridge -j link show dev "$TAP"
 
 rx0=$(counter "$TAP" rx_packets) tx0=$(counter "$TAP" tx_packets) h0=$(counter "${PORT[1]}" tx_packets)
