@@ -103,11 +103,14 @@ progress()
 	echo "bench-rfc2889: $*" >&2
 }
 
-[[ $REPS =~ ^[0-9]+$ ]] && [ "$REPS" -ge 1 ] || die "--reps: $REPS"
-[[ $LEARN_MACS =~ ^[0-9]+$ ]] && [ "$LEARN_MACS" -ge 2 ] && [ "$LEARN_MACS" -le 4194304 ] ||
-	die "--learn-macs: $LEARN_MACS is not in 2..4194304"
-[[ $CAP_MAX =~ ^[0-9]+$ ]] && [ "$CAP_MAX" -ge 1024 ] && [ "$CAP_MAX" -le 4194304 ] ||
-	die "--capacity-max: $CAP_MAX is not in 1024..4194304"
+# in_range VALUE MIN MAX: VALUE is an integer in MIN..MAX.
+in_range()
+{
+	[[ $1 =~ ^[0-9]+$ ]] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]
+}
+in_range "$REPS" 1 1000 || die "--reps: $REPS is not in 1..1000"
+in_range "$LEARN_MACS" 2 4194304 || die "--learn-macs: $LEARN_MACS is not in 2..4194304"
+in_range "$CAP_MAX" 1024 4194304 || die "--capacity-max: $CAP_MAX is not in 1024..4194304"
 IFS=, read -r -a TEST_LIST <<<"$TESTS"
 IFS=, read -r -a DUT_LIST <<<"$DUTS"
 for t in "${TEST_LIST[@]}"; do

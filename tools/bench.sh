@@ -1228,8 +1228,10 @@ jq -s \
 	}' "$POINTS" >"$TMP/result.json" || die "could not assemble the results"
 jq --slurpfile o "$TMP/overlay.json" '.overlay = $o[0]' "$TMP/result.json" >"$TMP/result2.json" &&
 	mv "$TMP/result2.json" "$TMP/result.json" || die "could not add the overlay results"
-jq --slurpfile o "$TMP/rfc2889.json" '.rfc2889 = $o[0]' "$TMP/result.json" >"$TMP/result2.json" &&
-	mv "$TMP/result2.json" "$TMP/result.json" || die "could not add the rfc2889 results"
+if ! jq --slurpfile o "$TMP/rfc2889.json" '.rfc2889 = $o[0]' "$TMP/result.json" \
+	>"$TMP/result2.json" || ! mv "$TMP/result2.json" "$TMP/result.json"; then
+	die "could not add the rfc2889 results"
+fi
 
 if [ -n "$JSON_OUT" ]; then
 	cp "$TMP/result.json" "$JSON_OUT" || die "cannot write $JSON_OUT"
