@@ -269,6 +269,20 @@ static __always_inline int xdp_forward(struct xdp_md *ctx, struct frame *f,
 	return xdp_end(f, XDPBR_CNT_FORWARDED, XDP_REDIRECT);
 }
 
+/* A multicast frame's snooping word (bpf/mcast.h), as a global function:
+ * verified once, not again in each program and path that asks (Debian
+ * 12's 6.1 verifier gives up on xdpbr_rx with it inlined). The egress
+ * program asks too: the ingress program's word is not handed over. */
+__noinline int xdpbr_mcast_xdp(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+
+	if (data + ETH_HLEN > data_end || !(*(__u8 *)data & 1))
+		return 0;
+	return (int)mcast_classify(data, data_end);
+}
+
 SEC("xdp.frags")
 int xdpbr_rx(struct xdp_md *ctx)
 {
@@ -323,7 +337,7 @@ int xdpbr_rx(struct xdp_md *ctx)
 	/* IGMP/MLD go to the stack too, where this port's TC program floods
 	 * them and hands them on to the kernel bridge, which snoops. */
 	if (f.cls == DST_MULTICAST) {
-		f.mc = mcast_classify(data, data_end);
+		f.mc = (__u32)xdpbr_mcast_xdp(ctx);
 		if (f.mc & MC_CONTROL && f.port->mode != XDPBR_MODE_GENERIC)
 			return XDP_PASS;
 	}
@@ -334,18 +348,6 @@ int xdpbr_rx(struct xdp_md *ctx)
 	if (mixed && port_is_skb(eg.slot))
 		return XDP_PASS;
 	return xdp_forward(ctx, &f, &eg);
-}
-
-/* A flooded copy's snooping word (bpf/mcast.h), from its frame: the
- * ingress program's is not handed over to a devmap egress program. */
-static __always_inline __u32 mcast_of_copy(struct xdp_md *ctx)
-{
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
-
-	if (data + ETH_HLEN > data_end || !(*(__u8 *)data & 1))
-		return 0;
-	return mcast_classify(data, data_end);
 }
 
 /* Runs for every flooded copy, on the egress port: drop a copy to a port
@@ -373,7 +375,7 @@ int xdpbr_egress(struct xdp_md *ctx)
 	cfg = config_get();
 	stp_view_init(&stp, cfg);
 	if (!stp_forwards(&stp, port->slot, port) ||
-	    !mcast_copy_ok(mcast_of_copy(ctx), port->slot) ||
+	    !mcast_copy_ok((__u32)xdpbr_mcast_xdp(ctx), port->slot) ||
 	    ((port->flags & XDPBR_PORT_ISOLATED) &&
 	     copy_isolated(port_of(in_ifindex), in_ifindex, port, ifindex))) {
 		count(st, XDPBR_CNT_FLOOD_FILTERED);
@@ -653,13 +655,13 @@ static __always_inline int tc_forward(struct __sk_buff *skb, struct frame *f,
 /* A multicast skb's snooping word (bpf/mcast.h): its headers pulled into
  * the linear part first, as far as the word looks (Ethernet, a tag, IPv6
  * and a hop-by-hop header, the ICMPv6 type). */
-static __always_inline __u32 tc_mcast(struct __sk_buff *skb)
+__noinline int xdpbr_mcast_skb(struct __sk_buff *skb)
 {
 	__u32 want = ETH_HLEN + 4 + 40 + 8 + 1;
 
 	if ((long)skb->data + want > (long)skb->data_end)
 		bpf_skb_pull_data(skb, skb->len < want ? skb->len : want);
-	return mcast_classify((void *)(long)skb->data, (void *)(long)skb->data_end);
+	return (int)mcast_classify((void *)(long)skb->data, (void *)(long)skb->data_end);
 }
 
 /* The frame's outer VLAN tag: in the skb's metadata at TC ingress (the
@@ -743,7 +745,7 @@ int xdpbr_tc_rx(struct __sk_buff *skb)
 
 	/* forward / flood */
 	if (f.cls == DST_MULTICAST)
-		f.mc = tc_mcast(skb);
+		f.mc = (__u32)xdpbr_mcast_skb(skb);
 	if (f.cls != DST_UNICAST)
 		return tc_flood(skb, &f, flood_class(f.cls));
 	if (!lookup_dst(&f, dst, &eg))
