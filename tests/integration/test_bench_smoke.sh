@@ -177,7 +177,7 @@ check_jq "JSON: ratios carry the ns per frame of xdpbr, xdpbr-tc and the ceiling
 check_same "kernel.bpf_stats_enabled as it was before the run" "$stats_before" \
 	"$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null)"
 check_jq "JSON: one ratio entry per scenario" "$doc" '
-	(.ratios | length) == 6 and
+	(.ratios | length) == 7 and
 	all(.ratios[]; (keys | contains(["scenario", "cores", "size", "xdpbr_over_ceiling",
 					 "xdpbr_over_bridge", "xdpbr_extra_ns_per_frame", "scaling",
 					 "xdpbr_tc_over_ceiling", "xdpbr_tc_over_bridge",
@@ -187,15 +187,15 @@ check_jq "JSON: one ratio entry per scenario" "$doc" '
 	    (.xdpbr_over_ceiling | keys) == ["max", "min", "ratio"] and
 	    .xdpbr_tc_over_bridge.ratio > 0 and .xdpbr_tc_over_xdpbr.ratio > 0)'
 check_jq "JSON: every DUT delivered frames in every frame scenario" "$doc" '
-	[.results[] | select(.pps > 0) | [.dut, .scenario]] | unique | length == 24'
+	[.results[] | select(.pps > 0) | [.dut, .scenario]] | unique | length == 28'
 # The XDP DUT ran the XDP program, the TC DUT the TC program (about once a
 # delivered frame; a third for the broadcast, flooded to three sinks).
 check_jq "JSON: xdpbr (XDP) ran xdpbr_rx, not the TC program" "$doc" '
-	[.results[] | select(.dut == "xdpbr")] | length == 6 and
+	[.results[] | select(.dut == "xdpbr")] | length == 7 and
 	all(.[]; any(.profile[]; .prog == "xdpbr_rx" and .runs_per_rx_frame > 0.2) and
 		 all(.profile[]; .prog != "xdpbr_tc_rx"))'
 check_jq "JSON: xdpbr-tc ran xdpbr_tc_rx, not the XDP program" "$doc" '
-	[.results[] | select(.dut == "xdpbr-tc")] | length == 6 and
+	[.results[] | select(.dut == "xdpbr-tc")] | length == 7 and
 	all(.[]; any(.profile[]; .prog == "xdpbr_tc_rx" and .runs_per_rx_frame > 0.2 and
 				 .ns_per_run > 0) and
 		 all(.profile[]; .prog != "xdpbr_rx"))'
@@ -262,7 +262,7 @@ for f in rates-1core ratios; do
 done
 for s in "xdpbr (XDP)" "xdpbr (TC)" "Linux bridge" "ceiling (devmap redirect)" "10G line rate"; do
 	n=$(grep -cF "<title>$s</title>" "$plots/rates-1core.svg" 2>/dev/null)
-	check_eq "--plot: series '$s' in the 12 panels (6 scenarios x Mpps, Gbit/s)" 12 "$n"
+	check_eq "--plot: series '$s' in the 14 panels (7 scenarios x Mpps, Gbit/s)" 14 "$n"
 done
 check "--plot: the machine in the title" grep -qF "host $(uname -n) (" "$plots/rates-1core.svg"
 
