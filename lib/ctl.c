@@ -11,6 +11,7 @@
 #include "ctl.h"
 #include "fault.h"
 #include "fdbtab.h"
+#include "pins.h"
 #include "ports.h"
 #include "util.h"
 #include "xdpbr_rules.h"

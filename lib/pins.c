@@ -2,6 +2,7 @@
 /* pins.c - the pinned maps are the bridge: open them by name. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <limits.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -136,4 +137,28 @@ int fdbgen_bump_user(const struct xdpbr_maps *m)
 		return -errno;
 	gen += XDPBR_FDBGEN_USER_STEP;
 	return bpf_map_update_elem(m->fdbgen, &zero, &gen, BPF_ANY) ? -errno : 0;
+}
+
+int slots_read(int fd, size_t value_size, void *vals)
+{
+	__u32 keys[XDPBR_MAX_PORTS];		/* the kernel writes them; unread */
+	__u64 in = 0, out = 0;			/* the cursor: a key (array) */
+	__u32 done = 0, count;
+	int err;
+
+	memset(vals, 0, XDPBR_MAX_PORTS * value_size);
+	while (done < XDPBR_MAX_PORTS) {
+		count = XDPBR_MAX_PORTS - done;
+		err = bpf_map_lookup_batch(fd, done ? &in : NULL, &out, keys,
+					   (char *)vals + (size_t)done * value_size, &count, NULL);
+		if (err && errno != ENOENT)
+			return -errno;
+		VALGRIND_MAKE_MEM_DEFINED((char *)vals + (size_t)done * value_size,
+					  count * value_size);
+		done += count;
+		in = out;
+		if (err || !count)
+			break;			/* the end of the map */
+	}
+	return 0;
 }

@@ -43,4 +43,10 @@ int maps_adopt_pins(const char *from, const char *bridge);
  * writers racing, the caches' time limit (FDBC_JIFFIES) bounds. */
 int fdbgen_bump_user(const struct xdpbr_maps *m);
 
+/* Entries 0..XDPBR_MAX_PORTS-1 of the slot-keyed array map fd (values of
+ * value_size bytes) into vals, in batches: a few calls, not one a slot.
+ * Slots the map lacks (a smaller map pinned by an older build) read as
+ * zeroes. 0 or -errno. */
+int slots_read(int fd, size_t value_size, void *vals);
+
 #endif

@@ -13,6 +13,7 @@
 
 #include "hook.h"
 #include "netlink.h"
+#include "pins.h"
 #include "ports.h"
 #include "util.h"
 #include "xdpshare.h"
@@ -87,30 +88,6 @@ const struct port_entry *ports_find(const struct port_entry *ports, size_t n,
 		if (ports[i].ifindex == ifindex)
 			return &ports[i];
 	return NULL;
-}
-
-int slots_read(int fd, size_t value_size, void *vals)
-{
-	__u32 keys[XDPBR_MAX_PORTS];		/* the kernel writes them; unread */
-	__u64 in = 0, out = 0;			/* the cursor: a key (array) */
-	__u32 done = 0, count;
-	int err;
-
-	memset(vals, 0, XDPBR_MAX_PORTS * value_size);
-	while (done < XDPBR_MAX_PORTS) {
-		count = XDPBR_MAX_PORTS - done;
-		err = bpf_map_lookup_batch(fd, done ? &in : NULL, &out, keys,
-					   (char *)vals + (size_t)done * value_size, &count, NULL);
-		if (err && errno != ENOENT)
-			return -errno;
-		VALGRIND_MAKE_MEM_DEFINED((char *)vals + (size_t)done * value_size,
-					  count * value_size);
-		done += count;
-		in = out;
-		if (err || !count)
-			break;			/* the end of the map */
-	}
-	return 0;
 }
 
 int ports_free_slot(const struct port_entry *ports, size_t n)

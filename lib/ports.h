@@ -18,11 +18,6 @@ struct port_entry {
 /* Reads the ports map, sorted by slot. 0 or -errno. *out is malloc'd. */
 int ports_dump(int map_fd, struct port_entry **out, size_t *n);
 
-/* Entries 0..XDPBR_MAX_PORTS-1 of the slot-keyed array map fd (values of
- * value_size bytes) into vals, in batches: a few calls, not one a slot.
- * Slots the map lacks (a smaller map pinned by an older build) read as
- * zeroes. 0 or -errno. */
-int slots_read(int fd, size_t value_size, void *vals);
 
 /* Lowest slot in 1..XDPBR_MAX_PORTS-1 not used by ports[]; -ENOSPC if full. */
 int ports_free_slot(const struct port_entry *ports, size_t n);

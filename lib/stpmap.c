@@ -9,7 +9,7 @@
 #include <bpf/bpf.h>
 
 #include "paths.h"
-#include "ports.h"		/* slots_read */
+#include "pins.h"		/* slots_read */
 #include "stpmap.h"
 #include "stpstate.h"
 #include "util.h"

@@ -21,7 +21,7 @@ CNI_N=${CNI_N:-100}
 xt_require
 cni_setup 198.18.4.0/24
 ports_json() { json_of array "$XDPBR" -b "$BR" -j link show; }
-is_port() { jq -e --arg p "$1" 'any(.[]; .ifname == $p)' <<<"$(ports_json)" >/dev/null; }
+is_port() { jq_true "$(ports_json)" 'any(.[]; .ifname == $p)' --arg p "$1"; }
 not_port() { ports_json >/dev/null && ! is_port "$1"; }
 fdb_lacks_mac() { ! "$XDPBR" -b "$BR" fdb show | grep -qi "^$1 "; }
 # eth0 C WHAT: container C's eth0 counter WHAT (tx_packets, ...).

@@ -40,10 +40,13 @@ for m in $maps; do
 	fi
 	id=$(bpftool -j map show pinned "$pin" 2>&1 | jq '.id')
 	case $m in
-	xdpbr_bridge | xdpbr_xmit_seen | xdpbr_slotif | xdpbr_portname | xdpbr_bpdusock_state)
+	xdpbr_bridge | xdpbr_xmit_seen | xdpbr_slotif | xdpbr_portname | xdpbr_bpdusock_state | \
+	xdpbr_mdb_port | xdpbr_mrouter)
 		# user-space totals, the xmit tracepoint's bookkeeping, the
-		# skb path's slot -> ifindex, the ports' names and the BPDU
-		# sockets' buckets: pinned with the bridge, not read by xdpbr_rx
+		# skb path's slot -> ifindex, the ports' names, the BPDU
+		# sockets' buckets and the snooping's per-copy maps (member and
+		# router ports: the egress and TC copy programs read them):
+		# pinned with the bridge, not read by xdpbr_rx
 		check_jq "map $m pinned at $pin" "${id:-null}" 'type == "number"'
 		;;
 	*)

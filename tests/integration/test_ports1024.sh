@@ -91,8 +91,8 @@ check_eq "$P3 is in slot 200" 200 "$(slot_of "$P3")"
 check_eq "xt${ID}d197 is in slot 199" 199 "$(slot_of "xt${ID}d197")"
 slots_distinct()
 {
-	"$XDPBR" -b "$BR" -j link show | jq -e '[.[].slot] | (unique | length) == 200 and
-		min == 1 and max == 200' >/dev/null
+	json_is array '[.[].slot] | (unique | length) == 200 and min == 1 and max == 200' \
+		-- "$XDPBR" -b "$BR" -j link show
 }
 check "200 ports, slots 1..200, each once" slots_distinct
 
