@@ -191,9 +191,10 @@ shows "bridge fdb show: h2 on $P2 in VLAN 10, extern_learn (xdpbr's)" "$KFDB" \
 S1=$(test_mac 1) S2=$(test_mac 2)
 check "bridge fdb add $S1 dev $P2 master static vlan 10" \
 	bridge fdb add "$S1" dev "$P2" master static vlan 10
-shows "... xdpbr has it on $P2 in VLAN 10 (never ages, moves: remote), none in VLAN 0" "$KFDB" \
+shows "... xdpbr has it on $P2 in VLAN 10 (never ages, moves: static, not sticky), none in VLAN 0" "$KFDB" \
 	eval 'jq_true "$(fdb_json)" "any(.[]; (.mac | ascii_downcase) == \$m and .ifname == \$p and
-		.vlan == 10 and .state == \"remote\") and all(.[]; .mac != \$m or .vlan == 10)" \
+		.vlan == 10 and .state == \"static\" and ((.flags // []) | index(\"sticky\") | not)) and
+		all(.[]; .mac != \$m or .vlan == 10)" \
 		--arg m "$S1" --arg p "$P2"'
 check "xdpbr fdb add $S2 dev $P2 vlan 10 static" "$XDPBR" -b "$BR" fdb add "$S2" dev "$P2" vlan 10 static
 shows "... bridge fdb show: $S2 dev $P2 vlan 10 static sticky" "$KFDB" \
