@@ -32,7 +32,8 @@ static int bridge_init(struct bridge *br, const char *name, enum xdpbr_mode mode
 	memset(br, 0, sizeof(*br));
 	br->prog_rx_fd = br->prog_egress_fd = br->prog_tc_fd = br->lock_fd = -1;
 	br->prog_bpdu_fd = -1;
-	br->stats_upgrade_fd = -1;
+	for (size_t i = 0; i < ARRAY_SIZE(br->upgrade_fd); i++)
+		br->upgrade_fd[i] = -1;
 	memset(&br->maps, 0xff, sizeof(br->maps));	/* every fd -1 */
 	br->mode = mode;
 	snprintf(br->name, sizeof(br->name), "%s", name);

@@ -17,6 +17,11 @@
 #include "pins.h"
 #include "ports.h"
 
+/* The maps an upgrade may move (lib/upgrade.h): the object's pinned ones
+ * and the spanning tree's two (lib/stpmap.h). */
+#define BRIDGE_MAP_COUNT_ONE(name, type) + 1
+#define BRIDGE_UPGRADE_MAPS (0 XDPBR_MAPS_PINNED(BRIDGE_MAP_COUNT_ONE) + 2)
+
 struct bridge_opts {
 	enum xdpbr_mode mode;		/* requested; XDPBR_MODE_NONE: auto */
 	bool xdp_share;			/* ports share their XDP hook (libxdp) */
@@ -75,8 +80,9 @@ struct bridge {
 					 * 0 not probed yet, -1 no (share_why) */
 	char share_why[160];
 	bool adopted;			/* pins existed: never remove them on failure */
-	int stats_upgrade_fd;		/* the pinned counters in this build's
-					 * layout, to pin once loaded; -1: none */
+	int upgrade_fd[BRIDGE_UPGRADE_MAPS]; /* pinned maps in this build's layout,
+					 * to fill and pin once loaded (lib/load.c
+					 * upgrade_pins); -1: none */
 	int lock_fd;			/* one process per bridge: the flock on
 					 * dir (lib/lock.h), -1 when not held */
 	enum xdpbr_mode mode;		/* requested; XDPBR_MODE_NONE: auto */

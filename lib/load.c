@@ -2,7 +2,7 @@
 /*
  * load.c - a bridge's datapath object: opened, sized and loaded reusing the
  * maps pinned in its directory, its programs pinned and its drop-counting
- * tracepoints attached; the pin directories; counters of an older layout
+ * tracepoints attached; the pin directories; maps of an older layout
  * upgraded (upgrade.h).
  *
  * The pins under /sys/fs/bpf/xdpbr/<bridge>/ (another network namespace's:
@@ -194,6 +194,125 @@ void unpin_all(struct bridge *br)
 	pin_root_remove();
 }
 
+void bridge_skel_maps(const struct xdpbr *skel, struct xdpbr_maps *m)
+{
+	/* A row of include/xdpbr_maps.h that names no map of the object does
+	 * not compile here. */
+#define SKEL_MAP_FD(name, type) m->name = bpf_map__fd(skel->maps.xdpbr_##name);
+	XDPBR_MAPS_PINNED(SKEL_MAP_FD)
+#undef SKEL_MAP_FD
+}
+
+/* What an upgrade may move: the object's pinned maps, then the spanning
+ * tree's, which no program uses (bridge.h BRIDGE_UPGRADE_MAPS). */
+static const char *const upgrade_pins[] = {
+#define UPGRADE_PIN(name, type) XDPBR_MAP_NAME(name),
+	XDPBR_MAPS_PINNED(UPGRADE_PIN)
+#undef UPGRADE_PIN
+	STPMAP_CFG, STPMAP_STATUS,
+};
+_Static_assert(ARRAY_SIZE(upgrade_pins) == BRIDGE_UPGRADE_MAPS, "one fd a pin");
+
+/* The layout the build wants of upgrade_pins[i]; its map in the object in
+ * *map (NULL for the spanning tree's). Only the slot maps' size is told:
+ * the others' is the pin's (the FDB) or libbpf's to check. */
+static struct map_layout upgrade_want(const struct bridge *br, size_t i, struct bpf_map **map)
+{
+	struct map_layout l = { BPF_MAP_TYPE_ARRAY, sizeof(__u32), STPMAP_VALUE,
+				XDPBR_MAX_PORTS, 0 };
+
+	*map = bpf_object__find_map_by_name(br->skel->obj, upgrade_pins[i]);
+	if (!*map)
+		return l;
+	l = (struct map_layout){ bpf_map__type(*map), bpf_map__key_size(*map),
+				 bpf_map__value_size(*map), bpf_map__max_entries(*map),
+				 bpf_map__map_flags(*map) };
+	if (l.max_entries != XDPBR_MAX_PORTS)
+		l.max_entries = 0;
+	return l;
+}
+
+static void upgrade_refused(const struct bridge *br, const char *name,
+			    const struct map_layout *want, const struct map_layout *have)
+{
+	log_warn("%s pinned in %s has a layout this xdpbrd doesn't know (%s, key %u, value %u "
+		 "bytes, %u entries; this build's: %s, key %u, value %u bytes, %u entries%s): "
+		 "run the xdpbrd that pinned it, or remove the bridge's pins",
+		 name, br->dir, libbpf_bpf_map_type_str(have->type), have->key_size,
+		 have->value_size, have->max_entries, libbpf_bpf_map_type_str(want->type),
+		 want->key_size, want->value_size, want->max_entries ?: have->max_entries,
+		 want->max_entries == XDPBR_MAX_PORTS ? ", or 64 before 1024 ports" : "");
+}
+
+/* Pinned maps of an older build's layout (upgrade.h): the object gets new
+ * ones in its own, filled and pinned in their place once it has loaded
+ * (maps_upgrade_finish). Until each port runs the new program the old one
+ * works on the old maps: what it counts or learns after the copy is not in
+ * the new counters and learn counts (the FDB itself is kept, not copied). */
+static int maps_upgrade_start(struct bridge *br)
+{
+	char path[PATH_MAX];
+	int err = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(upgrade_pins) && !err; i++) {
+		struct map_layout have, want;
+		struct bpf_map *map;
+
+		want = upgrade_want(br, i, &map);
+		err = pin_path(path, sizeof(path), br->name, upgrade_pins[i]) ?:
+		      map_upgrade_start(path, upgrade_pins[i], &want, &have, &br->upgrade_fd[i]);
+		if (err == -EPROTO)
+			upgrade_refused(br, upgrade_pins[i], &want, &have);
+		if (!err && map && br->upgrade_fd[i] >= 0)
+			err = bpf_map__reuse_fd(map, br->upgrade_fd[i]) ?:
+			      bpf_map__set_pin_path(map, NULL);
+	}
+	return err;
+}
+
+static void maps_upgrade_close(struct bridge *br)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(br->upgrade_fd); i++) {
+		if (br->upgrade_fd[i] >= 0)
+			close(br->upgrade_fd[i]);
+		br->upgrade_fd[i] = -1;
+	}
+}
+
+/* Once loaded: every new map filled from its pin, and only then, all of
+ * them filled, pinned in the old ones' place, so that a failed copy leaves
+ * the old bridge as it was. 0 or -errno. */
+static int maps_upgrade_finish(struct bridge *br)
+{
+	char path[PATH_MAX];
+	int err = 0, pass, moved = 0;
+	bool counters = false;
+
+	for (pass = 0; pass < 2 && !err; pass++)
+		for (size_t i = 0; i < ARRAY_SIZE(upgrade_pins) && !err; i++) {
+			int fd = br->upgrade_fd[i];
+
+			if (fd < 0)
+				continue;
+			err = pin_path(path, sizeof(path), br->name, upgrade_pins[i]) ?:
+			      (pass ? map_upgrade_pin(path, fd) : map_upgrade_fill(path, fd));
+			if (err)
+				log_warn("Couldn't %s %s in this build's layout: %s",
+					 pass ? "pin" : "copy the entries of", path, strerror(-err));
+			moved += pass && !err;
+			counters |= pass && !strcmp(upgrade_pins[i], XDPBR_MAP_NAME(stats));
+		}
+	if (moved)
+		log_info("bridge %s: %d pinned maps moved to this build's layout "
+			 "(%d port slots, %d counters)", br->name, moved, XDPBR_MAX_PORTS,
+			 XDPBR_CNT__MAX);
+	if (counters)
+		log_info("bridge %s: counters moved to this build's layout (%d counters)",
+			 br->name, XDPBR_CNT__MAX);
+	maps_upgrade_close(br);
+	return err;
+}
+
 /*
  * The kernel marks every devmap BPF_F_RDONLY_PROG at creation, and libbpf 1.1
  * then refuses to reuse the pin ("parameter mismatch": the object declares
@@ -209,8 +328,9 @@ static int reuse_pinned_devmaps(struct bridge *br)
 	bpf_object__for_each_map(map, br->skel->obj) {
 		enum bpf_map_type t = bpf_map__type(map);
 
-		if (t != BPF_MAP_TYPE_DEVMAP && t != BPF_MAP_TYPE_DEVMAP_HASH)
-			continue;
+		if ((t != BPF_MAP_TYPE_DEVMAP && t != BPF_MAP_TYPE_DEVMAP_HASH) ||
+		    !bpf_map__pin_path(map))
+			continue;	/* or an upgrade's (maps_upgrade_start) */
 		err = pin_path(path, sizeof(path), br->name, bpf_map__name(map));
 		if (err)
 			return err;
@@ -230,63 +350,6 @@ static int reuse_pinned_devmaps(struct bridge *br)
 	return 0;
 }
 
-void bridge_skel_maps(const struct xdpbr *skel, struct xdpbr_maps *m)
-{
-	/* A row of include/xdpbr_maps.h that names no map of the object does
-	 * not compile here. */
-#define SKEL_MAP_FD(name, type) m->name = bpf_map__fd(skel->maps.xdpbr_##name);
-	XDPBR_MAPS_PINNED(SKEL_MAP_FD)
-#undef SKEL_MAP_FD
-}
-
-/* Counters pinned by an older build, in another layout (upgrade.h): the
- * object gets a copy in its own layout, pinned in their place once it has
- * loaded (stats_upgrade_finish). Until each port runs the new program the
- * old one counts into the old map: those few frames' counts are lost. */
-static int stats_upgrade_start(struct bridge *br)
-{
-	struct bpf_map *map = br->skel->maps.xdpbr_stats;
-	char path[PATH_MAX];
-	int fd, err = pin_path(path, sizeof(path), br->name, XDPBR_MAP_NAME(stats));
-
-	if (!err)
-		err = stats_upgrade(path, &fd);
-	if (err == -EPROTO)
-		log_warn("The counters pinned in %s have a layout this xdpbrd doesn't know "
-			 "(pinned by a newer xdpbr?): run that xdpbrd, or remove the bridge's pins",
-			 br->dir);
-	if (err || fd < 0)
-		return err;
-	err = bpf_map__reuse_fd(map, fd) ?: bpf_map__set_pin_path(map, NULL);
-	if (err) {
-		close(fd);
-		return err;
-	}
-	br->stats_upgrade_fd = fd;
-	return 0;
-}
-
-static void stats_upgrade_finish(struct bridge *br, bool loaded)
-{
-	char path[PATH_MAX];
-	int err;
-
-	if (br->stats_upgrade_fd < 0)
-		return;
-	if (loaded) {
-		err = pin_path(path, sizeof(path), br->name, XDPBR_MAP_NAME(stats)) ?:
-		      stats_upgrade_pin(path, br->stats_upgrade_fd);
-		if (err)
-			log_warn("Couldn't pin the counters in their new layout in %s: %s",
-				 br->dir, strerror(-err));
-		else
-			log_info("bridge %s: counters moved to this build's layout (%d counters)",
-				 br->name, XDPBR_CNT__MAX);
-	}
-	close(br->stats_upgrade_fd);
-	br->stats_upgrade_fd = -1;
-}
-
 /* Opens the datapath object, set to reuse the maps pinned in the bridge's
  * directory, its drop-counting tracepoints to the devices of our network
  * namespace. */
@@ -304,10 +367,13 @@ int skel_open(struct bridge *br)
 	}
 	if (!paths_get(&p))
 		br->skel->rodata->netns_cookie = p->cookie;
+	err = maps_upgrade_start(br);
+	if (err)
+		return err;
 	err = reuse_pinned_devmaps(br);
 	if (err)
 		log_warn("Couldn't reuse the devmaps pinned in %s: %s", br->dir, strerror(-err));
-	return err ?: stats_upgrade_start(br);
+	return err;
 }
 
 /* The capacity of the bridge's pinned FDB, 0 when it has none. */
@@ -442,9 +508,9 @@ int skel_load(struct bridge *br)
 		return -EOPNOTSUPP;
 	}
 	err = xdpbr__load(br->skel);
-	stats_upgrade_finish(br, !err);
 	if (!err)
-		return 0;
+		return maps_upgrade_finish(br);
+	maps_upgrade_close(br);
 	if (br->adopted)
 		log_warn("Couldn't load the datapath reusing the maps pinned in %s: %s "
 			 "(a pinned map may differ from this build: run the xdpbrd "

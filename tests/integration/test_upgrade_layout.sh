@@ -8,7 +8,13 @@
 # xdpbrd starting over it must adopt the bridge, say it moved the counters
 # to its layout, pin a map of that layout in the old one's place with every
 # counter under its own name (drop_redirect and
-# events_dropped keep theirs; drop_port_state is 0), and forward.
+# events_dropped keep theirs; drop_port_state is 0) in a map of this
+# build's slots (those pins have the 64 of before 1024 ports), and forward.
+# Then the real last build before 1024 ports (commit OLD64_COMMIT, every
+# slot map of 64 entries), built from this repository's history into
+# $XT_BUILD: its bridge, killed under a 50 pps ping, is adopted by this
+# xdpbrd without a lost reply, its FDB, port settings and counters kept in
+# maps of XDPBR_MAX_PORTS entries. A slot map of neither size is refused.
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 . "$(dirname "$0")/lib.sh"
 XT_HOSTIF=off
@@ -88,14 +94,156 @@ round()
 		"$j"
 	check "$key: ping h1 -> h2 over the adopted bridge" hping 1 2
 	check "$key: the CLI reads the ports' counters" port_counter "${PORT[1]}" rx_packets
+	j=$(bpftool -j map show pinned "$PIN_DIR/xdpbr_stats")
+	check_jq "$key: ... and $SLOTS slots, not 64" "$j" ".max_entries == $SLOTS"
 	check "$key: no pin left behind by the move" test ! -e "$PIN_DIR/xdpbr_stats_upgrade"
 	daemon_stop TERM
+	rm -rf "$PIN_DIR"
+}
+
+# The last build with 64 port slots (lib/upgrade.h), and where it is built.
+OLD64_COMMIT=4c8ee6c
+OLD64_DIR=$XT_BUILD/old64-$OLD64_COMMIT
+
+# old64_build: OLD64_COMMIT's xdpbrd and xdpbr in $OLD64_DIR/build, built
+# once (one run at a time builds, the others wait), from `git archive`.
+# 2 (reason in XT_WHY) when this tree has no history to build it from.
+old64_build()
+{
+	local t0=$SECONDS
+	[ -x "$OLD64_DIR/build/xdpbrd" ] && [ -x "$OLD64_DIR/build/xdpbr" ] && return 0
+	if ! git -C "$XT_ROOT" cat-file -e "$OLD64_COMMIT^{commit}" 2>/dev/null; then
+		XT_WHY="commit $OLD64_COMMIT is not in this tree's git history"
+		return 2
+	fi
+	(
+		flock 9
+		[ -x "$OLD64_DIR/build/xdpbrd" ] && exit 0
+		rm -rf "$OLD64_DIR.tmp" && mkdir -p "$OLD64_DIR.tmp" &&
+			git -C "$XT_ROOT" archive "$OLD64_COMMIT" | tar -x -C "$OLD64_DIR.tmp" &&
+			make -C "$OLD64_DIR.tmp" -j2 build/xdpbrd build/xdpbr \
+				>"$XT_TMP/old64.make" 2>&1 &&
+			rm -rf "$OLD64_DIR" && mv "$OLD64_DIR.tmp" "$OLD64_DIR"
+	) 9>"$XT_BUILD/old64.lock" || {
+		XT_WHY="building $OLD64_COMMIT: $(tail -n 20 "$XT_TMP/old64.make" 2>/dev/null)"
+		return 1
+	}
+	echo "# built $OLD64_COMMIT's xdpbrd and xdpbr in $((SECONDS - t0)) s"
+}
+
+# pins_of_entries N: the bridge's pinned maps of N entries, one a line.
+pins_of_entries()
+{
+	local pin
+	for pin in "$PIN_DIR"/xdpbr_*; do
+		bpftool -j map show pinned "$pin" 2>/dev/null |
+			jq -r --argjson n "$1" --arg p "${pin##*/}" 'select(.max_entries == $n) | $p'
+	done
+}
+
+# port_view PORT: what the port's settings are, as `xdpbr link show` says.
+port_view()
+{
+	json_of array "$1" -b "$BR" -j link show dev "$2" |
+		jq -c '.[0] | {learning, flood, mcast_flood, bcast_flood, isolated,
+			       max_learned, storm}'
+}
+
+# fdb_view XDPBR: the FDB's entries (MAC, port, state), sorted.
+fdb_view()
+{
+	json_of array "$1" -b "$BR" -j fdb show |
+		jq -c '[.[] | {mac: (.mac | ascii_downcase), ifname, state}] | sort_by(.mac)'
+}
+
+round_old64()
+{
+	local ob=$OLD64_DIR/build rc j old64 now64 fdb0 view0 rx0 rx1 id0 id1 static=02:00:00:aa:bb:01
+	old64_build
+	rc=$?
+	if [ "$rc" = 2 ]; then
+		echo "# SKIP round old64: $XT_WHY"
+		return 0
+	fi
+	if [ "$rc" != 0 ]; then
+		fail "old64: $OLD64_COMMIT built" "$XT_WHY"
+		return 1
+	fi
+	pass "old64: $OLD64_COMMIT built"
+	XDPBRD=$ob/xdpbrd XDPBR=$ob/xdpbr daemon_start ||
+		abort "old64: $OLD64_COMMIT's xdpbrd" "$XT_WHY"
+	check "old64: ping h1 -> h2 over the old bridge" hping 1 2
+	check "old64: the old CLI adds a static entry" \
+		"$ob/xdpbr" -b "$BR" fdb add "$static" dev "${PORT[1]}"
+	check "old64: ... and sets a port's flooding, learn limit and storm limit" \
+		"$ob/xdpbr" -b "$BR" link set dev "${PORT[2]}" mcast_flood off max_learned 100 \
+		storm bcast 5000
+	check "old64: 300 frames from h1 for the counters" \
+		hexec 1 ping -q -c 300 -i 0.002 -W 1 "${IP4[2]}"
+	old64=$(pins_of_entries 64 | sort)
+	check "old64: its slot maps have 64 entries" grep -qx xdpbr_portcfg <<<"$old64"
+	fdb0=$(fdb_view "$ob/xdpbr")
+	view0=$(port_view "$ob/xdpbr" "${PORT[2]}")
+	rx0=$(XDPBR=$ob/xdpbr port_counter "${PORT[1]}" rx_packets)
+	id0=$(port_prog_id "${PORT[1]}")
+	# shellcheck disable=SC2016 # jq variables
+	check "old64: its FDB has h1, h2 and the static entry" \
+		jq_true "$fdb0" 'all($a, $b, $s; . as $m | any($f[]; .mac == $m))' \
+		--arg a "${MAC[1]}" --arg b "${MAC[2]}" --arg s "$static" --argjson f "$fdb0"
+	daemon_stop KILL
+	check "old64: killed, it leaves the bridge forwarding" hping 1 2
+	check "old64: this build's CLI reads the old bridge's ports" \
+		json_is array "length == 2" -- "$XDPBR" -b "$BR" -j link show
+	check "old64: ... and its FDB" test "$(fdb_view "$XDPBR")" = "$fdb0"
+
+	pfx_ping_start up 1 2 0.02
+	sleep 0.5
+	daemon_start || abort "old64: this xdpbrd over $OLD64_COMMIT's pins" "$XT_WHY"
+	sleep 1
+	pfx_ping_stop up
+	check "old64: a 50 pps ping h1 -> h2 across the adoption lost nothing" pfx_ping_check up 40
+	check "old64: xdpbrd says it moved the maps to its layout" \
+		grep -q "pinned maps moved to this build's layout ($SLOTS port slots" "$DAEMON_LOG"
+	id1=$(port_prog_id "${PORT[1]}")
+	check "old64: the port runs this build's program ($id0 -> $id1)" \
+		test -n "$id1" -a "$id0" != "$id1"
+	now64=$(pins_of_entries 64)
+	check_eq "old64: no pinned map has 64 entries left" "" "$now64"
+	check_eq "old64: every one of them has $SLOTS" "$old64" "$(pins_of_entries "$SLOTS" | sort)"
+	check_eq "old64: the FDB is kept (learned and static entries)" "$fdb0" "$(fdb_view "$XDPBR")"
+	check_eq "old64: the port's settings are kept" "$view0" "$(port_view "$XDPBR" "${PORT[2]}")"
+	rx1=$(port_counter "${PORT[1]}" rx_packets)
+	check "old64: the counters are kept (rx_packets $rx0 -> $rx1)" \
+		test "${rx0:-0}" -ge 300 -a "${rx1:-0}" -ge "${rx0:-0}"
+	check "old64: no pin left behind by the move" \
+		bash -c "! ls '$PIN_DIR' | grep -q _upgrade"
+	check "old64: ping h2 -> h1 over the adopted bridge" hping 2 1
+	daemon_stop TERM
+	rm -rf "$PIN_DIR"
+}
+
+# A slot map of neither layout (128 entries): refused, said which, and
+# nothing attached.
+round_refused()
+{
+	mkdir -p "$PIN_DIR" && chmod 700 "$PIN_DIR" || abort "mkdir $PIN_DIR"
+	check "refused: pin xdpbr_slotif with 128 entries" \
+		bpftool map create "$PIN_DIR/xdpbr_slotif" type array key 4 value 4 entries 128 \
+		name xdpbr_slotif
+	XT_START_SECS=5 daemon_start
+	check "refused: xdpbrd exits with a failure" test -n "$DAEMON_RC" -a "${DAEMON_RC:-0}" != 0
+	check "refused: ... and says which map and why" \
+		grep -q "xdpbr_slotif pinned in $PIN_DIR has a layout this xdpbrd doesn't know.*128 entries.*$SLOTS entries, or 64 before 1024 ports" \
+		"$DAEMON_LOG"
+	check "refused: no port is left with a program" no_xdp_anywhere
+	daemon_stop KILL
 	rm -rf "$PIN_DIR"
 }
 
 xt_require
 xt_need bpftool
 NOW=$(counter_names | grep -c .)
+SLOTS=$(sed -n 's/^#define XDPBR_MAX_PORTS \([0-9]*\).*/\1/p' "$XDPBR_H")
 check_eq "this build has 34 counters (add its layout to lib/upgrade.c and here when not)" \
 	34 "$NOW"
 topo_up 2
@@ -103,5 +251,7 @@ round v29 "${V29[@]}"
 round v31 "${V31[@]}"
 round v32 "${V32[@]}"
 round v33 "${V33[@]}"
+round_old64
+round_refused
 
 finish
