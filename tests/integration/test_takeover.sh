@@ -17,13 +17,16 @@ topo_up 2
 PORTS=()	# the bridge's own
 XT_CLEANUP_CMDS+=("ip link del dev $BR")
 
-ip link add "$BR" type bridge || abort "ip link add $BR type bridge"
+# Its own ageing time (42 s), which the takeover keeps: none is asked for.
+ip link add "$BR" type bridge ageing_time 4200 || abort "ip link add $BR type bridge"
 for i in 1 2; do
 	ip link set dev "${PORT[i]}" master "$BR" || abort "${PORT[i]} master $BR"
 done
 ip addr add 198.18.0.254/24 dev "$BR" && ip link set dev "$BR" up || abort "$BR up"
 check "the kernel bridge forwards h1 -> h2" xt_poll 5 hping 1 2
 
+kageing() { ip -j -d link show dev "$BR" | jq -r '.[0].linkinfo.info_data.ageing_time'; }
+xageing() { bridge_field ageing_time; }
 is_port() { json_is array 'any(.[]; .ifname == $p)' --arg p "$1" -- "$XDPBR" -b "$BR" -j link show; }
 brstate() { [ "$(cat "/sys/class/net/$1/brport/state")" = "$2" ]; }	# 2 learning, 3 forwarding
 
@@ -44,6 +47,9 @@ for i in 1 2; do
 	check "... muted in the kernel bridge (learning)" brstate "${PORT[i]}" 2
 done
 check "the log says it was taken over" grep -q "Linux bridge $BR: taken over" "$DAEMON_LOG"
+check_eq "no -a: xdpbr keeps the bridge's ageing time (42 s)" 42 "$(xageing)"
+sleep 1.2	# the mirror's look, once a second
+check_eq "... and the bridge's is still 4200 (centiseconds)" 4200 "$(kageing)"
 rx0=$(port_counter "${PORT[1]}" rx_packets)
 sleep 1
 rx1=$(port_counter "${PORT[1]}" rx_packets)
@@ -66,4 +72,15 @@ read -r sent got <<<"$s"
 check "the 100 pps ping across takeover and hand-back lost at most 1 of 1500 ($got received)" \
 	test "${sent:-0}" -eq 1500 -a "${got:-0}" -ge 1499
 [ "${got:-0}" -eq 1500 ] || echo "# note: $((sent - got)) lost: $(grep -E 'no answer' "$XT_TMP/ping.out"; cat "$XT_TMP/marks")"
+
+# Taken over again with -a: xdpbr's ageing time wins over the bridge's.
+: >"$DAEMON_LOG"
+"$XDPBRD" -d "$XT_DATAPATH" -a 77 "$BR" >>"$DAEMON_LOG" 2>&1 &
+DAEMON_PID=$!
+xt_poll 20 bash -c "grep -q 'bridge $BR: forwarding on 3 ports' '$DAEMON_LOG'" ||
+	abort "xdpbrd -a 77 $BR did not start" "$(cat "$DAEMON_LOG")"
+check_eq "-a 77: xdpbr's ageing time is 77 s" 77 "$(xageing)"
+check "... and the bridge's becomes 7700 within 3 s" xt_poll 3 eval '[ "$(kageing)" = 7700 ]'
+daemon_stop
+check "... handed back again" brstate "${PORT[1]}" 3
 finish
