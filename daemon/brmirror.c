@@ -33,7 +33,6 @@
 enum { PASS_IDLE, PASS_PINNED, PASS_KERNEL };
 
 #define PASS_PERIOD_NS	XDPBR_NSEC_PER_SEC
-#define CS_NS		10000000ULL	/* a centisecond, the kernel's clock_t */
 
 void brmirror_init(struct brmirror *b, struct bridge *br)
 {
@@ -489,7 +488,7 @@ static uint32_t ours_cs(const struct xdpbr_config *c)
 {
 	uint64_t ns = xdpbr_ageing_ns(c);
 
-	return ns == XDPBR_AGEING_NEVER ? 0 : (uint32_t)(ns / CS_NS);
+	return ns == XDPBR_AGEING_NEVER ? 0 : (uint32_t)(ns / KBR_CS_NS);
 }
 
 static int ageing_to_xdpbr(struct brmirror *b, struct xdpbr_config *c, uint32_t cs)
@@ -501,7 +500,7 @@ static int ageing_to_xdpbr(struct brmirror *b, struct xdpbr_config *c, uint32_t 
 			 "%u s", b->br->name, cs / 100, cs % 100, ours_cs(c) / 100);
 		return err;
 	}
-	c->ageing_ns = cs ? cs * CS_NS : XDPBR_AGEING_NEVER;
+	c->ageing_ns = cs ? cs * KBR_CS_NS : XDPBR_AGEING_NEVER;
 	return ctl_config_set(maps(b), c);
 }
 
@@ -514,7 +513,9 @@ static void ageing_sync(struct brmirror *b)
 	if (ctl_config_get(maps(b), &c) || kbr_ageing_get(b->kbr, &k))
 		return;
 	ours = ours_cs(&c);
-	/* At start xdpbr's wins (-a, the file): the kernel's counts as agreed. */
+	/* At start xdpbr's wins (-a, the file; a taken-over bridge's own when
+	 * neither gave one, keep_ageing in xdpbrd.c): the kernel's counts as
+	 * agreed. */
 	if (!b->ageing_agreed)
 		b->ageing_cs = k;
 	now = k != b->ageing_cs ? k : ours;

@@ -6,6 +6,7 @@
 
 #include "ctl.h"
 #include "hostdev.h"
+#include "kbridge.h"
 #include "log.h"
 #include "settings.h"
 #include "util.h"
@@ -63,6 +64,26 @@ int hostdev_open(struct hostdev *h, const struct config *c)
 	if (err)
 		memset(&h->hif, 0, sizeof(h->hif));
 	return err;
+}
+
+uint64_t hostdev_ageing_ns(const struct hostdev *h)
+{
+	uint32_t cs;
+	int err;
+
+	if (!h->hif.foreign || !h->hif.ifindex)
+		return 0;
+	err = kbr_ageing_get(h->hif.ifindex, &cs);
+	if (!err)
+		err = setting_check(&settings[SET_AGEING_TIME], (cs + 99) / 100);
+	if (err) {
+		log_warn("Linux bridge %s: Couldn't keep its ageing time (%s): xdpbr's default "
+			 "instead", h->hif.name, strerror(-err));
+		return 0;
+	}
+	log_info("Linux bridge %s: its ageing time %u.%02u s kept", h->hif.name, cs / 100,
+		 cs % 100);
+	return cs ? cs * KBR_CS_NS : XDPBR_AGEING_NEVER;
 }
 
 void hostdev_sync(struct hostdev *h)

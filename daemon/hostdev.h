@@ -40,6 +40,11 @@ bool hostdev_wanted(const struct hostdev *h, const struct config *c);
 void hostdev_mac(const struct hostdev *h, const struct config *c, uint8_t mac[6]);
 /* Finds the host interface or creates it. 0 or -errno, said. */
 int hostdev_open(struct hostdev *h, const struct config *c);
+/* A Linux bridge taken over keeps its ageing time when none was asked
+ * for (-a, the file): xdpbr's ageing for it (XDPBR_AGEING_NEVER for the
+ * kernel's 0), or 0: nothing to keep (made by xdpbr, or out of xdpbr's
+ * range, said). */
+uint64_t hostdev_ageing_ns(const struct hostdev *h);
 /* Its bridge end a port (marked XDPBR_PORT_HOST), after the others. 0 or
  * -errno, said. */
 int hostdev_attach(struct hostdev *h);

@@ -84,6 +84,7 @@ struct daemon {
 	struct hostdev host;		/* the host interface (hostdev.h) */
 	unsigned int ticks;
 	uint64_t ageing_opt_ns;		/* -a, or 0: the file's, else the default */
+	uint64_t ageing_kept_ns;	/* a taken-over bridge's, the default then */
 	/* Static entries of the file that could not be written (the FDB was
 	 * full, ...): retried every second and on each reload. */
 	struct pending_static *pending;
@@ -187,6 +188,8 @@ static int apply_bridge_cfg(struct daemon *d, const struct config *c)
 	xc.ageing_ns = 0;
 	settings_config_put(&c->set, c->set.given | 1ULL << SET_FDB_MAX_LEARNED |
 			    1ULL << SET_LINKLOCAL_LIMIT, &xc);
+	if (!setting_given(&c->set, SET_AGEING_TIME) && d->ageing_kept_ns)
+		xc.ageing_ns = d->ageing_kept_ns;
 	if (d->ageing_opt_ns)
 		xc.ageing_ns = d->ageing_opt_ns;
 	err = ctl_config_set(&d->br.maps, &xc);
@@ -1171,6 +1174,26 @@ static void stp_begin(struct daemon *d)
 	stpd_begin(&d->stp, &d->br, &d->flush, &d->cfg.stp);
 }
 
+/* No ageing asked for: a taken-over Linux bridge's is kept (brmirror's
+ * first look then finds both sides agreed). */
+static int keep_ageing(struct daemon *d)
+{
+	struct xdpbr_config xc;
+	int err;
+
+	d->ageing_kept_ns = hostdev_ageing_ns(&d->host);
+	if (!d->ageing_kept_ns)
+		return 0;
+	err = ctl_config_get(&d->br.maps, &xc);
+	if (!err) {
+		xc.ageing_ns = d->ageing_kept_ns;
+		err = ctl_config_set(&d->br.maps, &xc);
+	}
+	if (err)
+		log_warn("Couldn't set the ageing time: %s", strerror(-err));
+	return err;
+}
+
 /* Loads or adopts the bridge, attaches its ports, applies the file, and
  * watches the links. 0 or -errno (said why); the caller undoes it. */
 static int open_bridge(struct daemon *d, const struct cmdline *cl)
@@ -1198,6 +1221,8 @@ static int open_bridge(struct daemon *d, const struct cmdline *cl)
 	}
 	if (!err && hostdev_wanted(&d->host, &d->cfg))
 		err = hostdev_open(&d->host, &d->cfg);
+	if (!err && !cl->o.ageing_ns)
+		err = keep_ageing(d);
 	if (!err && d->cfg.vxlan.line)
 		err = evpn_open(&d->evpn, d->br.name, &d->cfg.vxlan, &d->br.maps);
 	/* Check every port before attaching any: nothing half-attached. */

@@ -255,7 +255,10 @@ int hostif_port_join(const struct hostif *h, uint32_t ifindex)
 	/* Muting makes a link event of its own: only when something differs. */
 	if (!err && !brport_muted(ifindex))
 		err = link_brport_mute(ifindex);
-	return err;
+	/* Down (or no carrier), the kernel refuses a state but keeps the port
+	 * disabled, forwarding nothing; its coming up is a link event, which
+	 * mutes it. */
+	return err == -ENETDOWN ? 0 : err;
 }
 
 void hostif_port_leave(const struct hostif *h, uint32_t ifindex)

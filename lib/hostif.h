@@ -91,7 +91,8 @@ void hostif_up(const struct hostif *h, bool xdp);
 
 /* Makes ifindex a port of the device the kernel bridge never forwards on
  * (link_brport_mute); a port of another bridge (the overlay's gateway) is
- * left there. 0 or -errno. */
+ * left there. 0 for a port that is down, which the kernel keeps disabled
+ * until it comes up (call it again then), or -errno. */
 int hostif_port_join(const struct hostif *h, uint32_t ifindex);
 /* ifindex leaves the device, if it is a port of it. */
 void hostif_port_leave(const struct hostif *h, uint32_t ifindex);

@@ -31,6 +31,8 @@ int kbr_port_set(uint32_t ifindex, uint32_t flags, uint32_t mask);
 /* Whether ifindex is a Linux bridge device: 1, 0, or -errno. */
 int kbr_is_bridge(uint32_t ifindex);
 
+#define KBR_CS_NS	10000000ULL	/* a centisecond, the kernel's clock_t */
+
 /* The bridge's ageing time in centiseconds (the kernel's clock_t), read
  * and set. 0 or -errno. */
 int kbr_ageing_get(uint32_t bridge, uint32_t *cs);

@@ -7,7 +7,8 @@
 # kernel-learned FDB entry); ip link set X nomaster and brctl delif take
 # it out of the bridge with its FDB entries; an interface xdpbr can't run
 # (a foreign XDP program on it) is taken off the device again, said as an
-# error, never half-bridged.
+# error, never half-bridged; one that joins with its link down (the kernel
+# refuses its state then) is muted the moment it comes up.
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 . "$(dirname "$0")/lib.sh"
 
@@ -15,7 +16,7 @@ xt_require
 xt_need brctl:bridge-utils
 xt_need clang
 
-topo_up 5
+topo_up 6
 PORTS=("${PORT[1]}")	# the others join through the device
 XT_CLEANUP_CMDS+=("ip link del dev $BR")
 
@@ -94,6 +95,48 @@ check "${PORT[4]} with a foreign XDP program: taken off $BR again" xt_poll 2 no_
 check "... not an xdpbr port" not_port "${PORT[4]}"
 check "... said as an error" grep -q "port ${PORT[4]} joined the bridge device $BR, but .* taken off" \
 	"$DAEMON_LOG"
+
+# A port that joins with its link down: the kernel refuses a port state
+# then (ENETDOWN) and makes the port forwarding itself when it comes up;
+# the daemon mutes it on that link event. Frames sent once it is up go
+# through xdpbr only.
+# The device up, as a user's is: down, the kernel enables none of its ports.
+ip link set dev "$BR" up || abort "$BR up"
+ip link set dev "${PORT[6]}" down || abort "${PORT[6]} down"
+ip link set dev "${PORT[6]}" master "$BR" || abort "ip link set ${PORT[6]} master $BR"
+check "${PORT[6]}, down, joins: an xdpbr port within 1 s" xt_poll 1 is_port "${PORT[6]}"
+check "... the kernel's port disabled while it is down" \
+	test "$(cat "/sys/class/net/${PORT[6]}/brport/state")" = 0
+check "... its refused state is not a failure (no warning)" \
+	bash -c "! grep -q 'port ${PORT[6]}: Couldn.t make it a port' '$DAEMON_LOG'"
+bridge -timestamp monitor link >"$XT_TMP/brmon" 2>&1 &
+mon=$!
+sleep 0.2
+ip link set dev "${PORT[6]}" up || abort "${PORT[6]} up"
+sleep 0.5; kill "$mon"; wait "$mon" 2>/dev/null
+grep -q "${PORT[6]}.* state disabled" "$XT_TMP/brmon" ||
+	abort "bridge monitor link saw no state of ${PORT[6]}" "$(cat "$XT_TMP/brmon")"
+# The kernel makes it forwarding itself, in the carrier's notifier, before
+# any message reaches the daemon: how long until the daemon's mute.
+win=$(awk -v p="${PORT[6]}" '/^Timestamp:/ { t = $(NF - 2) + $(NF - 1) / 1e6; next }
+	index($0, p) && / state forwarding / && !f { f = t }
+	index($0, p) && / state learning / && f && !l { l = t }
+	END { if (f && l) printf "%.0f", (l - f) * 1e6; else if (!f) print "none" }' "$XT_TMP/brmon")
+echo "# ${PORT[6]} up: the kernel's own forwarding lasted ${win:-?} us before the mute" >&2
+check "... the kernel's forwarding (if any) ended by the mute (bridge monitor link)" \
+	test -n "$win"
+check "${PORT[6]} up: muted within 1 s" xt_poll 1 muted "${PORT[6]}"
+hexec 6 ethtool -K e0 gro on >/dev/null 2>&1	# its carrier came back: see topo_up
+rx0=$(port_counter "${PORT[6]}" rx_packets)
+cap_start uni6 1 "icmp[icmptype] == icmp-echo and src ${IP4[6]}" 4 || fail "capture on h1" "$XT_TMP"
+check "h6 -> h1 pings" ping_all 6 5 -i 0.1 -W 2 "${IP4[1]}"
+cap_end uni6
+rx1=$(port_counter "${PORT[6]}" rx_packets)
+check "xdpbr received h6's frames on ${PORT[6]} ($rx0 -> $rx1)" test "$((rx1 - rx0))" -ge 5
+check_eq "h1 got each of h6's 5 pings once" 5 "$(cap_lines uni6 | grep -c .)" "$(cap_lines uni6)"
+kl=$(bridge -j fdb show br "$BR" | jq -r '.[] | select((.state // "") != "permanent" and (.flags // [] | index("extern_learn") | not)) | .mac + " " + .ifname')
+check_eq "... the kernel bridge learned nothing from h6" "" "$kl"
+check_eq "... bridge link show says learning (the mute)" learning "$(kstate "${PORT[6]}")"
 
 # A restart keeps a port that joined through the device.
 ip link set dev "${PORT[5]}" master "$BR" || abort "ip link set ${PORT[5]} master $BR"

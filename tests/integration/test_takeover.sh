@@ -1,14 +1,11 @@
 #!/usr/bin/env bash
-# datapaths: tc
 # An existing Linux bridge taken over and handed back (issue 28): a kernel
 # bridge BR with two ports carries a 100 pps ping; `xdpbrd BR` takes it
 # over with its ports (xdpbr ports, muted in the kernel bridge, the ping
 # now counted by xdpbr and the kernel learning nothing more), and a
 # normal stop hands it back (ports unmuted, forwarding in the kernel
-# again, BR still there with its address); the ping loses nothing. On the
-# TC path only: on the XDP path a ping or two of 1500 are lost in the
-# 0.3 s before the daemon forwards (seen on 6.18; not yet explained: the
-# XDP attach to a veth, or the mute before the XDP path forwards).
+# again, BR still there with its address); the ping loses at most one
+# frame a port, on either datapath (below: the kernel's qdisc graft).
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 . "$(dirname "$0")/lib.sh"
 
@@ -17,13 +14,16 @@ topo_up 2
 PORTS=()	# the bridge's own
 XT_CLEANUP_CMDS+=("ip link del dev $BR")
 
-ip link add "$BR" type bridge || abort "ip link add $BR type bridge"
+# Its own ageing time (42 s), which the takeover keeps: none is asked for.
+ip link add "$BR" type bridge ageing_time 4200 || abort "ip link add $BR type bridge"
 for i in 1 2; do
 	ip link set dev "${PORT[i]}" master "$BR" || abort "${PORT[i]} master $BR"
 done
 ip addr add 198.18.0.254/24 dev "$BR" && ip link set dev "$BR" up || abort "$BR up"
 check "the kernel bridge forwards h1 -> h2" xt_poll 5 hping 1 2
 
+kageing() { ip -j -d link show dev "$BR" | jq -r '.[0].linkinfo.info_data.ageing_time'; }
+xageing() { bridge_field ageing_time; }
 is_port() { json_is array 'any(.[]; .ifname == $p)' --arg p "$1" -- "$XDPBR" -b "$BR" -j link show; }
 brstate() { [ "$(cat "/sys/class/net/$1/brport/state")" = "$2" ]; }	# 2 learning, 3 forwarding
 
@@ -44,6 +44,9 @@ for i in 1 2; do
 	check "... muted in the kernel bridge (learning)" brstate "${PORT[i]}" 2
 done
 check "the log says it was taken over" grep -q "Linux bridge $BR: taken over" "$DAEMON_LOG"
+check_eq "no -a: xdpbr keeps the bridge's ageing time (42 s)" 42 "$(xageing)"
+sleep 1.2	# the mirror's look, once a second
+check_eq "... and the bridge's is still 4200 (centiseconds)" 4200 "$(kageing)"
 rx0=$(port_counter "${PORT[1]}" rx_packets)
 sleep 1
 rx1=$(port_counter "${PORT[1]}" rx_packets)
@@ -59,11 +62,29 @@ done
 check "no xdpbr device end left" bash -c "! ip link show dev $BR-dev 2>/dev/null"
 wait "$ping_pid"
 s=$(sed -n 's/^\([0-9]*\) packets transmitted, \([0-9]*\) received.*/\1 \2/p' "$XT_TMP/ping.out")
-# Known gap (issue 28, not yet explained): about one run in three loses
-# one ping in the ~1 s while the ports are attached. More than one lost
-# is a failure.
+# Not yet none (issue 28): about one run in two loses one ping, always
+# as a port is attached. Creating the port's clsact qdisc (tc_attach, on
+# both datapaths) grafts it, and qdisc_graft() deactivates the device
+# even for clsact: dev_deactivate() puts noop_qdisc on its transmit
+# queues for an RCU grace period, and what is sent on the port then is
+# dropped. Captured on 6.18 (tcpdump on h1's e0, p1, p2): on the XDP
+# path h2's reply arrived on p2 and never left p1 while p1 was being
+# attached; on the TC path h1's request arrived on p1 and never left p2
+# while p2 was. The kernel's step costs at most one frame a port at 100 pps;
+# TCX (6.6+, no qdisc) would take it away. More is a failure.
 read -r sent got <<<"$s"
-check "the 100 pps ping across takeover and hand-back lost at most 1 of 1500 ($got received)" \
-	test "${sent:-0}" -eq 1500 -a "${got:-0}" -ge 1499
+check "the 100 pps ping across takeover and hand-back lost at most 1 a port of 1500 ($got received)" \
+	test "${sent:-0}" -eq 1500 -a "${got:-0}" -ge 1498
 [ "${got:-0}" -eq 1500 ] || echo "# note: $((sent - got)) lost: $(grep -E 'no answer' "$XT_TMP/ping.out"; cat "$XT_TMP/marks")"
+
+# Taken over again with -a: xdpbr's ageing time wins over the bridge's.
+: >"$DAEMON_LOG"
+"$XDPBRD" -d "$XT_DATAPATH" -a 77 "$BR" >>"$DAEMON_LOG" 2>&1 &
+DAEMON_PID=$!
+xt_poll 20 bash -c "grep -q 'bridge $BR: forwarding on 3 ports' '$DAEMON_LOG'" ||
+	abort "xdpbrd -a 77 $BR did not start" "$(cat "$DAEMON_LOG")"
+check_eq "-a 77: xdpbr's ageing time is 77 s" 77 "$(xageing)"
+check "... and the bridge's becomes 7700 within 3 s" xt_poll 3 eval '[ "$(kageing)" = 7700 ]'
+daemon_stop
+check "... handed back again" brstate "${PORT[1]}" 3
 finish
