@@ -39,10 +39,7 @@ struct kview {
 	__u32 router_fam[MAX_ROUTERS];	/* ... XDPBR_MROUTER_IP4/6 each */
 	size_t nrouter;
 	int err;
-	/* the bridge's settings */
-	bool snooping, querier;
-	uint64_t resp_cs;		/* mcast_query_response_interval */
-	uint64_t other4, other6;	/* other queriers' timers (0: none) */
+	struct kbr_mcast set;		/* the bridge's settings */
 };
 
 void mcast_init(struct mcast *m, struct bridge *br)
@@ -190,70 +187,6 @@ static int mdb_dump(struct kview *v)
 	return err ? err : v->err;
 }
 
-static int querier_cb(const struct nlattr *a, void *data)
-{
-	struct kview *v = data;
-
-	if (mnl_attr_validate(a, MNL_TYPE_U64))
-		return MNL_CB_OK;
-	if (mnl_attr_get_type(a) == BRIDGE_QUERIER_IP_OTHER_TIMER)
-		v->other4 = mnl_attr_get_u64(a);
-	else if (mnl_attr_get_type(a) == BRIDGE_QUERIER_IPV6_OTHER_TIMER)
-		v->other6 = mnl_attr_get_u64(a);
-	return MNL_CB_OK;
-}
-
-static int br_data_cb(const struct nlattr *a, void *data)
-{
-	struct kview *v = data;
-
-	switch (mnl_attr_get_type(a)) {
-	case IFLA_BR_MCAST_SNOOPING:
-		v->snooping = mnl_attr_get_u8(a);
-		break;
-	case IFLA_BR_MCAST_QUERIER:
-		v->querier = mnl_attr_get_u8(a);
-		break;
-	case IFLA_BR_MCAST_QUERY_RESPONSE_INTVL:
-		if (!mnl_attr_validate(a, MNL_TYPE_U64))
-			v->resp_cs = mnl_attr_get_u64(a);
-		break;
-	case IFLA_BR_MCAST_QUERIER_STATE:
-		mnl_attr_parse_nested(a, querier_cb, v);
-		break;
-	}
-	return MNL_CB_OK;
-}
-
-static int linkinfo_cb(const struct nlattr *a, void *data)
-{
-	if (mnl_attr_get_type(a) == IFLA_INFO_DATA)
-		mnl_attr_parse_nested(a, br_data_cb, data);
-	return MNL_CB_OK;
-}
-
-static int link_attr_cb(const struct nlattr *a, void *data)
-{
-	if (mnl_attr_get_type(a) == IFLA_LINKINFO)
-		mnl_attr_parse_nested(a, linkinfo_cb, data);
-	return MNL_CB_OK;
-}
-
-static int link_msg_cb(const struct nlmsghdr *nlh, void *data)
-{
-	if (nlh->nlmsg_type == RTM_NEWLINK)
-		mnl_attr_parse(nlh, sizeof(struct ifinfomsg), link_attr_cb, data);
-	return MNL_CB_OK;
-}
-
-static int settings_get(struct kview *v)
-{
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-
-	return nl_request(link_msg_family(buf, RTM_GETLINK, 0, AF_UNSPEC, (int)v->kbr),
-			  link_msg_cb, v);
-}
-
 /* Whether the bridge device has an IPv6 address: the kernel's own MLD
  * querier needs one to send from. */
 static bool has_ipv6(const char *name)
@@ -385,7 +318,7 @@ static void write_routers(struct mcast *m, const struct kview *v)
  * (mcast_querier, and for MLD an IPv6 address to send from) or another's
  * heard lately, once the query response interval has passed since
  * either appeared, which it waits for the hosts' reports. */
-static __u32 mcast_flags(struct mcast *m, const struct kview *v, uint64_t now)
+static __u32 mcast_flags(struct mcast *m, const struct kbr_mcast *v, uint64_t now)
 {
 	uint64_t delay = v->resp_cs * CS_NS;
 	bool own_ok, v6;
@@ -424,9 +357,11 @@ static void write_state(struct mcast *m, __u32 flags)
 static void sync_all(struct mcast *m)
 {
 	struct kview v = { .kbr = m->kbr };
-	int err = settings_get(&v);
+	int err = kbr_mcast_get(m->kbr, &v.set);
 
-	if (!err && v.snooping)
+	if (err == -ENOTSUP)	/* a kernel without snooping: none to mirror */
+		err = 0;
+	if (!err && v.set.snooping)
 		err = mdb_dump(&v);
 	if (err) {
 		log_warn("bridge %s: Couldn't read the Linux bridge's MDB: %s", m->br->name,
@@ -437,7 +372,7 @@ static void sync_all(struct mcast *m)
 	/* Groups and routers before the flags that make the datapath use them. */
 	write_groups(m, &v);
 	write_routers(m, &v);
-	write_state(m, mcast_flags(m, &v, mono_ns()));
+	write_state(m, mcast_flags(m, &v.set, mono_ns()));
 	free(v.e);
 }
 
