@@ -16,6 +16,17 @@
 #include <bpf/bpf_helpers.h>
 #include "xdpbr.h"
 
+/* A pinned (PERCPU_)ARRAY of n vtype values keyed by a __u32: the slot
+ * arrays (XDPBR_MAX_PORTS, indexed by port slot) and the one-entry ones. */
+#define XDPBR_ARRAY_MAP(name, kind, n, vtype)			\
+struct {							\
+	__uint(type, BPF_MAP_TYPE_##kind);			\
+	__uint(max_entries, n);					\
+	__type(key, __u32);					\
+	__type(value, vtype);					\
+	__uint(pinning, LIBBPF_PIN_BY_NAME);			\
+} name SEC(".maps")
+
 /*
  * FDB {vlan, mac} -> {port, flags, last_seen}.
  * A shared (RCU read-side) hash, not PERCPU_HASH: a lookup hit writes
@@ -35,24 +46,12 @@ struct {
 
 /* FDB generation, entry 0 (see struct xdpbr_fdb_val in xdpbr.h). Read per
  * frame, written only when an existing entry changes. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_fdbgen SEC(".maps");
+XDPBR_ARRAY_MAP(xdpbr_fdbgen, ARRAY, 1, __u64);
 
 /* How many ports run the skb (TC) path, entry 0; user space recounts it
  * whenever it writes a port. While it is 0 the XDP program never hands a
  * frame to the stack for them, and the bridge is XDP end to end. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u32);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_skbports SEC(".maps");
+XDPBR_ARRAY_MAP(xdpbr_skbports, ARRAY, 1, __u32);
 
 /* Ports: ingress/egress ifindex -> slot and flags. */
 struct {
@@ -78,106 +77,44 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } xdpbr_ifslot SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XDPBR_MAX_PORTS);
-	__type(key, __u32);
-	__type(value, struct xdpbr_port);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_portcfg SEC(".maps");
+XDPBR_ARRAY_MAP(xdpbr_portcfg, ARRAY, XDPBR_MAX_PORTS, struct xdpbr_port);
 
 /* slot -> ifindex, the reverse of xdpbr_ifslot (0: a free slot), for the
  * skb path: a TC program may not use the devmaps (the kernel gives a map
  * that can hold programs one owner program type, here XDP). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XDPBR_MAX_PORTS);
-	__type(key, __u32);
-	__type(value, __u32);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_slotif SEC(".maps");
+XDPBR_ARRAY_MAP(xdpbr_slotif, ARRAY, XDPBR_MAX_PORTS, __u32);
 
 /* slot -> the name of its port's interface (struct xdpbr_port_name),
  * written by user space when it adds the port; never read here. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XDPBR_MAX_PORTS);
-	__type(key, __u32);
-	__type(value, struct xdpbr_port_name);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_portname SEC(".maps");
+XDPBR_ARRAY_MAP(xdpbr_portname, ARRAY, XDPBR_MAX_PORTS, struct xdpbr_port_name);
 
 /* Per-CPU counters, indexed by port slot (0: frames on a non-port). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XDPBR_MAX_PORTS);
-	__type(key, __u32);
-	__type(value, struct xdpbr_stats);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_stats SEC(".maps");
+XDPBR_ARRAY_MAP(xdpbr_stats, PERCPU_ARRAY, XDPBR_MAX_PORTS, struct xdpbr_stats);
 
 /* Dynamic entries per port slot, bridge total in slot 0, for the learning
  * limits: the datapath's count, changed atomically on a learn and a move
  * only; and user space's, changed on its adds and deletes only (a signed
  * __u64 each; their sum is the count, xdpbr_rules.h). Two maps, so neither
  * side's write can lose one of the other's. */
-#define XDPBR_LEARNED_MAP(name)					\
-struct {							\
-	__uint(type, BPF_MAP_TYPE_ARRAY);			\
-	__uint(max_entries, XDPBR_MAX_PORTS);			\
-	__type(key, __u32);					\
-	__type(value, __u64);					\
-	__uint(pinning, LIBBPF_PIN_BY_NAME);			\
-} name SEC(".maps")
-
-XDPBR_LEARNED_MAP(xdpbr_learned);
-XDPBR_LEARNED_MAP(xdpbr_learned_user);
+XDPBR_ARRAY_MAP(xdpbr_learned, ARRAY, XDPBR_MAX_PORTS, __u64);
+XDPBR_ARRAY_MAP(xdpbr_learned_user, ARRAY, XDPBR_MAX_PORTS, __u64);
 
 /* VLAN membership and egress tagging per port slot. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XDPBR_MAX_PORTS);
-	__type(key, __u32);
-	__type(value, struct xdpbr_vlan_port);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_vlans SEC(".maps");
+XDPBR_ARRAY_MAP(xdpbr_vlans, ARRAY, XDPBR_MAX_PORTS, struct xdpbr_vlan_port);
 
 /* Storm control limits per port slot, and the per-CPU token buckets. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XDPBR_MAX_PORTS);
-	__type(key, __u32);
-	__type(value, struct xdpbr_storm);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_storm SEC(".maps");
+XDPBR_ARRAY_MAP(xdpbr_storm, ARRAY, XDPBR_MAX_PORTS, struct xdpbr_storm);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XDPBR_MAX_PORTS);
-	__type(key, __u32);
-	__type(value, struct xdpbr_storm_bucket);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_storm_state SEC(".maps");
+XDPBR_ARRAY_MAP(xdpbr_storm_state, PERCPU_ARRAY, XDPBR_MAX_PORTS, struct xdpbr_storm_bucket);
 
 /* Per-CPU token buckets of the link-local limit, by slot (bpf/linklocal.h). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XDPBR_MAX_PORTS);
-	__type(key, __u32);
-	__type(value, struct xdpbr_linklocal_bucket);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_linklocal_state SEC(".maps");
+XDPBR_ARRAY_MAP(xdpbr_linklocal_state, PERCPU_ARRAY, XDPBR_MAX_PORTS,
+		struct xdpbr_linklocal_bucket);
 
 /* The same limit on the BPDUs the daemon's sockets take, by slot
  * (xdpbr_bpdu_sock): a bucket of its own, as a frame on the skb path meets
  * the socket before the datapath (packet taps run before clsact). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XDPBR_MAX_PORTS);
-	__type(key, __u32);
-	__type(value, struct xdpbr_bpdusock_bucket);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_bpdusock_state SEC(".maps");
+XDPBR_ARRAY_MAP(xdpbr_bpdusock_state, PERCPU_ARRAY, XDPBR_MAX_PORTS, struct xdpbr_bpdusock_bucket);
 
 /* Learn/move events to the daemon (rate-limited per CPU). */
 struct {
@@ -187,31 +124,13 @@ struct {
 } xdpbr_events SEC(".maps");
 
 /* Per-CPU token buckets of the event rate limit. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct xdpbr_evbudget);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_evbudget SEC(".maps");
+XDPBR_ARRAY_MAP(xdpbr_evbudget, PERCPU_ARRAY, 1, struct xdpbr_evbudget);
 
 /* Bridge-wide figures kept by user space (aged, flushed). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct xdpbr_bridge_stats);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_bridge SEC(".maps");
+XDPBR_ARRAY_MAP(xdpbr_bridge, ARRAY, 1, struct xdpbr_bridge_stats);
 
 /* Bridge-wide runtime knobs, entry 0 (ageing time, ...). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct xdpbr_config);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_config SEC(".maps");
+XDPBR_ARRAY_MAP(xdpbr_config, ARRAY, 1, struct xdpbr_config);
 
 /* Known-unicast egress: slot -> ifindex. An array devmap: the cheapest
  * lookup for the hottest path, and no egress program on it. */
@@ -257,48 +176,24 @@ XDPBR_FLOOD_MAP(xdpbr_flood_uu_fast);
 
 /* Entry 0: the fast flood maps' slots per class and whether they are
  * ready (struct xdpbr_flood_fast); written whole by user space only. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct xdpbr_flood_fast);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_flood_fast SEC(".maps");
+XDPBR_ARRAY_MAP(xdpbr_flood_fast, ARRAY, 1, struct xdpbr_flood_fast);
 
 /*
  * Drops the driver reported since the tracepoint last fired on this CPU,
  * per slot (see xdpbr_xmit in xdpbr.bpf.c): datapath-only bookkeeping.
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, XDPBR_MAX_PORTS);
-	__type(key, __u32);
-	__type(value, __u64);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_xmit_seen SEC(".maps");
+XDPBR_ARRAY_MAP(xdpbr_xmit_seen, PERCPU_ARRAY, XDPBR_MAX_PORTS, __u64);
 
 /* ---- spanning tree (stp-dp): port states and the daemon's heartbeat ---- */
 
 /* A port's spanning tree word by slot (state and edge bit, xdpbr.h): read
  * per frame for the ingress port and for each egress port; written by
  * ctl_port_stp_set only. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XDPBR_MAX_PORTS);
-	__type(key, __u32);
-	__type(value, __u32);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_stp_port SEC(".maps");
+XDPBR_ARRAY_MAP(xdpbr_stp_port, ARRAY, XDPBR_MAX_PORTS, __u32);
 
 /* The daemon's heartbeat, entry 0 (struct xdpbr_stp_beat): read, never
  * written, by the datapath, and only while STP is on. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct xdpbr_stp_beat);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_stp_beat SEC(".maps");
+XDPBR_ARRAY_MAP(xdpbr_stp_beat, ARRAY, 1, struct xdpbr_stp_beat);
 
 /* ---- IGMP/MLD snooping: the kernel's MDB, mirrored (daemon/mcast.c) ---- */
 
@@ -322,21 +217,9 @@ struct {
 } xdpbr_mdb_port SEC(".maps");
 
 /* Slot -> 1 when the kernel counts the port as a multicast router port. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, XDPBR_MAX_PORTS);
-	__type(key, __u32);
-	__type(value, __u32);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_mrouter SEC(".maps");
+XDPBR_ARRAY_MAP(xdpbr_mrouter, ARRAY, XDPBR_MAX_PORTS, __u32);
 
 /* Entry 0: struct xdpbr_mcast (snooping on, queriers, the host's slot). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct xdpbr_mcast);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} xdpbr_mcast SEC(".maps");
+XDPBR_ARRAY_MAP(xdpbr_mcast, ARRAY, 1, struct xdpbr_mcast);
 
 #endif /* XDPBR_MAPS_H */

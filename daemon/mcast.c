@@ -25,24 +25,20 @@
 #define CS_NS		10000000ULL	/* a centisecond, the kernel's clock_t */
 #define MAX_ROUTERS	XDPBR_MAX_PORTS
 
-/* What one read of the kernel found. */
-struct kentry {
-	struct xdpbr_mdb_key key;
-	uint32_t ifindex;		/* a member port (or the bridge: the host) */
-};
+/* At most this many entries a resync finds changed are written one by
+ * one; more (notifications lost) and it writes all and prunes. */
+#define DIFF_MAX	256
 
+/* What one read of the kernel found (a dump, or one notification). */
 struct kview {
 	uint32_t kbr;
-	struct kentry *e;
+	struct mcast_member *e;
 	size_t n, cap;
 	uint32_t router[MAX_ROUTERS];	/* router ports' ifindexes */
 	__u32 router_fam[MAX_ROUTERS];	/* ... XDPBR_MROUTER_IP4/6 each */
 	size_t nrouter;
 	int err;
-	/* the bridge's settings */
-	bool snooping, querier;
-	uint64_t resp_cs;		/* mcast_query_response_interval */
-	uint64_t other4, other6;	/* other queriers' timers (0: none) */
+	struct kbr_mcast set;		/* the bridge's settings */
 };
 
 void mcast_init(struct mcast *m, struct bridge *br)
@@ -50,6 +46,7 @@ void mcast_init(struct mcast *m, struct bridge *br)
 	memset(m, 0, sizeof(*m));
 	m->br = br;
 	m->next_gid = 1;
+	m->full = true;
 }
 
 int mcast_fd(const struct mcast *m)
@@ -57,27 +54,30 @@ int mcast_fd(const struct mcast *m)
 	return m->nl ? mnl_socket_get_fd(m->nl) : -1;
 }
 
-static int note_cb(const struct nlmsghdr *nlh, void *data)
+/* --- reading the kernel --- */
+
+static int src_cb(const struct nlattr *a, void *data)
 {
-	((struct mcast *)data)->dirty = true;
+	struct mcast_member *e = data;
+	uint16_t len = mnl_attr_get_payload_len(a);
+
+	if (mnl_attr_get_type(a) == MDBA_MDB_EATTR_SOURCE && len <= sizeof(e->src))
+		memcpy(e->src, mnl_attr_get_payload(a), len);
 	return MNL_CB_OK;
 }
 
-void mcast_read(struct mcast *m)
+/* MDBA_MDB_ENTRY_INFO: a struct br_mdb_entry, then its own attributes
+ * (MDBA_MDB_EATTR_*), of which the source of an (S,G) entry matters: it
+ * tells the entry from the group's (*,G) one on the same port. */
+static int entry_add(struct kview *v, const struct nlattr *a)
 {
-	if (m->nl && nl_read_all(m->nl, note_cb, m) == -ENOBUFS)
-		m->dirty = true;
-}
-
-/* --- reading the kernel --- */
-
-static int entry_add(struct kview *v, const struct br_mdb_entry *be)
-{
-	struct kentry *e;
+	const struct br_mdb_entry *be = mnl_attr_get_payload(a);
+	uint16_t len = mnl_attr_get_payload_len(a), off = MNL_ALIGN(sizeof(*be));
+	struct mcast_member *e;
 
 	if (v->n == v->cap) {
 		size_t cap = v->cap ? 2 * v->cap : 64;
-		struct kentry *ne = realloc(v->e, cap * sizeof(*ne));
+		struct mcast_member *ne = realloc(v->e, cap * sizeof(*ne));
 
 		if (!ne)
 			return -ENOMEM;
@@ -98,19 +98,22 @@ static int entry_add(struct kview *v, const struct br_mdb_entry *be)
 		e->key.proto = XDPBR_MDB_L2;
 		memcpy(e->key.addr, be->addr.u.mac_addr, 6);
 	}
+	if (len > off)
+		mnl_attr_parse_payload((const char *)be + off, len - off, src_cb, e);
 	v->n++;
 	return 0;
 }
 
 /* An (S,G) entry of IGMPv3/MLDv2 carries its source (MDBA_MDB_EATTR_SOURCE):
- * the datapath keys groups only, so the port counts for the group. */
+ * the datapath keys groups only, so the port counts for the group while
+ * any of its entries names it. */
 static int mdb_entry_cb(const struct nlattr *a, void *data)
 {
 	struct kview *v = data;
 
 	if (mnl_attr_get_type(a) == MDBA_MDB_ENTRY_INFO &&
 	    mnl_attr_get_payload_len(a) >= sizeof(struct br_mdb_entry) && !v->err)
-		v->err = entry_add(v, mnl_attr_get_payload(a));
+		v->err = entry_add(v, a);
 	return MNL_CB_OK;
 }
 
@@ -165,9 +168,11 @@ static int mdb_msg_cb(const struct nlmsghdr *nlh, void *data)
 	const struct br_port_msg *bpm = mnl_nlmsg_get_payload(nlh);
 	struct kview *v = data;
 
-	/* A dump's messages say RTM_GETMDB (br_mdb_dump), notifications NEWMDB. */
-	if ((nlh->nlmsg_type == RTM_GETMDB || nlh->nlmsg_type == RTM_NEWMDB) &&
-	    bpm->ifindex == v->kbr)
+	/* A dump's messages say RTM_GETMDB (br_mdb_dump), notifications NEWMDB
+	 * or DELMDB. */
+	if ((nlh->nlmsg_type == RTM_GETMDB || nlh->nlmsg_type == RTM_NEWMDB ||
+	     nlh->nlmsg_type == RTM_DELMDB) &&
+	    nlh->nlmsg_len >= mnl_nlmsg_size(sizeof(*bpm)) && bpm->ifindex == v->kbr)
 		mnl_attr_parse(nlh, sizeof(*bpm), top_cb, v);
 	return MNL_CB_OK;
 }
@@ -188,70 +193,6 @@ static int mdb_dump(struct kview *v)
 	bpm->ifindex = v->kbr;
 	err = nl_request(nlh, mdb_msg_cb, v);
 	return err ? err : v->err;
-}
-
-static int querier_cb(const struct nlattr *a, void *data)
-{
-	struct kview *v = data;
-
-	if (mnl_attr_validate(a, MNL_TYPE_U64))
-		return MNL_CB_OK;
-	if (mnl_attr_get_type(a) == BRIDGE_QUERIER_IP_OTHER_TIMER)
-		v->other4 = mnl_attr_get_u64(a);
-	else if (mnl_attr_get_type(a) == BRIDGE_QUERIER_IPV6_OTHER_TIMER)
-		v->other6 = mnl_attr_get_u64(a);
-	return MNL_CB_OK;
-}
-
-static int br_data_cb(const struct nlattr *a, void *data)
-{
-	struct kview *v = data;
-
-	switch (mnl_attr_get_type(a)) {
-	case IFLA_BR_MCAST_SNOOPING:
-		v->snooping = mnl_attr_get_u8(a);
-		break;
-	case IFLA_BR_MCAST_QUERIER:
-		v->querier = mnl_attr_get_u8(a);
-		break;
-	case IFLA_BR_MCAST_QUERY_RESPONSE_INTVL:
-		if (!mnl_attr_validate(a, MNL_TYPE_U64))
-			v->resp_cs = mnl_attr_get_u64(a);
-		break;
-	case IFLA_BR_MCAST_QUERIER_STATE:
-		mnl_attr_parse_nested(a, querier_cb, v);
-		break;
-	}
-	return MNL_CB_OK;
-}
-
-static int linkinfo_cb(const struct nlattr *a, void *data)
-{
-	if (mnl_attr_get_type(a) == IFLA_INFO_DATA)
-		mnl_attr_parse_nested(a, br_data_cb, data);
-	return MNL_CB_OK;
-}
-
-static int link_attr_cb(const struct nlattr *a, void *data)
-{
-	if (mnl_attr_get_type(a) == IFLA_LINKINFO)
-		mnl_attr_parse_nested(a, linkinfo_cb, data);
-	return MNL_CB_OK;
-}
-
-static int link_msg_cb(const struct nlmsghdr *nlh, void *data)
-{
-	if (nlh->nlmsg_type == RTM_NEWLINK)
-		mnl_attr_parse(nlh, sizeof(struct ifinfomsg), link_attr_cb, data);
-	return MNL_CB_OK;
-}
-
-static int settings_get(struct kview *v)
-{
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-
-	return nl_request(link_msg_family(buf, RTM_GETLINK, 0, AF_UNSPEC, (int)v->kbr),
-			  link_msg_cb, v);
 }
 
 /* Whether the bridge device has an IPv6 address: the kernel's own MLD
@@ -284,97 +225,320 @@ static uint32_t slot_of(const struct mcast *m, uint32_t ifindex)
 	return ifindex && !ctl_port_get(maps(m), ifindex, &p) ? p.slot : 0;
 }
 
+/* Both arrays are kept sorted: groups by key, members by key, port and
+ * source, so a group's members are one run and every lookup a bisection.
+ * (Their key comes first: key_cmp compares either with a key.) */
+_Static_assert(offsetof(struct mcast_group, key) == 0, "the key leads");
+_Static_assert(offsetof(struct mcast_member, key) == 0, "the key leads");
+
+static int key_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct xdpbr_mdb_key));
+}
+
+static int member_cmp(const void *a, const void *b)
+{
+	const struct mcast_member *x = a, *y = b;
+	int c = key_cmp(x, y);
+
+	if (!c)
+		c = (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
+	return c ? c : memcmp(x->src, y->src, sizeof(x->src));
+}
+
+static int port_key_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct xdpbr_mdb_port_key));
+}
+
+/* The first of sorted a[0..n) (of size sz each) not below k. */
+static size_t lower_bound(const void *a, size_t n, size_t sz, const void *k,
+			  int (*cmp)(const void *, const void *))
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp((const char *)a + mid * sz, k) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Room for one more in *a (n held, *cap allocated). 0 or -ENOMEM. */
+static int reserve(void **a, size_t n, size_t *cap, size_t sz)
+{
+	size_t c = *cap ? 2 * *cap : 64;
+	void *na;
+
+	if (n < *cap)
+		return 0;
+	na = realloc(*a, c * sz);
+	if (!na)
+		return -ENOMEM;
+	*a = na;
+	*cap = c;
+	return 0;
+}
+
+/* Moves a[at..n) up by one (room reserved), for a new a[at]. */
+static void open_gap(void *a, size_t n, size_t sz, size_t at)
+{
+	memmove((char *)a + (at + 1) * sz, (char *)a + at * sz, (n - at) * sz);
+}
+
 static struct mcast_group *group_find(struct mcast_group *g, size_t n,
 				      const struct xdpbr_mdb_key *k)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!memcmp(&g[i].key, k, sizeof(*k)))
-			return &g[i];
-	return NULL;
+	size_t i = lower_bound(g, n, sizeof(*g), k, key_cmp);
+
+	return i < n && !key_cmp(&g[i], k) ? &g[i] : NULL;
 }
 
-/* The groups of v, each with the id it had (else a new one). */
-static struct mcast_group *groups_of(struct mcast *m, const struct kview *v, size_t *n)
+static __u32 gid_new(struct mcast *m)
 {
-	struct mcast_group *g = calloc(v->n ? v->n : 1, sizeof(*g)), *old;
+	__u32 gid = m->next_gid++;
 
-	*n = 0;
-	for (size_t i = 0; g && i < v->n; i++) {
-		if (group_find(g, *n, &v->e[i].key))
-			continue;
-		g[*n].key = v->e[i].key;
-		old = group_find(m->groups, m->ngroups, &v->e[i].key);
-		g[*n].gid = old ? old->gid : m->next_gid++;
-		if (m->next_gid > XDPBR_MDB_GID_MAX)
-			m->next_gid = 1;	/* 2^30 groups later */
-		(*n)++;
-	}
-	return g;
+	if (m->next_gid > XDPBR_MDB_GID_MAX)
+		m->next_gid = 1;	/* 2^30 groups later */
+	return gid;
 }
 
-static bool member_wanted(const struct mcast *m, const struct kview *v,
-			  const struct mcast_group *g, size_t ng,
-			  const struct xdpbr_mdb_port_key *k)
+static void map_write(struct mcast *m, int fd, const void *k, const void *val, const char *what)
 {
-	for (size_t i = 0; i < v->n; i++) {
-		const struct mcast_group *x = group_find((struct mcast_group *)g, ng, &v->e[i].key);
+	if (!bpf_map_update_elem(fd, k, val, BPF_ANY))
+		return;
+	log_warn("bridge %s: Couldn't write an MDB %s: %s", m->br->name, what, strerror(errno));
+	m->full = true;		/* the next resync writes everything again */
+}
 
-		if (x && x->gid == k->gid && slot_of(m, v->e[i].ifindex) == k->slot)
+/* The run of m's members of group k: [*lo, *hi). */
+static void group_run(const struct mcast *m, const struct xdpbr_mdb_key *k, size_t *lo, size_t *hi)
+{
+	*lo = lower_bound(m->mem, m->nmem, sizeof(*m->mem), k, key_cmp);
+	for (*hi = *lo; *hi < m->nmem && !key_cmp(&m->mem[*hi], k); (*hi)++)
+		;
+}
+
+static bool slot_held(const struct mcast *m, size_t lo, size_t hi, __u32 slot)
+{
+	for (size_t i = lo; i < hi; i++)
+		if (m->mem[i].slot == slot)
 			return true;
-	}
 	return false;
 }
 
-/* Members first, then groups; stale groups go before their members, so a
- * frame never finds a group without the ports it had. */
-static void write_groups(struct mcast *m, const struct kview *v)
-{
-	const struct xdpbr_maps *mp = maps(m);
-	struct xdpbr_mdb_port_key k, next, *prev = NULL;
-	struct mcast_group *g;
-	const __u32 one = 1;
-	size_t ng;
+static void member_del(struct mcast *m, const struct mcast_member *e);
 
-	g = groups_of(m, v, &ng);
-	if (!g) {
+/* One entry the kernel added: its port goes into the group (members
+ * first, then the group, so a frame never finds a group without the
+ * ports it has). */
+static void member_add(struct mcast *m, const struct mcast_member *e)
+{
+	size_t i = lower_bound(m->mem, m->nmem, sizeof(*e), e, member_cmp), lo, hi, gi;
+	struct mcast_group *g;
+	__u32 gid;
+	const __u32 one = 1;
+
+	if (i < m->nmem && !member_cmp(&m->mem[i], e)) {
+		if (m->mem[i].slot == e->slot)
+			return;		/* a refresh, or known from the dump */
+		member_del(m, &m->mem[i]);
+	}
+	g = group_find(m->groups, m->ngroups, &e->key);
+	gid = g ? g->gid : gid_new(m);
+	group_run(m, &e->key, &lo, &hi);
+	if (reserve((void **)&m->mem, m->nmem, &m->capmem, sizeof(*e)) ||
+	    reserve((void **)&m->groups, m->ngroups, &m->capgroups, sizeof(*g))) {
 		log_warn("bridge %s: Couldn't mirror the MDB: %s", m->br->name, strerror(ENOMEM));
+		m->full = true;
 		return;
 	}
-	for (size_t i = 0; i < v->n; i++) {
-		const struct mcast_group *x = group_find(g, ng, &v->e[i].key);
-		struct xdpbr_mdb_port_key pk = { .gid = x->gid, .slot = slot_of(m, v->e[i].ifindex) };
+	g = group_find(m->groups, m->ngroups, &e->key);	/* the array may have moved */
+	if (e->slot && !slot_held(m, lo, hi, e->slot)) {
+		struct xdpbr_mdb_port_key pk = { .gid = gid, .slot = e->slot };
 
-		if (pk.slot && bpf_map_update_elem(mp->mdb_port, &pk, &one, BPF_ANY))
-			log_warn("bridge %s: Couldn't write an MDB port entry: %s", m->br->name,
-				 strerror(errno));
+		map_write(m, maps(m)->mdb_port, &pk, &one, "port entry");
+	}
+	i = lower_bound(m->mem, m->nmem, sizeof(*e), e, member_cmp);
+	open_gap(m->mem, m->nmem++, sizeof(*e), i);
+	m->mem[i] = *e;
+	if (!g) {
+		gi = lower_bound(m->groups, m->ngroups, sizeof(*g), &e->key, key_cmp);
+		open_gap(m->groups, m->ngroups, sizeof(*g), gi);
+		m->groups[gi] = (struct mcast_group){ .key = e->key, .gid = gid };
+		m->ngroups++;
+		map_write(m, maps(m)->mdb, &e->key, &gid, "group");
+	}
+}
+
+/* One entry the kernel deleted: its port leaves the group when no other
+ * entry of the group names it, and the group goes (first) with its last. */
+static void member_del(struct mcast *m, const struct mcast_member *e)
+{
+	size_t i = lower_bound(m->mem, m->nmem, sizeof(*e), e, member_cmp), lo, hi;
+	struct mcast_member old;
+	struct mcast_group *g;
+
+	if (i == m->nmem || member_cmp(&m->mem[i], e))
+		return;
+	old = m->mem[i];
+	memmove(&m->mem[i], &m->mem[i + 1], (m->nmem - i - 1) * sizeof(*e));
+	m->nmem--;
+	g = group_find(m->groups, m->ngroups, &old.key);
+	if (!g)
+		return;
+	group_run(m, &old.key, &lo, &hi);
+	if (lo == hi)
+		bpf_map_delete_elem(maps(m)->mdb, &old.key);
+	if (old.slot && !slot_held(m, lo, hi, old.slot)) {
+		struct xdpbr_mdb_port_key pk = { .gid = g->gid, .slot = old.slot };
+
+		bpf_map_delete_elem(maps(m)->mdb_port, &pk);
+	}
+	if (lo == hi) {
+		memmove(g, g + 1, (size_t)(m->groups + m->ngroups - g - 1) * sizeof(*g));
+		m->ngroups--;
+	}
+}
+
+/* Everything again from e[0..n) (sorted, no two alike; m takes it):
+ * members first, then groups; stale groups go before their members, and
+ * whatever else the maps hold (an earlier run's, a failed write's) goes. */
+static void write_all(struct mcast *m, struct mcast_member *e, size_t n)
+{
+	const struct xdpbr_maps *mp = maps(m);
+	struct xdpbr_mdb_port_key kept, next, *want;
+	bool have_kept = false;
+	struct mcast_group *g, *old;
+	size_t ng = 0, nw = 0;
+	const __u32 one = 1;
+
+	g = calloc(n ? n : 1, sizeof(*g));
+	want = calloc(n ? n : 1, sizeof(*want));
+	if (!g || !want) {
+		log_warn("bridge %s: Couldn't mirror the MDB: %s", m->br->name, strerror(ENOMEM));
+		free(g);
+		free(want);
+		free(e);
+		m->full = true;
+		return;
+	}
+	m->full = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!ng || key_cmp(&g[ng - 1], &e[i])) {
+			g[ng].key = e[i].key;
+			old = group_find(m->groups, m->ngroups, &e[i].key);
+			g[ng++].gid = old ? old->gid : gid_new(m);
+		}
+		if (!e[i].slot)
+			continue;
+		want[nw] = (struct xdpbr_mdb_port_key){ .gid = g[ng - 1].gid, .slot = e[i].slot };
+		map_write(m, mp->mdb_port, &want[nw++], &one, "port entry");
 	}
 	for (size_t i = 0; i < ng; i++)
-		if (bpf_map_update_elem(mp->mdb, &g[i].key, &g[i].gid, BPF_ANY))
-			log_warn("bridge %s: Couldn't write an MDB group: %s", m->br->name,
-				 strerror(errno));
+		map_write(m, mp->mdb, &g[i].key, &g[i].gid, "group");
 	for (size_t i = 0; i < m->ngroups; i++)
 		if (!group_find(g, ng, &m->groups[i].key))
 			bpf_map_delete_elem(mp->mdb, &m->groups[i].key);
-	while (!bpf_map_get_next_key(mp->mdb_port, prev, &next)) {
-		k = next;
-		if (!member_wanted(m, v, g, ng, &k)) {
-			bpf_map_delete_elem(mp->mdb_port, &k);
-			continue;	/* from the same key again: it is gone */
+	qsort(want, nw, sizeof(*want), port_key_cmp);
+	/* On from the last key kept: a deleted one would start the walk over
+	 * (a hash map's next key of a missing one is its first). */
+	while (!bpf_map_get_next_key(mp->mdb_port, have_kept ? &kept : NULL, &next)) {
+		if (!bsearch(&next, want, nw, sizeof(*want), port_key_cmp)) {
+			bpf_map_delete_elem(mp->mdb_port, &next);
+			continue;
 		}
-		prev = &k;
+		kept = next;
+		have_kept = true;
 	}
+	free(want);
 	free(m->groups);
 	m->groups = g;
 	m->ngroups = ng;
+	m->capgroups = n ? n : 1;
+	free(m->mem);
+	m->mem = e;
+	m->nmem = n;
+	m->capmem = n;
+}
+
+/* From what the maps hold (m's arrays) to e[0..n) (sorted, no two alike;
+ * m takes it): the entries that differ one by one, as notifications would
+ * have; all again when many do, or when a write failed. */
+static void write_diff(struct mcast *m, struct mcast_member *e, size_t n)
+{
+	size_t i = 0, j = 0, ndiff = 0;
+
+	while (!m->full && ndiff <= DIFF_MAX && (i < m->nmem || j < n)) {
+		int c = i == m->nmem ? 1 : j == n ? -1 : member_cmp(&m->mem[i], &e[j]);
+
+		if (c || m->mem[i].slot != e[j].slot)
+			ndiff++;
+		i += c <= 0;
+		j += c >= 0;
+	}
+	if (m->full || ndiff > DIFF_MAX) {
+		write_all(m, e, n);
+		return;
+	}
+	/* Deletes first, from the top down (one moves only what is done), then adds. */
+	for (i = m->nmem; i-- > 0;) {
+		size_t at = lower_bound(e, n, sizeof(*e), &m->mem[i], member_cmp);
+
+		if (at == n || member_cmp(&e[at], &m->mem[i]) || e[at].slot != m->mem[i].slot) {
+			struct mcast_member gone = m->mem[i];
+
+			member_del(m, &gone);
+		}
+	}
+	for (j = 0; j < n; j++)
+		member_add(m, &e[j]);
+	free(e);
+}
+
+/* v's entries with their slots, sorted and each once (v gives them up). */
+static struct mcast_member *members_of(struct mcast *m, struct kview *v, size_t *n)
+{
+	struct { uint32_t ifindex; __u32 slot; } seen[64];
+	size_t nseen = 0, k = 0;
+
+	for (size_t i = 0; i < v->n; i++) {
+		size_t s;
+
+		for (s = 0; s < nseen && seen[s].ifindex != v->e[i].ifindex; s++)
+			;
+		if (s == nseen) {
+			s = nseen < ARRAY_SIZE(seen) ? nseen++ : 0;
+			seen[s].ifindex = v->e[i].ifindex;
+			seen[s].slot = slot_of(m, v->e[i].ifindex);
+		}
+		v->e[i].slot = seen[s].slot;
+	}
+	if (v->n)
+		qsort(v->e, v->n, sizeof(*v->e), member_cmp);
+	for (size_t i = 0; i < v->n; i++)
+		if (!k || member_cmp(&v->e[k - 1], &v->e[i]))
+			v->e[k++] = v->e[i];
+	*n = k;
+	v->n = 0;
+	return v->e;
 }
 
 static void write_routers(struct mcast *m, const struct kview *v)
 {
+	__u32 slot_at[MAX_ROUTERS];
+
+	for (size_t i = 0; i < v->nrouter; i++)
+		slot_at[i] = slot_of(m, v->router[i]);
 	for (__u32 slot = 1; slot < XDPBR_MAX_PORTS; slot++) {
 		__u32 want = 0, cur = 0;
 
 		for (size_t i = 0; i < v->nrouter; i++)
-			if (slot_of(m, v->router[i]) == slot)
+			if (slot_at[i] == slot)
 				want |= v->router_fam[i];
 		if (!bpf_map_lookup_elem(maps(m)->mrouter, &slot, &cur) && cur != want)
 			bpf_map_update_elem(maps(m)->mrouter, &slot, &want, BPF_ANY);
@@ -385,7 +549,7 @@ static void write_routers(struct mcast *m, const struct kview *v)
  * (mcast_querier, and for MLD an IPv6 address to send from) or another's
  * heard lately, once the query response interval has passed since
  * either appeared, which it waits for the hosts' reports. */
-static __u32 mcast_flags(struct mcast *m, const struct kview *v, uint64_t now)
+static __u32 mcast_flags(struct mcast *m, const struct kbr_mcast *v, uint64_t now)
 {
 	uint64_t delay = v->resp_cs * CS_NS;
 	bool own_ok, v6;
@@ -424,9 +588,13 @@ static void write_state(struct mcast *m, __u32 flags)
 static void sync_all(struct mcast *m)
 {
 	struct kview v = { .kbr = m->kbr };
-	int err = settings_get(&v);
+	struct mcast_member *e;
+	size_t n;
+	int err = kbr_mcast_get(m->kbr, &v.set);
 
-	if (!err && v.snooping)
+	if (err == -ENOTSUP)	/* a kernel without snooping: none to mirror */
+		err = 0;
+	if (!err && v.set.snooping)
 		err = mdb_dump(&v);
 	if (err) {
 		log_warn("bridge %s: Couldn't read the Linux bridge's MDB: %s", m->br->name,
@@ -435,10 +603,14 @@ static void sync_all(struct mcast *m)
 		return;
 	}
 	/* Groups and routers before the flags that make the datapath use them. */
-	write_groups(m, &v);
+	e = members_of(m, &v, &n);
+	if (m->full)
+		write_all(m, e, n);
+	else
+		write_diff(m, e, n);
+	m->snooping = v.set.snooping;
 	write_routers(m, &v);
-	write_state(m, mcast_flags(m, &v, mono_ns()));
-	free(v.e);
+	write_state(m, mcast_flags(m, &v.set, mono_ns()));
 }
 
 static void clear_all(struct mcast *m)
@@ -446,8 +618,43 @@ static void clear_all(struct mcast *m)
 	struct kview v = { 0 };
 
 	write_state(m, 0);
-	write_groups(m, &v);
+	m->snooping = false;
+	write_all(m, NULL, 0);
 	write_routers(m, &v);
+}
+
+/* A notification: the entry it adds or deletes, written at once; a
+ * router port's change (rare, and with a family the message lacks), or
+ * what cannot be read, is for the resync. Another bridge's is not ours. */
+static int note_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct mcast *m = data;
+	struct kview v = { .kbr = m->kbr };
+	size_t n;
+
+	if (nlh->nlmsg_type != RTM_NEWMDB && nlh->nlmsg_type != RTM_DELMDB)
+		return MNL_CB_OK;
+	mdb_msg_cb(nlh, &v);
+	if (v.err || v.nrouter || !m->kbr || !m->snooping || m->full) {
+		m->dirty = true;
+		free(v.e);
+		return MNL_CB_OK;
+	}
+	members_of(m, &v, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (nlh->nlmsg_type == RTM_NEWMDB)
+			member_add(m, &v.e[i]);
+		else
+			member_del(m, &v.e[i]);
+	}
+	free(v.e);
+	return MNL_CB_OK;
+}
+
+void mcast_read(struct mcast *m)
+{
+	if (m->nl && nl_read_all(m->nl, note_cb, m) == -ENOBUFS)
+		m->dirty = true;	/* lost some: the resync finds them */
 }
 
 /* The groups the maps hold from an earlier run (the pins outlive the
@@ -472,6 +679,10 @@ static void adopt(struct mcast *m)
 		if (gid >= m->next_gid && gid < XDPBR_MDB_GID_MAX)
 			m->next_gid = gid + 1;
 	}
+	m->capgroups = m->ngroups;
+	if (m->ngroups)
+		qsort(m->groups, m->ngroups, sizeof(*m->groups), key_cmp);
+	m->full = true;
 }
 
 void mcast_step(struct mcast *m)
@@ -491,7 +702,7 @@ void mcast_step(struct mcast *m)
 		m->kbr = 0;
 	}
 	if (kbr && !m->nl) {
-		m->nl = nl_subscribe(1U << (RTNLGRP_MDB - 1));
+		m->nl = nl_subscribe_burst(1U << (RTNLGRP_MDB - 1));
 		if (!m->nl)
 			log_warn("bridge %s: Couldn't watch the MDB (reading it once a second): %s",
 				 m->br->name, strerror(errno));
@@ -518,6 +729,9 @@ void mcast_close(struct mcast *m)
 	m->nl = NULL;
 	free(m->groups);
 	m->groups = NULL;
-	m->ngroups = 0;
+	m->ngroups = m->capgroups = 0;
+	free(m->mem);
+	m->mem = NULL;
+	m->nmem = m->capmem = 0;
 	m->kbr = 0;
 }

@@ -12,12 +12,14 @@
  * querier election, timeouts, leaves and static groups (`bridge mdb add
  * ... permanent`) as it always does, with the bridge's own settings
  * (mcast_snooping, mcast_querier, ... of `ip link set BR type bridge`, a
- * port's mcast_router of `bridge link set`). This mirror reads the MDB (a
- * dump, again on each MDB notification and once a second), and the
- * bridge's snooping and querier state, and writes what the datapath
- * prunes by: groups with their member slots, router slots, whether a
- * querier exists per family, and the host's slot. What the kernel held
- * while the daemon was down is in the first dump: a restart loses nothing.
+ * port's mcast_router of `bridge link set`). This mirror reads the MDB
+ * (a dump at the start, then each notification's entry as it comes, and
+ * a dump once a second that writes only what differs: the safety net for
+ * lost notifications), and the bridge's snooping and querier state, and
+ * writes what the datapath prunes by: groups with their member slots,
+ * router slots, whether a querier exists per family, and the host's slot.
+ * What the kernel held while the daemon was down is in the first dump: a
+ * restart loses nothing.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,16 +35,29 @@ struct mcast_group {
 	__u32 gid;
 };
 
+/* One entry of the kernel's MDB: a group's port (or the bridge itself:
+ * the host) for a source (all zero: the (*,G) entry). */
+struct mcast_member {
+	struct xdpbr_mdb_key key;
+	uint32_t ifindex;
+	__u8 src[16];
+	__u32 slot;			/* the port's slot, as written (0: none) */
+};
+
 struct mcast {
 	struct bridge *br;		/* set by mcast_init */
 	uint32_t kbr;			/* the Linux bridge's ifindex; 0: none */
 	struct mnl_socket *nl;		/* MDB notifications */
-	bool dirty;			/* a notification came: read again */
+	bool dirty;			/* read again now (lost or router notifications) */
+	bool full;			/* the next read writes all and prunes */
+	bool snooping;			/* as last read */
 	uint64_t look_ns;		/* the next periodic read */
 	uint64_t querier_on_ns;		/* since when mcast_querier is on; 0: off */
 	__u32 next_gid;
-	struct mcast_group *groups;	/* what the maps hold, as last written */
-	size_t ngroups;
+	struct mcast_group *groups;	/* what the maps hold, by key */
+	size_t ngroups, capgroups;
+	struct mcast_member *mem;	/* ... and the entries that made it, sorted */
+	size_t nmem, capmem;
 };
 
 void mcast_init(struct mcast *m, struct bridge *br);

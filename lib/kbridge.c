@@ -142,14 +142,52 @@ struct info_ctx {
 	uint32_t ageing;
 	bool filtering;
 	uint16_t pvid;
+	bool have_mcast;
+	struct kbr_mcast mc;
 };
+
+static int querier_cb(const struct nlattr *a, void *data)
+{
+	struct kbr_mcast *mc = data;
+
+	if (mnl_attr_validate(a, MNL_TYPE_U64))
+		return MNL_CB_OK;
+	if (mnl_attr_get_type(a) == BRIDGE_QUERIER_IP_OTHER_TIMER)
+		mc->other4 = mnl_attr_get_u64(a);
+	else if (mnl_attr_get_type(a) == BRIDGE_QUERIER_IPV6_OTHER_TIMER)
+		mc->other6 = mnl_attr_get_u64(a);
+	return MNL_CB_OK;
+}
+
+/* The snooping attributes of IFLA_INFO_DATA: true if a's is one. */
+static bool mcast_attr(const struct nlattr *a, struct kbr_mcast *mc)
+{
+	switch (mnl_attr_get_type(a)) {
+	case IFLA_BR_MCAST_SNOOPING:
+		mc->snooping = mnl_attr_get_u8(a);
+		return true;
+	case IFLA_BR_MCAST_QUERIER:
+		mc->querier = mnl_attr_get_u8(a);
+		return true;
+	case IFLA_BR_MCAST_QUERY_RESPONSE_INTVL:
+		if (!mnl_attr_validate(a, MNL_TYPE_U64))
+			mc->resp_cs = mnl_attr_get_u64(a);
+		return true;
+	case IFLA_BR_MCAST_QUERIER_STATE:
+		mnl_attr_parse_nested(a, querier_cb, mc);
+		return true;
+	}
+	return false;
+}
 
 static int br_data_cb(const struct nlattr *a, void *data)
 {
 	struct info_ctx *c = data;
 	uint16_t type = mnl_attr_get_type(a);
 
-	if (type == settings[SET_AGEING_TIME].nl && !mnl_attr_validate(a, MNL_TYPE_U32)) {
+	if (mcast_attr(a, &c->mc))
+		c->have_mcast = true;
+	else if (type == settings[SET_AGEING_TIME].nl && !mnl_attr_validate(a, MNL_TYPE_U32)) {
 		c->ageing = mnl_attr_get_u32(a);
 		c->have_ageing = true;
 	} else if (type == settings[SET_VLAN_FILTERING].nl && !mnl_attr_validate(a, MNL_TYPE_U8)) {
@@ -201,6 +239,17 @@ int kbr_is_bridge(uint32_t ifindex)
 	int err = info_get(ifindex, &c);
 
 	return err ? err : c.bridge;
+}
+
+int kbr_mcast_get(uint32_t bridge, struct kbr_mcast *mc)
+{
+	struct info_ctx c;
+	int err = info_get(bridge, &c);
+
+	if (!err && !(c.bridge && c.have_mcast))
+		err = -ENOTSUP;
+	*mc = c.mc;
+	return err;
 }
 
 int kbr_ageing_get(uint32_t bridge, uint32_t *cs)

@@ -9,7 +9,8 @@
  * (lib/settings.c), its ageing time (IFLA_BR_AGEING_TIME), its VLAN
  * filtering and default PVID, and its ports' VLANs (what `bridge vlan`
  * reads and writes) as xdpbr's bitmaps, for the mirror of
- * daemon/brmirror.c.
+ * daemon/brmirror.c; and its multicast snooping settings, for
+ * daemon/mcast.c. One parser of the bridge's IFLA_INFO_DATA for both.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,6 +33,17 @@ int kbr_port_set(uint32_t ifindex, uint32_t flags, uint32_t mask);
 int kbr_is_bridge(uint32_t ifindex);
 
 #define KBR_CS_NS	10000000ULL	/* a centisecond, the kernel's clock_t */
+
+/* The bridge's multicast snooping settings and querier state. */
+struct kbr_mcast {
+	bool snooping, querier;		/* mcast_snooping, mcast_querier */
+	uint64_t resp_cs;		/* mcast_query_response_interval (cs) */
+	uint64_t other4, other6;	/* other queriers' timers (0: none) */
+};
+
+/* The bridge's snooping settings. 0, -ENOTSUP (not a bridge, or a kernel
+ * without snooping), or -errno. */
+int kbr_mcast_get(uint32_t bridge, struct kbr_mcast *mc);
 
 /* The bridge's ageing time in centiseconds (the kernel's clock_t), read
  * and set. 0 or -errno. */

@@ -11,7 +11,6 @@
 #include "kfdb.h"
 #include "netlink.h"
 
-#define KFDB_WATCH_RCVBUF	(8 << 20)
 #define KFDB_DUMP_BUF		32768	/* the most the kernel puts in a part */
 
 /* Builds the request of kfdb_set (kind KFDB_EXTERN) at buf (room for
@@ -271,16 +270,9 @@ int kfdb_writer_errors(struct kfdb_writer *w, kfdb_err_cb cb, void *arg, unsigne
 
 struct mnl_socket *kfdb_watch_open(void)
 {
-	struct mnl_socket *nl = nl_subscribe(1U << (RTNLGRP_NEIGH - 1));
-	int size = KFDB_WATCH_RCVBUF;
-
 	/* A kernel bridge's FDB changes in bursts (a MAC flood, a BGP
-	 * session's routes): room for them between two reads. As root past
-	 * net.core.rmem_max; else what rmem_max allows. */
-	if (nl && setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVBUFFORCE, &size,
-			     sizeof(size)))
-		setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
-	return nl;
+	 * session's routes). */
+	return nl_subscribe_burst(1U << (RTNLGRP_NEIGH - 1));
 }
 
 int kfdb_watch_read(struct mnl_socket *nl, kfdb_cb cb, void *arg, unsigned int reads)

@@ -588,6 +588,18 @@ struct mnl_socket *nl_subscribe(unsigned int groups)
 	return nl;
 }
 
+struct mnl_socket *nl_subscribe_burst(unsigned int groups)
+{
+	struct mnl_socket *nl = nl_subscribe(groups);
+	int size = NL_BURST_RCVBUF;
+
+	/* As root past net.core.rmem_max; else what rmem_max allows. */
+	if (nl && setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVBUFFORCE, &size,
+			     sizeof(size)))
+		setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	return nl;
+}
+
 int nl_read_some(struct mnl_socket *nl, nl_reply_cb cb, void *data, unsigned int reads)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];

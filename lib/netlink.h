@@ -132,6 +132,11 @@ int nl_request(struct nlmsghdr *nlh, nl_reply_cb cb, void *data);
  * when it stopped there (more may be queued), 0 when none is left. */
 struct mnl_socket;
 struct mnl_socket *nl_subscribe(unsigned int groups);
+/* The same with a receive buffer of NL_BURST_RCVBUF, for groups whose
+ * notifications come in bursts (a kernel bridge's FDB, its MDB): room
+ * for them between two reads. */
+#define NL_BURST_RCVBUF	(8 << 20)
+struct mnl_socket *nl_subscribe_burst(unsigned int groups);
 int nl_read_all(struct mnl_socket *nl, nl_reply_cb cb, void *data);
 int nl_read_some(struct mnl_socket *nl, nl_reply_cb cb, void *data, unsigned int reads);
 

@@ -50,6 +50,8 @@ set -u
 set -o pipefail
 
 cd "$(dirname "$0")/.." || exit 1
+# shellcheck source=tools/stopchild.sh
+. tools/stopchild.sh
 BUILD=${BUILD:-build}
 PKTGEN=$BUILD/tools/pktgen
 XDPBRD=$BUILD/xdpbrd
@@ -126,15 +128,8 @@ done
 
 stop_daemon()
 {
-	local i
 	[ -n "$DAEMON_PID" ] || return 0
-	kill -TERM "$DAEMON_PID" 2>/dev/null
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$DAEMON_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$DAEMON_PID" 2>/dev/null
-	wait "$DAEMON_PID" 2>/dev/null
+	stop_child "$DAEMON_PID"
 	DAEMON_PID=
 	rm -rf "/sys/fs/bpf/xdpbr/$BRX"
 }

@@ -112,6 +112,8 @@ set -u
 set -o pipefail
 
 cd "$(dirname "$0")/.." || exit 1
+# shellcheck source=tools/stopchild.sh
+. tools/stopchild.sh
 BUILD=${BUILD:-build}
 PKTGEN=$BUILD/tools/pktgen
 TAPWIRE=$BUILD/tools/tapwire
@@ -248,20 +250,6 @@ state_save()
 			echo "sysctl $k ${BRNF_SAVED[$k]}"
 		done
 	} >"$STATE_DIR/$P"
-}
-
-stop_child()
-{
-	local pid=$1 i
-	[ -n "$pid" ] || return 0
-	kill -TERM "$pid" 2>/dev/null || return 0
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-	return 0
 }
 
 brnf_restore()

@@ -29,6 +29,8 @@ set -u
 set -o pipefail
 
 cd "$(dirname "$0")/.." || exit 1
+# shellcheck source=tools/stopchild.sh
+. tools/stopchild.sh
 BUILD=${BUILD:-build}
 XDPBRD=$BUILD/xdpbrd
 XDPBR=$BUILD/xdpbr
@@ -140,17 +142,8 @@ CLEANED=
 # stop_daemon: SIGTERM to xdpbrd (it keeps the bridge: -k), and wait.
 stop_daemon()
 {
-	local i
-	[ -n "$DAEMON_PID" ] || return 0
-	kill -TERM "$DAEMON_PID" 2>/dev/null
-	for ((i = 0; i < 100; i++)); do
-		kill -0 "$DAEMON_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$DAEMON_PID" 2>/dev/null
-	wait "$DAEMON_PID" 2>/dev/null
+	stop_child "$DAEMON_PID"
 	DAEMON_PID=
-	return 0
 }
 
 # shellcheck disable=SC2317 # called from the traps
