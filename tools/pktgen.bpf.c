@@ -138,10 +138,11 @@ int pktgen_sink_tc(struct __sk_buff *skb)
 	return TC_ACT_SHOT;
 }
 
-/* Egress ports of the ceiling DUT: entry 0 takes unicast, all take floods. */
+/* Egress ports of the ceiling DUT: entry 0 takes unicast, all take floods
+ * (128: bench.sh's broadcast100 floods to 100). */
 struct {
 	__uint(type, BPF_MAP_TYPE_DEVMAP);
-	__uint(max_entries, 16);
+	__uint(max_entries, 128);
 	__type(key, __u32);
 	__type(value, __u32);
 } fwd_ports SEC(".maps");

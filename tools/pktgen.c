@@ -68,7 +68,7 @@
  * the MTU of every veth on the path raised to size - 18. */
 #define MAX_SIZE	3412
 #define FCS_LEN		4
-#define MAX_RX		16
+#define MAX_RX		128		/* bench.sh's broadcast100: 100 sinks */
 #define MAX_CPUS	256
 #define MAX_SIZES	32
 #define MAX_PROF	8
@@ -1059,8 +1059,8 @@ static int run_forward(void)
 		ifindex = if_nametoindex(tok);
 		if (!ifindex)
 			die("--to %s: no such interface", tok);
-		if (key == 16)
-			die("--to: at most 16 interfaces");
+		if (key == bpf_map__max_entries(skel->maps.fwd_ports))
+			die("--to: at most %u interfaces", bpf_map__max_entries(skel->maps.fwd_ports));
 		if (bpf_map_update_elem(bpf_map__fd(skel->maps.fwd_ports), &key, &ifindex, BPF_ANY))
 			die("--to %s: devmap: %s", tok, strerror(errno));
 		key++;
