@@ -23,6 +23,7 @@
 # passes (the harness itself works; XDPBR_SELFTEST_CONTROL=0 leaves it
 # out, CI too). XDPBR_SELFTESTS="a.sh b.sh" picks the selftests; CI=true
 # runs the fast set (CI_SET: CI's 90 minutes), else all (ALL_SET).
+# XDPBR_SELFTEST_OUT=DIR keeps each selftest's whole output there.
 # datapaths: auto
 # shellcheck source=../integration/lib.sh source-path=SCRIPTDIR
 . "$(dirname "$0")/../integration/lib.sh"
@@ -69,6 +70,7 @@ run()
 	RES=$(sed -n "s/^RESULT $1 //p" "$sout")
 	EVI=$(sed -n 's/^EVIDENCE //p' "$sout")
 	echo "# $1 (takeover $2): $((SECONDS - t0)) s; $(grep -c '\[ OK \]' "$sout") ok, $(grep -c '\[FAIL\]' "$sout") failed"
+	[ -z "${XDPBR_SELFTEST_OUT:-}" ] || cp "$sout" "$XDPBR_SELFTEST_OUT/"
 }
 
 # The control costs a selftest's time: not in CI (time), unless asked.
