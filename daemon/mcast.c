@@ -22,7 +22,6 @@
 #include "util.h"
 
 #define LOOK_PERIOD_NS	XDPBR_NSEC_PER_SEC
-#define CS_NS		10000000ULL	/* a centisecond, the kernel's clock_t */
 #define MAX_ROUTERS	XDPBR_MAX_PORTS
 
 /* At most this many entries a resync finds changed are written one by
@@ -56,6 +55,22 @@ int mcast_fd(const struct mcast *m)
 
 /* --- reading the kernel --- */
 
+/* Room for one more in *a (n held, *cap allocated). 0 or -ENOMEM. */
+static int reserve(void **a, size_t n, size_t *cap, size_t sz)
+{
+	size_t c = *cap ? 2 * *cap : 64;
+	void *na;
+
+	if (n < *cap)
+		return 0;
+	na = realloc(*a, c * sz);
+	if (!na)
+		return -ENOMEM;
+	*a = na;
+	*cap = c;
+	return 0;
+}
+
 static int src_cb(const struct nlattr *a, void *data)
 {
 	struct mcast_member *e = data;
@@ -75,15 +90,8 @@ static int entry_add(struct kview *v, const struct nlattr *a)
 	uint16_t len = mnl_attr_get_payload_len(a), off = MNL_ALIGN(sizeof(*be));
 	struct mcast_member *e;
 
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? 2 * v->cap : 64;
-		struct mcast_member *ne = realloc(v->e, cap * sizeof(*ne));
-
-		if (!ne)
-			return -ENOMEM;
-		v->e = ne;
-		v->cap = cap;
-	}
+	if (reserve((void **)&v->e, v->n, &v->cap, sizeof(*v->e)))
+		return -ENOMEM;
 	e = &v->e[v->n];
 	memset(e, 0, sizeof(*e));
 	e->ifindex = be->ifindex;
@@ -266,22 +274,6 @@ static size_t lower_bound(const void *a, size_t n, size_t sz, const void *k,
 			hi = mid;
 	}
 	return lo;
-}
-
-/* Room for one more in *a (n held, *cap allocated). 0 or -ENOMEM. */
-static int reserve(void **a, size_t n, size_t *cap, size_t sz)
-{
-	size_t c = *cap ? 2 * *cap : 64;
-	void *na;
-
-	if (n < *cap)
-		return 0;
-	na = realloc(*a, c * sz);
-	if (!na)
-		return -ENOMEM;
-	*a = na;
-	*cap = c;
-	return 0;
 }
 
 /* Moves a[at..n) up by one (room reserved), for a new a[at]. */
@@ -551,7 +543,7 @@ static void write_routers(struct mcast *m, const struct kview *v)
  * either appeared, which it waits for the hosts' reports. */
 static __u32 mcast_flags(struct mcast *m, const struct kbr_mcast *v, uint64_t now)
 {
-	uint64_t delay = v->resp_cs * CS_NS;
+	uint64_t delay = v->resp_cs * KBR_CS_NS;
 	bool own_ok, v6;
 	__u32 f = 0;
 
