@@ -139,7 +139,7 @@ int pktgen_sink_tc(struct __sk_buff *skb)
 }
 
 /* Egress ports of the ceiling DUT: entry 0 takes unicast, all take floods
- * (128: bench.sh's broadcast100 floods to 100). */
+ * (128: room for a broadcast flooded to 100 ports). */
 struct {
 	__uint(type, BPF_MAP_TYPE_DEVMAP);
 	__uint(max_entries, 128);

@@ -68,7 +68,7 @@
  * the MTU of every veth on the path raised to size - 18. */
 #define MAX_SIZE	3412
 #define FCS_LEN		4
-#define MAX_RX		128		/* bench.sh's broadcast100: 100 sinks */
+#define MAX_RX		128		/* room for a broadcast flooded to 100 ports */
 #define MAX_CPUS	256
 #define MAX_SIZES	32
 #define MAX_PROF	8
