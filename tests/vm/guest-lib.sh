@@ -29,7 +29,10 @@ g_ports_up()
 
 # g_start BR NPORTS ARG...: xdpbrd ARG... in the background (log
 # /tmp/xdpbrd-BR.log), ready when NPORTS ports run its program (90 s: TCG
-# is slow); the log is printed either way.
+# is slow) and it says it forwards (180 s more: a port adopted from the
+# pins runs a program before the daemon has replaced it, and putting a
+# component into libxdp's dispatcher took over 60 s under TCG once, on a
+# loaded CI runner); the log is printed either way.
 g_start()
 {
 	local br=$1 n=$2
@@ -37,8 +40,8 @@ g_start()
 	setsid "$XDPBRD" "$@" >>"/tmp/xdpbrd-$br.log" 2>&1 </dev/null &
 	echo $! >"/tmp/xdpbrd-$br.pid"
 	if ! g_poll 90 g_ports_up "$br" "$n" ||
-		! g_poll 60 grep -q "bridge $br: forwarding on" "/tmp/xdpbrd-$br.log"; then
-		echo "xdpbrd $* did not bring up $n ports in 90 s:"
+		! g_poll 180 grep -q "bridge $br: forwarding on" "/tmp/xdpbrd-$br.log"; then
+		echo "xdpbrd $* did not bring up $n ports (90 s) and forward (180 s more):"
 		cat "/tmp/xdpbrd-$br.log"
 		"$XDPBR" -b "$br" link show
 		return 1

@@ -207,7 +207,7 @@ pfx_ping_start restart 1 3 0.05
 if xt_poll 30 grep -q 'bytes from' "$XT_TMP/ping.restart.out"; then
 	vm_check "restart: xdpbrd stopped (-k: the bridge goes on)" "g_stop brm" 60
 	vm_check "restart: a new xdpbrd adopts the bridge" \
-		"g_start brm 4 -k -l none brm e1k0 e1k1 vio0 vio1 && grep -q 'adopted the pinned bridge' /tmp/xdpbrd-brm.log" 150
+		"g_start brm 4 -k -l none brm e1k0 e1k1 vio0 vio1 && grep -q 'adopted the pinned bridge' /tmp/xdpbrd-brm.log" 300
 	sleep 3
 	pfx_ping_stop restart
 	check "restart: no ping h1 -> h3 lost across the restart" pfx_ping_check restart 20

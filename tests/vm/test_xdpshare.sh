@@ -66,7 +66,7 @@ DAEMON="g_start $BRX 2 -l none -H off -d xdp --xdp-share"
 # ---- 1. xdp-filter first, then the bridge in the dispatcher
 vm_check "xdp-filter loads on $G1 and drops UDP to port $DROP_PORT" \
 	"xdp-filter load -m native $G1 && xdp-filter port -p udp -m dst $DROP_PORT && $GX && gx_status $G1"
-vm_check "xdpbrd --xdp-share starts on $G1 $G2" "$DAEMON -k $BRX $G1 $G2" 150 ||
+vm_check "xdpbrd --xdp-share starts on $G1 $G2" "$DAEMON -k $BRX $G1 $G2" 300 ||
 	{ vm_exec "cat /tmp/xdpbrd-$BRX.log"; finish; }
 vm_check "the log says $G1 runs in libxdp's dispatcher after xdp-filter" \
 	"grep \"port $G1 .*native XDP in libxdp's dispatcher (program id [0-9]*, priority 50; other programs: xdpfilt_alw_all (id [0-9]*, priority 10)\" /tmp/xdpbrd-$BRX.log"
@@ -111,7 +111,7 @@ ip netns exec "${NS[1]}" ping -i 0.05 -W 1 "${IP4[2]}" >"$XT_TMP/ping.out" 2>&1 
 PING_PID=$!
 XT_PIDS+=("$PING_PID")
 sleep 1
-vm_check "a new xdpbrd --xdp-share adopts the ports" "$DAEMON $BRX $G1 $G2" 150
+vm_check "a new xdpbrd --xdp-share adopts the ports" "$DAEMON $BRX $G1 $G2" 300
 sleep 1
 kill -INT "$PING_PID"
 wait "$PING_PID"
@@ -145,7 +145,7 @@ vm_check "xdpbrd stops: xdp-filter runs on on $G1, no xdpbr_rx; $G2 has no XDP p
 vm_check "the bridge's pins are gone" "! ls /sys/fs/bpf/xdpbr/$BRX 2>/dev/null"
 
 # ---- 5. the other way round: xdp-filter goes, the bridge stays
-vm_check "xdpbrd --xdp-share joins xdp-filter's dispatcher again" "$DAEMON $BRX $G1 $G2" 150
+vm_check "xdpbrd --xdp-share joins xdp-filter's dispatcher again" "$DAEMON $BRX $G1 $G2" 300
 vm_check "xdp-loader status shows both on $G1" \
 	"$GX; gx_has $G1 xdpfilt_alw_all 10 && gx_has $G1 xdpbr_rx 50"
 vm_check "xdp-filter unloads from $G1, the bridge's component stays" \
