@@ -93,6 +93,11 @@ SYSCONFDIR ?= /etc
 # The commented example configuration (the Debian package puts it in
 # /usr/share/doc/xdpbr/examples/ instead).
 EXAMPLE    ?= $(SYSCONFDIR)/xdpbr/example.conf
+# The kernel's user-space STP helper: the kernel runs it by this path, so
+# it is not under PREFIX (daemon/bridge-stp says what it answers). One of
+# another (mstpd's) is left where it is: make install says so, and xdpbr's
+# bridge devices then run without user-space STP.
+STPHELPER  ?= /sbin/bridge-stp
 
 .PHONY: all deps demo check clean install uninstall deb depcheck FORCE
 all: $(BINS) $(BPF_OBJ) $(TOOLS)
@@ -227,7 +232,8 @@ INSTALL_FILES = \
 	0644:man/xdpbrd.conf.5:$(MANDIR)/man5/xdpbrd.conf.5 \
 	0644:tools/completion/xdpbr:$(COMPLETIONDIR)/xdpbr \
 	0644:tools/completion/xdpbr:$(COMPLETIONDIR)/xdpbrd \
-	0644:etc/xdpbrd.conf:$(EXAMPLE)
+	0644:etc/xdpbrd.conf:$(EXAMPLE) \
+	0755:daemon/bridge-stp:$(STPHELPER)
 # Directories that are xdpbr's alone: made by install, removed by uninstall
 # when empty (a configuration of yours in /etc/xdpbr keeps it).
 INSTALL_DIRS = $(BPFDIR) $(SYSCONFDIR)/xdpbr
@@ -237,9 +243,18 @@ INSTALL_DIRS = $(BPFDIR) $(SYSCONFDIR)/xdpbr
 $(BUILD)/xdpbrd@.service: systemd/xdpbrd@.service FORCE | $(BUILD)
 	sed 's|@SBINDIR@|$(SBINDIR)|g' $< > $@
 
+# not_others FILE: a shell test, false for the STP helper's path when a
+# helper that is not xdpbr's is there (daemon/bridge-stp's marker line).
+not_others = { [ "$(1)" != "$(DESTDIR)$(STPHELPER)" ] || [ ! -e "$(1)" ] || \
+	grep -q '^\# xdpbr-bridge-stp:' "$(1)"; }
+
 install: all $(BUILD)/xdpbrd@.service
 	@set -e; for f in $(INSTALL_FILES); do \
 		mode=$${f%%:*}; from=$${f#*:}; from=$${from%%:*}; to=$(DESTDIR)$${f##*:}; \
+		if ! $(call not_others,$$to); then \
+			echo "install: $$to is not xdpbr's (mstpd's?): left as it is; xdpbr's bridge devices run without user-space STP"; \
+			continue; \
+		fi; \
 		echo "install -D -m $$mode $$from $$to"; \
 		install -D -m "$$mode" "$$from" "$$to"; \
 	done
@@ -248,6 +263,7 @@ install: all $(BUILD)/xdpbrd@.service
 uninstall:
 	@for f in $(INSTALL_FILES); do \
 		to=$(DESTDIR)$${f##*:}; \
+		$(call not_others,$$to) || continue; \
 		if [ -e "$$to" ] || [ -L "$$to" ]; then echo "rm -f $$to"; rm -f "$$to"; fi; \
 	done
 	@for d in $(INSTALL_DIRS:%=$(DESTDIR)%); do \

@@ -33,6 +33,25 @@ void hostdev_mac(const struct hostdev *h, const struct config *c, uint8_t mac[6]
 		hostif_mac_default(h->br->name, mac);
 }
 
+/* xdpbr the device's user-space spanning tree (hostif_user_stp), before
+ * any port is muted. */
+static void user_stp(struct hostdev *h)
+{
+	char why[160] = "";
+	int ret = hostif_user_stp(&h->hif, why, sizeof(why));
+
+	if (ret > 0)
+		log_info("Linux bridge %s: stp_state 2, xdpbr's user-space spanning tree: the "
+			 "kernel sets no port state itself, so never forwards on a port", h->hif.name);
+	else if (ret == 0)
+		log_info("Linux bridge %s: no user-space spanning tree (%s): a port that joins "
+			 "or comes up forwards in the kernel until xdpbrd mutes it", h->hif.name,
+			 why);
+	else
+		log_warn("Linux bridge %s: Couldn't read or set its stp_state: %s", h->hif.name,
+			 strerror(-ret));
+}
+
 int hostdev_open(struct hostdev *h, const struct config *c)
 {
 	const char *name = h->br->name;
@@ -63,6 +82,8 @@ int hostdev_open(struct hostdev *h, const struct config *c)
 	}
 	if (err)
 		memset(&h->hif, 0, sizeof(h->hif));
+	else
+		user_stp(h);
 	return err;
 }
 
@@ -297,6 +318,8 @@ bool hostdev_link(struct hostdev *h, const struct link_event *ev)
 {
 	if (!h->port)
 		return false;
+	if (ev->ifindex == h->hif.ifindex || ev->ifindex == h->hif.dev_ifindex)
+		hostif_dev_forward(&h->hif);
 	if (ev->ifindex == h->hif.ifindex) {
 		host_end_link(h, !ev->deleted && (ev->flags & IFF_UP));
 		return true;
@@ -312,6 +335,8 @@ bool hostdev_link(struct hostdev *h, const struct link_event *ev)
 
 void hostdev_resync(struct hostdev *h)
 {
-	if (h->port)
-		host_end_link(h, host_end_up(h));
+	if (!h->port)
+		return;
+	hostif_dev_forward(&h->hif);
+	host_end_link(h, host_end_up(h));
 }

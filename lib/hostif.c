@@ -9,6 +9,7 @@
 #include "ctl.h"
 #include "hook.h"
 #include "hostif.h"
+#include "kbridge.h"
 #include "log.h"
 #include "netlink.h"
 #include "paths.h"
@@ -18,6 +19,11 @@
 #define HOSTIF_SUFFIX	"-host"
 #define DEV_SUFFIX	"-dev"
 #define MACHINE_ID	"/etc/machine-id"
+#define STP_HELPER	"/sbin/bridge-stp"
+/* A line of xdpbr's helper (daemon/bridge-stp). Anyone else's (mstpd's)
+ * would start a spanning tree of its own on the bridge. */
+#define STP_HELPER_MARK	"xdpbr-bridge-stp:"
+#define BRPORT_STATE_BLOCKING 4	/* BR_STATE_BLOCKING of <linux/if_bridge.h> */
 
 /* FNV-1a, 64 bits: a stable hash of a few bytes, not a secret. */
 static uint64_t fnv1a(uint64_t h, const char *s, size_t n)
@@ -222,24 +228,29 @@ void hostif_up(const struct hostif *h, bool xdp)
 			 h->name, h->dev, strerror(-err));
 }
 
-/* Whether port ifindex of a kernel bridge is as link_brport_mute leaves
- * it, learning (sysfs: rtnetlink gives a port's state only in AF_BRIDGE
- * dumps). */
-static bool brport_muted(uint32_t ifindex)
+/* The state of port ifindex of a kernel bridge (BR_STATE_*), -1 if it is
+ * none's (sysfs: rtnetlink gives a port's state only in AF_BRIDGE dumps). */
+static int brport_state(uint32_t ifindex)
 {
 	char name[IF_NAMESIZE], path[96];
 	FILE *f;
 	int c;
 
 	if (!if_indextoname(ifindex, name))
-		return false;
+		return -1;
 	snprintf(path, sizeof(path), "/sys/class/net/%s/brport/state", name);
 	f = fopen(path, "re");
 	if (!f)
-		return false;
+		return -1;
 	c = fgetc(f);
 	fclose(f);
-	return c == '0' + BRPORT_STATE_LEARNING;
+	return c >= '0' && c <= '9' ? c - '0' : -1;
+}
+
+/* Whether port ifindex is as link_brport_mute leaves it, learning. */
+static bool brport_muted(uint32_t ifindex)
+{
+	return brport_state(ifindex) == BRPORT_STATE_LEARNING;
 }
 
 int hostif_port_join(const struct hostif *h, uint32_t ifindex)
@@ -301,9 +312,89 @@ int hostif_steer(const struct hostif *h)
 	return tc_egress_redirect(h->ifindex, h->dev_ifindex, h->name);
 }
 
+static bool stp_helper_ours(void)
+{
+	char buf[2048];
+	FILE *f = fopen(STP_HELPER, "re");
+	size_t n;
+
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return strstr(buf, STP_HELPER_MARK) != NULL;
+}
+
+int hostif_user_stp(struct hostif *h, char *why, size_t len)
+{
+	const struct xdpbr_paths *paths;
+	uint32_t st;
+	int err = kbr_stp_get(h->ifindex, &st);
+
+	if (err)
+		return err;
+	/* An earlier daemon's (SIGKILL, --keep): still ours. */
+	if (st == KBR_STP_USER) {
+		h->user_stp = true;
+		return 1;
+	}
+	if (st == KBR_STP_KERNEL) {
+		snprintf(why, len, "the kernel's own STP runs on it");
+		return 0;
+	}
+	if (paths_get(&paths) || paths->keyed) {
+		snprintf(why, len, "not in the host's network namespace, the only one where "
+			 "the kernel asks user space");
+		return 0;
+	}
+	if (!stp_helper_ours()) {
+		snprintf(why, len, "%s is not xdpbr's (make install and the package install it)",
+			 STP_HELPER);
+		return 0;
+	}
+	err = kbr_stp_set(h->ifindex, KBR_STP_KERNEL);
+	if (!err)
+		err = kbr_stp_get(h->ifindex, &st);
+	if (!err && st == KBR_STP_USER) {
+		h->user_stp = true;
+		return 1;
+	}
+	/* The kernel's STP instead: off again. It leaves learning (muted)
+	 * ports as they are; this runs before any is muted anyway. */
+	kbr_stp_set(h->ifindex, KBR_STP_OFF);
+	if (err)
+		return err;
+	snprintf(why, len, "%s said no", STP_HELPER);
+	return 0;
+}
+
+void hostif_dev_forward(const struct hostif *h)
+{
+	int err;
+
+	if (!h->user_stp || !h->dev_ifindex || brport_state(h->dev_ifindex) != BRPORT_STATE_BLOCKING)
+		return;
+	err = link_brport_unmute(h->dev_ifindex);
+	if (err)
+		log_warn("host interface %s: Couldn't make its end %s forwarding in the kernel "
+			 "bridge: %s", h->name, h->dev, strerror(-err));
+}
+
 void hostif_hand_back(struct hostif *h)
 {
+	int err;
+
 	hostif_each_port(h, unmute, h);
+	/* After the ports: stopping user-space STP leaves their states as
+	 * they are (the kernel reselects them only at a link event). */
+	if (h->user_stp) {
+		err = kbr_stp_set(h->ifindex, KBR_STP_OFF);
+		if (err)
+			log_warn("Linux bridge %s: Couldn't set stp_state 0 again: %s", h->name,
+				 strerror(-err));
+		h->user_stp = false;
+	}
 	tc_egress_del(h->ifindex);
 	if (h->port_ifindex)
 		link_del(h->port_ifindex);

@@ -44,6 +44,7 @@ struct hostif {
 	uint32_t port_ifindex;		/* of port */
 	uint32_t dev_ifindex;		/* of dev */
 	bool foreign;			/* a Linux bridge that was there: handed back */
+	bool user_stp;			/* stp_state 2: hostif_user_stp made it so */
 };
 
 /* The name of the bridge's end for bridge: "BRIDGE-host" when it fits in
@@ -107,8 +108,28 @@ void hostif_each_port(const struct hostif *h, void (*fn)(uint32_t ifindex, void 
  * the FDB entries the mirror writes would send them to a port that drops
  * them). 0 or -errno, said in the log. */
 int hostif_steer(const struct hostif *h);
+/*
+ * Makes xdpbr the device's user-space spanning tree, as mstpd is a kernel
+ * bridge's: stp_state 1 asks the kernel, which runs /sbin/bridge-stp
+ * BRIDGE start and, on its yes (xdpbr's helper, daemon/bridge-stp, says
+ * yes for a bridge whose pins are in the host's bpffs), reports stp_state
+ * 2 and never again changes a port's state itself. A port that joins the
+ * device or comes up is then blocking until the daemon mutes it, where
+ * without it the kernel makes the port forwarding at once and forwards on
+ * it until the mute. Only in the host's network namespace (the kernel asks
+ * nowhere else), with xdpbr's helper installed, on a device that does not
+ * run the kernel's STP. 1: on (h->user_stp; also when an earlier daemon
+ * left it on), 0: not (why says why), -errno.
+ */
+int hostif_user_stp(struct hostif *h, char *why, size_t len);
+/* Under user-space STP, the device's end (BRIDGE-dev) comes back from a
+ * link change (its own, the device's) blocking: makes it forwarding, the
+ * one port the kernel bridge forwards on (the host's frames). */
+void hostif_dev_forward(const struct hostif *h);
+
 /* A taken-over bridge forwards in the kernel again: each port unmuted
- * (forwarding state), the egress redirect removed, the veth pair deleted. */
+ * (forwarding state), its stp_state 0 again if hostif_user_stp set it, the
+ * egress redirect removed, the veth pair deleted. */
 void hostif_hand_back(struct hostif *h);
 
 /* Deletes the device and the pair. 0 or -errno. */

@@ -144,6 +144,8 @@ struct info_ctx {
 	uint16_t pvid;
 	bool have_mcast;
 	struct kbr_mcast mc;
+	bool have_stp;
+	uint32_t stp;
 };
 
 static int querier_cb(const struct nlattr *a, void *data)
@@ -196,6 +198,9 @@ static int br_data_cb(const struct nlattr *a, void *data)
 	} else if (type == settings[SET_DEFAULT_PVID].nl && !mnl_attr_validate(a, MNL_TYPE_U16)) {
 		c->pvid = mnl_attr_get_u16(a);
 		c->have_pvid = true;
+	} else if (type == IFLA_BR_STP_STATE && !mnl_attr_validate(a, MNL_TYPE_U32)) {
+		c->stp = mnl_attr_get_u32(a);
+		c->have_stp = true;
 	}
 	return MNL_CB_OK;
 }
@@ -290,6 +295,27 @@ int kbr_ageing_set(uint32_t bridge, uint32_t cs)
 	struct nlmsghdr *nlh = br_data_start(buf, bridge, &info, &data);
 
 	mnl_attr_put_u32(nlh, settings[SET_AGEING_TIME].nl, cs);
+	return br_data_end(nlh, info, data);
+}
+
+int kbr_stp_get(uint32_t bridge, uint32_t *state)
+{
+	struct info_ctx c;
+	int err = info_get(bridge, &c);
+
+	if (!err && !(c.bridge && c.have_stp))
+		err = -ENOTSUP;
+	*state = c.stp;
+	return err;
+}
+
+int kbr_stp_set(uint32_t bridge, uint32_t state)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlattr *info, *data;
+	struct nlmsghdr *nlh = br_data_start(buf, bridge, &info, &data);
+
+	mnl_attr_put_u32(nlh, IFLA_BR_STP_STATE, state);
 	return br_data_end(nlh, info, data);
 }
 

@@ -50,6 +50,18 @@ int kbr_mcast_get(uint32_t bridge, struct kbr_mcast *mc);
 int kbr_ageing_get(uint32_t bridge, uint32_t *cs);
 int kbr_ageing_set(uint32_t bridge, uint32_t cs);
 
+/* The bridge's stp_state as the kernel reports it: KBR_STP_OFF, KBR_STP_KERNEL
+ * (its own STP runs), KBR_STP_USER (user space runs the spanning tree and
+ * sets the port states: the kernel never changes one itself). Set with 0
+ * (off) or 1 (on: the kernel asks /sbin/bridge-stp BRIDGE start whether
+ * user space runs it, in the host's network namespace only; no, or no
+ * helper, is KBR_STP_KERNEL). 0 or -errno. */
+#define KBR_STP_OFF	0	/* BR_NO_STP */
+#define KBR_STP_KERNEL	1	/* BR_KERNEL_STP */
+#define KBR_STP_USER	2	/* BR_USER_STP */
+int kbr_stp_get(uint32_t bridge, uint32_t *state);
+int kbr_stp_set(uint32_t bridge, uint32_t state);
+
 /* vlan_filtering and vlan_default_pvid (0: none). -ENOTSUP if the kernel
  * has no VLAN filtering (CONFIG_BRIDGE_VLAN_FILTERING: no such attribute). */
 int kbr_vlan_get(uint32_t bridge, bool *filtering, uint16_t *default_pvid);

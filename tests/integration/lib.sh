@@ -507,6 +507,30 @@ topo_up()
 	done
 }
 
+# stp_helper_on: xdpbr's user-space STP helper (daemon/bridge-stp) in
+# /sbin/bridge-stp, as make install and the package put it, so that the
+# Linux bridge device of an xdpbr bridge in the host's namespace runs as
+# user-space STP (stp_state 2); removed at cleanup if this test put it
+# there. Skips where a helper of another's (mstpd's) is there.
+STP_HELPER=/sbin/bridge-stp
+stp_helper_on()
+{
+	if [ -e "$STP_HELPER" ]; then
+		grep -q '^# xdpbr-bridge-stp:' "$STP_HELPER" ||
+			skip "$STP_HELPER is not xdpbr's (mstpd's?): user-space STP can't be tested"
+		return 0
+	fi
+	install -m 0755 "$XT_ROOT/daemon/bridge-stp" "$STP_HELPER" ||
+		abort "installing $STP_HELPER"
+	XT_CLEANUP_CMDS+=("rm -f $STP_HELPER")
+}
+
+# kbr_stp_state BR: the stp_state iproute2 shows for Linux bridge BR.
+kbr_stp_state()
+{
+	ip -j -d link show dev "$1" | jq -r '.[0].linkinfo.info_data.stp_state'
+}
+
 # kbr_listening: a Linux bridge device $BR whose ports are PORTS, each
 # listening: the kernel bridge neither forwards nor learns (blocking would
 # turn forwarding at once), for the suites of the mirror of

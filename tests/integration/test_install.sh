@@ -43,6 +43,7 @@ if ! check "make install DESTDIR=$dest" mk install DESTDIR="$dest"; then
 	abort "make install failed"
 fi
 want="etc/xdpbr/example.conf
+sbin/bridge-stp
 usr/local/lib/systemd/system/xdpbrd@.service
 usr/local/lib/xdpbr/xdpbr.bpf.o
 usr/local/sbin/xdpbr
@@ -52,7 +53,7 @@ usr/local/share/bash-completion/completions/xdpbrd
 usr/local/share/man/man5/xdpbrd.conf.5
 usr/local/share/man/man8/xdpbr.8
 usr/local/share/man/man8/xdpbrd.8"
-check_eq "make install installs the binaries, the datapath object, the unit, the man pages, the completion and the example" \
+check_eq "make install installs the binaries, the datapath object, the unit, the man pages, the completion, the example and the STP helper (in /sbin, where the kernel runs it)" \
 	"$want" "$(files_in "$dest")"
 check "the configuration directory etc/xdpbr is made" test -d "$dest/etc/xdpbr"
 check "the installed xdpbrd and xdpbr are executable" \
@@ -75,21 +76,26 @@ check_eq "make uninstall removes xdpbr's own directories (lib/xdpbr, etc/xdpbr)"
 	"$(cd "$dest" && find . -type d -name '*xdpbr*')"
 
 # --- files that are not make install's stay: a configuration in
-# /etc/xdpbr, a neighbour's file in sbin; other variables: the unit follows
-# SBINDIR
+# /etc/xdpbr, a neighbour's file in sbin, another's STP helper (mstpd's);
+# other variables: the unit follows SBINDIR
 dest=$XT_TMP/dest2
-mkdir -p "$dest/etc/xdpbr" "$dest/usr/sbin"
+mkdir -p "$dest/etc/xdpbr" "$dest/usr/sbin" "$dest/sbin"
 echo "[bridge]" >"$dest/etc/xdpbr/br0.conf"
 echo "#!/bin/sh" >"$dest/usr/sbin/other"
+printf '#!/bin/sh\n# mstpd\n' >"$dest/sbin/bridge-stp"
 vars=(DESTDIR="$dest" PREFIX=/usr SBINDIR=/usr/sbin UNITDIR=/lib/systemd/system)
 check "make install PREFIX=/usr SBINDIR=/usr/sbin UNITDIR=/lib/systemd/system" \
 	mk install "${vars[@]}"
+check "make install leaves another's /sbin/bridge-stp, and says so" \
+	grep -q "sbin/bridge-stp is not xdpbr's (mstpd's?): left as it is" "$XT_TMP/make.out"
+check_eq "... its contents untouched" "$(printf '#!/bin/sh\n# mstpd')" "$(cat "$dest/sbin/bridge-stp")"
 check_eq "the unit names /usr/sbin/xdpbrd" \
 	"ExecStart=/usr/sbin/xdpbrd -c /etc/xdpbr/%i.conf %i" \
 	"$(grep '^ExecStart=' "$dest/lib/systemd/system/xdpbrd@.service" 2>&1)"
 check "make uninstall with the same variables" mk uninstall "${vars[@]}"
 check_eq "make uninstall keeps what it did not install, and only that" \
 	"etc/xdpbr/br0.conf
+sbin/bridge-stp
 usr/sbin/other" "$(files_in "$dest")"
 check "make uninstall says why it kept etc/xdpbr" \
 	grep -q "kept $dest/etc/xdpbr: not empty" "$XT_TMP/make.out"

@@ -67,7 +67,7 @@ root=$XT_TMP/root
 mkdir -p "$root"
 check "dpkg -x into a fresh directory" dpkg -x "$deb" "$root"
 missing=
-for f in usr/sbin/xdpbrd usr/sbin/xdpbr usr/lib/xdpbr/xdpbr.bpf.o \
+for f in usr/sbin/xdpbrd usr/sbin/xdpbr usr/lib/xdpbr/xdpbr.bpf.o sbin/bridge-stp \
 	lib/systemd/system/xdpbrd@.service \
 	usr/share/man/man8/xdpbrd.8.gz usr/share/man/man8/xdpbr.8.gz \
 	usr/share/man/man5/xdpbrd.conf.5.gz \
@@ -77,7 +77,7 @@ for f in usr/sbin/xdpbrd usr/sbin/xdpbr usr/lib/xdpbr/xdpbr.bpf.o \
 	usr/share/doc/xdpbr/grafana/xdpbr.json; do
 	[ -e "$root/$f" ] || missing+=" $f"
 done
-check_eq "the package holds the binaries, the object, the unit, the man pages, the completion, the example, the dashboard" \
+check_eq "the package holds the binaries, the object, the STP helper, the unit, the man pages, the completion, the example, the dashboard" \
 	"" "$missing"
 
 # The README and the handbook (doc/*.md), compressed or not.

@@ -43,8 +43,9 @@ gs_config()
 # mirror, not static or permanent) and the samples of its port states
 # (the wrapper's BR.states) in which it had a port but the host
 # interface's BR-dev forwarding (the ports must be "learning", where the
-# kernel snoops multicast and drops, or "disabled" while down: the kernel
-# forwards nothing there). Last line:
+# kernel snoops multicast and drops, "blocking" until their mute under
+# xdpbr's user-space STP, or "disabled" while down: the kernel forwards
+# nothing there). Last line:
 # "EVIDENCE takeovers failures rx tx learned samples-forwarding".
 gs_evidence()
 {
