@@ -70,6 +70,10 @@ LIB      := $(BUILD)/libxdpbr.a
 DAEMON_SRCS := daemon/config.c daemon/http.c daemon/httpproc.c daemon/privs.c daemon/sandbox.c daemon/evpn.c daemon/brmirror.c daemon/mcast.c daemon/macset.c daemon/rstp.c \
 	       daemon/stpd.c daemon/fdbflush.c daemon/hostdev.c
 DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
+# xdpbrd itself: its main and the parts of struct daemon (daemon/daemon.h),
+# in xdpbrd only.
+XDPBRD_SRCS := daemon/xdpbrd.c daemon/options.c daemon/apply.c daemon/links.c daemon/loop.c
+XDPBRD_OBJS := $(XDPBRD_SRCS:%.c=$(BUILD)/%.o)
 CLI_SRCS    := cli/cli.c cli/common.c cli/print.c cli/cmd_bridge.c cli/cmd_link.c cli/cmd_fdb.c \
 	       cli/cmd_vlan.c cli/cmd_stats.c cli/cmd_monitor.c cli/cmd_vxlan.c cli/cmd_stp.c
 CLI_OBJS    := $(CLI_SRCS:%.c=$(BUILD)/%.o)
@@ -141,7 +145,7 @@ $(BUILD)/cli/%.o: cli/%.c $(SKEL) | $(BUILD)
 $(LIB): $(LIB_OBJS)
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(BUILD)/xdpbrd: $(BUILD)/daemon/xdpbrd.o $(DAEMON_OBJS) $(LIB)
+$(BUILD)/xdpbrd: $(XDPBRD_OBJS) $(DAEMON_OBJS) $(LIB)
 	$(CC) $(LDFLAGS) $^ $(DAEMON_LDLIBS) -o $@
 
 $(BUILD)/xdpbr: $(BUILD)/cli/xdpbr.o $(CLI_OBJS) $(LIB)
