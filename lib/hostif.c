@@ -373,7 +373,8 @@ void hostif_dev_forward(const struct hostif *h)
 {
 	int err;
 
-	if (!h->user_stp || !h->dev_ifindex || brport_state(h->dev_ifindex) != BRPORT_STATE_BLOCKING)
+	if (!h->user_stp || !h->dev_ifindex ||
+	    brport_state(h->dev_ifindex) != BRPORT_STATE_BLOCKING)
 		return;
 	err = link_brport_unmute(h->dev_ifindex);
 	if (err)
