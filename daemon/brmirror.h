@@ -97,6 +97,10 @@ void brmirror_fdb_event(struct brmirror *b, const struct xdpbr_event *ev);
 void brmirror_fdb_deleted(struct brmirror *b, const struct xdpbr_fdb_key *k);
 /* A turn's work; lowers *wait_ms to when there is more. */
 void brmirror_step(struct brmirror *b);
+/* A link event (a port's flags changed, the device's ageing time, ...):
+ * the device is looked at in the next turn, not at the next second, so a
+ * `bridge link set` takes effect before the frames that follow it. */
+void brmirror_poke(struct brmirror *b);
 void brmirror_wait(const struct brmirror *b, int *wait_ms);
 /* Stops mirroring; unless keep (the bridge goes on forwarding), deletes
  * the extern_learn entries it wrote. */

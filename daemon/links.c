@@ -94,6 +94,7 @@ void on_link_event(const struct link_event *ev, void *arg)
 	char name[IF_NAMESIZE];
 	struct xdpbr_port p;
 
+	brmirror_poke(&d->mirror);
 	if (hostdev_link(&d->host, ev))
 		return;
 	if (ctl_port_get(&d->br.maps, ev->ifindex, &p)) {
