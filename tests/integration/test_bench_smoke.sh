@@ -233,20 +233,36 @@ check_eq "the overlay scenario left no namespace behind" "" \
 	"$(ip netns list | grep -E "^${oprefix:-none}-(sa|sb|h1|h2)( |$)")"
 
 # The RFC 2889 tests (tools/bench-rfc2889.sh, --smoke: 10,000 MACs, a
-# capacity search up to 4096): every address learned and found again, by
-# both DUTs; xdpbr's default FDB holds more than the search's limit.
-check_jq "JSON: rfc2889 learnrate: all 10000 learned by both, none flooded, a ratio" "$doc" '
+# capacity search up to 4096): xdpbr learns every address and finds it
+# again, and its default FDB holds more than the search's limit. The Linux
+# bridge's figures are measured, not asserted: under load it can miss a
+# learn (an insert that fails while its table's resize waits for a CPU),
+# which is the machine's, not the bench's. Its results must still be
+# whole and consistent: every trial learning twice, the capacity the
+# largest trial that held.
+check_jq "JSON: rfc2889 learnrate: xdpbr learned all 10000, none flooded; the bridge measured; a ratio" "$doc" '
 	.rfc2889.learnrate.macs == 10000 and .rfc2889.learnrate.reps == 1 and
-	all(.rfc2889.learnrate.duts.xdpbr, .rfc2889.learnrate.duts.bridge;
-	    .learned_min == 10000 and .flooded_max == 0 and .learned_per_s > 0) and
+	(.rfc2889.learnrate.duts.xdpbr | .learned_min == 10000 and .flooded_max == 0 and
+	 .learned_per_s > 0) and
+	(.rfc2889.learnrate.duts.bridge | .learned_min > 0 and .learned_per_s > 0) and
 	(.rfc2889.learnrate.ratio | type) == "number"'
-check_jq "JSON: rfc2889 capacity: both hold the search limit of 4096 without flooding" "$doc" '
+check_jq "JSON: rfc2889 capacity: xdpbr holds the search limit of 4096 without flooding" "$doc" '
 	.rfc2889.capacity.max == 4096 and
-	all(.rfc2889.capacity.duts.xdpbr, .rfc2889.capacity.duts.bridge;
-	    .capacity == 4096 and .reached_max and
-	    (.trials | map(.macs)) == [1024, 2048, 4096] and all(.trials[]; .flooded == 0))'
+	(.rfc2889.capacity.duts.xdpbr |
+	 .capacity == 4096 and .reached_max and
+	 (.trials | map(.macs)) == [1024, 2048, 4096] and all(.trials[]; .flooded == 0))'
+check_jq "JSON: rfc2889 capacity: the bridge's search from 1024, twice-sent learning, capacity its largest clean trial" "$doc" '
+	.rfc2889.capacity.duts.bridge as $b |
+	$b.trials[0].macs == 1024 and
+	all($b.trials[]; .learn_passes == 2) and
+	$b.capacity == ([$b.trials[] | select(.flooded == 0) | .macs] | max // 0) and
+	$b.reached_max == ($b.capacity == 4096)'
 check "learning rate table" grep -qE '^xdpbr +[0-9]+ +[0-9]+-[0-9]+ +[0-9]+ +10000 +0$' "$out"
-check "caching capacity table" grep -qE '^bridge +4096 \(the search limit\) +3$' "$out"
+check "learning rate table: the bridge's row" \
+	grep -qE '^bridge +[0-9]+ +[0-9]+-[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$' "$out"
+check "caching capacity table" grep -qE '^xdpbr +4096 \(the search limit\) +3$' "$out"
+check "caching capacity table: the bridge's row" \
+	grep -qE '^bridge +[0-9]+( \(the search limit\))? +[0-9]+$' "$out"
 rprefix=$(jq -r '.rfc2889.prefix // empty' "$json" 2>/dev/null)
 check "the rfc2889 tests name their prefix ($rprefix)" grep -qE '^rf[0-9]+$' <<<"$rprefix"
 check_eq "the rfc2889 tests left no namespace or link behind" "" \
