@@ -270,7 +270,21 @@ fi
 if [ "$SKIPPED" -gt 0 ]; then
 	echo "$SKIPPED suite(s) skipped (not counted; CI=true counts a skip as a failure)"
 fi
+# The failed checks again, last, with their first lines of detail: a
+# CI log cut in the middle still ends with what failed.
 if [ "$FAILED" -gt 0 ]; then
+	echo "failed checks:"
+	for log in "$LOG_DIR"/*.log; do
+		[ -e "$log" ] || continue
+		echo "  ${log##*/}:"
+		if grep -qE '^FAIL - |^\[  FAILED  \] ' "$log"; then
+			awk '/^FAIL - |^\[  FAILED  \] / { n = 6; print; next }
+			     n > 0 && /^[ \t]/ { n--; print; next }
+			     { n = 0 }' "$log" | cut -c1-200 | head -n 60 | sed 's/^/    /'
+		else
+			grep -v '^[[:space:]]*$' "$log" | tail -n 5 | cut -c1-200 | sed 's/^/    /'
+		fi
+	done
 	echo "logs of the failed suites: $LOG_DIR/"
 fi
 echo "total: $(secs_since "$START") s"
