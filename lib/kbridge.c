@@ -138,14 +138,14 @@ int kbr_port_set(uint32_t ifindex, uint32_t flags, uint32_t mask)
 
 struct info_ctx {
 	bool bridge;
-	bool have_ageing, have_filtering, have_pvid;
-	uint32_t ageing;
+	bool have_filtering, have_pvid;
 	bool filtering;
 	uint16_t pvid;
 	bool have_mcast;
 	struct kbr_mcast mc;
-	bool have_stp;
-	uint32_t stp;
+	uint16_t u32_attr;		/* one u32 attribute asked for (0: none) */
+	bool have_u32;
+	uint32_t u32;
 };
 
 static int querier_cb(const struct nlattr *a, void *data)
@@ -189,18 +189,15 @@ static int br_data_cb(const struct nlattr *a, void *data)
 
 	if (mcast_attr(a, &c->mc))
 		c->have_mcast = true;
-	else if (type == settings[SET_AGEING_TIME].nl && !mnl_attr_validate(a, MNL_TYPE_U32)) {
-		c->ageing = mnl_attr_get_u32(a);
-		c->have_ageing = true;
+	else if (c->u32_attr && type == c->u32_attr && !mnl_attr_validate(a, MNL_TYPE_U32)) {
+		c->u32 = mnl_attr_get_u32(a);
+		c->have_u32 = true;
 	} else if (type == settings[SET_VLAN_FILTERING].nl && !mnl_attr_validate(a, MNL_TYPE_U8)) {
 		c->filtering = mnl_attr_get_u8(a);
 		c->have_filtering = true;
 	} else if (type == settings[SET_DEFAULT_PVID].nl && !mnl_attr_validate(a, MNL_TYPE_U16)) {
 		c->pvid = mnl_attr_get_u16(a);
 		c->have_pvid = true;
-	} else if (type == IFLA_BR_STP_STATE && !mnl_attr_validate(a, MNL_TYPE_U32)) {
-		c->stp = mnl_attr_get_u32(a);
-		c->have_stp = true;
 	}
 	return MNL_CB_OK;
 }
@@ -230,12 +227,20 @@ static int info_msg_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int info_get(uint32_t ifindex, struct info_ctx *c)
+/* The link's bridge attributes, and its IFLA_BR_ attribute u32_attr (a
+ * u32; 0: none) in c->u32. */
+static int info_get_u32(uint32_t ifindex, uint16_t u32_attr, struct info_ctx *c)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 
 	memset(c, 0, sizeof(*c));
+	c->u32_attr = u32_attr;
 	return nl_request(link_msg_family(buf, RTM_GETLINK, 0, AF_UNSPEC, (int)ifindex), info_msg_cb, c);
+}
+
+static int info_get(uint32_t ifindex, struct info_ctx *c)
+{
+	return info_get_u32(ifindex, 0, c);
 }
 
 int kbr_is_bridge(uint32_t ifindex)
@@ -257,14 +262,16 @@ int kbr_mcast_get(uint32_t bridge, struct kbr_mcast *mc)
 	return err;
 }
 
-int kbr_ageing_get(uint32_t bridge, uint32_t *cs)
+/* The bridge's u32 attribute attr, read and set: 0, -ENOTSUP (not a
+ * bridge, or no such attribute) or -errno. */
+static int br_u32_get(uint32_t bridge, uint16_t attr, uint32_t *v)
 {
 	struct info_ctx c;
-	int err = info_get(bridge, &c);
+	int err = info_get_u32(bridge, attr, &c);
 
-	if (!err && !(c.bridge && c.have_ageing))
+	if (!err && !(c.bridge && c.have_u32))
 		err = -ENOTSUP;
-	*cs = c.ageing;
+	*v = c.u32;
 	return err;
 }
 
@@ -288,35 +295,34 @@ static int br_data_end(struct nlmsghdr *nlh, struct nlattr *info, struct nlattr 
 	return nl_request(nlh, NULL, NULL);
 }
 
-int kbr_ageing_set(uint32_t bridge, uint32_t cs)
+static int br_u32_set(uint32_t bridge, uint16_t attr, uint32_t v)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct nlattr *info, *data;
 	struct nlmsghdr *nlh = br_data_start(buf, bridge, &info, &data);
 
-	mnl_attr_put_u32(nlh, settings[SET_AGEING_TIME].nl, cs);
+	mnl_attr_put_u32(nlh, attr, v);
 	return br_data_end(nlh, info, data);
+}
+
+int kbr_ageing_get(uint32_t bridge, uint32_t *cs)
+{
+	return br_u32_get(bridge, settings[SET_AGEING_TIME].nl, cs);
+}
+
+int kbr_ageing_set(uint32_t bridge, uint32_t cs)
+{
+	return br_u32_set(bridge, settings[SET_AGEING_TIME].nl, cs);
 }
 
 int kbr_stp_get(uint32_t bridge, uint32_t *state)
 {
-	struct info_ctx c;
-	int err = info_get(bridge, &c);
-
-	if (!err && !(c.bridge && c.have_stp))
-		err = -ENOTSUP;
-	*state = c.stp;
-	return err;
+	return br_u32_get(bridge, IFLA_BR_STP_STATE, state);
 }
 
 int kbr_stp_set(uint32_t bridge, uint32_t state)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlattr *info, *data;
-	struct nlmsghdr *nlh = br_data_start(buf, bridge, &info, &data);
-
-	mnl_attr_put_u32(nlh, IFLA_BR_STP_STATE, state);
-	return br_data_end(nlh, info, data);
+	return br_u32_set(bridge, IFLA_BR_STP_STATE, state);
 }
 
 int kbr_vlan_get(uint32_t bridge, bool *filtering, uint16_t *default_pvid)
