@@ -54,8 +54,8 @@ set -u
 set -o pipefail
 
 cd "$(dirname "$0")/.." || exit 1
-# shellcheck source=tools/stopchild.sh
-. tools/stopchild.sh
+# shellcheck source=tools/benchlib.sh
+. tools/benchlib.sh
 BUILD=${BUILD:-build}
 PKTGEN=$BUILD/tools/pktgen
 XDPBRD=$BUILD/xdpbrd
@@ -109,11 +109,6 @@ progress()
 	echo "bench-rfc2889: $*" >&2
 }
 
-# in_range VALUE MIN MAX: VALUE is an integer in MIN..MAX.
-in_range()
-{
-	[[ $1 =~ ^[0-9]+$ ]] && [ "$1" -ge "$2" ] && [ "$1" -le "$3" ]
-}
 in_range "$REPS" 1 1000 || die "--reps: $REPS is not in 1..1000"
 in_range "$LEARN_MACS" 2 4194304 || die "--learn-macs: $LEARN_MACS is not in 2..4194304"
 in_range "$CAP_MAX" 1024 4194304 || die "--capacity-max: $CAP_MAX is not in 1024..4194304"
@@ -130,37 +125,16 @@ for f in "$PKTGEN" "$XDPBRD" "$XDPBR"; do
 	[ -x "$f" ] || die "$f is missing: run make"
 done
 
-stop_daemon()
-{
-	[ -n "$DAEMON_PID" ] || return 0
-	stop_child "$DAEMON_PID"
-	DAEMON_PID=
-	rm -rf "/sys/fs/bpf/xdpbr/$BRX"
-}
-
-brnf_restore()
-{
-	local kv
-	for kv in "${BRNF_SAVED[@]}"; do
-		sysctl -q -w "net.bridge.${kv%=*}=${kv#*=}" >/dev/null 2>&1
-	done
-	BRNF_SAVED=()
-}
-
 # shellcheck disable=SC2317 # called from the traps
 cleanup()
 {
 	local p
 	stop_daemon
-	ip link del dev "$BRK" 2>/dev/null
-	brnf_restore
+	linux_bridge_down
 	for p in "${PORTS[@]}"; do
 		ip link del dev "$p" 2>/dev/null
 	done
-	if [ -e "/run/netns/$NS" ]; then
-		ip netns pids "$NS" 2>/dev/null | xargs -r kill -KILL 2>/dev/null
-		ip netns del "$NS" 2>/dev/null
-	fi
+	netns_del
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -209,27 +183,9 @@ dut_up()
 			die "xdpbr fdb add $KNOWN_MAC"
 		;;
 	bridge)
-		ip link add name "$BRK" type bridge || die "ip link add $BRK type bridge"
-		sysctl -q -w "net.ipv6.conf.$BRK.disable_ipv6=1" >/dev/null
-		for i in "${PORTS[@]}"; do
-			ip link set dev "$i" master "$BRK" || die "$i master $BRK"
-		done
-		ip link set dev "$BRK" up || die "$BRK up"
-		for i in bridge-nf-call-iptables bridge-nf-call-ip6tables bridge-nf-call-arptables; do
-			[ -e "/proc/sys/net/bridge/$i" ] || continue
-			BRNF_SAVED+=("$i=$(cat "/proc/sys/net/bridge/$i")")
-			sysctl -q -w "net.bridge.$i=0" >/dev/null
-		done
+		linux_bridge_up "${PORTS[@]}"
 		bridge fdb add "$KNOWN_MAC" dev "${PORTS[0]}" master static ||
 			die "bridge fdb add $KNOWN_MAC"
-		for ((i = 0; i < 50; i++)); do
-			# (iproute2 6.1 lists every bridge's ports here: filter)
-			n=$(bridge -j link show master "$BRK" |
-				jq --arg b "$BRK" '[.[] | select(.master == $b and .state == "forwarding")] | length')
-			[ "${n:-0}" = 3 ] && break
-			sleep 0.1
-		done
-		[ "${n:-0}" = 3 ] || die "$BRK: ports not forwarding"
 		;;
 	esac
 }
@@ -238,10 +194,7 @@ dut_down()
 {
 	case $1 in
 	xdpbr) stop_daemon ;;
-	bridge)
-		ip link del dev "$BRK" 2>/dev/null
-		brnf_restore
-		;;
+	bridge) linux_bridge_down ;;
 	esac
 }
 

@@ -62,6 +62,9 @@
 #   capacity   RFC 2889 5.7, address caching capacity: the most MACs held
 #              without flooding (both: tools/bench-rfc2889.sh, a topology
 #              of its own, after the others)
+#   broadcast100  64-byte broadcasts flooded to 100 ports, one core, every
+#              DUT (tools/bench-flood.sh, a topology of its own, after the
+#              others): a container host's bridge of a hundred veths
 # The generator runs one thread pinned per CPU for N cores (CPUs 0..N-1); a
 # veth delivers into the rx queue of the sending CPU, so the DUT also uses N
 # rx queues, and generator, DUT and sink share each core: a rate is what N
@@ -126,7 +129,7 @@ FRAME_SCENARIOS=unicast,macs10k,broadcast,macs100k,macs100k2m,macs1m,macflood
 # The largest frame the generator sends (BPF_PROG_RUN live frames: one
 # page, see tools/pktgen.c); jumbo frames are measured with TCP (--tcp-mtu).
 FRAME_MAX=3412
-ALL_SCENARIOS=$FRAME_SCENARIOS,tcp,overlay,learnrate,capacity
+ALL_SCENARIOS=$FRAME_SCENARIOS,tcp,overlay,learnrate,capacity,broadcast100
 ALL_DUTS=xdpbr,xdpbr-tc,bridge,ceiling
 XDPBRD_ARGS=()
 NCPU=$(nproc)
@@ -161,7 +164,8 @@ usage: tools/bench.sh [OPTION...]
                      xdpbr is the XDP datapath, xdpbr-tc the TC one; the
                      tcp scenario runs xdpbr (default datapath) and bridge)
   --scenarios LIST   of unicast,macs10k,broadcast,macs100k,macs100k2m,macs1m,
-                     macflood,tcp,overlay,learnrate,capacity (default: all)
+                     macflood,tcp,overlay,learnrate,capacity,broadcast100
+                     (default: all)
   --sizes LIST       frame sizes on the wire with FCS, 64..$FRAME_MAX (the
                      generator's limit; over 1518 the veths' MTU is raised;
                      jumbo frames up to 9000: --tcp-mtu) (default $ALL_SIZES)
@@ -469,11 +473,13 @@ in_range "$TCP_MTU" 1280 9000 || die "--tcp-mtu: $TCP_MTU is not in 1280..9000"
 FSCEN_LIST=()
 TCP=0
 OVERLAY=0
+FLOOD=0
 RFC_TESTS=()
 for s in "${SCEN_LIST[@]}"; do
 	case $s in
 	tcp) TCP=1 ;;
 	overlay) OVERLAY=1 ;;
+	broadcast100) FLOOD=1 ;;
 	learnrate | capacity) RFC_TESTS+=("$s") ;;
 	*) FSCEN_LIST+=("$s") ;;
 	esac
@@ -511,6 +517,11 @@ if [ "$TCP" = 1 ]; then
 		SCEN_LIST=("${FSCEN_LIST[@]}")
 		[ "$OVERLAY" = 0 ] || SCEN_LIST+=(overlay)
 	fi
+fi
+if [ "$FLOOD" = 1 ] && [ "$EXTERNAL" = 1 ]; then
+	[ -z "${GIVEN[--scenarios]:-}" ] || die "--scenarios broadcast100: external mode has no 100 ports to flood"
+	FLOOD=0
+	mapfile -t SCEN_LIST < <(printf '%s\n' "${SCEN_LIST[@]}" | grep -vx broadcast100)
 fi
 if [ "$OVERLAY" = 1 ] && [ "$EXTERNAL" = 1 ]; then
 	[ -z "${GIVEN[--scenarios]:-}" ] || die "--scenarios overlay: external mode has no sites to build"
@@ -1065,6 +1076,14 @@ if [ ${#RFC_TESTS[@]} -gt 0 ]; then
 		--duts "$(IFS=,; echo "${RFC_DUTS[*]}")" "${rfc_args[@]}" \
 		--json "$TMP/rfc2889.json" >&2 || die "rfc2889 tests failed (tools/bench-rfc2889.sh)"
 fi
+# A broadcast flooded to 100 ports: a topology of its own, last.
+echo null >"$TMP/flood.json"
+if [ "$FLOOD" = 1 ]; then
+	progress "broadcast100: ${DUT_LIST[*]}, $REPS reps of $DURATION s (tools/bench-flood.sh)"
+	BUILD=$BUILD tools/bench-flood.sh --ports 100 --duts "$(IFS=,; echo "${DUT_LIST[*]}")" \
+		--reps "$REPS" --duration "$DURATION" --json "$TMP/flood.json" >&2 ||
+		die "broadcast100 scenario failed (tools/bench-flood.sh)"
+fi
 progress "measured in $(($(date +%s) - START)) s"
 
 # ---------------------------------------------------------------- results
@@ -1219,6 +1238,10 @@ jq --slurpfile o "$TMP/overlay.json" '.overlay = $o[0]' "$TMP/result.json" >"$TM
 if ! jq --slurpfile o "$TMP/rfc2889.json" '.rfc2889 = $o[0]' "$TMP/result.json" \
 	>"$TMP/result2.json" || ! mv "$TMP/result2.json" "$TMP/result.json"; then
 	die "could not add the rfc2889 results"
+fi
+if ! jq --slurpfile o "$TMP/flood.json" '.broadcast100 = $o[0]' "$TMP/result.json" \
+	>"$TMP/result2.json" || ! mv "$TMP/result2.json" "$TMP/result.json"; then
+	die "could not add the broadcast100 results"
 fi
 
 if [ -n "$JSON_OUT" ]; then
@@ -1469,6 +1492,24 @@ if [ ${#RFC_TESTS[@]} -gt 0 ]; then
 		 (.duts | to_entries[] | [.key,
 		  "\(.value.capacity)\(if .value.reached_max then " (the search limit)" else "" end)",
 		  (.value.trials | length)] | @tsv))' "$TMP/result.json" | table
+fi
+
+if [ "$FLOOD" = 1 ]; then
+	echo
+	jq -r '.broadcast100 |
+		def r: if . == null then "-" else tostring end;
+		"broadcast100: \(.size)-byte broadcasts flooded to \(.ports) ports, one core; Mpps delivered",
+		"(the sum over the \(.ports) sinks), median of \(.reps) [min-max]; copies/frame: delivered over",
+		"offered (\(.ports): none lost); BPF ns per offered frame, every copy included",
+		"",
+		(["dut", "Mpps", "[min-max]", "offered Mpps", "copies/frame", "ns/frame"] | @tsv),
+		(.duts | to_entries[] | .value as $v | [.key, ($v.pps / 1e6 * 1000 | round / 1000),
+		  "[\($v.pps_min / 1e6 * 1000 | round / 1000)-\($v.pps_max / 1e6 * 1000 | round / 1000)]",
+		  ($v.tx_pps / 1e6 * 1000 | round / 1000), $v.copies_per_frame,
+		  ($v.ns_per_frame | r)] | @tsv),
+		"",
+		"xdpbr/bridge: \(.ratios.xdpbr_over_bridge | r), xdpbr/ceiling: \(.ratios.xdpbr_over_ceiling | r), xdpbr-tc/bridge: \(.ratios.xdpbr_tc_over_bridge | r)"' \
+		"$TMP/result.json" | table
 fi
 
 if [ "$PROFILE" = 1 ] && [ ${#FSCEN_LIST[@]} -gt 0 ]; then

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# stopchild.sh - sourced by the benchmark tools (bench.sh, bench-rfc2889.sh,
+# stopchild.sh - sourced by the benchmark tools (bench.sh, benchlib.sh,
 # fdbscale.sh): one way to end a child they started.
 
 # stop_child PID: SIGTERM, up to 10 s to exit, then SIGKILL; reaps it.

@@ -148,7 +148,7 @@ check_jq "JSON: run keys" "$doc" '
 	.link == "10G" and .link_bps == 10000000000 and .reps == 1 and .sizes == [64] and
 	.cores == [1] and .duts == ["xdpbr", "xdpbr-tc", "bridge", "ceiling"] and
 	.scenarios == ["unicast", "macs10k", "broadcast", "macs100k", "macs100k2m", "macs1m",
-		       "macflood", "tcp", "overlay", "learnrate", "capacity"] and
+		       "macflood", "tcp", "overlay", "learnrate", "capacity", "broadcast100"] and
 	.frame_scenarios == ["unicast", "macs10k", "broadcast", "macs100k", "macs100k2m", "macs1m",
 			     "macflood"] and
 	.profile == true'
@@ -267,6 +267,32 @@ rprefix=$(jq -r '.rfc2889.prefix // empty' "$json" 2>/dev/null)
 check "the rfc2889 tests name their prefix ($rprefix)" grep -qE '^rf[0-9]+$' <<<"$rprefix"
 check_eq "the rfc2889 tests left no namespace or link behind" "" \
 	"$(ip netns list | grep -E "^${rprefix:-none}-h( |$)"; ip -o link show | grep -E ": ${rprefix:-none}(p[123]|k)[@:]")"
+
+# broadcast100 (tools/bench-flood.sh): a broadcast flooded to 100 ports by
+# every DUT. Each must reach all 100 sinks; the rates are the machine's
+# (xdpbr's TC datapath loses most copies when one core offers more than it
+# clones), the BPF run time is every DUT's but the Linux bridge's.
+check_jq "JSON: broadcast100: 100 ports, every DUT reached all 100 sinks" "$doc" '
+	.broadcast100.ports == 100 and .broadcast100.size == 64 and
+	(.broadcast100.duts | keys) == ["bridge", "ceiling", "xdpbr", "xdpbr-tc"] and
+	all(.broadcast100.duts[]; .pps > 0 and .tx_pps > 0 and .sinks_reached_min == 100 and
+	    .copies_per_frame > 0)'
+check_jq "JSON: broadcast100: BPF ns per frame of xdpbr, xdpbr-tc and the ceiling, none for the bridge" "$doc" '
+	.broadcast100.duts as $d |
+	($d.xdpbr.ns_per_frame > 0) and ($d["xdpbr-tc"].ns_per_frame > 0) and
+	($d.ceiling.ns_per_frame > 0) and $d.bridge.ns_per_frame == null'
+check_jq "JSON: broadcast100: the ratios xdpbr/bridge, xdpbr/ceiling, xdpbr-tc/bridge" "$doc" '
+	.broadcast100.ratios | all(.xdpbr_over_bridge, .xdpbr_over_ceiling, .xdpbr_tc_over_bridge;
+				   type == "number" and . > 0)'
+check "broadcast100 table" grep -q '^broadcast100: 64-byte broadcasts flooded to 100 ports, one core' "$out"
+check "broadcast100 table: xdpbr's row" \
+	grep -qE '^xdpbr +[0-9.]+ +\[[0-9.]+-[0-9.]+\] +[0-9.]+ +[0-9.]+ +[0-9.]+$' "$out"
+fprefix=$(jq -r '.broadcast100.prefix // empty' "$json" 2>/dev/null)
+check "broadcast100 names its prefix ($fprefix)" grep -qE '^bf[0-9]+$' <<<"$fprefix"
+check_eq "broadcast100 left no namespace, link or pin behind" "" \
+	"$(ip netns list | grep -E "^${fprefix:-none}-h( |$)"
+	   ip -o link show | grep -E ": ${fprefix:-none}(-g|p[0-9]+|k)[@:]"
+	   [ -e "/sys/fs/bpf/xdpbr/${fprefix:-none}" ] && echo "pins of ${fprefix:-none}")"
 
 # The plots of the run, drawn from the JSON kept next to them.
 check "--plot: the JSON the plots come from is the run's" cmp "$json" "$plots/bench.json"
