@@ -269,9 +269,9 @@ check_eq "the rfc2889 tests left no namespace or link behind" "" \
 	"$(ip netns list | grep -E "^${rprefix:-none}-h( |$)"; ip -o link show | grep -E ": ${rprefix:-none}(p[123]|k)[@:]")"
 
 # broadcast100 (tools/bench-flood.sh): a broadcast flooded to 100 ports by
-# every DUT. Each must reach all 100 sinks; the rates are the machine's
-# (xdpbr's TC datapath loses most copies when one core offers more than it
-# clones), the BPF run time is every DUT's but the Linux bridge's.
+# every DUT. Each must reach all 100 sinks; the rates and the copies lost
+# are the machine's; the BPF run time is every DUT's but the Linux
+# bridge's.
 check_jq "JSON: broadcast100: 100 ports, every DUT reached all 100 sinks" "$doc" '
 	.broadcast100.ports == 100 and .broadcast100.size == 64 and
 	(.broadcast100.duts | keys) == ["bridge", "ceiling", "xdpbr", "xdpbr-tc"] and
