@@ -33,7 +33,8 @@
 
 # The selftests measured so far (doc/selftests.md says which are not yet).
 ALL_SET="bridge_vlan_unaware.sh bridge_vlan_aware.sh bridge_sticky_fdb.sh bridge_mdb.sh
-	bridge_port_isolation.sh bridge_igmp.sh bridge_mld.sh"
+	bridge_port_isolation.sh bridge_igmp.sh bridge_mld.sh bridge_mdb_port_down.sh
+	bridge_locked_port.sh"
 CI_SET="bridge_sticky_fdb.sh"
 GS=". tests/vm/guest_selftests.sh"
 SECS=${XDPBR_SELFTEST_SECS:-900}
@@ -48,6 +49,8 @@ declare -A EXPECT=(
 	[bridge_port_isolation.sh]="3 0"
 	[bridge_igmp.sh]="4 11"
 	[bridge_mld.sh]="2 11"
+	[bridge_mdb_port_down.sh]="0 1"
+	[bridge_locked_port.sh]="0 3"
 )
 
 vm_require
