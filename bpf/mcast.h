@@ -148,6 +148,16 @@ static __always_inline __u32 mcast_classify(void *data, void *end)
 	return mcast_data(m, &k, 0);
 }
 
+/* Whether some port has mcast_flood off: a member or router port gets a
+ * pruned frame's copy all the same (the kernel's br_multicast_flood asks
+ * no flag), which a devmap flood set of the class can't give it. */
+static __always_inline int mcast_some_out(void)
+{
+	const struct xdpbr_mcast *m = mcast_get();
+
+	return m && (m->flags & XDPBR_MCAST_MC_OUT);
+}
+
 /* Whether a flooded copy of a frame with word mc goes to slot: always
  * unless pruned; then to the group's member ports, the router ports and
  * the host's port (whose Linux bridge device applies its own snooping to

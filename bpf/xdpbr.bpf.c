@@ -335,10 +335,13 @@ int xdpbr_rx(struct xdp_md *ctx)
 	 * sends without its Ethernet header (seen on 6.18). */
 	mixed = f.port->mode != XDPBR_MODE_GENERIC && skb_ports_present();
 	/* IGMP/MLD go to the stack too, where this port's TC program floods
-	 * them and hands them on to the kernel bridge, which snoops. */
+	 * them and hands them on to the kernel bridge, which snoops; so does
+	 * a pruned frame while a port is out of the multicast flood set, as
+	 * the TC program's copies ask mcast_copy_ok alone (mcast_some_out). */
 	if (f.cls == DST_MULTICAST) {
 		f.mc = (__u32)xdpbr_mcast_xdp(ctx);
-		if (f.mc & MC_CONTROL && f.port->mode != XDPBR_MODE_GENERIC)
+		if ((f.mc & MC_CONTROL || (f.mc & MC_FILTER && mcast_some_out())) &&
+		    f.port->mode != XDPBR_MODE_GENERIC)
 			return XDP_PASS;
 	}
 	if (f.cls != DST_UNICAST)
@@ -551,7 +554,10 @@ __noinline int xdpbr_tc_copy(struct __sk_buff *skb, __u32 slot, __u64 in, __u64 
 	__u32 out_ifindex = port_tx_ifindex(out, slot);
 	struct xdpbr_stats *st;
 
-	if (!skb || !port || !out_ifindex || !in_flood_set(fc, out))
+	/* A pruned frame's copy goes to its members and router ports whatever
+	 * their mcast_flood (the kernel's br_multicast_flood): mcast_copy_ok. */
+	if (!skb || !port || !out_ifindex ||
+	    (!in_flood_set(fc, out) && !(UNPACK(CV_MC, vlan) & MC_FILTER)))
 		return 0;
 	if (out_ifindex == in_ifindex && !(port->flags & XDPBR_PORT_HAIRPIN))
 		return 0;

@@ -565,6 +565,22 @@ static __u32 mcast_flags(struct mcast *m, const struct kbr_mcast *v, uint64_t no
 	return f;
 }
 
+/* Whether some port has mcast_flood off (XDPBR_MCAST_MC_OUT). */
+static bool mc_out_ports(const struct mcast *m)
+{
+	uint32_t key, next, *prev = NULL;
+	struct xdpbr_port p;
+
+	while (!bpf_map_get_next_key(maps(m)->ports, prev, &next)) {
+		if (!bpf_map_lookup_elem(maps(m)->ports, &next, &p) &&
+		    !(p.flags & XDPBR_PORT_MCAST_FLOOD))
+			return true;
+		key = next;
+		prev = &key;
+	}
+	return false;
+}
+
 static void write_state(struct mcast *m, __u32 flags)
 {
 	char host[IF_NAMESIZE];
@@ -602,7 +618,8 @@ static void sync_all(struct mcast *m)
 		write_diff(m, e, n);
 	m->snooping = v.set.snooping;
 	write_routers(m, &v);
-	write_state(m, mcast_flags(m, &v.set, mono_ns()));
+	write_state(m, mcast_flags(m, &v.set, mono_ns()) |
+			       (v.set.snooping && mc_out_ports(m) ? XDPBR_MCAST_MC_OUT : 0));
 }
 
 static void clear_all(struct mcast *m)

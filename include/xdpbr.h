@@ -475,6 +475,10 @@ struct xdpbr_mdb_port_key {
 #define XDPBR_MCAST_SNOOPING	(1U << 0)
 #define XDPBR_MCAST_QUERIER4	(1U << 1)
 #define XDPBR_MCAST_QUERIER6	(1U << 2)
+/* Some port is out of the multicast flood set (mcast_flood off), which the
+ * kernel applies to unregistered multicast only: a pruned frame then goes
+ * the skb path (bpf/mcast.h mcast_some_out). */
+#define XDPBR_MCAST_MC_OUT	(1U << 3)
 
 struct xdpbr_mcast {
 	__u32 flags;			/* XDPBR_MCAST_* */

@@ -7,7 +7,8 @@
 # count the copies each host gets: a registered group reaches its members
 # and the router port only, an unregistered one the router port only, a
 # link-local one everybody; `bridge mdb show` agrees; a static group
-# (`bridge mdb add ... permanent`) is honoured; a leave prunes; without a
+# (`bridge mdb add ... permanent`) is honoured; mcast_flood off keeps no
+# member or router port from its group's copies; a leave prunes; without a
 # querier everything floods; the counters account for every frame; a
 # daemon restart (SIGKILL) finds what the kernel learned meanwhile.
 # shellcheck disable=SC2016 # jq variables in single-quoted filters
@@ -165,6 +166,25 @@ check "${PORT[2]} counted the $N copies as tx_packets" \
 	test "$(( $(counter_sum "${PORT[2]}" tx_packets) - t2 ))" -ge $N
 check "${PORT[3]} counted each pruned copy as flood_filtered" \
 	test "$(( $(counter_sum "${PORT[3]}" flood_filtered) - ff3 ))" -ge $N
+
+# mcast_flood off is for unregistered multicast only (the kernel's
+# br_multicast_flood asks no flag): a member and a router port with it off
+# still get the group's copies, a port of neither still none.
+mcflood() { "$XDPBR" -b "$BR" -j link show | jq -e --arg p "$1" --argjson v "$2" \
+	'any(.[]; .ifname == $p and .mcast_flood == $v)' >/dev/null; }
+for i in 2 3 4; do
+	bridge link set dev "${PORT[i]}" mcast_flood off || fail "bridge link set ${PORT[i]} mcast_flood off"
+done
+xt_poll 5 eval 'mcflood "${PORT[2]}" false && mcflood "${PORT[4]}" false' ||
+	fail "mcast_flood off shows in xdpbr link show" "$("$XDPBR" -b "$BR" link show)"
+sleep 1.2	# the snooping mirror's next look sees a port out of the flood set
+stream "$G4"
+expect "mcast_flood off on h2's (member), h3's and h4's (router) ports: $G4 to the member and the router port" $N 0 $N
+for i in 2 3 4; do
+	bridge link set dev "${PORT[i]}" mcast_flood on || fail "bridge link set ${PORT[i]} mcast_flood on"
+done
+xt_poll 5 eval 'mcflood "${PORT[2]}" true && mcflood "${PORT[4]}" true' ||
+	fail "mcast_flood on shows in xdpbr link show" "$("$XDPBR" -b "$BR" link show)"
 
 stream "$U4"
 expect "unregistered $U4: to the router port only" 0 0 $N

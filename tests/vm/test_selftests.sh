@@ -49,7 +49,7 @@ declare -A EXPECT=(
 	[bridge_port_isolation.sh]="3 0"
 	[bridge_igmp.sh]="4 11"
 	[bridge_mld.sh]="2 11"
-	[bridge_mdb_port_down.sh]="0 1"
+	[bridge_mdb_port_down.sh]="1 0"
 	[bridge_locked_port.sh]="0 3"
 )
 
