@@ -170,8 +170,11 @@ check "${PORT[3]} counted each pruned copy as flood_filtered" \
 # mcast_flood off is for unregistered multicast only (the kernel's
 # br_multicast_flood asks no flag): a member and a router port with it off
 # still get the group's copies, a port of neither still none.
-mcflood() { "$XDPBR" -b "$BR" -j link show | jq -e --arg p "$1" --argjson v "$2" \
-	'any(.[]; .ifname == $p and .mcast_flood == $v)' >/dev/null; }
+mcflood()
+{
+	json_is array 'any(.[]; .ifname == $p and .mcast_flood == $v)' --arg p "$1" \
+		--argjson v "$2" -- "$XDPBR" -b "$BR" -j link show 2>/dev/null
+}
 for i in 2 3 4; do
 	bridge link set dev "${PORT[i]}" mcast_flood off || fail "bridge link set ${PORT[i]} mcast_flood off"
 done
