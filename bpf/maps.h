@@ -166,7 +166,7 @@ XDPBR_FLOOD_MAP(xdpbr_flood_uu);
 
 /*
  * The same flood sets with no egress program on their entries, for the
- * XDP fast flood (when it applies: xdp_flood_fast in xdpbr.bpf.c, and
+ * XDP fast flood (when it applies: xdp_flood_fast in flood.h, and
  * doc/architecture.md "The fast flood"). Membership is the slow maps'
  * rule; ctl_port_apply and ctl_port_remove write both.
  */

@@ -20,24 +20,23 @@
 #define PACK_FIELD(name, shift, width)	PACK_##name##_SHIFT = (shift), PACK_##name##_WIDTH = (width)
 #define PACK_END(name)			(PACK_##name##_SHIFT + PACK_##name##_WIDTH)
 
-/* flood_in: a frame as xdpbr_xdp_flood_out takes it. BLOCK: anything that
- * rules the fast flood out (VLAN filtering, STP, an isolated ingress). */
+/* flood_in: a frame as xdpbr_xdp_flood_out takes it, with copy_in. BLOCK:
+ * anything that rules the fast flood out (VLAN filtering, STP, an isolated
+ * ingress, snooping). */
 enum {
 	PACK_FIELD(FI_L3, 0, 32),		/* network-layer length */
 	PACK_FIELD(FI_HAIRPIN, 32, 1),
 	PACK_FIELD(FI_BLOCK, 33, 1),
-	PACK_FIELD(FI_SLOT, 34, PACK_SLOT_BITS),	/* the ingress slot */
-	PACK_FIELD(FI_CLASS, 48, 2),		/* enum xdpbr_storm_class */
 };
 
-/* copy_in: the ingress side of a TC flood's copies (xdpbr_tc_copy). */
+/* copy_in: the ingress side of a flood's copies (xdpbr_tc_copy,
+ * xdpbr_xdp_copy_mtu). */
 enum {
-	PACK_FIELD(CI_IFINDEX, 0, 32),		/* the ingress ifindex */
-	PACK_FIELD(CI_SLOT, 32, PACK_SLOT_BITS),
-	PACK_FIELD(CI_CLASS, 43, 2),
-	PACK_FIELD(CI_VLAN_ON, 45, 1),		/* VLAN filtering */
-	PACK_FIELD(CI_TAGGED, 46, 1),		/* the frame's tag */
-	PACK_FIELD(CI_STP_BLOCK, 47, 1),	/* stp_flood_prepare */
+	PACK_FIELD(CI_SLOT, 0, PACK_SLOT_BITS),	/* the ingress slot */
+	PACK_FIELD(CI_CLASS, 16, 2),
+	PACK_FIELD(CI_VLAN_ON, 18, 1),		/* VLAN filtering */
+	PACK_FIELD(CI_TAGGED, 19, 1),		/* the frame's tag */
+	PACK_FIELD(CI_STP_BLOCK, 20, 1),	/* stp_flood_prepare */
 };
 
 /* copy_vlan: the frame's VLAN (vid, and the tci it goes out with), and its
@@ -56,12 +55,9 @@ enum {
 
 _Static_assert(XDPBR_MAX_PORTS - 1 < (1 << PACK_SLOT_BITS), "a slot fits PACK_SLOT_BITS");
 _Static_assert(PACK_END(FI_L3) <= PACK_FI_HAIRPIN_SHIFT &&
-	       PACK_END(FI_HAIRPIN) <= PACK_FI_BLOCK_SHIFT &&
-	       PACK_END(FI_BLOCK) <= PACK_FI_SLOT_SHIFT &&
-	       PACK_END(FI_SLOT) <= PACK_FI_CLASS_SHIFT && PACK_END(FI_CLASS) <= 64,
+	       PACK_END(FI_HAIRPIN) <= PACK_FI_BLOCK_SHIFT && PACK_END(FI_BLOCK) <= 64,
 	       "flood_in fields overlap");
-_Static_assert(PACK_END(CI_IFINDEX) <= PACK_CI_SLOT_SHIFT &&
-	       PACK_END(CI_SLOT) <= PACK_CI_CLASS_SHIFT &&
+_Static_assert(PACK_END(CI_SLOT) <= PACK_CI_CLASS_SHIFT &&
 	       PACK_END(CI_CLASS) <= PACK_CI_VLAN_ON_SHIFT &&
 	       PACK_END(CI_VLAN_ON) <= PACK_CI_TAGGED_SHIFT &&
 	       PACK_END(CI_TAGGED) <= PACK_CI_STP_BLOCK_SHIFT && PACK_END(CI_STP_BLOCK) <= 64,
@@ -88,7 +84,7 @@ static __always_inline __u32 pack_get(__u64 w, unsigned int shift, unsigned int 
 	return (__u32)((w >> shift) & pack_mask(width));
 }
 
-/* PACK(FI_SLOT, slot), UNPACK(FI_SLOT, in) */
+/* PACK(CI_SLOT, slot), UNPACK(CI_SLOT, in) */
 #define PACK(name, v)	pack_put((__u64)(v), PACK_##name##_SHIFT, PACK_##name##_WIDTH)
 #define UNPACK(name, w)	pack_get((w), PACK_##name##_SHIFT, PACK_##name##_WIDTH)
 

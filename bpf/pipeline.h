@@ -26,6 +26,7 @@
 #include "vlan.h"
 #include "stp.h"
 #include "bucket.h"
+#include "verdict.h"
 
 #define STEP_OK	XDPBR_CNT__MAX		/* not a counter: no outcome yet */
 
@@ -61,6 +62,7 @@ struct frame {
 /* A known unicast destination. */
 struct egress {
 	__u32 slot;
+	const struct xdpbr_port *port;	/* its entry (unicast_verdict), or NULL */
 };
 
 /* The coarse clock, read at most once per frame and only where needed: a
@@ -233,26 +235,47 @@ static __always_inline int lookup_dst(struct frame *f, const __u8 *dst, struct e
 	return 1;
 }
 
-/* Port isolation: an isolated port talks only to ports that are not. */
-static __always_inline int both_isolated(const struct xdpbr_port *a,
-					 const struct xdpbr_port *b)
+/* The copy_src (verdict.h) of frame f, for copies of flood class fc, or
+ * COPY_NO_FLOOD_SET. */
+static __always_inline void copy_src_of(struct frame *f, __u32 fc, struct copy_src *src)
 {
-	return a && b && (a->flags & XDPBR_PORT_ISOLATED) && (b->flags & XDPBR_PORT_ISOLATED);
+	src->port = f->port;
+	src->slot = f->slot;
+	src->fc = fc;
+	src->stp_block = stp_flood_prepare(&f->stp);
+	src->mc = f->mc;
+	src->vlan_on = f->vlan_on;
+	src->vid = f->vi.vid;
 }
 
-/* Rules between the ingress port and a known egress port: known unicast
- * leaves only through a forwarding port (and is then dropped, not
- * flooded, as the kernel bridge does). */
-static __always_inline enum xdpbr_counter check_pair(struct frame *f, const struct egress *eg)
+/* Known unicast to eg, by the rule of every copy (copy_verdict): STEP_OK,
+ * with *untag set for a port that sends the VLAN untagged, or the counter
+ * of the drop (known unicast is dropped, not flooded, as the kernel
+ * bridge does). Fills in eg->port. */
+static __always_inline enum xdpbr_counter unicast_verdict(struct frame *f, struct egress *eg,
+							  int *untag)
 {
-	if (eg->slot == f->slot && !(f->port->flags & XDPBR_PORT_HAIRPIN))
+	struct copy_src src;
+
+	copy_src_of(f, COPY_NO_FLOOD_SET, &src);
+	src.mc = 0;		/* snooping prunes floods only */
+	eg->port = port_at(eg->slot);
+	switch (copy_verdict(&src, eg->slot, eg->port)) {
+	case COPY_TAGGED:
+		*untag = 0;
+		return STEP_OK;
+	case COPY_UNTAGGED:
+		*untag = 1;
+		return STEP_OK;
+	case COPY_NONE:		/* no flood set asked: the ingress port */
 		return XDPBR_CNT_DROP_SAME_PORT;
-	if (eg->slot != f->slot && (f->port->flags & XDPBR_PORT_ISOLATED) &&
-	    both_isolated(f->port, port_at(eg->slot)))
+	case COPY_ISOLATED:
 		return XDPBR_CNT_DROP_ISOLATED;
-	if (!stp_forwards(&f->stp, eg->slot, NULL))
+	case COPY_NOT_MEMBER:
+		return XDPBR_CNT_DROP_VLAN;
+	default:
 		return XDPBR_CNT_DROP_PORT_STATE;
-	return STEP_OK;
+	}
 }
 
 /* Floods come in the three storm-control classes. */
@@ -308,21 +331,6 @@ static __always_inline enum xdpbr_counter flood_admit(struct frame *f, enum xdpb
 	default:
 		return XDPBR_CNT_DROP_STORM_UNKNOWN;
 	}
-}
-
-/* Whether port p (up) is in the flood set of class fc: the rule user space
- * writes the XDP flood devmaps by (lib/ctl.c ctl_port_apply). */
-static __always_inline int in_flood_set(enum xdpbr_storm_class fc, const struct xdpbr_port *p)
-{
-	return p->flags & xdpbr_flood_flag(fc);
-}
-
-/* Whether a flooded copy from port in may leave port out (ifindexes given):
- * STEP_OK, or the egress port counts it as flood_filtered. */
-static __always_inline int copy_isolated(const struct xdpbr_port *in, __u32 in_ifindex,
-					 const struct xdpbr_port *out, __u32 out_ifindex)
-{
-	return in_ifindex != out_ifindex && both_isolated(in, out);
 }
 
 /* The slots a flood walks are 1 .. flood_top() - 1: every port's slot is

@@ -129,15 +129,14 @@ static __always_inline __u32 stp_flood_prepare(struct stp_view *v)
 
 /* xdpbr_stp_effective(...) == XDPBR_STP_FORWARDING, in arithmetic rather
  * than branches: block is stp_flood_prepare()'s 1 when non-edge ports
- * must discard. */
-static __always_inline int stp_copy_forwards(__u32 block, __u32 slot,
-					     const struct xdpbr_port *p)
+ * must discard; port_flags the port's (0 for none). */
+static __always_inline int stp_copy_forwards(__u32 block, __u32 slot, __u32 port_flags)
 {
 	__u32 *w = bpf_map_lookup_elem(&xdpbr_stp_port, &slot);
 	__u32 word = w ? *w : 0;
 	/* the host interface's port counts as an edge: XDPBR_PORT_HOST
 	 * (bit 18) shifted onto XDPBR_STP_EDGE (bit 2) */
-	__u32 edge = (word | (p->flags >> 16)) & XDPBR_STP_EDGE;
+	__u32 edge = (word | (port_flags >> 16)) & XDPBR_STP_EDGE;
 
 	return ((word & XDPBR_STP_STATE_MASK) | (block & ~(edge >> 2) & 1)) == 0;
 }

@@ -77,6 +77,19 @@ static const struct test_case cases[] = {
 			 { P2, XDPBR_CNT_TX_DROPPED_MTU, 1 } },
 	},
 	{
+		/* the devmap skips p2's copy for its MTU, so the ingress counts
+		 * it, by the egress program's rules: filtered before too big */
+		.desc = "jumbo: broadcast of 9014 bytes between isolated ports: p2 (MTU 1500) counts flood_filtered, not tx_dropped_mtu",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_IP, PAYLOAD_9000 },
+		.fdb = { { HOST_A, P1, 0, 0 } },
+		.mtu = J9000_P2_1500,
+		.set_flags = { [P1] = XDPBR_PORT_ISOLATED, [P2] = XDPBR_PORT_ISOLATED },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 },
+			 { P2, XDPBR_CNT_FLOOD_FILTERED, 1 } },
+	},
+	{
 		.desc = "jumbo: broadcast of 9014 bytes with MTU 9000 everywhere: no copy refused",
 		.in = P1,
 		.frame = { BCAST, HOST_A, ETH_P_IP, PAYLOAD_9000 },
