@@ -85,7 +85,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 BPFTEST   := $(BUILD)/tests/test_datapath
 BPFTEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(wildcard tests/bpf/*.c))
 TOOLS     := $(BUILD)/tools/sendframe $(BUILD)/tools/fdbfill $(BUILD)/tools/tapwire \
-	     $(BUILD)/tools/jitlines $(BUILD)/tools/netnscookie
+	     $(BUILD)/tools/jitlines $(BUILD)/tools/netnscookie $(BUILD)/tools/verifierstats
 
 PREFIX     ?= /usr/local
 SBINDIR    ?= $(PREFIX)/sbin
@@ -175,6 +175,10 @@ $(BUILD)/tools/tapwire: tools/tapwire.c | $(BUILD)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@
 
 $(BUILD)/tools/jitlines: tools/jitlines.c | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -lbpf -o $@
+
+$(BUILD)/tools/verifierstats: tools/verifierstats.c | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -lbpf -o $@
 
