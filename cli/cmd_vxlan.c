@@ -44,7 +44,8 @@ static int count_remote(const struct target *t, struct vxlan_view *v)
 	int err = fdb_dump(t->m.fdb, &e, &n);
 
 	for (size_t i = 0; !err && i < n; i++)
-		v->remote += (e[i].val.flags & (XDPBR_FDB_REMOTE | XDPBR_FDB_USER)) ==
+		v->remote += (e[i].val.flags &
+			      (XDPBR_FDB_REMOTE | XDPBR_FDB_USER | XDPBR_FDB_EXTERN)) ==
 				     XDPBR_FDB_REMOTE &&
 			     e[i].val.ifindex == v->ov.ifindex[OV_GW];
 	free(e);

@@ -104,7 +104,8 @@ static struct want want_of(const struct brmirror *b, const struct xdpbr_fdb_val 
 		return w;
 	w.ifindex = v->ifindex;
 	w.kind = v->flags & XDPBR_FDB_STATIC ? KM_STICKY :
-		 v->flags & XDPBR_FDB_REMOTE ? KM_STATIC : KM_EXTERN;
+		 (v->flags & (XDPBR_FDB_REMOTE | XDPBR_FDB_EXTERN)) == XDPBR_FDB_REMOTE ? KM_STATIC :
+		 KM_EXTERN;
 	return w;
 }
 
@@ -191,13 +192,21 @@ static void user_added(struct brmirror *b, const struct kfdb_entry *k, unsigned 
 	char s[MAC_STRLEN];
 	int err;
 
-	if (!lookup(b, k->mac, k->vlan, &v) && v.ifindex == k->ifindex &&
-	    !(v.flags & XDPBR_FDB_LOCAL) &&
-	    (v.flags & XDPBR_FDB_STATIC ? kind != KM_STATIC : kind == KM_STATIC))
+	if (kind == KM_EXTERN) {
+		/* An extern_learn entry is also what the mirror writes for
+		 * every learned one: a user's only where xdpbr holds none (a
+		 * late echo of ours finds the entry, wherever it has moved). */
+		if (!lookup(b, k->mac, k->vlan, &v))
+			return;
+	} else if (!lookup(b, k->mac, k->vlan, &v) && v.ifindex == k->ifindex &&
+		   !(v.flags & XDPBR_FDB_LOCAL) &&
+		   (v.flags & XDPBR_FDB_STATIC ? kind != KM_STATIC : kind == KM_STATIC)) {
 		return;		/* what xdpbr holds already: our own write's echo */
+	}
 	if (kind == KM_PERM && (link_get_info(k->ifindex, &li) || !memcmp(li.mac, k->mac, 6)))
 		return;		/* the kernel's entry for a port's own address */
 	err = kind == KM_STATIC ? ctl_fdb_movable_set(maps(b), k->mac, k->vlan, k->ifindex) :
+	      kind == KM_EXTERN ? ctl_fdb_extern_set(maps(b), k->mac, k->vlan, k->ifindex) :
 	      ctl_fdb_add(maps(b), k->mac, k->vlan, k->ifindex, true);
 	mac_format(k->mac, s);
 	if (err < 0)
@@ -205,7 +214,8 @@ static void user_added(struct brmirror *b, const struct kfdb_entry *k, unsigned 
 			 strerror(-err));
 	else
 		log_info("bridge fdb: %s vlan %u added on ifindex %u (%s)", s, k->vlan, k->ifindex,
-			 kind == KM_STATIC ? "static" : "static sticky");
+			 kind == KM_STATIC ? "static" : kind == KM_EXTERN ? "extern_learn" :
+			 "static sticky");
 }
 
 static void user_deleted(struct brmirror *b, const struct kfdb_entry *k)
@@ -298,7 +308,7 @@ static void on_neigh(const struct kfdb_entry *k, void *arg)
 	asked = x->flags & KM_ASKED;
 	x->flags = (uint8_t)((x->flags & ~(KM_HELD | KM_ASKED | KM_USERDEL)) | kind);
 	x->val = k->ifindex;
-	if (!asked && b->synced && kind & (KM_STATIC | KM_STICKY | KM_PERM))
+	if (!asked && b->synced && kind & (KM_EXTERN | KM_STATIC | KM_STICKY | KM_PERM))
 		user_added(b, k, kind);
 	if (kind != KM_DYN)
 		queue(b, k->mac, k->vlan);
@@ -846,14 +856,19 @@ void brmirror_wait(const struct brmirror *b, int *wait_ms)
 }
 
 /* The kernel never ages extern_learn entries: a device left to forward
- * by itself must not keep ones nobody refreshes. Static ones stay. */
+ * by itself must not keep ones nobody refreshes. Static ones stay, and so
+ * do a user's extern_learn ones. */
 static void withdraw(struct brmirror *b)
 {
 	struct macset_slot *x;
+	struct xdpbr_fdb_val v;
 
 	for (size_t i = 0; i < b->km.cap; i++) {
 		x = macset_at(&b->km, i);
 		if (!x || !(x->flags & KM_EXTERN))
+			continue;
+		if (!lookup(b, x->mac, x->vlan, &v) && v.ifindex == x->val &&
+		    v.flags & XDPBR_FDB_EXTERN)
 			continue;
 		if (b->w->n == KFDB_BATCH)
 			kfdb_flush(b->w);

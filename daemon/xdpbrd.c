@@ -197,13 +197,13 @@ static void stop(struct daemon *d, int ret)
 	stpd_close(&d->stp);
 	loop_services_stop(d);
 	mcast_close(&d->mcast);		/* while the maps are open */
+	brmirror_close(&d->mirror, d->keep);	/* so too: a user's entries stay */
 	if (!d->keep)
 		hostdev_hand_back(&d->host);
 	bridge_close(&d->br, d->keep, false);
 	if (!d->keep)
 		hostdev_close(&d->host);
 	evpn_close(&d->evpn, d->keep);
-	brmirror_close(&d->mirror, d->keep);
 	linkwatch_close(d->lp.nl);
 	config_free(&d->ap.cfg);
 	free(d->ap.pending);

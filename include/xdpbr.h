@@ -81,6 +81,11 @@ struct xdpbr_fdb_key {
  * follows the same rules (never ages, moves) and is no remote VTEP's: it
  * shows as the kernel shows it, "static". */
 #define XDPBR_FDB_USER		(1U << 3)
+/* With XDPBR_FDB_REMOTE: an entry a user wrote on the Linux bridge device
+ * with `bridge fdb add ... master extern_learn`: as the kernel treats one,
+ * it never ages and moves (and, heard on another port, is learned there as
+ * an ordinary dynamic entry); it shows as "extern_learn". */
+#define XDPBR_FDB_EXTERN	(1U << 4)
 
 struct xdpbr_fdb_val {
 	__u32 ifindex;			/* port the MAC lives behind */

@@ -309,6 +309,12 @@ int ctl_fdb_movable_set(const struct xdpbr_maps *m, const uint8_t mac[6], uint16
 	return fdb_set_flagged(m, mac, vlan, ifindex, XDPBR_FDB_REMOTE | XDPBR_FDB_USER);
 }
 
+int ctl_fdb_extern_set(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
+		       uint32_t ifindex)
+{
+	return fdb_set_flagged(m, mac, vlan, ifindex, XDPBR_FDB_REMOTE | XDPBR_FDB_EXTERN);
+}
+
 /* Deletes the entry of {vlan, mac} if it is still on ifindex and has flag:
  * 1 if deleted, 0 if not (none, or someone else's entry now), -errno. */
 static int fdb_del_flagged(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,

@@ -42,6 +42,10 @@ int ctl_fdb_remote_del(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_
  * 1 if written, 0 if it was there, -errno. */
 int ctl_fdb_movable_set(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
 			uint32_t ifindex);
+/* The kernel's `extern_learn` written on the Linux bridge device: the same
+ * rules, flagged XDPBR_FDB_EXTERN. 1 if written, 0 if it was there, -errno. */
+int ctl_fdb_extern_set(const struct xdpbr_maps *m, const uint8_t mac[6], uint16_t vlan,
+		       uint32_t ifindex);
 
 /* Deletes the entries for mac that match f (ifindex/vlan/kind). Returns the
  * number deleted, -ENOENT when none matched. */

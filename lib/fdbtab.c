@@ -183,6 +183,7 @@ const char *fdb_state_name(const struct xdpbr_fdb_val *v)
 	if (v->flags & XDPBR_FDB_LOCAL)
 		return "permanent";
 	if (v->flags & XDPBR_FDB_REMOTE)
-		return v->flags & XDPBR_FDB_USER ? "static" : "remote";
+		return v->flags & XDPBR_FDB_USER ? "static" :
+		       v->flags & XDPBR_FDB_EXTERN ? "extern_learn" : "remote";
 	return v->flags & XDPBR_FDB_STATIC ? "static" : "";
 }

@@ -83,7 +83,8 @@ uint64_t fdb_updated_s(const struct xdpbr_fdb_val *v, uint64_t now);
 
 /* An entry's state as `bridge fdb show` words it: "permanent" for the
  * bridge's own address (XDPBR_FDB_LOCAL), "static" (also the kernel's
- * static written on the bridge device, XDPBR_FDB_USER), "remote" (a
+ * static written on the bridge device, XDPBR_FDB_USER), "extern_learn" (a
+ * user's extern_learn on the device, XDPBR_FDB_EXTERN), "remote" (a
  * remote VTEP's), or "" (learned). */
 const char *fdb_state_name(const struct xdpbr_fdb_val *v);
 /* Whether it is static and never moves, a user's (not the bridge's own

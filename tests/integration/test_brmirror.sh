@@ -133,12 +133,31 @@ shows "static: heard on another port, it moves (both views)" "$FDBK" \
 	eval 'fdb_has "$S2" "$P1" && kfdb_is "$S2" "$P1" extern_learn'
 check "bridge fdb del" bridge fdb del "$S3" dev "$P2" master
 shows "bridge fdb del deletes xdpbr's entry" "$FDBK" fdb_lacks "$S3"
+# extern_learn, as the kernel keeps one: never ages, moves (and is then
+# learned where it moved to), shows as extern_learn; the mirror writes
+# extern_learn entries too, for what xdpbr learned, and must neither take
+# a user's for a stale one of its own nor its own for a user's
+S4=$(test_mac 5)
+check "bridge fdb add extern_learn" bridge fdb add "$S4" dev "$P2" master extern_learn
+shows "bridge fdb add extern_learn: in xdpbr's FDB as extern_learn" "$FDBK" \
+	fdb_has "$S4" "$P2" extern_learn
+sleep 1.5
+check "... and after the mirror's next look both views still have it" \
+	eval 'fdb_has "$S4" "$P2" extern_learn && kfdb_is "$S4" "$P2" extern_learn'
+check "... and xdpbr fdb show says extern_learn" \
+	eval '"$XDPBR" -b "$BR" fdb show | grep -i "^$S4 dev $P2 " | grep -q " extern_learn updated"'
 
 # --- ageing, both ways; aged entries leave the kernel's FDB
 check "ip link set type bridge ageing_time 200" ip link set dev "$BR" type bridge ageing_time 200
 shows "the kernel's ageing_time is xdpbr's" '"$XDPBR" -b "$BR" bridge show' xageing_is 2
 shows "entries aged out by xdpbr leave the kernel's FDB" "$FDBK" \
 	eval 'kfdb_lacks "${MAC[1]}" && fdb_lacks "${MAC[1]}"'
+sleep 2.5
+check "... but a user's extern_learn entry never ages (both views)" \
+	eval 'fdb_has "$S4" "$P2" extern_learn && kfdb_is "$S4" "$P2" extern_learn'
+pfx_send 1 "${MAC[3]}" "$S4" || fail "sendframe from h1 as $S4"
+shows "extern_learn: heard on another port, it moves and is learned there (both views)" \
+	"$FDBK" eval 'fdb_has "$S4" "$P1" "" && kfdb_is "$S4" "$P1" extern_learn'
 check "xdpbr bridge set ageing_time 300" "$XDPBR" -b "$BR" bridge set ageing_time 300
 shows "xdpbr's ageing_time shows in ip -d link show" 'ip -d link show dev "$BR"' kageing_is 30000
 
@@ -193,8 +212,13 @@ shows "restart: xdpbr's hairpin on reaches bridge -d link show" 'bridge -d link 
 check "restart: ... and xdpbr keeps it" pfx_link_is "$P3" hairpin true
 
 check "before the stop: learned entries in the kernel's FDB" kfdb_is "$L" "$P2" extern_learn
+S5=$(test_mac 6)
+check "bridge fdb add extern_learn before the stop" \
+	bridge fdb add "$S5" dev "$P3" master extern_learn
+shows "... in xdpbr's FDB" "$FDBK" fdb_has "$S5" "$P3" extern_learn
 daemon_stop || fail "xdpbrd stops" "$(cat "$DAEMON_LOG")"
-check "a stop takes the extern_learn entries away (the kernel never ages them)" \
-	eval '! bridge fdb show br "$BR" | grep -q extern_learn'
+check "a stop takes xdpbr's extern_learn entries away (the kernel never ages them)" \
+	eval '! bridge fdb show br "$BR" | grep extern_learn | grep -vqi "^$S5 "'
+check "... and leaves a user's" kfdb_is "$S5" "$P3" extern_learn
 
 finish

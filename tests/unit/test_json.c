@@ -89,18 +89,19 @@ static void test_ifname_cache(void **state)
 static void test_fdb_entries(void **state)
 {
 	const uint64_t now = 1000 * SEC;
-	const struct fdb_entry e[5] = {
+	const struct fdb_entry e[6] = {
 		entry(0, "02:00:5e:00:53:01", 1, XDPBR_FDB_STATIC, now - 5 * SEC),
 		entry(10, "02:00:5E:00:53:AA", NO_IFINDEX, 0, now - 42 * SEC - 1),
 		entry(4094, "02:00:5e:00:53:02", 1, XDPBR_FDB_LOCAL | XDPBR_FDB_STATIC,
 		      now + SEC),	/* seen after now was read */
 		entry(0, "02:00:5e:00:53:03", 1, XDPBR_FDB_REMOTE | XDPBR_FDB_USER, now),
 		entry(0, "02:00:5e:00:53:04", 1, XDPBR_FDB_REMOTE, now),
+		entry(0, "02:00:5e:00:53:05", 1, XDPBR_FDB_REMOTE | XDPBR_FDB_EXTERN, now),
 	};
 	struct ifname_cache names = { 0 };
 	struct json_object *a = json_object_new_array(), *o, *flags;
 
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 6; i++)
 		json_object_array_add(a, json_fdb_entry(&e[i], "lab", now, &names));
 	o = json_object_array_get_idx(a, 0);
 	assert_int_equal(json_object_object_length(o), 7);	/* nothing else */
@@ -140,6 +141,10 @@ static void test_fdb_entries(void **state)
 	/* a remote VTEP's */
 	o = json_object_array_get_idx(a, 4);
 	assert_string_equal(get_str(o, "state"), "remote");
+	assert_int_equal(json_object_array_length(get(o, "flags")), 0);
+	/* a user's extern_learn, written on the bridge device: moves, no sticky */
+	o = json_object_array_get_idx(a, 5);
+	assert_string_equal(get_str(o, "state"), "extern_learn");
 	assert_int_equal(json_object_array_length(get(o, "flags")), 0);
 	json_object_put(a);
 }
