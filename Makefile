@@ -67,7 +67,7 @@ LIB      := $(BUILD)/libxdpbr.a
 
 # daemon/: xdpbrd; cli/: xdpbr. The *_SRCS are the modules without main(),
 # which the unit tests and fuzz harnesses link too.
-DAEMON_SRCS := daemon/config.c daemon/http.c daemon/httpproc.c daemon/privs.c daemon/sandbox.c daemon/evpn.c daemon/brmirror.c daemon/mcast.c daemon/macset.c daemon/rstp.c \
+DAEMON_SRCS := daemon/config.c daemon/http.c daemon/httpproc.c daemon/privs.c daemon/sandbox.c daemon/evpn.c daemon/brmirror.c daemon/mdbmirror.c daemon/macset.c daemon/rstp.c \
 	       daemon/stpd.c daemon/fdbflush.c daemon/hostdev.c
 DAEMON_OBJS := $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
 # xdpbrd itself: its main and the parts of struct daemon (daemon/daemon.h),

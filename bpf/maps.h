@@ -195,7 +195,7 @@ XDPBR_ARRAY_MAP(xdpbr_stp_port, ARRAY, XDPBR_MAX_PORTS, __u32);
  * written, by the datapath, and only while STP is on. */
 XDPBR_ARRAY_MAP(xdpbr_stp_beat, ARRAY, 1, struct xdpbr_stp_beat);
 
-/* ---- IGMP/MLD snooping: the kernel's MDB, mirrored (daemon/mcast.c) ---- */
+/* ---- IGMP/MLD snooping: the kernel's MDB, mirrored (daemon/mdbmirror.c) ---- */
 
 /* Group {vid, proto, address} -> group id: read once per multicast data
  * frame while a querier exists; written by user space only. */

@@ -2,7 +2,7 @@
 /*
  * mcast.h - IGMP/MLD snooping in the datapath: which flooded copies of a
  * multicast frame go, by the kernel bridge's MDB that user space mirrors
- * into the xdpbr_mdb* maps (daemon/mcast.c). The kernel snoops: the
+ * into the xdpbr_mdb* maps (daemon/mdbmirror.c). The kernel snoops: the
  * datapath hands it every IGMP/MLD frame on its ingress port (and floods
  * the frame itself), and prunes data copies by what the kernel learned.
  *

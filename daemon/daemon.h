@@ -16,7 +16,7 @@
  *              sweep, the datapath's events, the pins, HTTP (struct loop)
  *
  * The host interface (hostdev.h), the spanning tree (stpd.h), the mirrors
- * (evpn.h, brmirror.h, mcast.h) and the stepped flushes (fdbflush.h) are
+ * (evpn.h, brmirror.h, mdbmirror.h) and the stepped flushes (fdbflush.h) are
  * modules of their own with their own state, which struct daemon holds.
  */
 #include <net/if.h>
@@ -34,7 +34,7 @@
 #include "hostdev.h"
 #include "http.h"
 #include "log.h"
-#include "mcast.h"
+#include "mdbmirror.h"
 #include "netlink.h"
 #include "stpd.h"
 
@@ -102,7 +102,7 @@ struct daemon {
 	struct hostdev host;		/* the host interface (hostdev.h) */
 	struct evpn evpn;		/* the [vxlan] overlay (evpn.h) */
 	struct brmirror mirror;		/* the Linux bridge device's view (brmirror.h) */
-	struct mcast mcast;		/* its MDB, mirrored (mcast.h) */
+	struct mcast mcast;		/* its MDB, mirrored (mdbmirror.h) */
 	struct stpd stp;		/* the spanning tree */
 	struct fdbflush flush;		/* flushes of ports down and topology changes */
 };

@@ -439,7 +439,7 @@ struct xdpbr_flood_fast {
 
 /*
  * IGMP/MLD snooping: the kernel bridge device snoops, and user space
- * (daemon/mcast.c) mirrors its MDB into four maps (bpf/maps.h, bpf/mcast.h):
+ * (daemon/mdbmirror.c) mirrors its MDB into four maps (bpf/maps.h, bpf/mcast.h):
  *   xdpbr_mdb       group {vid, proto, address} -> group id (never 0);
  *   xdpbr_mdb_port  {group id, slot} -> 1: the slot is a member;
  *   xdpbr_mrouter   slot -> XDPBR_MROUTER_*: a multicast router port of

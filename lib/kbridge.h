@@ -10,7 +10,7 @@
  * filtering and default PVID, and its ports' VLANs (what `bridge vlan`
  * reads and writes) as xdpbr's bitmaps, for the mirror of
  * daemon/brmirror.c; and its multicast snooping settings, for
- * daemon/mcast.c. One parser of the bridge's IFLA_INFO_DATA for both.
+ * daemon/mdbmirror.c. One parser of the bridge's IFLA_INFO_DATA for both.
  */
 #include <stdbool.h>
 #include <stdint.h>

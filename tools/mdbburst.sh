@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 #
-# mdbburst.sh - the snooping mirror's cost (daemon/mcast.c): xdpbrd's CPU
+# mdbburst.sh - the snooping mirror's cost (daemon/mdbmirror.c): xdpbrd's CPU
 # time for a burst of joins into the Linux bridge device's MDB, and for the
 # leaves, with G groups on each of P ports.
 #

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* mcast.c - the kernel bridge's MDB, mirrored into the datapath (mcast.h). */
+/* mdbmirror.c - the kernel bridge's MDB, mirrored into the datapath (mdbmirror.h). */
 #include <errno.h>
 #include <ifaddrs.h>
 #include <linux/if_bridge.h>
@@ -17,7 +17,7 @@
 #include "hostif.h"
 #include "kbridge.h"
 #include "log.h"
-#include "mcast.h"
+#include "mdbmirror.h"
 #include "netlink.h"
 #include "util.h"
 

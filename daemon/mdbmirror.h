@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-#ifndef XDPBR_MCAST_H
-#define XDPBR_MCAST_H
+#ifndef XDPBR_MDBMIRROR_H
+#define XDPBR_MDBMIRROR_H
 
 /*
- * mcast - IGMP/MLD snooping: the Linux bridge device's MDB, mirrored into
+ * mdbmirror - IGMP/MLD snooping: the Linux bridge device's MDB, mirrored into
  * the datapath (the xdpbr_mdb* maps, bpf/mcast.h).
  *
  * The kernel bridge snoops: the datapath hands it every IGMP/MLD frame on
