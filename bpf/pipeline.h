@@ -360,9 +360,10 @@ static __always_inline int flood_slot_past(__u32 slot, __u32 top)
 #define for_each_flood_slot(slot, top) \
 	for ((slot) = 1; (slot) < XDPBR_MAX_PORTS && !flood_slot_past((slot), (top)); (slot)++)
 
-/* Whether some port of the bridge runs the skb path: then frames from XDP
- * ports that must reach one are handed to the stack, where the TC program
- * of the same port forwards them. */
+/* Whether some port of the bridge needs the stack (lib/ctl.c
+ * port_needs_stack): then frames from XDP ports that must reach one, every
+ * flood among them, are handed to the stack, where the TC program of the
+ * same port forwards them. */
 static __always_inline int skb_ports_present(void)
 {
 	__u32 zero = 0, *n = bpf_map_lookup_elem(&xdpbr_skbports, &zero);
@@ -370,16 +371,22 @@ static __always_inline int skb_ports_present(void)
 	return n && *n;
 }
 
-/* A port in generic XDP mode counts as one of the skb path for frames from
- * a native port: a driver without native XDP has no ndo_xdp_xmit (e1000e),
- * and on 6.1 virtio-net takes redirected frames only while it runs a native
- * program itself, so a redirect into such a port is dropped (tx_dropped).
- * The stack and the TC program deliver them instead. */
-static __always_inline int port_is_skb(__u32 slot)
+/* Whether known unicast from port in to port out goes to the stack, for
+ * in's TC program to forward: out is on the skb path, whose frames keep
+ * the checksum and GSO state that a redirect would lose (an skb-path port
+ * that a redirect reaches, XDPBR_PORT_XDP_TARGET, takes only floods from
+ * XDP), or in generic XDP mode. A port in generic XDP mode counts as one of
+ * the skb path for frames from a native port: a driver without native XDP
+ * has no ndo_xdp_xmit (e1000e), and on 6.1 virtio-net takes redirected
+ * frames only while it runs a native program itself, so a redirect into
+ * such a port is dropped (tx_dropped). The stack and the TC program deliver
+ * them instead. A port in generic mode itself redirects through the stack
+ * (dev_queue_xmit), which every port takes. */
+static __always_inline int port_takes_stack(const struct xdpbr_port *in,
+					    const struct xdpbr_port *out)
 {
-	struct xdpbr_port *p = port_at(slot);
-
-	return p && (p->mode == XDPBR_MODE_TC || p->mode == XDPBR_MODE_GENERIC);
+	return out && in->mode != XDPBR_MODE_GENERIC &&
+	       (out->mode == XDPBR_MODE_TC || out->mode == XDPBR_MODE_GENERIC);
 }
 
 #endif /* XDPBR_PIPELINE_H */

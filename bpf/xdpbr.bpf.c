@@ -82,7 +82,8 @@ static __always_inline int xdp_too_big(struct xdp_md *ctx, const struct frame *f
 	return ifindex && mtu_exceeded(ctx, f->cfg, ifindex, l3);
 }
 
-/* Known unicast: tag or untag for the egress port, one devmap redirect. */
+/* Known unicast: tag or untag for the egress port, one devmap redirect;
+ * to a port on the skb path, the stack (pipeline.h port_takes_stack). */
 static __always_inline int xdp_forward(struct xdp_md *ctx, struct frame *f,
 				       struct egress *eg)
 {
@@ -92,6 +93,8 @@ static __always_inline int xdp_forward(struct xdp_md *ctx, struct frame *f,
 
 	if (c != STEP_OK)
 		return xdp_end(f, c, XDP_DROP);
+	if (port_takes_stack(f->port, eg->port))
+		return XDP_PASS;
 	if (f->vlan_on) {
 		if (vlan_egress_fix(ctx, &f->vi, untag))
 			return xdp_end(f, XDPBR_CNT_DROP_REDIRECT, XDP_DROP);
@@ -187,8 +190,6 @@ int xdpbr_rx(struct xdp_md *ctx)
 		return mixed ? XDP_PASS : xdp_flood(ctx, &f, flood_class(f.cls));
 	if (!lookup_dst(&f, eth->h_dest, &eg))
 		return mixed ? XDP_PASS : xdp_flood(ctx, &f, XDPBR_STORM_UNKNOWN);
-	if (mixed && port_is_skb(eg.slot))
-		return XDP_PASS;
 	return xdp_forward(ctx, &f, &eg);
 }
 

@@ -147,20 +147,26 @@ int hostdev_attach(struct hostdev *h)
 {
 	struct bridge *br = h->br;
 	uint32_t ifindex = h->hif.port_ifindex;
+	const __u32 state = XDPBR_PORT_HOST | XDPBR_PORT_XDP_TARGET;
 	struct xdpbr_port p;
+	__u32 want;
 	int err;
 
 	if (!h->hif.ifindex)
 		return 0;
-	/* Ready for the XDP path before the port is checked and attached. */
-	hostif_prepare(&h->hif, bridge_port_path(br, h->hif.port) == PORT_PATH_XDP);
+	/* Ready for XDP redirects before the port is checked and attached. */
+	h->napi = !hostif_prepare(&h->hif, bridge_port_path(br, h->hif.port) == PORT_PATH_XDP);
 	err = ctl_port_get(&br->maps, ifindex, &p);
 	if (err == -ENODEV)
 		err = bridge_add_port(br, h->hif.port);
 	if (!err)
 		err = ctl_port_get(&br->maps, ifindex, &p);
-	if (!err && !(p.flags & XDPBR_PORT_HOST)) {
-		p.flags |= XDPBR_PORT_HOST;
+	/* On the skb path, a target of the XDP ports' floods too while its
+	 * peer runs NAPI; else they hand every flood to the stack. */
+	want = XDPBR_PORT_HOST |
+	       (h->napi && p.mode == XDPBR_MODE_TC ? XDPBR_PORT_XDP_TARGET : 0);
+	if (!err && (p.flags & state) != want) {
+		p.flags = (p.flags & ~state) | want;
 		err = ctl_port_apply(&br->maps, ifindex, &p, br->prog_egress_fd);
 	}
 	if (err) {
@@ -168,7 +174,6 @@ int hostdev_attach(struct hostdev *h)
 			 h->hif.port, strerror(-err));
 		return err;
 	}
-	h->xdp = p.mode != XDPBR_MODE_TC;
 	err = hostif_steer(&h->hif);
 	if (err)
 		return err;
@@ -309,8 +314,8 @@ void hostdev_reload(struct hostdev *h, const struct config *old, const struct co
 /* The host's end went up or down (it is not a port). */
 static void host_end_link(struct hostdev *h, bool up)
 {
-	if (up && !h->was_up)
-		hostif_up(&h->hif, h->xdp);
+	if (up && !h->was_up && h->napi)
+		hostif_up(&h->hif);
 	h->was_up = up;
 }
 

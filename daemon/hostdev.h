@@ -24,7 +24,7 @@ struct hostdev {
 	struct hostif hif;		/* valid while hif.ifindex != 0 */
 	bool made;			/* created by this start: undone if it fails */
 	bool port;			/* its bridge end is a port of the bridge */
-	bool xdp;			/* ... on the XDP path */
+	bool napi;			/* the device's end runs NAPI: XDP redirects reach it */
 	bool was_up;			/* the host's end was up (IFF_UP) */
 	struct hostif_fdb fdb;		/* its local FDB entries */
 	int err;			/* last sync error, said once */

@@ -144,6 +144,13 @@ enum xdpbr_port_flag {
 #define XDPBR_PORT_HOST		(1U << 18)	/* state, set by the daemon: the bridge's
 						 * side of its host interface; the host's
 						 * address is a local FDB entry on it */
+#define XDPBR_PORT_XDP_TARGET	(1U << 19)	/* state, set by the daemon: a port on
+						 * the skb path that an XDP redirect
+						 * reaches too (the host interface's
+						 * veth, whose peer runs NAPI): floods
+						 * from XDP ports take it into their
+						 * devmap broadcast; known unicast to
+						 * it still goes through the stack */
 
 /*
  * How a port's frames enter the datapath, recorded by the loader
@@ -556,7 +563,8 @@ _Static_assert(XDPBR_MAX_PORTS <= 65535, "slot must fit fdb_val.slot");
 _Static_assert(0 XDPBR_MODES(XDPBR_MODE_COUNT_ONE) == XDPBR_MODE_TC + 1,
 	       "XDPBR_MODES names every enum xdpbr_mode");
 #undef XDPBR_MODE_COUNT_ONE
-_Static_assert(!(XDPBR_PORT_USER_FLAGS & (XDPBR_PORT_DOWN | XDPBR_PORT_PEER_NS | XDPBR_PORT_HOST)),
+_Static_assert(!(XDPBR_PORT_USER_FLAGS & (XDPBR_PORT_DOWN | XDPBR_PORT_PEER_NS | XDPBR_PORT_HOST |
+					  XDPBR_PORT_XDP_TARGET)),
 	       "state bit among user flags");
 #endif
 

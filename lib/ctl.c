@@ -177,10 +177,19 @@ int ctl_port_get(const struct xdpbr_maps *m, uint32_t ifindex, struct xdpbr_port
 	return 0;
 }
 
-/* Recounts the ports on the skb (TC) path, and those in generic XDP mode
- * (which can't take a native port's redirect: bpf/pipeline.h port_is_skb),
- * into xdpbr_skbports: while there are none, the XDP program never hands
- * a frame to the stack for them. */
+/* Whether the XDP path can't deliver to a port: one on the skb (TC) path
+ * that no redirect reaches (XDPBR_PORT_XDP_TARGET), or one in generic XDP
+ * mode (which can't take a native port's redirect: bpf/pipeline.h). */
+static bool port_needs_stack(const struct xdpbr_port *p)
+{
+	return (p->mode == XDPBR_MODE_TC && !(p->flags & XDPBR_PORT_XDP_TARGET)) ||
+	       p->mode == XDPBR_MODE_GENERIC;
+}
+
+/* Recounts the ports that need the stack (port_needs_stack) into
+ * xdpbr_skbports: while there are none, the XDP program floods every frame
+ * with its devmap broadcast, and hands the stack only known unicast to an
+ * skb-path port. */
 static int skbports_recount(const struct xdpbr_maps *m)
 {
 	struct xdpbr_port p[XDPBR_MAX_PORTS];
@@ -190,8 +199,7 @@ static int skbports_recount(const struct xdpbr_maps *m)
 	if (err)
 		return err;
 	for (__u32 slot = 1; slot < XDPBR_MAX_PORTS; slot++)
-		if (p[slot].slot && (p[slot].mode == XDPBR_MODE_TC ||
-				     p[slot].mode == XDPBR_MODE_GENERIC))
+		if (p[slot].slot && port_needs_stack(&p[slot]))
 			n++;
 	return bpf_map_update_elem(m->skbports, &zero, &n, 0) ? -errno : 0;
 }

@@ -199,32 +199,32 @@ int hostif_create(const char *bridge, const uint8_t mac[6], struct hostif *h)
 	return 0;
 }
 
-void hostif_prepare(const struct hostif *h, bool xdp)
+int hostif_prepare(const struct hostif *h, bool xdp)
 {
-	int err;
+	int err = ethtool_set_flag(h->dev, ETHTOOL_SGRO, true);
 
+	if (err) {
+		log_warn("host interface %s: Couldn't set GRO on on %s, which XDP redirects "
+			 "need: %s", h->name, h->dev, strerror(-err));
+		return err;
+	}
 	if (!xdp)
-		return;
-	err = ethtool_set_flag(h->dev, ETHTOOL_SGRO, true);
-	if (!err)
-		err = ethtool_set_flag(h->dev, ETHTOOL_STXCSUM, false);
+		return 0;
+	err = ethtool_set_flag(h->dev, ETHTOOL_STXCSUM, false);
 	if (err)
-		log_warn("host interface %s: Couldn't set GRO on and transmit checksum "
-			 "offload off on %s for the XDP path: %s", h->name, h->dev,
-			 strerror(-err));
+		log_warn("host interface %s: Couldn't set transmit checksum offload off on "
+			 "%s for the XDP path: %s", h->name, h->dev, strerror(-err));
+	return err;
 }
 
-void hostif_up(const struct hostif *h, bool xdp)
+void hostif_up(const struct hostif *h)
 {
-	int err;
+	int err = ethtool_set_flag(h->dev, ETHTOOL_SGRO, false);
 
-	if (!xdp)
-		return;
-	err = ethtool_set_flag(h->dev, ETHTOOL_SGRO, false);
 	if (!err)
 		err = ethtool_set_flag(h->dev, ETHTOOL_SGRO, true);
 	if (err)
-		log_warn("host interface %s: Couldn't restart GRO on %s for the XDP path: %s",
+		log_warn("host interface %s: Couldn't restart GRO on %s for XDP redirects: %s",
 			 h->name, h->dev, strerror(-err));
 }
 

@@ -78,17 +78,19 @@ int hostif_find(const char *bridge, struct hostif *h, char *why, size_t len);
 int hostif_create(const char *bridge, const uint8_t mac[6], struct hostif *h);
 
 /* Makes the device's end able to take frames the bridge's end is sent by
- * an XDP redirect (veth needs NAPI: GRO on) and able to send frames the
- * XDP path can forward (checksums done in software). For xdp false (the skb
- * path), offloads stay as they are. Warns on failure. */
-void hostif_prepare(const struct hostif *h, bool xdp);
+ * an XDP redirect (veth needs NAPI: GRO on), on either path (the skb
+ * path's port takes the XDP ports' floods, XDPBR_PORT_XDP_TARGET); for xdp
+ * true (the XDP path), also able to send frames the XDP path can forward
+ * (checksums done in software), where on the skb path offloads stay as
+ * they are. 0, or the error, said in a warning. */
+int hostif_prepare(const struct hostif *h, bool xdp);
 
-/* The host's end came up. On the XDP path its NAPI must run now: veth
+/* The host's end came up. The device's end's NAPI must run now: veth
  * starts it when GRO is switched on while the device is up, but (seen on
  * Linux 6.18) not always for a GRO setting made while it was down, and
  * then every frame redirected to the host is dropped (redirect_errors).
  * So GRO is switched off and on again. Warns on failure. */
-void hostif_up(const struct hostif *h, bool xdp);
+void hostif_up(const struct hostif *h);
 
 /* Makes ifindex a port of the device the kernel bridge never forwards on
  * (link_brport_mute); a port of another bridge (the overlay's gateway) is

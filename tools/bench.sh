@@ -132,6 +132,7 @@ FRAME_MAX=3412
 ALL_SCENARIOS=$FRAME_SCENARIOS,tcp,overlay,learnrate,capacity,broadcast100
 ALL_DUTS=xdpbr,xdpbr-tc,bridge,ceiling
 XDPBRD_ARGS=()
+HOSTIF=off
 NCPU=$(nproc)
 
 SIZES=$ALL_SIZES
@@ -180,6 +181,12 @@ usage: tools/bench.sh [OPTION...]
                      1G|10G|25G|40G|100G (default 10G)
   --macs N           source MACs of the macs10k scenario (default 10000)
   --xdpbrd-args ARGS more options for xdpbrd, e.g. "-C 0" (FDB cache off)
+  --host-interface DATAPATH
+                     xdpbr with its host interface (the Linux bridge device
+                     and its port BR-host, on DATAPATH: tc, its kind's, as
+                     beside NICs, or xdp), the device up with no address, so
+                     the host's copy of a flood reaches its stack; off: none
+                     (default off)
   --json FILE        write the results as JSON to FILE
   --plot DIR         also draw the results as SVG plots (gnuplot) in DIR:
                      rates-1core.svg.. (Mpps and Gbit/s per frame size, one
@@ -274,6 +281,8 @@ remove_run()
 	local p=$1 i ns
 	ip link del dev "${p}br" 2>/dev/null
 	ip link del dev "${p}g" 2>/dev/null
+	ip link del dev "$p-host" 2>/dev/null	# --host-interface: the pair,
+	ip link del dev "$p" 2>/dev/null	# and the device, if xdpbrd was killed
 	for i in 1 2 3; do
 		ip link del dev "${p}p$i" 2>/dev/null
 	done
@@ -373,7 +382,7 @@ while [ $# -gt 0 ]; do
 	-h | --help) usage; exit 0 ;;
 	--duts | --scenarios | --sizes | --cores | --duration | --warmup | --reps | \
 	--link | --macs | --json | --tx-dev | --rx-dev | --rx-ns | --dut-name | \
-	--xdpbrd-args | --tcp-duration | --tcp-mtu | --plot)
+	--xdpbrd-args | --tcp-duration | --tcp-mtu | --plot | --host-interface)
 		val=$(arg "$@") || exit 2
 		shift
 		GIVEN[$opt]=1
@@ -396,6 +405,9 @@ while [ $# -gt 0 ]; do
 		--rx-ns) RX_NS=$val ;;
 		--dut-name) DUT_NAME=$val ;;
 		--xdpbrd-args) read -r -a XDPBRD_ARGS <<<"$val" ;;
+		--host-interface)
+			case $val in off | tc | xdp) HOSTIF=$val ;; *) usage >&2; exit 2 ;; esac
+			;;
 		esac
 		;;
 	-*) usage >&2; exit 2 ;;
@@ -650,17 +662,31 @@ ports_ready()
 	done
 }
 
+# host_ready: the host interface's port runs on $HOSTIF and forwards.
+host_ready()
+{
+	local json
+	json=$("$XDPBR" -b "$BRX" -j link show 2>/dev/null) || return 1
+	[ -n "$json" ] || return 1	# jq -e passes on empty input
+	jq -e --arg dp "$HOSTIF" 'any(.[]; .host_interface != null and .datapath == $dp and
+		.state == "forwarding")' <<<"$json" >/dev/null
+}
+
 # xdpbr_up DATAPATH PORT...: xdpbrd on the PORTs (-d DATAPATH, or its
 # default for auto), until every port runs; with auto, each port must get
-# the TC path (the only ports given are veth and tap). No host interface:
-# the bench measures bridging between the ports (the host's would be down,
-# out of the flood sets, anyway).
+# the TC path (the only ports given are veth and tap). No host interface
+# unless --host-interface asks for one: the bench measures bridging
+# between the ports.
 xdpbr_up()
 {
 	local dp=$1 i args=(-l none -H off)
 	shift
 	[ "$dp" = auto ] || args+=(-d "$dp")
 	[ "$dp" = xdp ] && args+=(-m native)
+	if [ "$HOSTIF" != off ]; then
+		printf '[port %s-host]\ndatapath = %s\n' "$BRX" "$HOSTIF" >"$TMP/hostif.conf"
+		args+=(-H on -c "$TMP/hostif.conf")
+	fi
 	"$XDPBRD" "${args[@]}" "${SCEN_ARGS[@]}" "${XDPBRD_ARGS[@]}" "$BRX" "$@" \
 		>"$TMP/xdpbrd.log" 2>&1 &
 	DAEMON_PID=$!
@@ -669,7 +695,12 @@ xdpbr_up()
 	for ((i = 0; i < 300; i++)); do
 		kill -0 "$DAEMON_PID" 2>/dev/null ||
 			die "xdpbrd exited while starting: $(cat "$TMP/xdpbrd.log")"
-		ports_ready "$dp" "$@" && return 0
+		if ports_ready "$dp" "$@" && [ "$HOSTIF" = off ]; then
+			return 0
+		elif ports_ready "$dp" "$@" && ip link set dev "$BRX" up 2>/dev/null &&
+			host_ready; then
+			return 0
+		fi
 		sleep 0.1
 	done
 	die "xdpbrd not ready after 30 s (ports on the $dp datapath: $*):" \
@@ -1120,6 +1151,7 @@ jq -s \
 	--argjson ncpu "$NCPU" --argjson duration "$DURATION" --argjson reps "$REPS" \
 	--arg prefix "$P" --argjson external "$EXTERNAL" --argjson tp "${TP_PROGS:-0}" \
 	--argjson profile "$PROFILE" --argjson scensetup "$(scen_setup_json)" \
+	--arg hostif "$HOSTIF" \
 	--arg duts "${DUT_LIST[*]}" --arg scens "${SCEN_LIST[*]}" \
 	--arg sizes "${SIZE_LIST[*]}" --arg cores "${CORE_LIST[*]}" '
 	def median: sort | if length == 0 then null
@@ -1176,7 +1208,7 @@ jq -s \
 	  cpus: $ncpu, prefix: $prefix,
 	  external: ($external == 1), xdp_tracepoint_progs_before: $tp,
 	  link: $link, link_bps: $link_bps, duration_s: $duration, reps: $reps, macs: $macs,
-	  profile: ($profile == 1), scenario_setup: $scensetup,
+	  profile: ($profile == 1), scenario_setup: $scensetup, host_interface: $hostif,
 	  duts: ($duts | split(" ")), scenarios: ($scens | split(" ")),
 	  sizes: $sz, cores: ($cores | split(" ") | map(tonumber)),
 	  ratio_size: $rsize,

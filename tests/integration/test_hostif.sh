@@ -352,4 +352,62 @@ check_eq "xdpbrd -n: a multicast mac is rejected (exit 1)" 1 "$?" "$(cat "$XT_TM
 check "... reported as FILE:LINE" grep -q "bad.conf:2: mac" "$XT_TMP/bad.out"
 daemon_stop
 
+# ------------------------------------------ XDP ports, the host's on the skb path
+# A bridge of NICs: its ports on the XDP path, the host's port (a veth) on
+# the skb path by its kind. A redirect reaches the host's port (its peer
+# runs NAPI), so the XDP ports flood into it with their devmap broadcast
+# and hand the stack no flood: the bridge port's own stack (tcpdump on it)
+# sees none of a flood it forwarded. Known unicast to the host goes
+# through the stack, keeping its checksum state. (The XDP lane: its hosts
+# send with transmit checksum offload off, as XDP ports need.)
+skbports()
+{
+	local v
+	v=$(bpftool -j map lookup pinned "$PIN_DIR/xdpbr_skbports" key 0 0 0 0 | jq -r '.value |
+		if type == "array" then "0x" + (reverse | map(ltrimstr("0x")) | join("")) else . end')
+	[[ $v =~ ^(0x[0-9a-f]+|[0-9]+)$ ]] && echo $((v))
+}
+if [ "$XT_DATAPATH" = xdp ]; then
+	{
+		printf '[bridge]\nname = %s\nhost_interface = on\n' "$BR"
+		for p in "${PORTS[@]}"; do printf '[port %s]\ndatapath = xdp\n' "$p"; done
+	} >"$CONF"
+	XT_DATAPATH=auto pfx_daemon_start 3 -c "$CONF" || abort "xdpbrd -c (XDP ports)" "$XT_WHY"
+	xt_poll 5 host_json >/dev/null || fail "the host port joins" "$(cat "$DAEMON_LOG")"
+	check "the ports run native XDP" json_is array \
+		'[.[] | select(.host_interface == null) | .xdp_mode == "native"] | length == 3 and all' \
+		-- "$XDPBR" -b "$BR" -j link show
+	check_jq "$BR-host runs the skb path" "$(host_json)" '.datapath == "tc"'
+	check_eq "no port needs the stack (xdpbr_skbports)" 0 "$(skbports)"
+	check "GRO is on on $BR-dev (its NAPI takes the redirects)" \
+		bash -c "ethtool -k '$BR-dev' | grep -q '^generic-receive-offload: on'"
+	host_up || abort "configuring $BR"
+	xt_poll 5 host_port_forwarding || fail "the host port forwards once $BR is up" "$(host_json)"
+	check "h1 -> host (IPv4)" hexec 1 ping -c 1 -W 2 "$HOST4"
+	check "host -> h2 (IPv6)" ping -6 -c 1 -W 2 "${IP6[2]}"
+	cap_start_root port1 "${PORT[1]}" "icmp and dst 198.18.0.255" 4
+	cap_start_root host "$BR" "icmp and dst 198.18.0.255" 4
+	cap_start bc 2 "icmp and dst 198.18.0.255" 4 || fail "capture on h2" "$XT_TMP"
+	fb0=$(port_counter "${PORT[1]}" flood_broadcast)
+	hexec 1 ping -b -c 5 -i 0.1 -W 1 198.18.0.255 >/dev/null 2>&1
+	cap_end port1
+	cap_end host
+	cap_end bc
+	check_eq "h2 got each of h1's 5 broadcasts once" 5 "$(cap_lines bc | grep -c .)" \
+		"$(cap_lines bc)"
+	check_eq "... and so did the host" 5 "$(cap_lines host | grep -c .)" "$(cap_lines host)"
+	check_eq "... flooded by XDP: ${PORT[1]}'s stack saw none" 0 \
+		"$(cap_lines port1 | grep -c .)" "$(cap_lines port1)"
+	check_eq "... counted once each (flood_broadcast)" 5 \
+		"$(( $(port_counter "${PORT[1]}" flood_broadcast) - fb0 ))"
+	csum0=$(nstat -az TcpInCsumErrors | awk '/TcpInCsumErrors/ {print $2}')
+	iperf3 -s -1 -D -B "$HOST4" --logfile "$XT_TMP/iperf.s3" && sleep 0.5
+	check "iperf3 TCP h1 -> host, 2 s" iperf_moved 1000000 "$XT_TMP/iperf.3" \
+		ip netns exec "${NS[1]}" iperf3 -c "$HOST4" -t 2 -J
+	csum1=$(nstat -az TcpInCsumErrors | awk '/TcpInCsumErrors/ {print $2}')
+	check "... no TCP checksum errors on the host (${csum0:-?} -> ${csum1:-?})" \
+		test -n "$csum0" -a "${csum0:-x}" = "${csum1:-y}"
+	daemon_stop
+fi
+
 finish

@@ -852,6 +852,44 @@ static void test_flood_fast_stp_states(void **state)
 	assert_int_equal(flood_fast().ready, 1);
 }
 
+static __u32 skbports(void)
+{
+	__u32 zero = 0, n = UINT32_MAX;
+
+	assert_int_equal(bpf_map_lookup_elem(m.skbports, &zero, &n), 0);
+	return n;
+}
+
+static void port_mode_set(uint32_t slot, __u16 mode)
+{
+	struct xdpbr_port p;
+
+	assert_int_equal(ctl_port_get(&m, IFINDEX(slot), &p), 0);
+	p.mode = mode;
+	assert_int_equal(ctl_port_apply(&m, IFINDEX(slot), &p, -1), 0);
+}
+
+/* xdpbr_skbports counts the ports the XDP path can't reach: those on the
+ * skb path, but the one a redirect reaches (the host interface's,
+ * XDPBR_PORT_XDP_TARGET), and those in generic XDP mode; a removed port
+ * leaves the count. */
+static void test_skbports_count(void **state)
+{
+	assert_int_equal(skbports(), 0);
+	port_mode_set(2, XDPBR_MODE_TC);
+	port_mode_set(3, XDPBR_MODE_TC);
+	port_mode_set(4, XDPBR_MODE_GENERIC);
+	assert_int_equal(skbports(), 3);
+	port_flags_set(3, 0, XDPBR_PORT_HOST | XDPBR_PORT_XDP_TARGET);
+	assert_int_equal(skbports(), 2);
+	port_flags_set(2, 0, XDPBR_PORT_XDP_TARGET);
+	assert_int_equal(skbports(), 1);
+	assert_int_equal(ctl_port_remove(&m, IFINDEX(4)), 0);
+	assert_int_equal(skbports(), 0);
+	port_flags_set(3, XDPBR_PORT_XDP_TARGET, 0);
+	assert_int_equal(skbports(), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -871,6 +909,7 @@ int main(void)
 		cmocka_unit_test_setup(test_flood_fast_follows_ports, bridge_setup),
 		cmocka_unit_test_setup(test_flood_fast_ready_after_upgrade, bridge_setup),
 		cmocka_unit_test_setup(test_flood_fast_stp_states, bridge_setup),
+		cmocka_unit_test_setup(test_skbports_count, bridge_setup),
 		cmocka_unit_test(test_age_pass_while_the_datapath_learns),
 		cmocka_unit_test(test_age_quiet_pass_mends_a_drift),
 		cmocka_unit_test(test_age_counts_out_what_it_deletes),

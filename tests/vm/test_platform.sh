@@ -128,14 +128,30 @@ fi
 vm_check "e1000e: xdpbrd stops" "g_stop bre"
 
 # ---- virtio-net: native XDP, 4 queue pairs for 2 CPUs: enough for XDP's
-# own transmit queues, so no warning.
+# own transmit queues, so no warning. With the host interface: its port
+# brv-host (a veth) on the skb path, which the native ports' devmap
+# broadcast reaches (XDPBR_PORT_XDP_TARGET: no port needs the stack).
+VM_DAEMON_ARGS="-H on"
 if bridge_on virtio brv 3 native 4 native; then
 	vm_check "virtio: no queue warning (4 queue pairs, 2 in use, 2 CPUs)" \
 		"! grep 'virtio-net uses' /tmp/xdpbrd-brv.log"
 	pings virtio 3 4
 	fdb_learned virtio brv 3 4
+	vm_check "virtio: brv-host runs the skb path, and no port needs the stack (xdpbr_skbports 0)" \
+		'l=$("$XDPBR" -b brv -j link show) &&
+		[ "$(jq -r "any(.[]; .host_interface == \"brv\" and .datapath == \"tc\")" <<<"$l")" = true ] &&
+		v=$(bpftool -j map lookup pinned /sys/fs/bpf/xdpbr/brv/xdpbr_skbports key 0 0 0 0) &&
+		[ "$(jq -r ".value | map(. == \"0x00\") | all" <<<"$v")" = true ] ||
+		{ echo "$l"; echo "$v"; exit 1; }'
+	vm_check "virtio: the guest's brv up, 198.18.0.250/24" \
+		"ip addr add 198.18.0.250/24 dev brv && ip link set dev brv up"
+	for i in 3 4; do
+		check "virtio: h$i (${GNIC[i]}) -> the guest's brv: ARP flooded by XDP into brv-host" \
+			xt_poll 30 hexec "$i" ping -c 1 -W 3 198.18.0.250 || guest_diag
+	done
 fi
 vm_check "virtio: xdpbrd stops" "g_stop brv"
+VM_DAEMON_ARGS="-H off"
 
 # vio1 with 3 queue pairs in use of 4: more than the CPUs, too few for
 # XDP's own queues, the case where 6.1's driver crashes on the first frame
