@@ -217,7 +217,12 @@ int xdpbr_egress(struct xdp_md *ctx)
 		return XDP_PASS;
 	st = stats_of(port->slot);
 	cfg = config_get();
-	src.port = port_of(ctx->ingress_ifindex);
+	/* The ingress port's entry only where a rule reads its flags: a copy
+	 * back out of it (hairpin), or into an isolated port. */
+	if (ctx->ingress_ifindex == ifindex)
+		src.port = port;
+	else if (port->flags & XDPBR_PORT_ISOLATED)
+		src.port = port_of(ctx->ingress_ifindex);
 	src.slot = src.port ? src.port->slot : 0;
 	stp_view_init(&stp, cfg);
 	src.stp_block = stp_flood_prepare(&stp);
