@@ -145,34 +145,36 @@ struct {
 /*
  * Flood sets, one per traffic class (broadcast, multicast, unknown unicast),
  * keyed by ifindex, used with BPF_F_BROADCAST | BPF_F_EXCLUDE_INGRESS. Hash
- * devmaps because a broadcast walks the whole table: a dense hash of
- * XDPBR_MAX_PORTS buckets. One map per class lets a port opt out of a class
- * (flood/mcast_flood/bcast_flood off) by leaving that map, at no per-packet
- * cost. Entries carry the egress program, which applies the per-copy
- * rules and counts tx per port.
+ * devmaps because a broadcast walks the whole table: every bucket of it
+ * (max_entries rounded up to a power of two), whatever it holds. One map
+ * per class lets a port opt out of a class (flood/mcast_flood/bcast_flood
+ * off) by leaving that map, at no per-packet cost. Entries carry the
+ * egress program, which applies the per-copy rules and counts tx per port.
  */
-#define XDPBR_FLOOD_MAP(name)					\
+#define XDPBR_FLOOD_MAP(name, entries)				\
 struct {							\
 	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);			\
-	__uint(max_entries, XDPBR_MAX_PORTS);			\
+	__uint(max_entries, entries);				\
 	__type(key, __u32);					\
 	__type(value, struct bpf_devmap_val);			\
 	__uint(pinning, LIBBPF_PIN_BY_NAME);			\
 } name SEC(".maps")
 
-XDPBR_FLOOD_MAP(xdpbr_flood_bc);
-XDPBR_FLOOD_MAP(xdpbr_flood_mc);
-XDPBR_FLOOD_MAP(xdpbr_flood_uu);
+XDPBR_FLOOD_MAP(xdpbr_flood_bc, XDPBR_MAX_PORTS);
+XDPBR_FLOOD_MAP(xdpbr_flood_mc, XDPBR_MAX_PORTS);
+XDPBR_FLOOD_MAP(xdpbr_flood_uu, XDPBR_MAX_PORTS);
 
 /*
  * The same flood sets with no egress program on their entries, for the
  * XDP fast flood (when it applies: xdp_flood_fast in flood.h, and
  * doc/architecture.md "The fast flood"). Membership is the slow maps'
- * rule; ctl_port_apply and ctl_port_remove write both.
+ * rule, for the ports in slots below XDPBR_FLOOD_FAST_SLOTS only, the
+ * ones the fast flood serves: a broadcast walks 64 buckets, not the 2,048
+ * of the slow maps. ctl_port_apply and ctl_port_remove write both.
  */
-XDPBR_FLOOD_MAP(xdpbr_flood_bc_fast);
-XDPBR_FLOOD_MAP(xdpbr_flood_mc_fast);
-XDPBR_FLOOD_MAP(xdpbr_flood_uu_fast);
+XDPBR_FLOOD_MAP(xdpbr_flood_bc_fast, XDPBR_FLOOD_FAST_SLOTS);
+XDPBR_FLOOD_MAP(xdpbr_flood_mc_fast, XDPBR_FLOOD_FAST_SLOTS);
+XDPBR_FLOOD_MAP(xdpbr_flood_uu_fast, XDPBR_FLOOD_FAST_SLOTS);
 
 /* Entry 0: the fast flood maps' slots per class and whether they are
  * ready (struct xdpbr_flood_fast); written whole by user space only. */

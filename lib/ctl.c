@@ -772,18 +772,20 @@ static bool flood_fast_ready(const struct xdpbr_maps *m)
 
 /* The port in both flood maps of each class it floods, in neither of the
  * others: the slow ones first, so the fast path never has a port the slow
- * path lacks. */
-static int flood_sets_write(const struct xdpbr_maps *m, uint32_t ifindex, __u32 flags,
-			    int egress_fd)
+ * path lacks. The fast maps hold the slots the fast flood serves only
+ * (below XDPBR_FLOOD_FAST_SLOTS, their size). */
+static int flood_sets_write(const struct xdpbr_maps *m, uint32_t ifindex,
+			    const struct xdpbr_port *p, int egress_fd)
 {
 	int err = 0;
 
 	for (__u32 c = 0; c < XDPBR_STORM__MAX && !err; c++) {
-		bool on = xdpbr_flood_member(c, flags);
+		bool on = xdpbr_flood_member(c, p->flags);
 
 		err = devmap_set(flood_fd(m, c, false), ifindex, ifindex, egress_fd, on);
 		if (!err)
-			err = devmap_set(flood_fd(m, c, true), ifindex, ifindex, 0, on);
+			err = devmap_set(flood_fd(m, c, true), ifindex, ifindex, 0,
+					 on && p->slot < XDPBR_FLOOD_FAST_SLOTS);
 	}
 	return err;
 }
@@ -803,7 +805,7 @@ int ctl_port_apply(const struct xdpbr_maps *m, uint32_t ifindex,
 		return err;
 	err = devmap_set(m->tx, p->slot, ifindex, 0, up);
 	if (!err)
-		err = flood_sets_write(m, ifindex, p->flags, egress_fd);
+		err = flood_sets_write(m, ifindex, p, egress_fd);
 	/* A port whose flood sets stay the same leaves the recount as it is
 	 * (what a VLAN change of every port would otherwise pay per port). */
 	if (!err && (!known || old.slot != p->slot || !flood_fast_ready(m) ||

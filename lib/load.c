@@ -214,8 +214,9 @@ static const char *const upgrade_pins[] = {
 _Static_assert(ARRAY_SIZE(upgrade_pins) == BRIDGE_UPGRADE_MAPS, "one fd a pin");
 
 /* The layout the build wants of upgrade_pins[i]; its map in the object in
- * *map (NULL for the spanning tree's). Only the slot maps' size is told:
- * the others' is the pin's (the FDB) or libbpf's to check. */
+ * *map (NULL for the spanning tree's). Only the slot maps' size and the
+ * fast flood maps' are told: the others' is the pin's (the FDB) or
+ * libbpf's to check. */
 static struct map_layout upgrade_want(const struct bridge *br, size_t i, struct bpf_map **map)
 {
 	struct map_layout l = { BPF_MAP_TYPE_ARRAY, sizeof(__u32), STPMAP_VALUE,
@@ -227,7 +228,7 @@ static struct map_layout upgrade_want(const struct bridge *br, size_t i, struct 
 	l = (struct map_layout){ bpf_map__type(*map), bpf_map__key_size(*map),
 				 bpf_map__value_size(*map), bpf_map__max_entries(*map),
 				 bpf_map__map_flags(*map) };
-	if (l.max_entries != XDPBR_MAX_PORTS)
+	if (l.max_entries != XDPBR_MAX_PORTS && l.max_entries != XDPBR_FLOOD_FAST_SLOTS)
 		l.max_entries = 0;
 	return l;
 }
@@ -241,7 +242,9 @@ static void upgrade_refused(const struct bridge *br, const char *name,
 		 name, br->dir, libbpf_bpf_map_type_str(have->type), have->key_size,
 		 have->value_size, have->max_entries, libbpf_bpf_map_type_str(want->type),
 		 want->key_size, want->value_size, want->max_entries ?: have->max_entries,
-		 want->max_entries == XDPBR_MAX_PORTS ? ", or 64 before 1024 ports" : "");
+		 want->max_entries == XDPBR_MAX_PORTS ? ", or 64 before 1024 ports" :
+		 want->max_entries == XDPBR_FLOOD_FAST_SLOTS ? ", or 1025 before the fast "
+		 "flood's maps were made small again" : "");
 }
 
 /* Pinned maps of an older build's layout (upgrade.h): the object gets new

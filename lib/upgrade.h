@@ -38,7 +38,10 @@ const char *const *stats_layout(size_t n);
 /* Where counter name is now (enum xdpbr_counter), or -1. */
 int stats_index(const char *name);
 
-/* The slot maps' size before a bridge held 1024 ports. */
+/* The slot maps' size before a bridge held 1024 ports. (The fast flood's
+ * maps had XDPBR_MAX_PORTS entries from then until they were made
+ * XDPBR_FLOOD_FAST_SLOTS again: a pin of that size is older too, copied
+ * into the smaller map as far as it fits.) */
 #define UPGRADE_SLOTS_V64	64
 
 /* A map's layout as bpf_map_info tells it; max_entries 0 in a wanted

@@ -14,7 +14,10 @@
 # slot map of 64 entries), built from this repository's history into
 # $XT_BUILD: its bridge, killed under a 50 pps ping, is adopted by this
 # xdpbrd without a lost reply, its FDB, port settings and counters kept in
-# maps of XDPBR_MAX_PORTS entries. A slot map of neither size is refused.
+# maps of XDPBR_MAX_PORTS entries (the fast flood's of 64). The fast
+# flood's maps as the builds after it pinned them (XDPBR_MAX_PORTS
+# entries) are moved into maps of 64. A slot map of neither size is
+# refused.
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 . "$(dirname "$0")/lib.sh"
 XT_HOSTIF=off
@@ -33,6 +36,13 @@ V31=("${V29[@]:0:21}" drop_mtu "${V29[@]:21:6}" tx_dropped_mtu redirect_errors
 V32=("${V29[@]:0:20}" drop_port_state drop_redirect drop_mtu "${V29[@]:21:6}" tx_dropped_mtu
 	redirect_errors events_dropped)
 V33=("${V32[@]:0:20}" drop_linklocal_limit "${V32[@]:20}")
+
+# u32le N: N as 4 little-endian bytes in hex words.
+u32le()
+{
+	printf '%02x %02x %02x %02x\n' $(($1 & 255)) $((($1 >> 8) & 255)) \
+		$((($1 >> 16) & 255)) $((($1 >> 24) & 255))
+}
 
 # u64le N: N as 8 little-endian bytes in hex words.
 u64le()
@@ -207,9 +217,11 @@ round_old64()
 	id1=$(port_prog_id "${PORT[1]}")
 	check "old64: the port runs this build's program ($id0 -> $id1)" \
 		test -n "$id1" -a "$id0" != "$id1"
-	now64=$(pins_of_entries 64)
-	check_eq "old64: no pinned map has 64 entries left" "" "$now64"
-	check_eq "old64: every one of them has $SLOTS" "$old64" "$(pins_of_entries "$SLOTS" | sort)"
+	now64=$(pins_of_entries 64 | sort)
+	check_eq "old64: no pinned map has 64 entries left but the fast flood's" \
+		"$FAST_MAPS" "$now64"
+	check_eq "old64: every other one has $SLOTS" "$(comm -23 <(echo "$old64") <(echo "$FAST_MAPS"))" \
+		"$(pins_of_entries "$SLOTS" | sort)"
 	check_eq "old64: the FDB is kept (learned and static entries)" "$fdb0" "$(fdb_view "$XDPBR")"
 	check_eq "old64: the port's settings are kept" "$view0" "$(port_view "$XDPBR" "${PORT[2]}")"
 	rx1=$(port_counter "${PORT[1]}" rx_packets)
@@ -218,6 +230,52 @@ round_old64()
 	check "old64: no pin left behind by the move" \
 		bash -c "! ls '$PIN_DIR' | grep -q _upgrade"
 	check "old64: ping h2 -> h1 over the adopted bridge" hping 2 1
+	daemon_stop TERM
+	rm -rf "$PIN_DIR"
+}
+
+# The fast flood's maps as the builds from 1024 ports until they were made
+# small again pinned them: XDPBR_MAX_PORTS entries, which a broadcast walks
+# bucket by bucket. This build's bridge, killed, its fast maps pinned again
+# in that size with the same entries: the next xdpbrd moves them into maps
+# of 64, and a broadcast takes the fast flood to every port.
+round_fast1025()
+{
+	local m v k ifi
+	daemon_start || abort "fast1025: xdpbrd" "$XT_WHY"
+	check "fast1025: ping h1 -> h2" hping 1 2
+	daemon_stop KILL
+	for m in $FAST_MAPS; do
+		v=$(bpftool -j map dump pinned "$PIN_DIR/$m") || fail "fast1025: dump $m"
+		rm -f "$PIN_DIR/$m"
+		bpftool map create "$PIN_DIR/$m" type devmap_hash key 4 value 8 \
+			entries "$SLOTS" name "${m:0:15}" || fail "fast1025: pin $m with $SLOTS entries"
+		for k in $(jq -r '.[] | .key | if type == "array" then map(ltrimstr("0x")) |
+				reverse | join("") else tostring end' <<<"$v"); do
+			ifi=$((16#$k))
+			# shellcheck disable=SC2046 # the bytes are words
+			bpftool map update pinned "$PIN_DIR/$m" key hex $(u32le "$ifi") \
+				value hex $(u32le "$ifi") 00 00 00 00 ||
+				fail "fast1025: $m: entry $ifi"
+		done
+	done
+	check_eq "fast1025: the fast flood's maps pinned with $SLOTS entries" "$FAST_MAPS" \
+		"$(pins_of_entries "$SLOTS" | grep _fast | sort)"
+	daemon_start || abort "fast1025: this xdpbrd over them" "$XT_WHY"
+	check "fast1025: xdpbrd says it moved the maps to its layout" \
+		grep -q "pinned maps moved to this build's layout" "$DAEMON_LOG"
+	check_eq "fast1025: the fast flood's maps have 64 entries" "$FAST_MAPS" \
+		"$(pins_of_entries 64 | sort)"
+	check_eq "fast1025: ... holding both ports" "2 2 2" "$(for m in $FAST_MAPS; do
+		bpftool -j map dump pinned "$PIN_DIR/$m" | jq length; done | xargs)"
+	check_jq "fast1025: the fast flood is ready" "$(bpftool -j map lookup pinned \
+		"$PIN_DIR/xdpbr_flood_fast" key 0 0 0 0)" \
+		'.value[24] != "0x00"'	# ready, after the three 64-bit masks
+	cap_start bc 2 "arp and src host ${IP4[1]}" 4 || fail "fast1025: capture on h2" "$XT_TMP"
+	hexec 1 arping -c 3 -w 3 -I e0 198.18.0.99 >/dev/null 2>&1
+	cap_end bc
+	check_eq "fast1025: h2 got h1's 3 ARP broadcasts" 3 "$(cap_lines bc | grep -c .)" \
+		"$(cap_lines bc)"
 	daemon_stop TERM
 	rm -rf "$PIN_DIR"
 }
@@ -244,6 +302,7 @@ xt_require
 xt_need bpftool
 NOW=$(counter_names | grep -c .)
 SLOTS=$(sed -n 's/^#define XDPBR_MAX_PORTS \([0-9]*\).*/\1/p' "$XDPBR_H")
+FAST_MAPS=$(printf 'xdpbr_flood_%s_fast\n' bc mc uu | sort)
 check_eq "this build has 34 counters (add its layout to lib/upgrade.c and here when not)" \
 	34 "$NOW"
 topo_up 2
@@ -252,6 +311,7 @@ round v31 "${V31[@]}"
 round v32 "${V32[@]}"
 round v33 "${V33[@]}"
 round_old64
+round_fast1025
 round_refused
 
 finish

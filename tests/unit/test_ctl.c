@@ -852,6 +852,25 @@ static void test_flood_fast_stp_states(void **state)
 	assert_int_equal(flood_fast().ready, 1);
 }
 
+/* A port in a slot the fast flood does not serve (64 and up) is in the
+ * slow maps only: the fast maps have 64 entries; and the fast flood is not
+ * ready while it is there. */
+static void test_flood_fast_low_slots_only(void **state)
+{
+	struct xdpbr_port p = { .slot = XDPBR_FLOOD_FAST_SLOTS + 6,
+				.flags = XDPBR_PORT_DEFAULT_FLAGS };
+	__u32 ifindex = IFINDEX(p.slot);
+	struct bpf_devmap_val v;
+
+	assert_int_equal(ctl_port_apply(&m, ifindex, &p, -1), 0);
+	for (int c = 0; c < XDPBR_STORM__MAX; c++)
+		assert_int_not_equal(bpf_map_lookup_elem(fast_fds()[c], &ifindex, &v), 0);
+	assert_int_equal(bpf_map_lookup_elem(m.flood_bc, &ifindex, &v), 0);
+	assert_int_equal(flood_fast().ready, 0);
+	assert_int_equal(ctl_port_remove(&m, ifindex), 0);
+	assert_int_equal(flood_fast().ready, 1);
+}
+
 static __u32 skbports(void)
 {
 	__u32 zero = 0, n = UINT32_MAX;
@@ -910,6 +929,7 @@ int main(void)
 		cmocka_unit_test_setup(test_flood_fast_ready_after_upgrade, bridge_setup),
 		cmocka_unit_test_setup(test_flood_fast_stp_states, bridge_setup),
 		cmocka_unit_test_setup(test_skbports_count, bridge_setup),
+		cmocka_unit_test_setup(test_flood_fast_low_slots_only, bridge_setup),
 		cmocka_unit_test(test_age_pass_while_the_datapath_learns),
 		cmocka_unit_test(test_age_quiet_pass_mends_a_drift),
 		cmocka_unit_test(test_age_counts_out_what_it_deletes),
