@@ -138,8 +138,9 @@ int pktgen_sink_tc(struct __sk_buff *skb)
 	return TC_ACT_SHOT;
 }
 
-/* Egress ports of the ceiling DUT: entry 0 takes unicast, all take floods
- * (128: room for a broadcast flooded to 100 ports). */
+/* Egress ports of the ceiling DUT: entry 0 takes unicast, all take floods.
+ * Sized to the --to list at load (pktgen.c load_skel): a broadcast walks
+ * every entry, so 128 here would cost a 3-port flood 125 empty ones. */
 struct {
 	__uint(type, BPF_MAP_TYPE_DEVMAP);
 	__uint(max_entries, 128);

@@ -524,6 +524,16 @@ static void load_skel(void)
 	skel->rodata->n_dst = opt.n_dst;
 	skel->rodata->src_base = mac_low24(opt.src_mac);
 	skel->rodata->dst_base = mac_low24(opt.dst_mac);
+	/* The ceiling's devmap as small as its ports: a broadcast walks every
+	 * entry of it, in use or not. */
+	if (opt.forward_to) {
+		__u32 n = 1;
+
+		for (const char *c = opt.forward_to; *c; c++)
+			n += *c == ',';
+		if (bpf_map__set_max_entries(skel->maps.fwd_ports, n))
+			die("--to: devmap of %u: %s", n, strerror(errno));
+	}
 	if (pktgen__load(skel))
 		die("load BPF programs: %s", strerror(errno));
 }
