@@ -82,7 +82,8 @@ int hostif_create(const char *bridge, const uint8_t mac[6], struct hostif *h);
  * path's port takes the XDP ports' floods, XDPBR_PORT_XDP_TARGET); for xdp
  * true (the XDP path), also able to send frames the XDP path can forward
  * (checksums done in software), where on the skb path offloads stay as
- * they are. 0, or the error, said in a warning. */
+ * they are. 0 when GRO is on (NAPI runs), else the error; each failure
+ * said in a warning. */
 int hostif_prepare(const struct hostif *h, bool xdp);
 
 /* The host's end came up. The device's end's NAPI must run now: veth
