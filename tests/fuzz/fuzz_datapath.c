@@ -47,9 +47,11 @@
  *    forwarded frame, on one slot, by its output length, or for a fast
  *    flood (no per-copy rule: VLAN filtering off, the ingress not
  *    isolated, within the MTU), by one frame of its length on every other
- *    port of its class's flood set (and the ingress if hairpin); tx_dropped_mtu
- *    only on other slots, for a flooded frame longer than 1500 bytes of
- *    IP (the ports' MTU); nothing else moved;
+ *    port of its class's flood set (and the ingress if hairpin); for a
+ *    flooded frame longer than 1500 bytes of IP (the ports' MTU), on each
+ *    port whose copy it was, tx_dropped_mtu, or flood_filtered where the
+ *    copy's rules (isolation, VLAN membership) drop it first (mtu_copy);
+ *    nothing else moved;
  *  - the FDB never holds a multicast or all-zero MAC, nor an entry on an
  *    ifindex that is not a port (or with another port's slot); statics
  *    never change; the only entry a frame may add, move or refresh is its
@@ -727,23 +729,68 @@ static void check_refused(const struct frame_info *f, const struct result *r)
  * port of the class's flood set, less the ingress unless it is hairpin.
  * 0 when the flood goes through the egress program, which BPF_PROG_RUN
  * does not run. */
-static __u64 fast_flood_slots(const struct frame_info *f, int o)
+static bool flood_outcome(int o)
 {
-	__u32 c = o == XDPBR_CNT_FLOOD_BCAST ? XDPBR_STORM_BCAST :
-		  o == XDPBR_CNT_FLOOD_MCAST ? XDPBR_STORM_MCAST : XDPBR_STORM_UNKNOWN;
+	return o >= XDPBR_CNT_FLOOD_BCAST && o <= XDPBR_CNT_FLOOD_UNKNOWN;
+}
+
+static __u32 flood_class_of(int o)
+{
+	return o == XDPBR_CNT_FLOOD_BCAST ? XDPBR_STORM_BCAST :
+	       o == XDPBR_CNT_FLOOD_MCAST ? XDPBR_STORM_MCAST : XDPBR_STORM_UNKNOWN;
+}
+
+/* The frame's length past its link header, as bpf/mtu.h mtu_l3_len sees
+ * it when it floods: with VLAN filtering an untagged frame has gained a
+ * tag by then, which adds to the header what it adds to the frame. */
+static size_t flood_l3(const struct frame_info *f)
+{
 	__u16 type = f->len >= 14 ? get_be16(f->in + 12) : 0;
 	size_t hdr = 14 + (type == ETH_P_8021Q_ || type == ETH_P_8021AD_ ? 4 : 0);
-	size_t l3 = f->lin > hdr ? f->lin - hdr : 0;	/* as bpf/mtu.h mtu_l3_len */
+
+	return f->lin > hdr ? f->lin - hdr : 0;
+}
+
+static __u64 fast_flood_slots(const struct frame_info *f, int o)
+{
+	__u32 c = flood_class_of(o);
 	__u64 slots = 0;
 
-	if (o < XDPBR_CNT_FLOOD_BCAST || o > XDPBR_CNT_FLOOD_UNKNOWN || f->vlan_on ||
-	    !f->port || (f->port->cur.flags & XDPBR_PORT_ISOLATED) || l3 > XDPBR_MTU_DEFAULT)
+	if (!flood_outcome(o) || f->vlan_on || !f->port ||
+	    (f->port->cur.flags & XDPBR_PORT_ISOLATED) || flood_l3(f) > XDPBR_MTU_DEFAULT)
 		return 0;
 	for (int i = 0; i < NPORTS; i++)
 		if (xdpbr_flood_member(c, ports[i].cur.flags) &&
 		    (&ports[i] != f->port || (f->port->cur.flags & XDPBR_PORT_HAIRPIN)))
 			slots |= 1ULL << ports[i].slot;
 	return slots;
+}
+
+/* What a flood larger than the ports' MTU (1500) counts on port p before
+ * its broadcast, which skips p's copy unseen (bpf/flood.h
+ * xdpbr_xdp_copy_mtu): what the egress program would have counted, had the
+ * copy reached it. Nothing for a copy that was never p's (out of the
+ * class's flood set, down, or p the ingress without hairpin); the copy's
+ * rules first (flood_filtered: two isolated ports, a VLAN p is not in);
+ * else tx_dropped_mtu. */
+enum mtu_copy { MTU_COPY_NONE, MTU_COPY_DROPPED, MTU_COPY_FILTERED };
+
+static enum mtu_copy mtu_copy(const struct frame_info *f, int o, const struct fz_port *p)
+{
+	__u32 in_flags = f->port ? f->port->cur.flags : 0;
+
+	if (!flood_outcome(o) || flood_l3(f) <= XDPBR_MTU_DEFAULT ||
+	    !xdpbr_flood_member(flood_class_of(o), p->cur.flags))
+		return MTU_COPY_NONE;
+	if (p == f->port) {
+		if (!(in_flags & XDPBR_PORT_HAIRPIN))
+			return MTU_COPY_NONE;
+	} else if (in_flags & p->cur.flags & XDPBR_PORT_ISOLATED) {
+		return MTU_COPY_FILTERED;
+	}
+	if (f->vlan_on && !member(p, f->vid))
+		return MTU_COPY_FILTERED;
+	return MTU_COPY_DROPPED;
 }
 
 static void check_counters(const struct frame_info *f, struct result *r)
@@ -791,10 +838,8 @@ static void check_counters(const struct frame_info *f, struct result *r)
 				ok = (__u32)s == in;
 				break;
 			case XDPBR_CNT_TX_DROPPED_MTU:
-				/* a flooded copy the port's MTU (1500) refused */
-				ok = (__u32)s != in && f->len > 1500 + 14 &&
-				     r->outcome >= XDPBR_CNT_FLOOD_BCAST &&
-				     r->outcome <= XDPBR_CNT_FLOOD_UNKNOWN && d[s][c] == 1;
+			case XDPBR_CNT_FLOOD_FILTERED:
+				ok = true;	/* mtu_copy, below */
 				break;
 			case XDPBR_CNT_LEARNED:
 			case XDPBR_CNT_MOVED:
@@ -811,6 +856,20 @@ static void check_counters(const struct frame_info *f, struct result *r)
 			CHECK(ok, "counter %s of slot %d grew by %llu", dp_cnt_names[c], s,
 			      (unsigned long long)d[s][c]);
 		}
+	}
+	for (int i = 0; i < NPORTS; i++) {
+		const struct fz_port *p = &ports[i];
+		enum mtu_copy m = mtu_copy(f, r->outcome, p);
+
+		CHECK(d[p->slot][XDPBR_CNT_TX_DROPPED_MTU] == (m == MTU_COPY_DROPPED) &&
+		      d[p->slot][XDPBR_CNT_FLOOD_FILTERED] == (m == MTU_COPY_FILTERED),
+		      "%s: tx_dropped_mtu grew by %llu, flood_filtered by %llu (outcome %s, "
+		      "the MTU's model: %s)", p->name,
+		      (unsigned long long)d[p->slot][XDPBR_CNT_TX_DROPPED_MTU],
+		      (unsigned long long)d[p->slot][XDPBR_CNT_FLOOD_FILTERED],
+		      r->outcome >= 0 ? dp_cnt_names[r->outcome] : "none",
+		      m == MTU_COPY_DROPPED ? "dropped" : m == MTU_COPY_FILTERED ? "filtered" :
+		      "none");
 	}
 	CHECK((r->outcome == XDPBR_CNT_FORWARDED) == (r->egress >= 0),
 	      "outcome %s, tx counted on %s slot", dp_cnt_names[r->outcome],

@@ -104,6 +104,13 @@ for ((i = 0; i < 9000 - 42; i++)); do
 done
 bin "$D/jumbo-9000-bytes" "$(ctl $OFF $P1)" "$jumbo"
 bin "$D/jumbo-9000-bytes-vlan-push" "$(ctl $ON $P2)" "${jumbo/#${C3}${H9}0800/${H7}${H9}8100000a0800}"
+# jumbo floods: every copy too big for its port, counted as the egress
+# program would have (tx_dropped_mtu, or flood_filtered where a rule drops
+# it first): from an isolated port (p3's copy filtered), back out of a
+# hairpin port, and in VLAN 10 (p3 is not in it)
+bin "$D/jumbo-broadcast-isolated-p2" "$(ctl $OFF $P2)" "${jumbo/#${C3}${H9}/${BC}$(new 30)}"
+bin "$D/jumbo-broadcast-hairpin-p4" "$(ctl $OFF $P4)" "${jumbo/#${C3}${H9}/${BC}$(new 31)}"
+bin "$D/jumbo-broadcast-vlan10-p2" "$(ctl $ON $P2)" "${jumbo/#${C3}${H9}0800/${BC}$(new 32)8100000a0800}"
 
 # ---------------------------------------------------------------- config
 C=$DIR/config
