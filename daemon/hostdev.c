@@ -161,13 +161,16 @@ int hostdev_attach(struct hostdev *h)
 		err = bridge_add_port(br, h->hif.port);
 	if (!err)
 		err = ctl_port_get(&br->maps, ifindex, &p);
-	/* On the skb path, a target of the XDP ports' floods too while its
-	 * peer runs NAPI; else they hand every flood to the stack. */
-	want = XDPBR_PORT_HOST |
-	       (h->napi && p.mode == XDPBR_MODE_TC ? XDPBR_PORT_XDP_TARGET : 0);
-	if (!err && (p.flags & state) != want) {
-		p.flags = (p.flags & ~state) | want;
-		err = ctl_port_apply(&br->maps, ifindex, &p, br->prog_egress_fd);
+	if (!err) {
+		/* On the skb path, a target of the XDP ports' floods too
+		 * while its peer runs NAPI; else they hand every flood to
+		 * the stack. */
+		want = XDPBR_PORT_HOST |
+		       (h->napi && p.mode == XDPBR_MODE_TC ? XDPBR_PORT_XDP_TARGET : 0);
+		if ((p.flags & state) != want) {
+			p.flags = (p.flags & ~state) | want;
+			err = ctl_port_apply(&br->maps, ifindex, &p, br->prog_egress_fd);
+		}
 	}
 	if (err) {
 		log_warn("host interface %s: Couldn't make %s a port: %s", h->hif.name,
@@ -309,6 +312,11 @@ void hostdev_reload(struct hostdev *h, const struct config *old, const struct co
 				 h->hif.name, strerror(-err));
 		hostdev_sync(h);
 	}
+}
+
+bool hostdev_port_open(const struct hostdev *h, uint32_t ifindex)
+{
+	return !h->port || ifindex != h->hif.port_ifindex || h->was_up;
 }
 
 /* The host's end went up or down (it is not a port). */

@@ -230,11 +230,11 @@ static int map_copy(int old_fd, const struct map_layout *have, int new_fd,
 			break;
 		}
 		err = entry_copy(old_fd, new_fd, key, &c);
-		/* A map this build keeps smaller (the fast flood's) holds what
-		 * fits: more ports than that, and the fast flood was not in
-		 * use (xdpbr_flood_fast says so), and each port applied again
-		 * writes it. */
-		if (err == -E2BIG && now->max_entries < have->max_entries)
+		/* A devmap this build keeps smaller (the fast flood's) holds
+		 * what fits: more ports than that, and the fast flood was not
+		 * in use (xdpbr_flood_fast says so), and each port applied
+		 * again writes it. Any other map loses no entry. */
+		if (err == -E2BIG && c.devmap && now->max_entries < have->max_entries)
 			err = 0;
 	}
 	free(key);

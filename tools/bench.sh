@@ -695,11 +695,9 @@ xdpbr_up()
 	for ((i = 0; i < 300; i++)); do
 		kill -0 "$DAEMON_PID" 2>/dev/null ||
 			die "xdpbrd exited while starting: $(cat "$TMP/xdpbrd.log")"
-		if ports_ready "$dp" "$@" && [ "$HOSTIF" = off ]; then
-			return 0
-		elif ports_ready "$dp" "$@" && ip link set dev "$BRX" up 2>/dev/null &&
-			host_ready; then
-			return 0
+		if ports_ready "$dp" "$@"; then
+			[ "$HOSTIF" = off ] && return 0
+			ip link set dev "$BRX" up 2>/dev/null && host_ready && return 0
 		fi
 		sleep 0.1
 	done
