@@ -339,6 +339,7 @@ void apply_reload(struct daemon *d)
 	}
 	d->ap.pending_cfg = &nc;
 	hostdev_reload(&d->host, &d->ap.cfg, &nc);
+	host_port_follow(d);
 	for (size_t i = 0; i < nc.nports; i++) {
 		const struct config_port *cp = &nc.ports[i];
 		const struct config_port *old = config_port_find(&d->ap.cfg, cp->name);

@@ -149,6 +149,10 @@ void apply_reload(struct daemon *d);
 /* links.c */
 /* Marks a port down or up again when its link state differs from the maps'. */
 void port_link_state(struct daemon *d, uint32_t ifindex, unsigned int flags);
+/* The host interface's bridge end up or down as the device and its link
+ * are (hostdev_port_open): on the device's link events, and after a reload
+ * made it. */
+void host_port_follow(struct daemon *d);
 /* The datapath's MTU threshold after a port change; at_start: said anyway. */
 void mtus_follow(struct daemon *d, bool at_start);
 /* linkwatch_read's callback; arg is the daemon. */

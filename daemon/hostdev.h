@@ -48,6 +48,10 @@ uint64_t hostdev_ageing_ns(const struct hostdev *h);
 /* Its bridge end a port (marked XDPBR_PORT_HOST), after the others. 0 or
  * -errno, said. */
 int hostdev_attach(struct hostdev *h);
+/* Whether port ifindex may forward as far as the host interface goes: all
+ * but its bridge end, which does while the device is up (the host takes
+ * nothing while it is down, so a flood copies nothing into it). */
+bool hostdev_port_open(const struct hostdev *h, uint32_t ifindex);
 /* Every port of the bridge a port of the device, the kernel bridge
  * forwarding on none of them (hostif_port_join); after ports were added. */
 void hostdev_ports_follow(struct hostdev *h);

@@ -10,12 +10,14 @@
 #include "netlink.h"
 
 /* Marks a port down (out of tx and flood sets, dynamic entries flushed) or
- * up again, when its link state differs from what the maps say. */
+ * up again, when its link state differs from what the maps say. The host
+ * interface's bridge end is down too while the device is. */
 void port_link_state(struct daemon *d, uint32_t ifindex, unsigned int flags)
 {
 	char name[IF_NAMESIZE] = "?";
 	struct xdpbr_port p;
-	bool up = LINK_UP(flags), was_up;
+	bool open = hostdev_port_open(&d->host, ifindex);
+	bool up = LINK_UP(flags) && open, was_up;
 	int err;
 
 	if (ctl_port_get(&d->br.maps, ifindex, &p))
@@ -29,9 +31,21 @@ void port_link_state(struct daemon *d, uint32_t ifindex, unsigned int flags)
 	if (err)
 		log_warn("port %s: couldn't mark it %s: %s", name, up ? "up" : "down",
 			 strerror(-err));
+	else if (!open && LINK_UP(flags))
+		log_info("port %s: the host interface %s is down: out of forwarding and "
+			 "flooding", name, d->host.hif.name);
 	else
 		log_info("port %s: link %s%s", name, up ? "up, forwarding again" : "down",
 			 up ? "" : ": out of forwarding and flooding, its learned entries flushed");
+}
+
+void host_port_follow(struct daemon *d)
+{
+	struct link_info li;
+	uint32_t ifindex = d->host.hif.port_ifindex;
+
+	if (d->host.port && ifindex && !link_get_info(ifindex, &li))
+		port_link_state(d, ifindex, li.flags);
 }
 
 /* Keeps the datapath's MTU threshold (bpf/mtu.h) right after a port was
@@ -95,8 +109,10 @@ void on_link_event(const struct link_event *ev, void *arg)
 	struct xdpbr_port p;
 
 	brmirror_poke(&d->mirror);
-	if (hostdev_link(&d->host, ev))
+	if (hostdev_link(&d->host, ev)) {
+		host_port_follow(d);
 		return;
+	}
 	if (ctl_port_get(&d->br.maps, ev->ifindex, &p)) {
 		port_appeared(d, ev);
 		return;

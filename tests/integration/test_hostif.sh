@@ -103,6 +103,21 @@ check "the host port appears in xdpbr stats" \
 	json_is array 'any(.[]; .ifname == $p)' --arg p "$BR-host" -- "$XDPBR" -b "$BR" -j stats
 check "... and in its text" bash -c "'$XDPBR' -b $BR stats | grep -q '^$BR-host '"
 
+# While the device is down the host takes nothing: its port is disabled,
+# out of the flood sets, and a flood copies nothing into it.
+# down_flood_tx LABEL: h1's 3 broadcasts grow no tx of the host's port.
+down_flood_tx()
+{
+	local tx0
+	tx0=$(port_counter "$BR-host" tx_packets) || return 1
+	hexec 1 ping -b -c 3 -i 0.1 -W 1 198.18.0.255 >/dev/null 2>&1
+	check_eq "$1: h1's 3 broadcasts put nothing into $BR-host" "$tx0" \
+		"$(port_counter "$BR-host" tx_packets)"
+}
+host_port_disabled() { [ "$(host_json | jq -r '.state')" = disabled ]; }
+xt_poll 5 host_port_disabled || fail "while $BR is down, $BR-host is disabled" "$(host_json)"
+down_flood_tx "$BR down at start"
+
 host_up || abort "configuring $BR"
 xt_poll 5 host_port_forwarding || fail "the host port forwards once $BR is up" "$(host_json)"
 for i in 1 2 3; do
@@ -111,6 +126,20 @@ for i in 1 2 3; do
 	check "h$i -> host (IPv4)" hexec "$i" ping -c 1 -W 2 "$HOST4"
 	check "h$i -> host (IPv6)" hexec "$i" ping -6 -c 1 -W 2 "$HOST6"
 done
+
+# Down and up again: the host's port follows the device's link events.
+ip link set dev "$BR" down
+xt_poll 5 host_port_disabled || fail "$BR down: $BR-host is disabled" "$(host_json)"
+down_flood_tx "$BR set down"
+ip link set dev "$BR" up
+ip addr replace "$HOST6/64" dev "$BR" nodad	# IPv6 addresses go with the link
+xt_poll 5 host_port_forwarding || fail "$BR up again: $BR-host forwards" "$(host_json)"
+check "$BR up again: h1 -> host (IPv4)" hexec 1 ping -c 1 -W 2 "$HOST4"
+tx0=$(port_counter "$BR-host" tx_packets)
+hexec 1 ping -b -c 3 -i 0.1 -W 1 198.18.0.255 >/dev/null 2>&1
+tx1=$(port_counter "$BR-host" tx_packets)
+check "... and h1's 3 broadcasts reach $BR-host again ($tx0 -> $tx1 tx)" \
+	test "$tx1" -ge $((tx0 + 3))
 
 # Unicast to the host is known: it reaches no other port.
 cap_start other 2 "icmp and host $HOST4" 4 ||
