@@ -722,13 +722,6 @@ static void check_refused(const struct frame_info *f, const struct result *r)
 	CHECK(r->nfdb == NFDB0 && !events.n, "a refused frame changed the FDB");
 }
 
-/* The verdict, and every counter of every slot. */
-/* The slots a flood of outcome o counts tx on in the ingress program, the
- * fast flood (bpf/xdpbr.bpf.c): with VLAN filtering off (STP always is),
- * from a port that is not isolated, a frame within the ports' MTU, every
- * port of the class's flood set, less the ingress unless it is hairpin.
- * 0 when the flood goes through the egress program, which BPF_PROG_RUN
- * does not run. */
 static bool flood_outcome(int o)
 {
 	return o >= XDPBR_CNT_FLOOD_BCAST && o <= XDPBR_CNT_FLOOD_UNKNOWN;
@@ -751,17 +744,30 @@ static size_t flood_l3(const struct frame_info *f)
 	return f->lin > hdr ? f->lin - hdr : 0;
 }
 
+/* Whether a flood of class c from f's ingress has a copy for port p: p is
+ * in the class's flood set (and up), and is not the ingress unless that is
+ * hairpin. */
+static bool flood_copy_for(const struct frame_info *f, __u32 c, const struct fz_port *p)
+{
+	return xdpbr_flood_member(c, p->cur.flags) &&
+	       (p != f->port || (p->cur.flags & XDPBR_PORT_HAIRPIN));
+}
+
+/* The slots a flood of outcome o counts tx on in the ingress program, the
+ * fast flood (bpf/xdpbr.bpf.c): with VLAN filtering off (STP always is),
+ * from a port that is not isolated, a frame within the ports' MTU, every
+ * port of the class's flood set, less the ingress unless it is hairpin.
+ * 0 when the flood goes through the egress program, which BPF_PROG_RUN
+ * does not run. */
 static __u64 fast_flood_slots(const struct frame_info *f, int o)
 {
-	__u32 c = flood_class_of(o);
 	__u64 slots = 0;
 
 	if (!flood_outcome(o) || f->vlan_on || !f->port ||
 	    (f->port->cur.flags & XDPBR_PORT_ISOLATED) || flood_l3(f) > XDPBR_MTU_DEFAULT)
 		return 0;
 	for (int i = 0; i < NPORTS; i++)
-		if (xdpbr_flood_member(c, ports[i].cur.flags) &&
-		    (&ports[i] != f->port || (f->port->cur.flags & XDPBR_PORT_HAIRPIN)))
+		if (flood_copy_for(f, flood_class_of(o), &ports[i]))
 			slots |= 1ULL << ports[i].slot;
 	return slots;
 }
@@ -780,19 +786,16 @@ static enum mtu_copy mtu_copy(const struct frame_info *f, int o, const struct fz
 	__u32 in_flags = f->port ? f->port->cur.flags : 0;
 
 	if (!flood_outcome(o) || flood_l3(f) <= XDPBR_MTU_DEFAULT ||
-	    !xdpbr_flood_member(flood_class_of(o), p->cur.flags))
+	    !flood_copy_for(f, flood_class_of(o), p))
 		return MTU_COPY_NONE;
-	if (p == f->port) {
-		if (!(in_flags & XDPBR_PORT_HAIRPIN))
-			return MTU_COPY_NONE;
-	} else if (in_flags & p->cur.flags & XDPBR_PORT_ISOLATED) {
+	if (p != f->port && (in_flags & p->cur.flags & XDPBR_PORT_ISOLATED))
 		return MTU_COPY_FILTERED;
-	}
 	if (f->vlan_on && !member(p, f->vid))
 		return MTU_COPY_FILTERED;
 	return MTU_COPY_DROPPED;
 }
 
+/* The verdict, and every counter of every slot. */
 static void check_counters(const struct frame_info *f, struct result *r)
 {
 	__u64 (*d)[XDPBR_CNT__MAX] = r->d, sum = 0, fast;
@@ -839,7 +842,8 @@ static void check_counters(const struct frame_info *f, struct result *r)
 				break;
 			case XDPBR_CNT_TX_DROPPED_MTU:
 			case XDPBR_CNT_FLOOD_FILTERED:
-				ok = true;	/* mtu_copy, below */
+				/* on a port only; how much: mtu_copy, below */
+				ok = port_by_slot((__u32)s) != NULL;
 				break;
 			case XDPBR_CNT_LEARNED:
 			case XDPBR_CNT_MOVED:
