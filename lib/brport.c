@@ -12,6 +12,7 @@
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -20,6 +21,7 @@
 #include "brport.h"
 #include "load.h"
 #include "ctl.h"
+#include "fault.h"
 #include "hook.h"
 #include "lock.h"
 #include "log.h"
@@ -28,8 +30,8 @@
 #include "ports.h"
 #include "util.h"
 #include "xdpshare.h"
-/* How long a port's slot claim waits for another process's (each takes
- * milliseconds). */
+/* How long a port's add or removal waits for another process's (each
+ * takes milliseconds; a native XDP attach that resets a NIC, longer). */
 #define SLOT_LOCK_WAIT_MS 5000
 
 /*
@@ -149,7 +151,7 @@ static int port_remove(struct bridge *br, const struct port_entry *pe);
  * and limit of a port the bridge already had (adoption). A pinned port of
  * this ifindex that is gone (the ifindex is now another interface's) is
  * removed first: the new interface starts afresh. Called with the slot
- * lock held (port_maps_add). */
+ * lock held (bridge_add_port). */
 static int port_maps_add_locked(struct bridge *br, const char *ifname, uint32_t ifindex,
 				uint32_t mode)
 {
@@ -192,8 +194,14 @@ static int port_maps_add_locked(struct bridge *br, const char *ifname, uint32_t 
 
 /* A slot is chosen from the ports map and written back into it: two
  * processes doing that at once (the daemon and `xdpbr link add`, or two
- * CLIs) would choose the same one. The slot lock on the pin root (lock.h)
- * keeps them apart. */
+ * CLIs) would choose the same one. And a port is judged there or gone by
+ * its program (port_is_there): one process adding a port that another is
+ * adding, between that one's map write and its attach, would take it for
+ * a gone port's leftover and remove it, and the first one's attach would
+ * then fail and remove the second's (seen: the daemon re-adding a port of
+ * the bridge device that `xdpbr link del` had removed, while `xdpbr link
+ * add` added it). So the slot lock on the pin root (lock.h) is held for a
+ * port's whole add or removal: maps and attach, or detach and maps. */
 static int slot_lock(const char *what, int *lk)
 {
 	const struct xdpbr_paths *p;
@@ -225,20 +233,12 @@ static void slots_reconcile_locked(struct bridge *br)
 		log_warn("bridge %s: Couldn't check the port slots: %s", br->name, strerror(-n));
 }
 
+/* With the slot lock held (bridge_add_port). */
 static int port_maps_add(struct bridge *br, const char *ifname, uint32_t ifindex,
 			 uint32_t mode)
 {
-	char what[64];
-	int lk = -1, err;
-
-	snprintf(what, sizeof(what), "claim a slot for '%s'", ifname);
-	err = slot_lock(what, &lk);
-	if (err)
-		return err;
 	slots_reconcile_locked(br);
-	err = port_maps_add_locked(br, ifname, ifindex, mode);
-	lock_release(&lk);
-	return err;
+	return port_maps_add_locked(br, ifname, ifindex, mode);
 }
 
 void port_maps_del(struct bridge *br, uint32_t ifindex)
@@ -431,9 +431,18 @@ static void record_mode(struct bridge *br, uint32_t ifindex, uint32_t mode, cons
 	ctl_port_write(&br->maps, ifindex, &p);
 }
 
+/* The fault point port_attach_slow (fault.h): a window between a port's
+ * map writes and its attach, as wide as a slow driver's. */
+static void attach_pause(void)
+{
+	if (fault_hit("port_attach_slow"))
+		nanosleep(&(struct timespec){ .tv_nsec = 300 * 1000 * 1000 }, NULL);
+}
+
 /* A port on the skb path: maps first (with its mode, so XDP ports start
  * handing it frames), then the TC filter; an XDP program of ours from an
  * earlier run on the other path goes. */
+
 static int add_port_tc(struct bridge *br, const char *ifname, uint32_t ifindex,
 		       bool *adopted)
 {
@@ -449,6 +458,7 @@ static int add_port_tc(struct bridge *br, const char *ifname, uint32_t ifindex,
 			port_maps_del(br, ifindex);
 		return err;
 	}
+	attach_pause();
 	err = tc_attach(br->prog_tc_fd, ifindex, ifname);
 	if (err) {
 		if (!*adopted)
@@ -569,6 +579,7 @@ static int add_port_xdp(struct bridge *br, const char *ifname, uint32_t ifindex,
 			port_maps_del(br, ifindex);
 		return err;
 	}
+	attach_pause();
 	err = tc_attach(br->prog_tc_fd, ifindex, ifname);
 	/* Before the attach: XDP's own queues count as in use after it. */
 	if (!err && !h.id && br->mode != XDPBR_MODE_GENERIC)
@@ -671,13 +682,17 @@ int bridge_mtu_refresh(const struct xdpbr_maps *m, struct bridge_mtus *mt)
 int bridge_add_port(struct bridge *br, const char *ifname)
 {
 	uint32_t ifindex, mode = XDPBR_MODE_TC, comp_id = 0;
-	char kind[IF_NAMESIZE];
+	char kind[IF_NAMESIZE], what[64];
 	bool adopted = false;
-	int err;
+	int lk = -1, err;
 
 	if (br->nports >= XDPBR_PORTS_PER_BRIDGE)
 		return -ENOSPC;
 	err = bridge_check_port(br, ifname);
+	if (err)
+		return err;
+	snprintf(what, sizeof(what), "add '%s'", ifname);
+	err = slot_lock(what, &lk);
 	if (err)
 		return err;
 	ifindex = if_nametoindex(ifname);
@@ -685,6 +700,7 @@ int bridge_add_port(struct bridge *br, const char *ifname)
 		err = add_port_tc(br, ifname, ifindex, &adopted);
 	else
 		err = add_port_xdp(br, ifname, ifindex, &mode, &comp_id, &adopted);
+	lock_release(&lk);
 	if (err)
 		return err;
 	port_added(br, ifname, ifindex, mode, comp_id, kind, adopted);
@@ -841,6 +857,19 @@ static int port_gone_named(struct bridge *br, const char *name, struct port_entr
 	return err;
 }
 
+/* port_remove under the slot lock (slot_lock: never while another process
+ * adds the same port). */
+static int port_remove_locking(struct bridge *br, const struct port_entry *pe)
+{
+	int lk = -1, err = slot_lock("remove a port", &lk);
+
+	if (err)
+		return err;
+	err = port_remove(br, pe);
+	lock_release(&lk);
+	return err;
+}
+
 int bridge_del_port(struct bridge *br, const char *ifname)
 {
 	struct port_entry pe = { .ifindex = if_nametoindex(ifname) };
@@ -851,7 +880,7 @@ int bridge_del_port(struct bridge *br, const char *ifname)
 	if (err == -ENODEV)
 		log_warn("'%s' is not a port of bridge %s, nor the name of one whose "
 			 "interface is gone", ifname, br->name);
-	return err ? err : port_remove(br, &pe);
+	return err ? err : port_remove_locking(br, &pe);
 }
 
 int bridge_del_slot(struct bridge *br, uint32_t slot)
@@ -865,7 +894,7 @@ int bridge_del_slot(struct bridge *br, uint32_t slot)
 	err = -ENODEV;
 	for (size_t i = 0; i < n && err == -ENODEV; i++)
 		if (ports[i].port.slot == slot)
-			err = port_remove(br, &ports[i]);
+			err = port_remove_locking(br, &ports[i]);
 	free(ports);
 	if (err == -ENODEV)
 		log_warn("bridge %s has no port in slot %u", br->name, slot);
@@ -889,18 +918,16 @@ int bridge_port_name_follow(struct bridge *br, uint32_t ifindex, uint32_t slot)
 
 int bridge_reconcile_ports(struct bridge *br)
 {
-	struct port_entry *ports;
-	size_t n;
+	struct port_entry *ports = NULL;
+	size_t n = 0;
 	int lk = -1, err, gone = 0;
 
-	if (!slot_lock("check the port slots", &lk)) {
+	/* The whole pass under the slot lock (slot_lock): a port another
+	 * process is adding has no program yet, and would pass for gone. */
+	if (!slot_lock("check the port slots", &lk))
 		slots_reconcile_locked(br);
-		lock_release(&lk);
-	}
 	err = ports_dump(br->maps.ports, &ports, &n);
-	if (err)
-		return err;
-	for (size_t i = 0; i < n && !err; i++) {
+	for (size_t i = 0; !err && i < n; i++) {
 		if (port_is_there(br, ports[i].ifindex)) {
 			/* renamed meanwhile, or added before names were kept */
 			bridge_port_name_follow(br, ports[i].ifindex, ports[i].port.slot);
@@ -910,5 +937,6 @@ int bridge_reconcile_ports(struct bridge *br)
 		gone += !err;
 	}
 	free(ports);
+	lock_release(&lk);
 	return err ? err : gone;
 }

@@ -14,6 +14,9 @@
  *   ctl_port_write   the caller aborts between the slot's writes and the
  *                    ports hash's (lib/ctl.c)
  *   apply_port       xdpbrd fails to apply a port's section (-EIO)
+ *   port_attach_slow a port's add pauses 300 ms between its map writes and
+ *                    its attach (lib/brport.c), for another process to
+ *                    add the same port then (test_ports_runtime)
  */
 #include <stdbool.h>
 

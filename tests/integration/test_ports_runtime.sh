@@ -127,6 +127,48 @@ check "no daemon: link add dev $P4 master $BR mode generic" \
 joined "no daemon, mode generic" generic
 check "no daemon: link del dev $P4 (generic)" "$XDPBR" -b "$BR" link del dev "$P4"
 left "no daemon, after link del (generic)"
+# Two adders of one port at once (two CLIs here; with the bridge device,
+# the daemon re-adding a port of the device and `link add`): the slot lock
+# covers a port's whole add, maps and attach (lib/brport.c slot_lock), so
+# the second adopts what the first made instead of taking it, not attached
+# yet, for a gone port's leftover and removing it. The first pauses 300 ms
+# between its map writes and its attach (the fault point
+# port_attach_slow); the second starts 100 ms into that.
+# one_port: P4 is listed once, forwarding on the tests' datapath, running
+# the bridge's program.
+one_port()
+{
+	local json want
+	json=$(pfx_link_json 2>/dev/null) || return 1
+	want=$(bpftool -j prog show pinned "$PIN_DIR/$DP_PIN" 2>/dev/null | jq -r '.id')
+	[ "$(jq --arg p "$P4" --arg key "$DP_KEY" --argjson val "$DP_VAL" \
+		'[.[] | select(.ifname == $p and .[$key] == $val and
+		  .state == "forwarding")] | length' <<<"$json")" = 1 ] &&
+		[ -n "$want" ] && [ "$(port_prog_id "$P4")" = "$want" ]
+}
+race_ok=0 race_log=
+for ((r = 1; r <= 3; r++)); do
+	XDPBR_FAULT=port_attach_slow "$XDPBR" link add dev "$P4" master "$BR" \
+		>"$XT_TMP/add_a" 2>&1 &
+	pid=$!
+	sleep 0.1
+	"$XDPBR" link add dev "$P4" master "$BR" >"$XT_TMP/add_b" 2>&1
+	rb=$?
+	wait "$pid"
+	ra=$?
+	if { [ $ra = 0 ] || [ $rb = 0 ]; } && one_port; then
+		race_ok=$((race_ok + 1))
+	else
+		race_log+="round $r: exit $ra, $rb: $(cat "$XT_TMP/add_a" "$XT_TMP/add_b")
+$(pfx_link_json "$P4" 2>&1)
+"
+	fi
+	"$XDPBR" -b "$BR" link del dev "$P4" >/dev/null 2>&1
+done
+check_eq "no daemon: a second link add of $P4 while the first attaches, 3 rounds: one working port each" \
+	3 "$race_ok" "$race_log"
+left "no daemon, after the adds at once"
+
 pfx_ping_stop n12
 check "no daemon: ping h1 -> h2 lost nothing during link add/del" pfx_ping_check n12
 pfx_check_error "no daemon: link del of a device that is not a port fails" "$P4" \
