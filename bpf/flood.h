@@ -197,9 +197,35 @@ static __always_inline long xdp_flood_fast(__u32 fc, __u64 flags, __u32 in_slot,
 }
 
 /*
+ * The slow flood: into the class's flood set with the egress program, which
+ * applies every per-copy rule. A devmap broadcast visits every bucket of
+ * its map, 2,048 for the maps of a full bridge: the small maps of 64 when
+ * every port is in them (xdpbr_flood_fast.small). The redirect's verdict.
+ */
+static __always_inline long xdp_flood_slow(__u32 fc, __u64 flags)
+{
+	struct xdpbr_flood_fast *ff;
+	__u32 zero = 0;
+
+	ff = bpf_map_lookup_elem(&xdpbr_flood_fast, &zero);
+	if (ff && ff->small) {
+		if (fc == XDPBR_STORM_BCAST)
+			return bpf_redirect_map(&xdpbr_flood_bc_small, 0, flags);
+		if (fc == XDPBR_STORM_MCAST)
+			return bpf_redirect_map(&xdpbr_flood_mc_small, 0, flags);
+		return bpf_redirect_map(&xdpbr_flood_uu_small, 0, flags);
+	}
+	if (fc == XDPBR_STORM_BCAST)
+		return bpf_redirect_map(&xdpbr_flood_bc, 0, flags);
+	if (fc == XDPBR_STORM_MCAST)
+		return bpf_redirect_map(&xdpbr_flood_mc, 0, flags);
+	return bpf_redirect_map(&xdpbr_flood_uu, 0, flags);
+}
+
+/*
  * The broadcast of a flood: the fast flood where it may (xdp_flood_fast),
- * else into the flood set with the egress program, after counting the
- * copies the kernel will skip for their MTU (xdp_flood_mtu). A global
+ * else the slow flood (xdp_flood_slow), after counting the copies the
+ * kernel will skip for their MTU (xdp_flood_mtu). A global
  * function taking scalars, like xdpbr_xdp_copy_mtu: the verifier checks
  * its branches and loops once, not in every path of xdpbr_rx that floods
  * (inlined, the fast flood's choice made it walk ~60k instructions more).
@@ -223,13 +249,7 @@ __noinline int xdpbr_xdp_flood_out(struct xdp_md *ctx, __u64 in, __u64 ci, __u64
 			return (int)r;
 	}
 	xdp_flood_mtu(ctx, cfg, ci, cv, l3);
-	if (fc == XDPBR_STORM_BCAST)
-		r = bpf_redirect_map(&xdpbr_flood_bc, 0, flags);
-	else if (fc == XDPBR_STORM_MCAST)
-		r = bpf_redirect_map(&xdpbr_flood_mc, 0, flags);
-	else
-		r = bpf_redirect_map(&xdpbr_flood_uu, 0, flags);
-	return (int)r;
+	return (int)xdp_flood_slow(fc, flags);
 }
 
 /* ------------------------------------------------------------------- TC */

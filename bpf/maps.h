@@ -176,8 +176,21 @@ XDPBR_FLOOD_MAP(xdpbr_flood_bc_fast, XDPBR_FLOOD_FAST_SLOTS);
 XDPBR_FLOOD_MAP(xdpbr_flood_mc_fast, XDPBR_FLOOD_FAST_SLOTS);
 XDPBR_FLOOD_MAP(xdpbr_flood_uu_fast, XDPBR_FLOOD_FAST_SLOTS);
 
+/*
+ * The flood sets again, egress program on, for the ports in slots below
+ * XDPBR_FLOOD_FAST_SLOTS only: the slow flood's maps for a bridge whose
+ * ports are all there (xdpbr_flood_fast.small), most bridges. The slow
+ * flood (VLAN filtering, STP, an isolated ingress, a frame over the
+ * smallest MTU) then walks 64 buckets, not 2,048. ctl_port_apply and
+ * ctl_port_remove write them with the others.
+ */
+XDPBR_FLOOD_MAP(xdpbr_flood_bc_small, XDPBR_FLOOD_FAST_SLOTS);
+XDPBR_FLOOD_MAP(xdpbr_flood_mc_small, XDPBR_FLOOD_FAST_SLOTS);
+XDPBR_FLOOD_MAP(xdpbr_flood_uu_small, XDPBR_FLOOD_FAST_SLOTS);
+
 /* Entry 0: the fast flood maps' slots per class and whether they are
- * ready (struct xdpbr_flood_fast); written whole by user space only. */
+ * ready, and whether the small ones are (struct xdpbr_flood_fast);
+ * written whole by user space only. */
 XDPBR_ARRAY_MAP(xdpbr_flood_fast, ARRAY, 1, struct xdpbr_flood_fast);
 
 /*

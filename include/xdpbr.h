@@ -436,12 +436,19 @@ struct xdpbr_storm_bucket {
  * state that is not forwarding: else the datapath floods through the
  * egress program, as without this. top bounds the TC flood's walk over
  * the slots (and the XDP flood's MTU count): a bridge of 3 ports walks 3
- * slots, not XDPBR_MAX_PORTS - 1.
+ * slots, not XDPBR_MAX_PORTS - 1. small is 1 when the slow flood's small
+ * maps (xdpbr_flood_*_small) hold every port they should and every
+ * port's slot is below XDPBR_FLOOD_FAST_SLOTS, whatever the spanning tree
+ * states: the slow flood then takes them. small shares the word an older
+ * build read as a 32-bit top, which to it is then a larger bound than
+ * needed, never a smaller one (an upgrade runs its programs on these pins
+ * until the new ones replace them).
  */
 struct xdpbr_flood_fast {
 	__u64 mask[XDPBR_STORM__MAX];	/* per class: bit s = slot s is in */
 	__u32 ready;
-	__u32 top;			/* every port's slot is below it; 0: unknown */
+	__u16 top;			/* every port's slot is below it; 0: unknown */
+	__u16 small;			/* the small maps are ready */
 };
 
 /*
@@ -553,6 +560,7 @@ _Static_assert(sizeof(struct xdpbr_storm) == 24, "storm layout");
 _Static_assert(sizeof(struct xdpbr_port_name) == 16, "port name layout");
 _Static_assert(sizeof(struct xdpbr_stp_beat) == 16, "stp heartbeat layout");
 _Static_assert(sizeof(struct xdpbr_flood_fast) == 32, "fast flood layout");
+_Static_assert(XDPBR_MAX_PORTS <= 0xffff, "a slot bound fits xdpbr_flood_fast.top");
 _Static_assert(sizeof(struct xdpbr_mdb_key) == 20, "mdb key layout");
 _Static_assert(sizeof(struct xdpbr_mdb_port_key) == 8, "mdb port key layout");
 _Static_assert(sizeof(struct xdpbr_mcast) == 8, "mcast layout");

@@ -51,6 +51,9 @@
 	X(flood_bc_fast, DEVMAP_HASH)	/* the same without it (fast flood) */ \
 	X(flood_mc_fast, DEVMAP_HASH)					\
 	X(flood_uu_fast, DEVMAP_HASH)					\
+	X(flood_bc_small, DEVMAP_HASH)	/* the first ones, slots < 64 only */ \
+	X(flood_mc_small, DEVMAP_HASH)					\
+	X(flood_uu_small, DEVMAP_HASH)					\
 	X(flood_fast,	ARRAY)		/* the fast flood's slots and readiness */ \
 	X(xmit_seen,	PERCPU_ARRAY)	/* driver drops already counted (the datapath's) */ \
 	X(stp_port,	ARRAY)		/* spanning tree state per slot */ \

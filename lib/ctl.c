@@ -686,15 +686,25 @@ static int devmap_set(int fd, uint32_t key, uint32_t ifindex, int prog_fd, bool 
 	return 0;
 }
 
-/* The flood devmaps of storm class c: with the egress program on every
- * entry, or (fast) without. */
-static int flood_fd(const struct xdpbr_maps *m, __u32 c, bool fast)
+/* The three sets of flood devmaps (bpf/maps.h). */
+enum flood_kind {
+	FLOOD_ALL,	/* every slot, the egress program on every entry */
+	FLOOD_SMALL,	/* the same, slots below XDPBR_FLOOD_FAST_SLOTS only */
+	FLOOD_FAST,	/* slots below XDPBR_FLOOD_FAST_SLOTS, no program */
+};
+
+/* The flood devmap of storm class c, of kind k. */
+static int flood_fd(const struct xdpbr_maps *m, __u32 c, enum flood_kind k)
 {
+	const int bc[] = { m->flood_bc, m->flood_bc_small, m->flood_bc_fast };
+	const int mc[] = { m->flood_mc, m->flood_mc_small, m->flood_mc_fast };
+	const int uu[] = { m->flood_uu, m->flood_uu_small, m->flood_uu_fast };
+
 	if (c == XDPBR_STORM_BCAST)
-		return fast ? m->flood_bc_fast : m->flood_bc;
+		return bc[k];
 	if (c == XDPBR_STORM_MCAST)
-		return fast ? m->flood_mc_fast : m->flood_mc;
-	return fast ? m->flood_uu_fast : m->flood_uu;
+		return mc[k];
+	return uu[k];
 }
 
 /* The classes whose flood sets a port with these flags is in, a bit each. */
@@ -711,37 +721,45 @@ static __u32 flood_classes(__u32 flags)
  * whose fast map has it, and ready cleared when a fast map disagrees with
  * the membership rule (pins an upgrade created, before every port was
  * applied again) or its spanning tree state (word) needs the egress
- * program. ifindex: the slot's, 0 if none. */
+ * program; small cleared when a small map disagrees with the rule.
+ * ifindex: the slot's, 0 if none. */
 static void flood_fast_port(const struct xdpbr_maps *m, const struct xdpbr_port *p,
 			    __u32 ifindex, __u32 word, struct xdpbr_flood_fast *ff)
 {
 	__u32 want = flood_classes(p->flags);
 	struct bpf_devmap_val v;
-	bool in;
+	bool in, want_in;
 
 	if (!ifindex || (word & XDPBR_STP_STATE_MASK) != XDPBR_STP_FORWARDING)
 		ff->ready = 0;
+	if (!ifindex)
+		ff->small = 0;
 	for (__u32 c = 0; c < XDPBR_STORM__MAX; c++) {
-		in = ifindex && !bpf_map_lookup_elem(flood_fd(m, c, true), &ifindex, &v);
+		want_in = want & (1U << c);
+		in = ifindex && !bpf_map_lookup_elem(flood_fd(m, c, FLOOD_FAST), &ifindex, &v);
 		if (in)
 			ff->mask[c] |= 1ULL << p->slot;
-		if (in != !!(want & (1U << c)))
+		if (in != want_in)
 			ff->ready = 0;
+		in = ifindex && !bpf_map_lookup_elem(flood_fd(m, c, FLOOD_SMALL), &ifindex, &v);
+		if (in != want_in)
+			ff->small = 0;
 	}
 }
 
 /*
- * Recomputes xdpbr_flood_fast whole from the ports and the fast maps, as
- * skbports_recount does its count: the daemon and the CLI both write
- * ports, and a read-modify-write by one could undo the other's. Only a
- * recount that found everything in place says ready. top is one past the
- * highest slot that holds anything; a port at or above
- * XDPBR_FLOOD_FAST_SLOTS has no bit in the masks, so the fast flood is not
- * ready and its maps are not even looked at.
+ * Recomputes xdpbr_flood_fast whole from the ports and the fast and small
+ * maps, as skbports_recount does its count: the daemon and the CLI both
+ * write ports, and a read-modify-write by one could undo the other's. Only
+ * a recount that found everything in place says ready, or small. top is
+ * one past the highest slot that holds anything; a port at or above
+ * XDPBR_FLOOD_FAST_SLOTS has no bit in the masks, so neither the fast
+ * flood nor the small maps are ready, and their maps are not even looked
+ * at.
  */
 static int flood_fast_sync(const struct xdpbr_maps *m)
 {
-	struct xdpbr_flood_fast ff = { .ready = 1, .top = 1 };
+	struct xdpbr_flood_fast ff = { .ready = 1, .top = 1, .small = 1 };
 	struct xdpbr_port p[XDPBR_MAX_PORTS];
 	__u32 ifindex[XDPBR_MAX_PORTS], word[XDPBR_MAX_PORTS], zero = 0;
 	int err = slots_read(m->portcfg, sizeof(*p), p) ?:
@@ -754,38 +772,42 @@ static int flood_fast_sync(const struct xdpbr_maps *m)
 		if (p[slot].slot || ifindex[slot])
 			ff.top = slot + 1;
 	if (ff.top > XDPBR_FLOOD_FAST_SLOTS)
-		ff.ready = 0;
+		ff.ready = ff.small = 0;
 	for (__u32 slot = 1; ff.top <= XDPBR_FLOOD_FAST_SLOTS && slot < ff.top; slot++)
 		if (p[slot].slot == slot)
 			flood_fast_port(m, &p[slot], ifindex[slot], word[slot], &ff);
 	return bpf_map_update_elem(m->flood_fast, &zero, &ff, 0) ? -errno : 0;
 }
 
-/* Whether the fast flood was found in place by its last recount. */
+/* Whether the fast flood and the small maps were both found in place by
+ * their last recount. */
 static bool flood_fast_ready(const struct xdpbr_maps *m)
 {
 	struct xdpbr_flood_fast ff;
 	__u32 zero = 0;
 
-	return !bpf_map_lookup_elem(m->flood_fast, &zero, &ff) && ff.ready;
+	return !bpf_map_lookup_elem(m->flood_fast, &zero, &ff) && ff.ready && ff.small;
 }
 
-/* The port in both flood maps of each class it floods, in neither of the
- * others: the slow ones first, so the fast path never has a port the slow
- * path lacks. The fast maps hold the slots the fast flood serves only
- * (below XDPBR_FLOOD_FAST_SLOTS, their size). */
+/* The port in the flood maps of each class it floods, in none of the
+ * others: the full ones first, so the smaller ones never have a port the
+ * full one lacks. The small and fast maps hold the slots below
+ * XDPBR_FLOOD_FAST_SLOTS only, their size. */
 static int flood_sets_write(const struct xdpbr_maps *m, uint32_t ifindex,
 			    const struct xdpbr_port *p, int egress_fd)
 {
+	bool fits = p->slot < XDPBR_FLOOD_FAST_SLOTS;
 	int err = 0;
 
 	for (__u32 c = 0; c < XDPBR_STORM__MAX && !err; c++) {
 		bool on = xdpbr_flood_member(c, p->flags);
 
-		err = devmap_set(flood_fd(m, c, false), ifindex, ifindex, egress_fd, on);
-		if (!err)
-			err = devmap_set(flood_fd(m, c, true), ifindex, ifindex, 0,
-					 on && p->slot < XDPBR_FLOOD_FAST_SLOTS);
+		err = devmap_set(flood_fd(m, c, FLOOD_ALL), ifindex, ifindex, egress_fd, on) ?:
+		      devmap_set(flood_fd(m, c, FLOOD_FAST), ifindex, ifindex, 0, on && fits);
+		/* none in an older build's pins (maps_open_pinned): not ready */
+		if (!err && flood_fd(m, c, FLOOD_SMALL) >= 0)
+			err = devmap_set(flood_fd(m, c, FLOOD_SMALL), ifindex, ifindex,
+					 egress_fd, on && fits);
 	}
 	return err;
 }
@@ -829,10 +851,9 @@ int ctl_port_remove(const struct xdpbr_maps *m, uint32_t ifindex)
 	struct xdpbr_port p = { .slot = XDPBR_MAX_PORTS };	/* none */
 	int err;
 
-	for (__u32 c = 0; c < XDPBR_STORM__MAX; c++) {
-		bpf_map_delete_elem(flood_fd(m, c, false), &ifindex);
-		bpf_map_delete_elem(flood_fd(m, c, true), &ifindex);
-	}
+	for (__u32 c = 0; c < XDPBR_STORM__MAX; c++)
+		for (enum flood_kind k = FLOOD_ALL; k <= FLOOD_FAST; k++)
+			bpf_map_delete_elem(flood_fd(m, c, k), &ifindex);
 	if (!ctl_port_get(m, ifindex, &p))
 		bpf_map_delete_elem(m->tx, &p.slot);
 	else

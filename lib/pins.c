@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* pins.c - the pinned maps are the bridge: open them by name. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <limits.h>
@@ -23,6 +24,22 @@ static const struct {
 
 #define MAP_FD(m, i) ((int *)((char *)(m) + map_pins[i].off))
 
+/* Maps that builds this one adopts the pins of had not: a client opening
+ * such a bridge (this build's CLI, before this build's xdpbrd adopted it)
+ * finds no pin, and goes without (-1). ctl.c uses each only when there. */
+static const char *const maps_newer[] = {
+	XDPBR_MAP_NAME(flood_bc_small), XDPBR_MAP_NAME(flood_mc_small),
+	XDPBR_MAP_NAME(flood_uu_small),
+};
+
+static bool map_newer(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(maps_newer); i++)
+		if (!strcmp(maps_newer[i], name))
+			return true;
+	return false;
+}
+
 /* A pin opened read-write (flags 0) or read-only (BPF_F_RDONLY). */
 static int obj_get(const char *path, __u32 flags)
 {
@@ -44,7 +61,7 @@ static int open_pinned(const char *bridge, struct xdpbr_maps *m, __u32 flags)
 		if (err)
 			goto fail;
 		*MAP_FD(m, i) = obj_get(path, flags);
-		if (*MAP_FD(m, i) < 0) {
+		if (*MAP_FD(m, i) < 0 && !(errno == ENOENT && map_newer(map_pins[i].name))) {
 			err = -errno;
 			goto fail;
 		}

@@ -14,7 +14,8 @@ struct xdpbr_maps {
 
 /* Opens the maps pinned in the bridge's directory (/sys/fs/bpf/xdpbr/<bridge>/
  * in the host's network namespace, see paths.h). 0 or -errno; on error
- * nothing stays open. */
+ * nothing stays open. A map newer than the oldest layout this build
+ * adopts (the slow flood's small maps) may be missing: its fd is then -1. */
 int maps_open_pinned(const char *bridge, struct xdpbr_maps *m);
 /* The same, every descriptor read-only (BPF_F_RDONLY): lookups work, the
  * kernel refuses updates and deletes through them. */

@@ -52,6 +52,21 @@ static const struct test_case cases[] = {
 		.cnt = { { P1, XDPBR_CNT_FLOOD_MCAST, 1 } },
 	},
 
+	/* The slow flood of a bridge whose ports are all in slots below 64:
+	 * through the small maps (the full ones are empty here), the egress
+	 * program counting each copy. */
+	{
+		.desc = "slow flood, small maps: live broadcast reaches p2 and p3 through them",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_ARP, 28 },
+		.fdb = { { HOST_A, P1, 0, 0 } },
+		.small = true,
+		.live = true,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 },
+			 { P2, XDPBR_CNT_TX_PACKETS, 1 }, { P2, XDPBR_CNT_TX_BYTES, FRAME_LEN },
+			 { P3, XDPBR_CNT_TX_PACKETS, 1 }, { P3, XDPBR_CNT_TX_BYTES, FRAME_LEN } },
+	},
+
 	/* The fast flood (no per-copy rule to apply): the copies go out
 	 * without xdpbr_egress, and xdpbr_rx counts their tx, once each. */
 	{

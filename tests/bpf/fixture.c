@@ -162,12 +162,44 @@ static struct bpf_map *fast_map(__u32 c)
 	return dp_skel->maps.xdpbr_flood_uu_fast;
 }
 
+/* The full (sc 0) or small (sc 1) flood map of class c. */
+static struct bpf_map *slow_map(__u32 c, int sc)
+{
+	if (c == XDPBR_STORM_BCAST)
+		return sc ? dp_skel->maps.xdpbr_flood_bc_small : dp_skel->maps.xdpbr_flood_bc;
+	if (c == XDPBR_STORM_MCAST)
+		return sc ? dp_skel->maps.xdpbr_flood_mc_small : dp_skel->maps.xdpbr_flood_mc;
+	return sc ? dp_skel->maps.xdpbr_flood_uu_small : dp_skel->maps.xdpbr_flood_uu;
+}
+
+/* Every port in the full flood maps, or (tc->small) in the small ones
+ * only; the others emptied. */
+static int slow_set(const struct test_case *tc)
+{
+	int egress_fd = bpf_program__fd(dp_skel->progs.xdpbr_egress);
+	int err = 0, sc;
+	enum port_id p;
+	__u32 c;
+
+	for (p = P1; p <= P3 && !err; p++)
+		for (c = 0; c < XDPBR_STORM__MAX && !err; c++)
+			for (sc = 0; sc <= 1 && !err; sc++) {
+				if (sc == tc->small) {
+					err = flood_set(slow_map(c, sc), p, egress_fd);
+					continue;
+				}
+				bpf_map__delete_elem(slow_map(c, sc), &ports[p].ifindex,
+						     sizeof(__u32), 0);
+			}
+	return err;
+}
+
 /* The fast flood as user space keeps it (lib/ctl.c): each port in the
  * fast map of every class it floods (no program on the entry), its slot
- * in that class's mask; ready as the case says. */
+ * in that class's mask; ready, and small, as the case says. */
 static int fast_set(const struct test_case *tc)
 {
-	struct xdpbr_flood_fast ff = { .ready = tc->fast };
+	struct xdpbr_flood_fast ff = { .ready = tc->fast, .small = tc->small };
 	__u32 zero = 0, c, flags;
 	enum port_id p;
 	int err = 0;
@@ -280,7 +312,6 @@ static int mtus_set(const struct test_case *tc, __u16 *mtu_min)
 
 static int reset_bridge(const struct test_case *tc)
 {
-	int egress_fd = bpf_program__fd(dp_skel->progs.xdpbr_egress);
 	enum port_id p;
 	__u16 mtu_min;
 	__u32 slot;
@@ -298,10 +329,7 @@ static int reset_bridge(const struct test_case *tc)
 			       tc->vlan[p].pvid) ?:
 		      vlans_set(ports[p].slot, &tc->vlan[p]) ?:
 		      dp_storm_set(ports[p].slot, tc->storm[p]) ?:
-		      tx_set(p) ?:
-		      flood_set(dp_skel->maps.xdpbr_flood_bc, p, egress_fd) ?:
-		      flood_set(dp_skel->maps.xdpbr_flood_mc, p, egress_fd) ?:
-		      flood_set(dp_skel->maps.xdpbr_flood_uu, p, egress_fd);
+		      tx_set(p);
 	}
 	for (slot = 0; slot < XDPBR_MAX_PORTS && !err; slot++) {
 		__u32 word = 0;
@@ -312,7 +340,8 @@ static int reset_bridge(const struct test_case *tc)
 		err = bpf_map__update_elem(dp_skel->maps.xdpbr_stp_port, &slot, sizeof(slot),
 					   &word, sizeof(word), 0);
 	}
-	return err ?: beat_set(tc->beat.age_ns, tc->beat.timeout_ns) ?: fast_set(tc);
+	return err ?: beat_set(tc->beat.age_ns, tc->beat.timeout_ns) ?: slow_set(tc) ?:
+	       fast_set(tc);
 }
 
 /* One BPF_PROG_RUN of xdpbr_rx on frame as received by ingress. */

@@ -232,6 +232,12 @@ struct test_case {
 	 * so; a flood with no per-copy rule then counts its copies' tx in
 	 * xdpbr_rx. Else (every other case) not ready. */
 	bool fast;
+	/* the slow flood's small maps ready: xdpbr_flood_*_small hold the
+	 * ports (every class, the egress program on each entry) and
+	 * xdpbr_flood_fast says so, and the full maps are emptied, so that
+	 * a copy that goes out went through the small ones. Else the small
+	 * maps are empty and not ready. */
+	bool small;
 
 	/* expectations */
 	__u32 verdict;

@@ -8,11 +8,13 @@
 # and exactly the expected change of every counter on every port (the
 # learned events aside), with each host's e0 receiving exactly what its
 # port counted as sent. Then bcast_flood off on one port, hairpin, a port
-# set down; the fast maps' entries (no program) and the mask by bpftool;
+# set down; the fast maps' entries (no program), the slow flood's small
+# maps' (with it) and the mask by bpftool;
 # on the XDP path, BPF run-time stats show the egress program does not run
 # for fast floods, and does with VLAN filtering on. Then VLAN filtering,
 # isolation of the ingress port, a spanning tree state set by hand and STP
-# in turn: the slow path, exact counts and the right filtering.
+# in turn: the slow path, exact counts and the right filtering; on XDP,
+# proof that it takes the small maps (a port deleted from one by hand).
 # On the skb path (veth ports by default) floods are clones from TC, which
 # has no fast flood: the same counts must hold, and the maps are kept all
 # the same; the XDP-only checks run where XT_DATAPATH=xdp.
@@ -148,19 +150,46 @@ mask_of()
 	echo "$m"
 }
 
-# fast_map_ok MAP PORTS...: the fast map holds exactly PORTS' ifindexes,
-# each without a program (bpf_devmap_val's program id 0).
-fast_map_ok()
+# devmap_ok MAP with|without PORTS...: the flood map holds exactly
+# PORTS' ifindexes, each with a program or each without (bpf_devmap_val's
+# program id 0).
+devmap_ok()
 {
-	local map=$1 want got j
-	shift
+	local map=$1 prog=$2 want got j
+	shift 2
 	want=$(for p in "$@"; do cat "/sys/class/net/$p/ifindex"; done | sort -n | paste -sd' ')
 	j=$(bpftool -j map dump pinned "$PIN_DIR/$map") || return 1
 	got=$(jq -r '.[] | .key | reverse | map(ltrimstr("0x")) | join("")' <<<"$j" |
 		while read -r h; do echo $((16#$h)); done | sort -n | paste -sd' ')
 	[ "$got" = "$want" ] || { echo "$map: ifindexes $got, want $want"; return 1; }
-	jq_true "$j" 'length > 0 and all(.[]; .value[4:8] == ["0x00","0x00","0x00","0x00"])' ||
-		{ echo "$map: an entry with a program: $j"; return 1; }
+	jq_true "$j" 'length > 0 and all(.[]; (.value[4:8] != ["0x00","0x00","0x00","0x00"]) == $with)' \
+		--argjson with "$([ "$prog" = with ] && echo true || echo false)" ||
+		{ echo "$map: an entry $prog a program: $j"; return 1; }
+}
+
+# fast_map_ok MAP PORTS...: the fast map holds exactly PORTS, no program.
+fast_map_ok() { devmap_ok "$1" without "${@:2}"; }
+
+# small_map_ok MAP PORTS...: the slow flood's small map holds exactly
+# PORTS, each with the egress program.
+small_map_ok() { devmap_ok "$1" with "${@:2}"; }
+
+# small_is 0|1: xdpbr_flood_fast.small (its last two bytes).
+small_is()
+{
+	local got
+	got=$(bpftool -j map lookup pinned "$PIN_DIR/xdpbr_flood_fast" key 0 0 0 0 |
+		jq -r '.value[30:32] | reverse | map(ltrimstr("0x")) | join("")') || return 1
+	[ "$((16#$got))" = "$1" ] || { echo "small is $((16#$got)), want $1"; return 1; }
+}
+
+# map_drop MAP PORT: PORT's entry deleted from MAP by hand.
+map_drop()
+{
+	local i
+	i=$(cat "/sys/class/net/$2/ifindex") || return 1
+	bpftool map delete pinned "$PIN_DIR/$1" key \
+		$((i & 255)) $((i >> 8 & 255)) $((i >> 16 & 255)) $((i >> 24))
 }
 
 # slow_map_progs MAP: every entry of a slow flood map has a program.
@@ -222,6 +251,11 @@ for m in xdpbr_flood_bc_fast xdpbr_flood_mc_fast xdpbr_flood_uu_fast; do
 done
 check "xdpbr_flood_fast: every slot in each class, ready" \
 	fast_is "1 2 3 4" "1 2 3 4" "1 2 3 4" 1
+for m in xdpbr_flood_bc_small xdpbr_flood_mc_small xdpbr_flood_uu_small; do
+	check "$m (the slow flood's, slots below 64) holds the 4 ports, each with the egress program" \
+		small_map_ok "$m" "$P1" "$P2" "$P3" "$P4"
+done
+check "xdpbr_flood_fast: the small maps ready" small_is 1
 
 three_classes "all ports" "2 3 4"
 if [ "$XT_DATAPATH" = xdp ]; then
@@ -276,6 +310,20 @@ check "link set dev $P4 state blocking" link "$P4" state blocking
 check "a blocking port (STP off): the fast flood is not ready" \
 	fast_is "1 2 3 4" "1 2 3 4" "1 2 3 4" 0
 three_classes "$P4 blocking (by hand)" "2 3" 4
+check "a blocking port: the small maps stay ready" small_is 1
+if [ "$XT_DATAPATH" = xdp ]; then
+	# Proof the slow flood takes the small maps: without P3 in the small
+	# broadcast map (the full one still has it), P3 gets no broadcast.
+	check "$P3 deleted from xdpbr_flood_bc_small by hand" map_drop xdpbr_flood_bc_small "$P3"
+	round "slow flood (XDP), $P3 only in the full map: broadcast misses it" 1 \
+		"$BCAST" broadcast "2" 4
+	check "link set dev $P3 bcast_flood off" link "$P3" bcast_flood off
+	check "link set dev $P3 bcast_flood on (its entries written again)" \
+		link "$P3" bcast_flood on
+	check "$P3 back in xdpbr_flood_bc_small" \
+		small_map_ok xdpbr_flood_bc_small "$P1" "$P2" "$P3" "$P4"
+	round "slow flood (XDP), $P3 back: broadcast reaches it" 1 "$BCAST" broadcast "2 3" 4
+fi
 check "link set dev $P4 state forwarding" link "$P4" state forwarding
 check "every port forwarding again: ready" fast_is "1 2 3 4" "1 2 3 4" "1 2 3 4" 1
 
@@ -300,6 +348,8 @@ check "$P4 down: out of every fast map and mask" \
 	xt_poll 5 fast_is "1 2 3" "1 2 3" "1 2 3" 1
 check "$P4 down: xdpbr_flood_bc_fast without it" \
 	fast_map_ok xdpbr_flood_bc_fast "$P1" "$P2" "$P3"
+check "$P4 down: xdpbr_flood_bc_small without it" \
+	small_map_ok xdpbr_flood_bc_small "$P1" "$P2" "$P3"
 three_classes "$P4 down" "2 3"
 check "ip link set dev $P4 up" ip link set dev "$P4" up
 check "$P4 up: back in every mask" xt_poll 5 fast_is "1 2 3 4" "1 2 3 4" "1 2 3 4" 1

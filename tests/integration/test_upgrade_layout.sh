@@ -14,7 +14,9 @@
 # slot map of 64 entries), built from this repository's history into
 # $XT_BUILD: its bridge, killed under a 50 pps ping, is adopted by this
 # xdpbrd without a lost reply, its FDB, port settings and counters kept in
-# maps of XDPBR_MAX_PORTS entries (the fast flood's of 64). The fast
+# maps of XDPBR_MAX_PORTS entries (the fast flood's of 64), and the slow
+# flood's small maps it had not made and ready; this build's CLI reads
+# and writes the old bridge before that. The fast
 # flood's maps as the builds after it pinned them (XDPBR_MAX_PORTS
 # entries) are moved into maps of 64. A slot map of neither size is
 # refused.
@@ -205,6 +207,8 @@ round_old64()
 	check "old64: this build's CLI reads the old bridge's ports" \
 		json_is array "length == 2" -- "$XDPBR" -b "$BR" -j link show
 	check "old64: ... and its FDB" test "$(fdb_view "$XDPBR")" = "$fdb0"
+	check "old64: ... and sets a port's flag on it (pins without the small flood maps)" \
+		"$XDPBR" -b "$BR" link set dev "${PORT[2]}" mcast_flood off
 
 	pfx_ping_start up 1 2 0.02
 	sleep 0.5
@@ -218,12 +222,18 @@ round_old64()
 	check "old64: the port runs this build's program ($id0 -> $id1)" \
 		test -n "$id1" -a "$id0" != "$id1"
 	now64=$(pins_of_entries 64 | sort)
-	check_eq "old64: no pinned map has 64 entries left but the fast flood's" \
-		"$FAST_MAPS" "$now64"
+	check_eq "old64: no pinned map has 64 entries left but the fast and small flood maps" \
+		"$MAPS64" "$now64"
 	check_eq "old64: every other one has $SLOTS" "$(comm -23 <(echo "$old64") <(echo "$FAST_MAPS"))" \
 		"$(pins_of_entries "$SLOTS" | sort)"
 	check_eq "old64: the FDB is kept (learned and static entries)" "$fdb0" "$(fdb_view "$XDPBR")"
 	check_eq "old64: the port's settings are kept" "$view0" "$(port_view "$XDPBR" "${PORT[2]}")"
+	check_eq "old64: the slow flood's small maps, which it had not, hold both ports (P2 not multicast's)" \
+		"2 1 2" "$(for m in xdpbr_flood_bc_small xdpbr_flood_mc_small xdpbr_flood_uu_small; do
+			bpftool -j map dump pinned "$PIN_DIR/$m" | jq length; done | xargs)"
+	check_jq "old64: ... and are ready" "$(bpftool -j map lookup pinned \
+		"$PIN_DIR/xdpbr_flood_fast" key 0 0 0 0)" \
+		'.value[30] != "0x00"'	# small, after the masks, ready and top
 	rx1=$(port_counter "${PORT[1]}" rx_packets)
 	check "old64: the counters are kept (rx_packets $rx0 -> $rx1)" \
 		test "${rx0:-0}" -ge 300 -a "${rx1:-0}" -ge "${rx0:-0}"
@@ -264,7 +274,7 @@ round_fast1025()
 	daemon_start || abort "fast1025: this xdpbrd over them" "$XT_WHY"
 	check "fast1025: xdpbrd says it moved the maps to its layout" \
 		grep -q "pinned maps moved to this build's layout" "$DAEMON_LOG"
-	check_eq "fast1025: the fast flood's maps have 64 entries" "$FAST_MAPS" \
+	check_eq "fast1025: the fast flood's maps have 64 entries (as the small ones)" "$MAPS64" \
 		"$(pins_of_entries 64 | sort)"
 	check_eq "fast1025: ... holding both ports" "2 2 2" "$(for m in $FAST_MAPS; do
 		bpftool -j map dump pinned "$PIN_DIR/$m" | jq length; done | xargs)"
@@ -305,6 +315,8 @@ xt_need bpftool
 NOW=$(counter_names | grep -c .)
 SLOTS=$(sed -n 's/^#define XDPBR_MAX_PORTS \([0-9]*\).*/\1/p' "$XDPBR_H")
 FAST_MAPS=$(printf 'xdpbr_flood_%s_fast\n' bc mc uu | sort)
+# the maps of 64 entries: the fast flood's and the slow flood's small ones
+MAPS64=$(printf 'xdpbr_flood_%s\n' bc_fast mc_fast uu_fast bc_small mc_small uu_small | sort)
 check_eq "this build has 34 counters (add its layout to lib/upgrade.c and here when not)" \
 	34 "$NOW"
 topo_up 2

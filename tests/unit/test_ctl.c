@@ -60,6 +60,12 @@ static void maps_make(void)
 			      XDPBR_MAX_PORTS);
 	m.flood_uu_fast = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val),
 			      XDPBR_MAX_PORTS);
+	m.flood_bc_small = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val),
+			       XDPBR_FLOOD_FAST_SLOTS);
+	m.flood_mc_small = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val),
+			       XDPBR_FLOOD_FAST_SLOTS);
+	m.flood_uu_small = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val),
+			       XDPBR_FLOOD_FAST_SLOTS);
 	m.flood_fast = map(MOCK_ARRAY, sizeof(__u32), sizeof(struct xdpbr_flood_fast), 1);
 	m.learned = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u64), XDPBR_MAX_PORTS);
 	m.learned_user = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u64), XDPBR_MAX_PORTS);
@@ -766,14 +772,35 @@ static struct xdpbr_flood_fast flood_fast(void)
 	return ff;
 }
 
+/* The fast flood's maps (small false) or the slow flood's small ones, by
+ * class. */
+static const int *class_fds(bool small)
+{
+	static int fds[2][XDPBR_STORM__MAX];
+
+	fds[small][XDPBR_STORM_BCAST] = small ? m.flood_bc_small : m.flood_bc_fast;
+	fds[small][XDPBR_STORM_MCAST] = small ? m.flood_mc_small : m.flood_mc_fast;
+	fds[small][XDPBR_STORM_UNKNOWN] = small ? m.flood_uu_small : m.flood_uu_fast;
+	return fds[small];
+}
+
 static const int *fast_fds(void)
 {
-	static int fds[XDPBR_STORM__MAX];
+	return class_fds(false);
+}
 
-	fds[XDPBR_STORM_BCAST] = m.flood_bc_fast;
-	fds[XDPBR_STORM_MCAST] = m.flood_mc_fast;
-	fds[XDPBR_STORM_UNKNOWN] = m.flood_uu_fast;
-	return fds;
+static const int *small_fds(void)
+{
+	return class_fds(true);
+}
+
+/* Whether the port in slot is in the class c map of fds. */
+static bool in_map(const int *fds, int c, uint32_t slot)
+{
+	struct bpf_devmap_val v;
+	__u32 ifindex = IFINDEX(slot);
+
+	return !bpf_map_lookup_elem(fds[c], &ifindex, &v);
 }
 
 static void port_flags_set(uint32_t slot, __u32 clear, __u32 set)
@@ -789,7 +816,8 @@ static void port_flags_set(uint32_t slot, __u32 clear, __u32 set)
 
 /* Each class's mask is the slots in its fast map, which hold no program;
  * flags and link state take a port out of the classes they concern, and a
- * removed port out of all. */
+ * removed port out of all. The small maps hold the same ports as the fast
+ * ones, with the egress program. */
 static void test_flood_fast_follows_ports(void **state)
 {
 	struct xdpbr_flood_fast ff = flood_fast();
@@ -797,11 +825,15 @@ static void test_flood_fast_follows_ports(void **state)
 	__u32 ifindex = IFINDEX(9);
 
 	assert_int_equal(ff.ready, 1);
+	assert_int_equal(ff.small, 1);
 	for (int c = 0; c < XDPBR_STORM__MAX; c++) {
 		assert_true(ff.mask[c] == ALL_SLOTS);
 		assert_int_equal(bpf_map_lookup_elem(fast_fds()[c], &ifindex, &v), 0);
 		assert_int_equal(v.ifindex, ifindex);
 		assert_int_equal(v.bpf_prog.fd, 0);
+		assert_int_equal(bpf_map_lookup_elem(small_fds()[c], &ifindex, &v), 0);
+		assert_int_equal(v.ifindex, ifindex);
+		assert_int_equal(v.bpf_prog.fd, -1);	/* the egress program bridge_setup gave */
 	}
 	port_flags_set(5, XDPBR_PORT_BCAST_FLOOD, 0);
 	port_flags_set(6, 0, XDPBR_PORT_DOWN);
@@ -809,15 +841,20 @@ static void test_flood_fast_follows_ports(void **state)
 	assert_int_equal(ctl_port_remove(&m, IFINDEX(7)), 0);
 	ff = flood_fast();
 	assert_int_equal(ff.ready, 1);
+	assert_int_equal(ff.small, 1);
 	assert_true(ff.mask[XDPBR_STORM_BCAST] == (ALL_SLOTS & ~(1ULL << 5 | 1ULL << 6 | 1ULL << 7)));
 	assert_true(ff.mask[XDPBR_STORM_MCAST] == (ALL_SLOTS & ~(1ULL << 6 | 1ULL << 7)));
 	assert_true(ff.mask[XDPBR_STORM_UNKNOWN] == (ALL_SLOTS & ~(1ULL << 6 | 1ULL << 7 | 1ULL << 8)));
+	for (uint32_t slot = 1; slot <= NPORTS; slot++)
+		for (int c = 0; c < XDPBR_STORM__MAX; c++)
+			assert_int_equal(in_map(small_fds(), c, slot), in_map(fast_fds(), c, slot));
 	port_flags_set(5, 0, XDPBR_PORT_BCAST_FLOOD);
 	assert_true(flood_fast().mask[XDPBR_STORM_BCAST] & 1ULL << 5);
+	assert_true(in_map(small_fds(), XDPBR_STORM_BCAST, 5));
 }
 
-/* Fast maps an upgrade just created are empty while the ports map is
- * full: not ready until every port has been applied again. */
+/* Fast and small maps an upgrade just created are empty while the ports
+ * map is full: neither ready until every port has been applied again. */
 static void test_flood_fast_ready_after_upgrade(void **state)
 {
 	const struct xdpbr_flood_fast none = { 0 };
@@ -826,24 +863,42 @@ static void test_flood_fast_ready_after_upgrade(void **state)
 	for (uint32_t slot = 1; slot <= NPORTS; slot++) {
 		__u32 ifindex = IFINDEX(slot);
 
-		for (int c = 0; c < XDPBR_STORM__MAX; c++)
+		for (int c = 0; c < XDPBR_STORM__MAX; c++) {
 			assert_int_equal(bpf_map_delete_elem(fast_fds()[c], &ifindex), 0);
+			assert_int_equal(bpf_map_delete_elem(small_fds()[c], &ifindex), 0);
+		}
 	}
 	assert_int_equal(mock_map_update(m.flood_fast, &zero, &none), 0);
 	for (uint32_t slot = 1; slot <= NPORTS; slot++) {
 		port_flags_set(slot, 0, 0);
 		assert_int_equal(flood_fast().ready, slot == NPORTS);
+		assert_int_equal(flood_fast().small, slot == NPORTS);
 	}
 	assert_true(flood_fast().mask[XDPBR_STORM_BCAST] == ALL_SLOTS);
 }
 
+/* A small map that lost a port (an interrupted write) is not used; the
+ * fast flood, whose maps are in place, still is. */
+static void test_flood_small_checked(void **state)
+{
+	__u32 ifindex = IFINDEX(4);
+
+	assert_int_equal(bpf_map_delete_elem(m.flood_mc_small, &ifindex), 0);
+	assert_int_equal(ctl_port_remove(&m, IFINDEX(9)), 0);	/* a recount */
+	assert_int_equal(flood_fast().small, 0);
+	assert_int_equal(flood_fast().ready, 1);
+	port_flags_set(4, 0, 0);
+	assert_int_equal(flood_fast().small, 1);
+}
+
 /* A spanning tree state set by hand (STP off) needs the egress program:
- * not ready while a port is not forwarding; STP turned off makes every
- * port forward, and ready again. */
+ * not ready while a port is not forwarding (the small maps, which have
+ * it, are); STP turned off makes every port forward, and ready again. */
 static void test_flood_fast_stp_states(void **state)
 {
 	assert_int_equal(ctl_port_stp_set(&m, IFINDEX(5), XDPBR_STP_DISCARDING, false), 0);
 	assert_int_equal(flood_fast().ready, 0);
+	assert_int_equal(flood_fast().small, 1);
 	assert_int_equal(ctl_port_stp_set(&m, IFINDEX(5), XDPBR_STP_FORWARDING, true), 0);
 	assert_int_equal(flood_fast().ready, 1);
 	assert_int_equal(ctl_stp_enable(&m, true), 0);
@@ -853,7 +908,7 @@ static void test_flood_fast_stp_states(void **state)
 }
 
 /* A port in a slot the fast flood does not serve (64 and up) is in the
- * slow maps only: the fast maps have 64 entries; and the fast flood is not
+ * full maps only: the fast and small maps have 64 entries; and neither is
  * ready while it is there. */
 static void test_flood_fast_low_slots_only(void **state)
 {
@@ -863,12 +918,16 @@ static void test_flood_fast_low_slots_only(void **state)
 	struct bpf_devmap_val v;
 
 	assert_int_equal(ctl_port_apply(&m, ifindex, &p, -1), 0);
-	for (int c = 0; c < XDPBR_STORM__MAX; c++)
+	for (int c = 0; c < XDPBR_STORM__MAX; c++) {
 		assert_int_not_equal(bpf_map_lookup_elem(fast_fds()[c], &ifindex, &v), 0);
+		assert_int_not_equal(bpf_map_lookup_elem(small_fds()[c], &ifindex, &v), 0);
+	}
 	assert_int_equal(bpf_map_lookup_elem(m.flood_bc, &ifindex, &v), 0);
 	assert_int_equal(flood_fast().ready, 0);
+	assert_int_equal(flood_fast().small, 0);
 	assert_int_equal(ctl_port_remove(&m, ifindex), 0);
 	assert_int_equal(flood_fast().ready, 1);
+	assert_int_equal(flood_fast().small, 1);
 }
 
 static __u32 skbports(void)
@@ -927,6 +986,7 @@ int main(void)
 		cmocka_unit_test_setup(test_stp_heartbeat, bridge_setup),
 		cmocka_unit_test_setup(test_flood_fast_follows_ports, bridge_setup),
 		cmocka_unit_test_setup(test_flood_fast_ready_after_upgrade, bridge_setup),
+		cmocka_unit_test_setup(test_flood_small_checked, bridge_setup),
 		cmocka_unit_test_setup(test_flood_fast_stp_states, bridge_setup),
 		cmocka_unit_test_setup(test_skbports_count, bridge_setup),
 		cmocka_unit_test_setup(test_flood_fast_low_slots_only, bridge_setup),
