@@ -773,6 +773,11 @@ static int flood_fast_sync(const struct xdpbr_maps *m)
 			ff.top = slot + 1;
 	if (ff.top > XDPBR_FLOOD_FAST_SLOTS)
 		ff.ready = ff.small = 0;
+	/* none in an older build's pins (maps_open_pinned), even with no
+	 * port to look for in them */
+	for (__u32 c = 0; c < XDPBR_STORM__MAX; c++)
+		if (flood_fd(m, c, FLOOD_SMALL) < 0)
+			ff.small = 0;
 	for (__u32 slot = 1; ff.top <= XDPBR_FLOOD_FAST_SLOTS && slot < ff.top; slot++)
 		if (p[slot].slot == slot)
 			flood_fast_port(m, &p[slot], ifindex[slot], word[slot], &ff);

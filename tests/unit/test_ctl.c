@@ -891,6 +891,24 @@ static void test_flood_small_checked(void **state)
 	assert_int_equal(flood_fast().small, 1);
 }
 
+/* An older build's pins have no small maps (maps_open_pinned gives -1):
+ * ports are applied all the same, and the small maps are never ready, not
+ * even with every port down (none of them to look for). */
+static void test_flood_small_missing(void **state)
+{
+	const int mc_small = m.flood_mc_small;
+
+	m.flood_mc_small = -1;
+	for (uint32_t slot = 1; slot <= NPORTS; slot++)
+		port_flags_set(slot, 0, XDPBR_PORT_DOWN);
+	assert_int_equal(flood_fast().small, 0);
+	port_flags_set(3, XDPBR_PORT_DOWN, 0);
+	assert_int_equal(flood_fast().small, 0);
+	assert_int_equal(flood_fast().ready, 1);
+	assert_true(in_map(small_fds(), XDPBR_STORM_BCAST, 3));
+	m.flood_mc_small = mc_small;
+}
+
 /* A spanning tree state set by hand (STP off) needs the egress program:
  * not ready while a port is not forwarding (the small maps, which have
  * it, are); STP turned off makes every port forward, and ready again. */
@@ -987,6 +1005,7 @@ int main(void)
 		cmocka_unit_test_setup(test_flood_fast_follows_ports, bridge_setup),
 		cmocka_unit_test_setup(test_flood_fast_ready_after_upgrade, bridge_setup),
 		cmocka_unit_test_setup(test_flood_small_checked, bridge_setup),
+		cmocka_unit_test_setup(test_flood_small_missing, bridge_setup),
 		cmocka_unit_test_setup(test_flood_fast_stp_states, bridge_setup),
 		cmocka_unit_test_setup(test_skbports_count, bridge_setup),
 		cmocka_unit_test_setup(test_flood_fast_low_slots_only, bridge_setup),
