@@ -102,11 +102,36 @@ static int linkinfo_kind_cb(const struct nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
+/* IFLA_XDP's program of each mode: the kernel reports every mode that has
+ * one (rtnl_xdp_fill), IFLA_XDP_PROG_ID besides when only one has. */
+static int xdp_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct link_info *li = data;
+
+	if (mnl_attr_get_payload_len(attr) < sizeof(uint32_t))
+		return MNL_CB_OK;
+	switch (mnl_attr_get_type(attr)) {
+	case IFLA_XDP_DRV_PROG_ID:
+		li->xdp_drv_id = mnl_attr_get_u32(attr);
+		break;
+	case IFLA_XDP_SKB_PROG_ID:
+		li->xdp_skb_id = mnl_attr_get_u32(attr);
+		break;
+	case IFLA_XDP_HW_PROG_ID:
+		li->xdp_hw_id = mnl_attr_get_u32(attr);
+		break;
+	}
+	return MNL_CB_OK;
+}
+
 static int link_attr_cb(const struct nlattr *attr, void *data)
 {
 	struct link_info *li = data;
 
 	switch (mnl_attr_get_type(attr)) {
+	case IFLA_XDP:
+		mnl_attr_parse_nested(attr, xdp_attr_cb, li);
+		break;
 	case IFLA_LINK:
 		li->peer_ifindex = (int32_t)mnl_attr_get_u32(attr);
 		break;

@@ -56,6 +56,9 @@ struct link_info {
 	uint8_t mac[6];			/* IFLA_ADDRESS of an Ethernet device */
 	uint32_t master;		/* IFLA_MASTER (a bridge port's bridge), or 0 */
 	struct vxlan_info vxlan;	/* kind "vxlan": its settings */
+	uint32_t xdp_drv_id;		/* IFLA_XDP: the XDP program in native mode, */
+	uint32_t xdp_skb_id;		/* ... generic mode, */
+	uint32_t xdp_hw_id;		/* ... offloaded; 0 where none */
 };
 
 /* RTM_GETLINK for ifindex in the current network namespace. */
