@@ -2,12 +2,11 @@
 # More than 63 ports (issue 28): a bridge of 200 ports, 3 of them hosts in
 # namespaces (slots 1, 72 and 200: two beyond the fast flood's 64-bit
 # masks) and 197 veth pairs of the root namespace, added one by one with
-# `xdpbr link add` to a running bridge. Why 200 and not 1024:
-# each port is a veth pair and, on the XDP path, a native program; 1024 of
-# them take minutes to create and attach on this 2-core machine, and the
-# checks that matter (slots above 64 flood and forward; a flood reaches
+# `xdpbr link add` to a running bridge. Why 200 and not 1024: the checks
+# that matter here (slots above 64 flood and forward; a flood reaches
 # every port exactly once; a slot freed is taken again) hold from slot 65
-# on. Exact counts: N broadcast frames from h1 reach each of the other 199
+# on, and every port up floods its own chatter to all the others;
+# test_ports_full.sh fills a bridge (its ports down). Exact counts: N broadcast frames from h1 reach each of the other 199
 # ports exactly N times (their tx_packets, and the hosts' e0 rx), known
 # unicast to h2 in slot 72 reaches only h2; a port removed leaves its slot
 # to the next port added.
