@@ -152,45 +152,42 @@ static int flood_set(struct bpf_map *map, enum port_id p, int egress_fd)
 				    &v, sizeof(v), 0);
 }
 
-/* The fast flood maps of class c. */
-static struct bpf_map *fast_map(__u32 c)
-{
-	if (c == XDPBR_STORM_BCAST)
-		return dp_skel->maps.xdpbr_flood_bc_fast;
-	if (c == XDPBR_STORM_MCAST)
-		return dp_skel->maps.xdpbr_flood_mc_fast;
-	return dp_skel->maps.xdpbr_flood_uu_fast;
-}
+/* The flood maps, as lib/ctl.c names them. */
+enum flood_kind { FLOOD_ALL, FLOOD_SMALL, FLOOD_FAST };
 
-/* The full (sc 0) or small (sc 1) flood map of class c. */
-static struct bpf_map *slow_map(__u32 c, int sc)
+/* The flood map of class c, of kind k. */
+static struct bpf_map *flood_map(__u32 c, enum flood_kind k)
 {
+	struct bpf_map *bc[] = { dp_skel->maps.xdpbr_flood_bc, dp_skel->maps.xdpbr_flood_bc_small,
+				 dp_skel->maps.xdpbr_flood_bc_fast };
+	struct bpf_map *mc[] = { dp_skel->maps.xdpbr_flood_mc, dp_skel->maps.xdpbr_flood_mc_small,
+				 dp_skel->maps.xdpbr_flood_mc_fast };
+	struct bpf_map *uu[] = { dp_skel->maps.xdpbr_flood_uu, dp_skel->maps.xdpbr_flood_uu_small,
+				 dp_skel->maps.xdpbr_flood_uu_fast };
+
 	if (c == XDPBR_STORM_BCAST)
-		return sc ? dp_skel->maps.xdpbr_flood_bc_small : dp_skel->maps.xdpbr_flood_bc;
+		return bc[k];
 	if (c == XDPBR_STORM_MCAST)
-		return sc ? dp_skel->maps.xdpbr_flood_mc_small : dp_skel->maps.xdpbr_flood_mc;
-	return sc ? dp_skel->maps.xdpbr_flood_uu_small : dp_skel->maps.xdpbr_flood_uu;
+		return mc[k];
+	return uu[k];
 }
 
 /* Every port in the full flood maps, or (tc->small) in the small ones
  * only; the others emptied. */
 static int slow_set(const struct test_case *tc)
 {
-	int egress_fd = bpf_program__fd(dp_skel->progs.xdpbr_egress);
-	int err = 0, sc;
+	int egress_fd = bpf_program__fd(dp_skel->progs.xdpbr_egress), err = 0;
+	enum flood_kind in = tc->small ? FLOOD_SMALL : FLOOD_ALL;
+	enum flood_kind out = tc->small ? FLOOD_ALL : FLOOD_SMALL;
 	enum port_id p;
 	__u32 c;
 
 	for (p = P1; p <= P3 && !err; p++)
-		for (c = 0; c < XDPBR_STORM__MAX && !err; c++)
-			for (sc = 0; sc <= 1 && !err; sc++) {
-				if (sc == tc->small) {
-					err = flood_set(slow_map(c, sc), p, egress_fd);
-					continue;
-				}
-				bpf_map__delete_elem(slow_map(c, sc), &ports[p].ifindex,
-						     sizeof(__u32), 0);
-			}
+		for (c = 0; c < XDPBR_STORM__MAX && !err; c++) {
+			bpf_map__delete_elem(flood_map(c, out), &ports[p].ifindex,
+					     sizeof(__u32), 0);
+			err = flood_set(flood_map(c, in), p, egress_fd);
+		}
 	return err;
 }
 
@@ -208,12 +205,12 @@ static int fast_set(const struct test_case *tc)
 		flags = (XDPBR_PORT_DEFAULT_FLAGS | tc->set_flags[p]) & ~tc->clear_flags[p];
 		for (c = 0; c < XDPBR_STORM__MAX && !err; c++) {
 			if (!xdpbr_flood_member(c, flags)) {
-				bpf_map__delete_elem(fast_map(c), &ports[p].ifindex,
+				bpf_map__delete_elem(flood_map(c, FLOOD_FAST), &ports[p].ifindex,
 						     sizeof(__u32), 0);
 				continue;
 			}
 			ff.mask[c] |= 1ULL << ports[p].slot;
-			err = flood_set(fast_map(c), p, 0);
+			err = flood_set(flood_map(c, FLOOD_FAST), p, 0);
 		}
 	}
 	return err ?: bpf_map__update_elem(dp_skel->maps.xdpbr_flood_fast, &zero, sizeof(zero),

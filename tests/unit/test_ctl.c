@@ -39,8 +39,14 @@ static int map(enum mock_map_type t, size_t k, size_t v, unsigned int n)
 	return fd;
 }
 
-/* Every map ctl.c touches; the devmaps as hashes (the mock has no
- * devmap: a hash of the same key and value does what ctl.c asks). */
+/* A devmap as a hash (the mock has no devmap: a hash of the same key and
+ * value does what ctl.c asks). */
+static int devmap(__u32 entries)
+{
+	return map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val), entries);
+}
+
+/* Every map ctl.c touches. */
 static void maps_make(void)
 {
 	const struct xdpbr_config cfg = { .ageing_ns = 300 * XDPBR_NSEC_PER_SEC };
@@ -50,22 +56,16 @@ static void maps_make(void)
 		    NPORTS * PER_PORT * 2);
 	m.ports = map(MOCK_HASH, sizeof(__u32), sizeof(struct xdpbr_port), XDPBR_MAX_PORTS);
 	m.config = map(MOCK_ARRAY, sizeof(__u32), sizeof(struct xdpbr_config), 1);
-	m.tx = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val), XDPBR_MAX_PORTS);
-	m.flood_bc = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val), XDPBR_MAX_PORTS);
-	m.flood_mc = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val), XDPBR_MAX_PORTS);
-	m.flood_uu = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val), XDPBR_MAX_PORTS);
-	m.flood_bc_fast = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val),
-			      XDPBR_MAX_PORTS);
-	m.flood_mc_fast = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val),
-			      XDPBR_MAX_PORTS);
-	m.flood_uu_fast = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val),
-			      XDPBR_MAX_PORTS);
-	m.flood_bc_small = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val),
-			       XDPBR_FLOOD_FAST_SLOTS);
-	m.flood_mc_small = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val),
-			       XDPBR_FLOOD_FAST_SLOTS);
-	m.flood_uu_small = map(MOCK_HASH, sizeof(__u32), sizeof(struct bpf_devmap_val),
-			       XDPBR_FLOOD_FAST_SLOTS);
+	m.tx = devmap(XDPBR_MAX_PORTS);
+	m.flood_bc = devmap(XDPBR_MAX_PORTS);
+	m.flood_mc = devmap(XDPBR_MAX_PORTS);
+	m.flood_uu = devmap(XDPBR_MAX_PORTS);
+	m.flood_bc_fast = devmap(XDPBR_MAX_PORTS);
+	m.flood_mc_fast = devmap(XDPBR_MAX_PORTS);
+	m.flood_uu_fast = devmap(XDPBR_MAX_PORTS);
+	m.flood_bc_small = devmap(XDPBR_FLOOD_FAST_SLOTS);
+	m.flood_mc_small = devmap(XDPBR_FLOOD_FAST_SLOTS);
+	m.flood_uu_small = devmap(XDPBR_FLOOD_FAST_SLOTS);
 	m.flood_fast = map(MOCK_ARRAY, sizeof(__u32), sizeof(struct xdpbr_flood_fast), 1);
 	m.learned = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u64), XDPBR_MAX_PORTS);
 	m.learned_user = map(MOCK_ARRAY, sizeof(__u32), sizeof(__u64), XDPBR_MAX_PORTS);
