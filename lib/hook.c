@@ -14,32 +14,6 @@
 #include "xdpbr.h"
 #include "hook.h"
 #include "log.h"
-#include "netlink.h"
-
-/* One RTM_GETLINK of the interface, not libbpf's bpf_xdp_query: that one
- * dumps every link of the namespace to find one, and `xdpbr link show`
- * of a bridge of 1024 veth ports (2,048 links) took 10 s. */
-int xdp_query(uint32_t ifindex, uint32_t *prog_id, uint32_t *mode)
-{
-	struct link_info li;
-	int err = link_get_info(ifindex, &li);
-
-	*prog_id = 0;
-	*mode = XDPBR_MODE_NONE;
-	if (err)
-		return err;
-	if (li.xdp_drv_id) {
-		*prog_id = li.xdp_drv_id;
-		*mode = XDPBR_MODE_NATIVE;
-	} else if (li.xdp_skb_id) {
-		*prog_id = li.xdp_skb_id;
-		*mode = XDPBR_MODE_GENERIC;
-	} else if (li.xdp_hw_id) {
-		*prog_id = li.xdp_hw_id;	/* offloaded: not ours to touch */
-		*mode = XDPBR_MODE_NONE;
-	}
-	return 0;
-}
 
 uint32_t prog_id_of(int fd)
 {

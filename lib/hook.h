@@ -5,8 +5,6 @@
 
 #include <stdint.h>
 
-/* XDP program attached to ifindex and its mode (enum xdpbr_mode). */
-int xdp_query(uint32_t ifindex, uint32_t *prog_id, uint32_t *mode);
 
 /* The program of xdpbr's filter on ifindex's clsact ingress (handle and
  * priority XDPBR_TC_*), or 0. 0 or -errno. */

@@ -64,6 +64,9 @@ struct link_info {
 /* RTM_GETLINK for ifindex in the current network namespace. */
 int link_get_info(uint32_t ifindex, struct link_info *li);
 
+/* XDP program attached to ifindex and its mode (enum xdpbr_mode). */
+int xdp_query(uint32_t ifindex, uint32_t *prog_id, uint32_t *mode);
+
 /* Creates a veth pair: name with address mac (NULL: the kernel's choice),
  * and its peer (address chosen by the kernel), both down, in the current namespace. 0 or -errno
  * (-EEXIST: a name is taken). */

@@ -18,6 +18,7 @@
 #include "xdpbr_maps.h"
 #include "lock.h"
 #include "log.h"
+#include "netlink.h"
 #include "netns.h"
 #include "util.h"
 
