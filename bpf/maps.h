@@ -231,6 +231,17 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } xdpbr_mdb_port SEC(".maps");
 
+/* An (S,G) entry {group, source} -> its group id: read once per IPv4
+ * (IPv6) multicast data frame while the bridge runs IGMPv3 (MLDv2) and
+ * holds such an entry (XDPBR_MCAST_SRC4/6); written by user space only. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, XDPBR_MDB_SRC_SIZE);
+	__type(key, struct xdpbr_mdb_src_key);
+	__type(value, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} xdpbr_mdb_src SEC(".maps");
+
 /* Slot -> 1 when the kernel counts the port as a multicast router port. */
 XDPBR_ARRAY_MAP(xdpbr_mrouter, ARRAY, XDPBR_MAX_PORTS, __u32);
 

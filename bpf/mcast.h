@@ -18,7 +18,11 @@
  * (6.x): with mcast_snooping on and a querier for the family, IPv4 data
  * outside 224.0.0.0/24 and IPv6 data to other than ff02::1 go only to the
  * group's ports and the router ports; a registered L2 (MAC) group prunes
- * even without a querier; everything else floods.
+ * even without a querier; everything else floods. Under IGMPv3/MLDv2 the
+ * group is the frame's (S,G) entry where there is one, else its (*,G)
+ * one; the mirror writes as member ports only those the kernel's
+ * br_multicast_flood delivers to (no INCLUDE-mode port of a (*,G) entry,
+ * no blocked port of an (S,G) one).
  */
 #ifndef XDPBR_BPF_MCAST_H
 #define XDPBR_BPF_MCAST_H
@@ -64,6 +68,28 @@ static __always_inline __u32 mcast_data(const struct xdpbr_mcast *m,
 	return MC_FILTER | (gid ? *gid & MC_GID_MASK : 0);
 }
 
+/* The word of a data frame to group k from source src (len bytes) while
+ * the family runs IGMPv3/MLDv2: its (S,G) entry's, looked up before the
+ * group's own as the kernel's br_mdb_get does; NO_SG without one. */
+#define MC_NO_SG	MC_CONTROL	/* never a data frame's word */
+
+static __always_inline __u32 mcast_sg(const struct xdpbr_mcast *m,
+				      const struct xdpbr_mdb_key *k, const __u8 *src,
+				      __u32 len, __u32 q)
+{
+	struct xdpbr_mdb_src_key sk = { .grp = *k };
+	__u32 *gid;
+
+	if (len == 4)
+		__builtin_memcpy(sk.src, src, 4);
+	else
+		__builtin_memcpy(sk.src, src, 16);
+	gid = bpf_map_lookup_elem(&xdpbr_mdb_src, &sk);
+	if (!gid)
+		return MC_NO_SG;
+	return m->flags & q ? MC_FILTER | (*gid & MC_GID_MASK) : 0;
+}
+
 /* Whether ICMPv6 type t is MLD (query, v1 report, done, v2 report). */
 static __always_inline int mld_type(__u8 t)
 {
@@ -96,6 +122,12 @@ static __always_inline __u32 mcast_ip6(const struct xdpbr_mcast *m, void *l3, vo
 		return 0;
 	k->proto = XDPBR_MDB_IP6;
 	__builtin_memcpy(k->addr, ip6 + 24, 16);
+	if (m->flags & XDPBR_MCAST_SRC6) {
+		__u32 w = mcast_sg(m, k, ip6 + 8, 16, XDPBR_MCAST_QUERIER6);
+
+		if (w != MC_NO_SG)
+			return w | MC_IP6;
+	}
 	return mcast_data(m, k, XDPBR_MCAST_QUERIER6) | MC_IP6;
 }
 
@@ -114,6 +146,12 @@ static __always_inline __u32 mcast_ip4(const struct xdpbr_mcast *m, void *l3, vo
 		return 0;
 	k->proto = XDPBR_MDB_IP4;
 	__builtin_memcpy(k->addr, ip + 16, 4);
+	if (m->flags & XDPBR_MCAST_SRC4) {
+		__u32 w = mcast_sg(m, k, ip + 12, 4, XDPBR_MCAST_QUERIER4);
+
+		if (w != MC_NO_SG)
+			return w;
+	}
 	return mcast_data(m, k, XDPBR_MCAST_QUERIER4);
 }
 

@@ -71,23 +71,47 @@ static int reserve(void **a, size_t n, size_t *cap, size_t sz)
 	return 0;
 }
 
+/* An entry's attributes of interest: its source, and its port's filter
+ * mode (given in IGMPv3/MLDv2 mode only). */
+struct eattrs {
+	struct mcast_member *e;
+	int mode;
+};
+
 static int src_cb(const struct nlattr *a, void *data)
 {
-	struct mcast_member *e = data;
+	struct eattrs *ea = data;
 	uint16_t len = mnl_attr_get_payload_len(a);
 
-	if (mnl_attr_get_type(a) == MDBA_MDB_EATTR_SOURCE && len <= sizeof(e->src))
-		memcpy(e->src, mnl_attr_get_payload(a), len);
+	if (mnl_attr_get_type(a) == MDBA_MDB_EATTR_SOURCE && len <= sizeof(ea->e->src))
+		memcpy(ea->e->src, mnl_attr_get_payload(a), len);
+	else if (mnl_attr_get_type(a) == MDBA_MDB_EATTR_GROUP_MODE &&
+		 !mnl_attr_validate(a, MNL_TYPE_U8))
+		ea->mode = mnl_attr_get_u8(a);
 	return MNL_CB_OK;
 }
 
-/* MDBA_MDB_ENTRY_INFO: a struct br_mdb_entry, then its own attributes
- * (MDBA_MDB_EATTR_*), of which the source of an (S,G) entry matters: it
- * tells the entry from the group's (*,G) one on the same port. */
+static bool src_any(const __u8 *src)
+{
+	static const __u8 zero[16];
+
+	return memcmp(src, zero, sizeof(zero)) != 0;
+}
+
+/*
+ * MDBA_MDB_ENTRY_INFO: a struct br_mdb_entry, then its own attributes
+ * (MDBA_MDB_EATTR_*). The source of an (S,G) entry makes it a group of
+ * its own in the datapath. Whether the kernel forwards to the entry's
+ * port is its br_multicast_flood's: never to a blocked source's port of
+ * an (S,G) entry, and, in IGMPv3/MLDv2 mode (where the kernel gives a
+ * filter mode), not to a (*,G) entry's port in INCLUDE mode, which wants
+ * its sources only: their (S,G) entries name it.
+ */
 static int entry_add(struct kview *v, const struct nlattr *a)
 {
 	const struct br_mdb_entry *be = mnl_attr_get_payload(a);
 	uint16_t len = mnl_attr_get_payload_len(a), off = MNL_ALIGN(sizeof(*be));
+	struct eattrs ea = { .mode = -1 };
 	struct mcast_member *e;
 
 	if (reserve((void **)&v->e, v->n, &v->cap, sizeof(*v->e)))
@@ -106,15 +130,15 @@ static int entry_add(struct kview *v, const struct nlattr *a)
 		e->key.proto = XDPBR_MDB_L2;
 		memcpy(e->key.addr, be->addr.u.mac_addr, 6);
 	}
+	ea.e = e;
 	if (len > off)
-		mnl_attr_parse_payload((const char *)be + off, len - off, src_cb, e);
+		mnl_attr_parse_payload((const char *)be + off, len - off, src_cb, &ea);
+	e->fwd = !(be->flags & MDB_FLAGS_BLOCKED) &&
+		 (src_any(e->src) || ea.mode != MCAST_INCLUDE);
 	v->n++;
 	return 0;
 }
 
-/* An (S,G) entry of IGMPv3/MLDv2 carries its source (MDBA_MDB_EATTR_SOURCE):
- * the datapath keys groups only, so the port counts for the group while
- * any of its entries names it. */
 static int mdb_entry_cb(const struct nlattr *a, void *data)
 {
 	struct kview *v = data;
@@ -233,25 +257,28 @@ static uint32_t slot_of(const struct mcast *m, uint32_t ifindex)
 	return ifindex && !ctl_port_get(maps(m), ifindex, &p) ? p.slot : 0;
 }
 
-/* Both arrays are kept sorted: groups by key, members by key, port and
- * source, so a group's members are one run and every lookup a bisection.
- * (Their key comes first: key_cmp compares either with a key.) */
-_Static_assert(offsetof(struct mcast_group, key) == 0, "the key leads");
-_Static_assert(offsetof(struct mcast_member, key) == 0, "the key leads");
+/* Both arrays are kept sorted: groups by {key, src}, members by {key,
+ * src} and port, so a group's members are one run and every lookup a
+ * bisection. (Both begin as struct xdpbr_mdb_src_key does: gkey_cmp
+ * compares either with such a key.) */
+_Static_assert(offsetof(struct mcast_group, key) == offsetof(struct xdpbr_mdb_src_key, grp) &&
+		       offsetof(struct mcast_group, src) == offsetof(struct xdpbr_mdb_src_key, src),
+	       "a group begins with its datapath key");
+_Static_assert(offsetof(struct mcast_member, key) == offsetof(struct xdpbr_mdb_src_key, grp) &&
+		       offsetof(struct mcast_member, src) == offsetof(struct xdpbr_mdb_src_key, src),
+	       "a member begins with its group's key");
 
-static int key_cmp(const void *a, const void *b)
+static int gkey_cmp(const void *a, const void *b)
 {
-	return memcmp(a, b, sizeof(struct xdpbr_mdb_key));
+	return memcmp(a, b, sizeof(struct xdpbr_mdb_src_key));
 }
 
 static int member_cmp(const void *a, const void *b)
 {
 	const struct mcast_member *x = a, *y = b;
-	int c = key_cmp(x, y);
+	int c = gkey_cmp(x, y);
 
-	if (!c)
-		c = (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
-	return c ? c : memcmp(x->src, y->src, sizeof(x->src));
+	return c ? c : (x->ifindex > y->ifindex) - (x->ifindex < y->ifindex);
 }
 
 static int port_key_cmp(const void *a, const void *b)
@@ -282,12 +309,12 @@ static void open_gap(void *a, size_t n, size_t sz, size_t at)
 	memmove((char *)a + (at + 1) * sz, (char *)a + at * sz, (n - at) * sz);
 }
 
-static struct mcast_group *group_find(struct mcast_group *g, size_t n,
-				      const struct xdpbr_mdb_key *k)
+/* The group of gkey k (a group's, a member's or a struct xdpbr_mdb_src_key). */
+static struct mcast_group *group_find(struct mcast_group *g, size_t n, const void *k)
 {
-	size_t i = lower_bound(g, n, sizeof(*g), k, key_cmp);
+	size_t i = lower_bound(g, n, sizeof(*g), k, gkey_cmp);
 
-	return i < n && !key_cmp(&g[i], k) ? &g[i] : NULL;
+	return i < n && !gkey_cmp(&g[i], k) ? &g[i] : NULL;
 }
 
 static __u32 gid_new(struct mcast *m)
@@ -307,11 +334,28 @@ static void map_write(struct mcast *m, int fd, const void *k, const void *val, c
 	m->full = true;		/* the next resync writes everything again */
 }
 
-/* The run of m's members of group k: [*lo, *hi). */
-static void group_run(const struct mcast *m, const struct xdpbr_mdb_key *k, size_t *lo, size_t *hi)
+/* A group's datapath entry: (*,G) in xdpbr_mdb, (S,G) in xdpbr_mdb_src. */
+static void group_put(struct mcast *m, const struct mcast_group *g)
 {
-	*lo = lower_bound(m->mem, m->nmem, sizeof(*m->mem), k, key_cmp);
-	for (*hi = *lo; *hi < m->nmem && !key_cmp(&m->mem[*hi], k); (*hi)++)
+	if (src_any(g->src))
+		map_write(m, maps(m)->mdb_src, g, &g->gid, "source group");
+	else
+		map_write(m, maps(m)->mdb, &g->key, &g->gid, "group");
+}
+
+static void group_drop(struct mcast *m, const struct mcast_group *g)
+{
+	if (src_any(g->src))
+		bpf_map_delete_elem(maps(m)->mdb_src, g);
+	else
+		bpf_map_delete_elem(maps(m)->mdb, &g->key);
+}
+
+/* The run of m's members of group k (a gkey): [*lo, *hi). */
+static void group_run(const struct mcast *m, const void *k, size_t *lo, size_t *hi)
+{
+	*lo = lower_bound(m->mem, m->nmem, sizeof(*m->mem), k, gkey_cmp);
+	for (*hi = *lo; *hi < m->nmem && !gkey_cmp(&m->mem[*hi], k); (*hi)++)
 		;
 }
 
@@ -340,16 +384,16 @@ static void member_add(struct mcast *m, const struct mcast_member *e)
 			return;		/* a refresh, or known from the dump */
 		member_del(m, &m->mem[i]);
 	}
-	g = group_find(m->groups, m->ngroups, &e->key);
+	g = group_find(m->groups, m->ngroups, e);
 	gid = g ? g->gid : gid_new(m);
-	group_run(m, &e->key, &lo, &hi);
+	group_run(m, e, &lo, &hi);
 	if (reserve((void **)&m->mem, m->nmem, &m->capmem, sizeof(*e)) ||
 	    reserve((void **)&m->groups, m->ngroups, &m->capgroups, sizeof(*g))) {
 		log_warn("bridge %s: Couldn't mirror the MDB: %s", m->br->name, strerror(ENOMEM));
 		m->full = true;
 		return;
 	}
-	g = group_find(m->groups, m->ngroups, &e->key);	/* the array may have moved */
+	g = group_find(m->groups, m->ngroups, e);	/* the array may have moved */
 	if (e->slot && !slot_held(m, lo, hi, e->slot)) {
 		struct xdpbr_mdb_port_key pk = { .gid = gid, .slot = e->slot };
 
@@ -359,11 +403,12 @@ static void member_add(struct mcast *m, const struct mcast_member *e)
 	open_gap(m->mem, m->nmem++, sizeof(*e), i);
 	m->mem[i] = *e;
 	if (!g) {
-		gi = lower_bound(m->groups, m->ngroups, sizeof(*g), &e->key, key_cmp);
+		gi = lower_bound(m->groups, m->ngroups, sizeof(*g), e, gkey_cmp);
 		open_gap(m->groups, m->ngroups, sizeof(*g), gi);
 		m->groups[gi] = (struct mcast_group){ .key = e->key, .gid = gid };
+		memcpy(m->groups[gi].src, e->src, sizeof(e->src));
 		m->ngroups++;
-		map_write(m, maps(m)->mdb, &e->key, &gid, "group");
+		group_put(m, &m->groups[gi]);
 	}
 }
 
@@ -380,12 +425,12 @@ static void member_del(struct mcast *m, const struct mcast_member *e)
 	old = m->mem[i];
 	memmove(&m->mem[i], &m->mem[i + 1], (m->nmem - i - 1) * sizeof(*e));
 	m->nmem--;
-	g = group_find(m->groups, m->ngroups, &old.key);
+	g = group_find(m->groups, m->ngroups, &old);
 	if (!g)
 		return;
-	group_run(m, &old.key, &lo, &hi);
+	group_run(m, &old, &lo, &hi);
 	if (lo == hi)
-		bpf_map_delete_elem(maps(m)->mdb, &old.key);
+		group_drop(m, g);
 	if (old.slot && !slot_held(m, lo, hi, old.slot)) {
 		struct xdpbr_mdb_port_key pk = { .gid = g->gid, .slot = old.slot };
 
@@ -421,9 +466,10 @@ static void write_all(struct mcast *m, struct mcast_member *e, size_t n)
 	}
 	m->full = false;
 	for (size_t i = 0; i < n; i++) {
-		if (!ng || key_cmp(&g[ng - 1], &e[i])) {
+		if (!ng || gkey_cmp(&g[ng - 1], &e[i])) {
 			g[ng].key = e[i].key;
-			old = group_find(m->groups, m->ngroups, &e[i].key);
+			memcpy(g[ng].src, e[i].src, sizeof(e[i].src));
+			old = group_find(m->groups, m->ngroups, &e[i]);
 			g[ng++].gid = old ? old->gid : gid_new(m);
 		}
 		if (!e[i].slot)
@@ -432,10 +478,10 @@ static void write_all(struct mcast *m, struct mcast_member *e, size_t n)
 		map_write(m, mp->mdb_port, &want[nw++], &one, "port entry");
 	}
 	for (size_t i = 0; i < ng; i++)
-		map_write(m, mp->mdb, &g[i].key, &g[i].gid, "group");
+		group_put(m, &g[i]);
 	for (size_t i = 0; i < m->ngroups; i++)
-		if (!group_find(g, ng, &m->groups[i].key))
-			bpf_map_delete_elem(mp->mdb, &m->groups[i].key);
+		if (!group_find(g, ng, &m->groups[i]))
+			group_drop(m, &m->groups[i]);
 	qsort(want, nw, sizeof(*want), port_key_cmp);
 	/* On from the last key kept: a deleted one would start the walk over
 	 * (a hash map's next key of a missing one is its first). */
@@ -508,7 +554,7 @@ static struct mcast_member *members_of(struct mcast *m, struct kview *v, size_t 
 			seen[s].ifindex = v->e[i].ifindex;
 			seen[s].slot = slot_of(m, v->e[i].ifindex);
 		}
-		v->e[i].slot = seen[s].slot;
+		v->e[i].slot = v->e[i].fwd ? seen[s].slot : 0;
 	}
 	if (v->n)
 		qsort(v->e, v->n, sizeof(*v->e), member_cmp);
@@ -552,6 +598,12 @@ static __u32 mcast_flags(struct mcast *m, const struct kbr_mcast *v, uint64_t no
 		return 0;
 	}
 	f |= XDPBR_MCAST_SNOOPING;
+	/* The kernel's br_mdb_get looks an (S,G) entry up first in these
+	 * modes only (br_multicast_should_handle_mode). */
+	if (v->igmp_version == 3)
+		f |= XDPBR_MCAST_SRC4;
+	if (v->mld_version == 2)
+		f |= XDPBR_MCAST_SRC6;
 	if (!v->querier && !v->other4 && !v->other6)
 		m->querier_on_ns = 0;
 	else if (!m->querier_on_ns)
@@ -669,28 +721,37 @@ void mcast_read(struct mcast *m)
 /* The groups the maps hold from an earlier run (the pins outlive the
  * daemon): known, so the first write deletes what the kernel no longer
  * has, and no new id is one of theirs. */
-static void adopt(struct mcast *m)
+static void adopt_map(struct mcast *m, int fd, size_t klen)
 {
-	struct xdpbr_mdb_key k, *prev = NULL;
+	struct xdpbr_mdb_src_key k, prev;
 	struct mcast_group *g;
+	bool first = true;
 	__u32 gid;
 
-	while (!bpf_map_get_next_key(maps(m)->mdb, prev, &k)) {
+	while (!bpf_map_get_next_key(fd, first ? NULL : &prev, &k)) {
 		g = realloc(m->groups, (m->ngroups + 1) * sizeof(*g));
 		if (!g)
 			break;
 		m->groups = g;
-		if (bpf_map_lookup_elem(maps(m)->mdb, &k, &gid))
+		if (bpf_map_lookup_elem(fd, &k, &gid))
 			break;
-		g[m->ngroups].key = k;
-		g[m->ngroups].gid = gid;
-		prev = &g[m->ngroups++].key;
+		memset(&g[m->ngroups], 0, sizeof(*g));
+		memcpy(&g[m->ngroups], &k, klen);
+		g[m->ngroups++].gid = gid;
 		if (gid >= m->next_gid && gid < XDPBR_MDB_GID_MAX)
 			m->next_gid = gid + 1;
+		prev = k;
+		first = false;
 	}
+}
+
+static void adopt(struct mcast *m)
+{
+	adopt_map(m, maps(m)->mdb, sizeof(struct xdpbr_mdb_key));
+	adopt_map(m, maps(m)->mdb_src, sizeof(struct xdpbr_mdb_src_key));
 	m->capgroups = m->ngroups;
 	if (m->ngroups)
-		qsort(m->groups, m->ngroups, sizeof(*m->groups), key_cmp);
+		qsort(m->groups, m->ngroups, sizeof(*m->groups), gkey_cmp);
 	m->full = true;
 }
 

@@ -16,7 +16,8 @@
  * (a dump at the start, then each notification's entry as it comes, and
  * a dump once a second that writes only what differs: the safety net for
  * lost notifications), and the bridge's snooping and querier state, and
- * writes what the datapath prunes by: groups with their member slots,
+ * writes what the datapath prunes by: groups ((*,G), and the (S,G) of
+ * IGMPv3/MLDv2) with the member slots the kernel forwards to,
  * router slots, whether a querier exists per family, and the host's slot.
  * What the kernel held while the daemon was down is in the first dump: a
  * restart loses nothing.
@@ -30,8 +31,12 @@
 struct bridge;
 struct mnl_socket;
 
+/* A group as the datapath keys it: {key, src} (the layout of struct
+ * xdpbr_mdb_src_key), a (*,G) entry's src all zero (xdpbr_mdb), an
+ * (S,G) entry's its source (xdpbr_mdb_src). */
 struct mcast_group {
 	struct xdpbr_mdb_key key;
+	__u8 src[16];
 	__u32 gid;
 };
 
@@ -39,9 +44,11 @@ struct mcast_group {
  * the host) for a source (all zero: the (*,G) entry). */
 struct mcast_member {
 	struct xdpbr_mdb_key key;
-	uint32_t ifindex;
 	__u8 src[16];
-	__u32 slot;			/* the port's slot, as written (0: none) */
+	uint32_t ifindex;
+	bool fwd;			/* the kernel forwards the group to it */
+	__u32 slot;			/* the port's slot, as written (0: none,
+					 * or not fwd) */
 };
 
 struct mcast {

@@ -453,9 +453,16 @@ struct xdpbr_flood_fast {
 
 /*
  * IGMP/MLD snooping: the kernel bridge device snoops, and user space
- * (daemon/mdbmirror.c) mirrors its MDB into four maps (bpf/maps.h, bpf/mcast.h):
+ * (daemon/mdbmirror.c) mirrors its MDB into five maps (bpf/maps.h, bpf/mcast.h):
  *   xdpbr_mdb       group {vid, proto, address} -> group id (never 0);
- *   xdpbr_mdb_port  {group id, slot} -> 1: the slot is a member;
+ *   xdpbr_mdb_src   an IGMPv3/MLDv2 (S,G) entry {group, source} -> its
+ *                   group id: looked up first while the family is in
+ *                   that mode (XDPBR_MCAST_SRC4/6), as the kernel's
+ *                   br_mdb_get does;
+ *   xdpbr_mdb_port  {group id, slot} -> 1: the slot is a member (of
+ *                   those, the ones the kernel forwards to: in that mode
+ *                   not a (*,G) port in INCLUDE mode, nor a blocked
+ *                   source's port of an (S,G) entry);
  *   xdpbr_mrouter   slot -> XDPBR_MROUTER_*: a multicast router port of
  *                   IPv4, IPv6 (the kernel keeps the two apart);
  *   xdpbr_mcast     entry 0: whether snooping prunes, and the host's slot.
@@ -466,6 +473,7 @@ struct xdpbr_flood_fast {
  */
 #define XDPBR_MDB_SIZE		4096	/* groups (the kernel's default hash_max) */
 #define XDPBR_MDB_PORT_SIZE	16384	/* group memberships of ports */
+#define XDPBR_MDB_SRC_SIZE	4096	/* (S,G) entries */
 #define XDPBR_MDB_GID_MAX	((1U << 29) - 1)	/* fits bpf/mcast.h's word */
 #define XDPBR_MROUTER_IP4	(1U << 0)
 #define XDPBR_MROUTER_IP6	(1U << 1)
@@ -483,6 +491,11 @@ struct xdpbr_mdb_key {
 	__u8 addr[16];			/* IPv4: 4 bytes, IPv6: 16, L2: 6; rest 0 */
 };
 
+struct xdpbr_mdb_src_key {
+	struct xdpbr_mdb_key grp;	/* the group (IPv4, IPv6) */
+	__u8 src[16];			/* its source: IPv4 4 bytes, IPv6 16; rest 0 */
+};
+
 struct xdpbr_mdb_port_key {
 	__u32 gid;
 	__u32 slot;
@@ -498,6 +511,11 @@ struct xdpbr_mdb_port_key {
  * kernel applies to unregistered multicast only: a pruned frame then goes
  * the skb path (bpf/mcast.h mcast_some_out). */
 #define XDPBR_MCAST_MC_OUT	(1U << 3)
+/* IGMPv3 (mcast_igmp_version 3) / MLDv2 (mcast_mld_version 2), with some
+ * (S,G) entry of the family mirrored: data looks up its (S,G) entry
+ * first (bpf/mcast.h). */
+#define XDPBR_MCAST_SRC4	(1U << 4)
+#define XDPBR_MCAST_SRC6	(1U << 5)
 
 struct xdpbr_mcast {
 	__u32 flags;			/* XDPBR_MCAST_* */
@@ -563,6 +581,7 @@ _Static_assert(sizeof(struct xdpbr_flood_fast) == 32, "fast flood layout");
 _Static_assert(XDPBR_MAX_PORTS <= 0xffff, "a slot bound fits xdpbr_flood_fast.top");
 _Static_assert(sizeof(struct xdpbr_mdb_key) == 20, "mdb key layout");
 _Static_assert(sizeof(struct xdpbr_mdb_port_key) == 8, "mdb port key layout");
+_Static_assert(sizeof(struct xdpbr_mdb_src_key) == 36, "mdb source key layout");
 _Static_assert(sizeof(struct xdpbr_mcast) == 8, "mcast layout");
 _Static_assert(XDPBR_FLOOD_FAST_SLOTS <= 64, "a fast flood slot must fit its mask");
 _Static_assert(XDPBR_STP_DISCARDING <= XDPBR_STP_STATE_MASK, "stp state fits its mask");

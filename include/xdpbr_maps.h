@@ -60,6 +60,7 @@
 	X(stp_beat,	ARRAY)		/* the daemon's heartbeat */ \
 	X(mdb,		HASH)		/* multicast group -> group id (snooping) */ \
 	X(mdb_port,	HASH)		/* {group id, slot}: a member port */ \
+	X(mdb_src,	HASH)		/* (S,G) -> group id (IGMPv3, MLDv2) */ \
 	X(mrouter,	ARRAY)		/* slot -> multicast router port */ \
 	X(mcast,	ARRAY)		/* snooping on, queriers, the host's slot */
 

@@ -178,6 +178,14 @@ static bool mcast_attr(const struct nlattr *a, struct kbr_mcast *mc)
 	case IFLA_BR_MCAST_QUERIER_STATE:
 		mnl_attr_parse_nested(a, querier_cb, mc);
 		return true;
+	case IFLA_BR_MCAST_IGMP_VERSION:
+		if (!mnl_attr_validate(a, MNL_TYPE_U8))
+			mc->igmp_version = mnl_attr_get_u8(a);
+		return true;
+	case IFLA_BR_MCAST_MLD_VERSION:
+		if (!mnl_attr_validate(a, MNL_TYPE_U8))
+			mc->mld_version = mnl_attr_get_u8(a);
+		return true;
 	}
 	return false;
 }

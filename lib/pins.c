@@ -29,7 +29,7 @@ static const struct {
  * finds no pin, and goes without (-1). ctl.c uses each only when there. */
 static const char *const maps_newer[] = {
 	XDPBR_MAP_NAME(flood_bc_small), XDPBR_MAP_NAME(flood_mc_small),
-	XDPBR_MAP_NAME(flood_uu_small),
+	XDPBR_MAP_NAME(flood_uu_small), XDPBR_MAP_NAME(mdb_src),
 };
 
 static bool map_newer(const char *name)

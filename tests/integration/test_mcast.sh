@@ -14,6 +14,8 @@
 # shellcheck disable=SC2016 # jq variables in single-quoted filters
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=mcast_lib.sh
+. "$(dirname "$0")/mcast_lib.sh"
 
 G4=239.1.1.1		# h2 joins
 U4=239.9.9.9		# nobody joins
@@ -30,48 +32,6 @@ xt_need tcpdump
 topo_up 4
 XT_CLEANUP_CMDS+=("ip link del dev $BR")
 
-# A host's socket: join GROUP on e0 and hold it until killed, or send N
-# UDP datagrams to GROUP out of e0.
-PEER=$XT_TMP/mcpeer.py
-cat >"$PEER" <<'EOF'
-import socket, struct, sys, time
-mode, group, n = sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 0
-idx = socket.if_nametoindex("e0")
-v6 = ":" in group
-s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM)
-if mode == "join":
-    if v6:
-        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_JOIN_GROUP,
-                     socket.inet_pton(socket.AF_INET6, group) + struct.pack("@i", idx))
-    else:
-        s.setsockopt(socket.IPPROTO_IP, socket.IP_ADD_MEMBERSHIP,
-                     socket.inet_aton(group) + socket.inet_aton("0.0.0.0") + struct.pack("@i", idx))
-    print("joined", flush=True)
-    time.sleep(3600)
-else:
-    if v6:
-        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_MULTICAST_IF, idx)
-    else:
-        s.setsockopt(socket.IPPROTO_IP, socket.IP_MULTICAST_IF,
-                     socket.inet_aton("0.0.0.0") + socket.inet_aton("0.0.0.0") + struct.pack("@i", idx))
-    for i in range(n):
-        s.sendto(b"xdpbr-mcast %d" % i, (group, 4242))
-        time.sleep(0.01)
-EOF
-
-declare -A JOINER
-# join KEY I GROUP: host I joins GROUP (a process that holds the socket).
-join()
-{
-	ip netns exec "${NS[$2]}" python3 "$PEER" join "$3" >"$XT_TMP/join.$1" 2>&1 &
-	JOINER[$1]=$!
-	XT_PIDS+=("$!")
-}
-
-leave()
-{
-	stop_pid "${JOINER[$1]}" TERM 5
-}
 
 # mdb_ports GROUP: the ports `bridge mdb show` lists for GROUP, sorted.
 mdb_ports()
@@ -122,7 +82,7 @@ done
 ip link set dev "$BR" type bridge mcast_snooping 1 mcast_querier 0 \
 	mcast_query_response_interval 100 || abort "configuring $BR"
 ip link set dev "$BR" up
-join g2 2 "$G4"
+join g2 2 join "$G4"
 xt_poll 10 mdb_has "$G4" "${PORT[2]}" ||
 	fail "h2's join of $G4 is in the kernel's MDB on ${PORT[2]}" "$(bridge mdb show dev "$BR")"
 stream "$G4"
@@ -147,7 +107,7 @@ ip link set dev "$BR" type bridge mcast_querier 1 mcast_query_use_ifaddr 1 ||
 router_learned() { bridge -d mdb show dev "$BR" | grep -q "router ports on $BR:.* ${PORT[4]} "; }
 xt_poll 10 router_learned ||
 	fail "${PORT[4]} is a router port (h4's queries)" "$(bridge -d mdb show dev "$BR")"
-join g6 2 "$G6"
+join g6 2 join "$G6"
 xt_poll 10 mdb_has "$G6" "${PORT[2]}" ||
 	fail "h2's join of $G6 is in the kernel's MDB on ${PORT[2]}" "$(bridge mdb show dev "$BR")"
 check "h3 is no member of $G4 (bridge mdb show)" mdb_lacks "$G4" "${PORT[3]}"

@@ -47,8 +47,8 @@ declare -A EXPECT=(
 	[bridge_sticky_fdb.sh]="1 0"
 	[bridge_mdb.sh]="3 0"
 	[bridge_port_isolation.sh]="3 0"
-	[bridge_igmp.sh]="4 11"
-	[bridge_mld.sh]="2 11"
+	[bridge_igmp.sh]="12 3"
+	[bridge_mld.sh]="10 3"
 	[bridge_mdb_port_down.sh]="1 0"
 	[bridge_locked_port.sh]="0 3"
 )
