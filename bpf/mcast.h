@@ -157,16 +157,19 @@ static __always_inline __u32 mcast_ip4(const struct xdpbr_mcast *m, void *l3, vo
 
 /*
  * The word of the multicast frame at data: its Ethernet header (a VLAN
- * tag in the frame is stepped over; the MDB has VLAN 0 only, the kernel
- * bridge here filters no VLANs), and the network header after it.
+ * tag in the frame is stepped over), and the network header after it.
+ * With the kernel bridge's VLAN filtering on (XDPBR_MCAST_VLAN) its MDB
+ * is per VLAN, as br_mdb_get looks it up: the group's VLAN is the frame's
+ * tag's, or vid (the VLAN the ingress classified it in: the port's PVID
+ * for an untagged frame, the skb's tag on the skb path); else VLAN 0.
  */
-static __always_inline __u32 mcast_classify(void *data, void *end)
+static __always_inline __u32 mcast_classify(void *data, void *end, __u32 vid)
 {
 	const struct xdpbr_mcast *m = mcast_get();
 	struct xdpbr_mdb_key k = {};
 	struct ethhdr *eth = data;
 	void *l3 = eth + 1;
-	__u16 proto;
+	__u16 proto, tci = 0;
 
 	if (!m || !(m->flags & XDPBR_MCAST_SNOOPING) || (void *)(eth + 1) > end)
 		return 0;
@@ -174,9 +177,13 @@ static __always_inline __u32 mcast_classify(void *data, void *end)
 	if (proto == bpf_htons(ETH_P_8021Q) || proto == bpf_htons(ETH_P_8021AD)) {
 		if (l3 + 4 > end)
 			return 0;
+		if (proto == bpf_htons(ETH_P_8021Q))
+			tci = bpf_ntohs(*(__u16 *)l3) & 0x0fff;
 		proto = *(__u16 *)(l3 + 2);
 		l3 += 4;
 	}
+	if (m->flags & XDPBR_MCAST_VLAN)
+		k.vid = tci ? tci : (__u16)vid;
 	if (proto == bpf_htons(ETH_P_IP))
 		return mcast_ip4(m, l3, end, &k);
 	if (proto == bpf_htons(ETH_P_IPV6))

@@ -111,18 +111,20 @@ static __always_inline int xdp_forward(struct xdp_md *ctx, struct frame *f,
 	return xdp_end(f, XDPBR_CNT_FORWARDED, XDP_REDIRECT);
 }
 
-/* A multicast frame's snooping word (bpf/mcast.h), as a global function:
- * verified once, not again in each program and path that asks (Debian
- * 12's 6.1 verifier gives up on xdpbr_rx with it inlined). The egress
- * program asks too: the ingress program's word is not handed over. */
-__noinline int xdpbr_mcast_xdp(struct xdp_md *ctx)
+/* A multicast frame's snooping word (bpf/mcast.h) in VLAN vid where the
+ * frame has no tag, as a global function: verified once, not again in
+ * each program and path that asks (Debian 12's 6.1 verifier gives up on
+ * xdpbr_rx with it inlined). The egress program asks too: the ingress
+ * program's word is not handed over (its frame is tagged then, with VLAN
+ * filtering on). */
+__noinline int xdpbr_mcast_xdp(struct xdp_md *ctx, __u32 vid)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
 
 	if (data + ETH_HLEN > data_end || !(*(__u8 *)data & 1))
 		return 0;
-	return (int)mcast_classify(data, data_end);
+	return (int)mcast_classify(data, data_end, vid);
 }
 
 SEC("xdp.frags")
@@ -181,7 +183,7 @@ int xdpbr_rx(struct xdp_md *ctx)
 	 * a pruned frame while a port is out of the multicast flood set, as
 	 * the TC program's copies ask mcast_copy_ok alone (mcast_some_out). */
 	if (f.cls == DST_MULTICAST) {
-		f.mc = (__u32)xdpbr_mcast_xdp(ctx);
+		f.mc = (__u32)xdpbr_mcast_xdp(ctx, f.vi.vid);
 		if ((f.mc & MC_CONTROL || (f.mc & MC_FILTER && mcast_some_out())) &&
 		    f.port->mode != XDPBR_MODE_GENERIC)
 			return XDP_PASS;
@@ -226,7 +228,7 @@ int xdpbr_egress(struct xdp_md *ctx)
 	src.slot = src.port ? src.port->slot : 0;
 	stp_view_init(&stp, cfg);
 	src.stp_block = stp_flood_prepare(&stp);
-	src.mc = (__u32)xdpbr_mcast_xdp(ctx);
+	src.mc = (__u32)xdpbr_mcast_xdp(ctx, 0);
 	src.vlan_on = cfg && cfg->flags & XDPBR_CFG_VLAN_FILTERING;
 	if (src.vlan_on) {
 		void *data = (void *)(long)ctx->data;
@@ -312,16 +314,17 @@ static __always_inline int tc_forward(struct __sk_buff *skb, struct frame *f,
 	return bpf_redirect(out_ifindex, 0);
 }
 
-/* A multicast skb's snooping word (bpf/mcast.h): its headers pulled into
- * the linear part first, as far as the word looks (Ethernet, a tag, IPv6
- * and a hop-by-hop header, the ICMPv6 type). */
-__noinline int xdpbr_mcast_skb(struct __sk_buff *skb)
+/* A multicast skb's snooping word (bpf/mcast.h) in VLAN vid (the skb's
+ * tag is not in its data): its headers pulled into the linear part first,
+ * as far as the word looks (Ethernet, a tag, IPv6 and a hop-by-hop header,
+ * the ICMPv6 type). */
+__noinline int xdpbr_mcast_skb(struct __sk_buff *skb, __u32 vid)
 {
 	__u32 want = ETH_HLEN + 4 + 40 + 8 + 1;
 
 	if ((long)skb->data + want > (long)skb->data_end)
 		bpf_skb_pull_data(skb, skb->len < want ? skb->len : want);
-	return (int)mcast_classify((void *)(long)skb->data, (void *)(long)skb->data_end);
+	return (int)mcast_classify((void *)(long)skb->data, (void *)(long)skb->data_end, vid);
 }
 
 /* The frame's outer VLAN tag: in the skb's metadata at TC ingress (the
@@ -409,7 +412,7 @@ int xdpbr_tc_rx(struct __sk_buff *skb)
 	 * walks once for all three causes (Debian 12's 6.1 verifier came
 	 * within 5% of its limit on xdpbr_tc_rx with three) */
 	if (f.cls == DST_MULTICAST)
-		f.mc = (__u32)xdpbr_mcast_skb(skb);
+		f.mc = (__u32)xdpbr_mcast_skb(skb, f.vi.vid);
 	if (f.cls != DST_UNICAST) {
 		fc = flood_class(f.cls);
 	} else if (!lookup_dst(&f, dst, &eg)) {

@@ -604,6 +604,8 @@ static __u32 mcast_flags(struct mcast *m, const struct kbr_mcast *v, uint64_t no
 		f |= XDPBR_MCAST_SRC4;
 	if (v->mld_version == 2)
 		f |= XDPBR_MCAST_SRC6;
+	if (v->vlan_filtering)
+		f |= XDPBR_MCAST_VLAN;
 	if (!v->querier && !v->other4 && !v->other6)
 		m->querier_on_ns = 0;
 	else if (!m->querier_on_ns)

@@ -485,7 +485,7 @@ enum xdpbr_mdb_proto {
 };
 
 struct xdpbr_mdb_key {
-	__u16 vid;			/* 0: the kernel bridge here has no VLAN filtering */
+	__u16 vid;			/* the VLAN; 0 without VLAN filtering */
 	__u8 proto;			/* enum xdpbr_mdb_proto */
 	__u8 pad;
 	__u8 addr[16];			/* IPv4: 4 bytes, IPv6: 16, L2: 6; rest 0 */
@@ -516,6 +516,8 @@ struct xdpbr_mdb_port_key {
  * first (bpf/mcast.h). */
 #define XDPBR_MCAST_SRC4	(1U << 4)
 #define XDPBR_MCAST_SRC6	(1U << 5)
+/* The kernel bridge filters VLANs: its MDB is per VLAN (bpf/mcast.h). */
+#define XDPBR_MCAST_VLAN	(1U << 6)
 
 struct xdpbr_mcast {
 	__u32 flags;			/* XDPBR_MCAST_* */

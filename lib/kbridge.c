@@ -267,6 +267,7 @@ int kbr_mcast_get(uint32_t bridge, struct kbr_mcast *mc)
 	if (!err && !(c.bridge && c.have_mcast))
 		err = -ENOTSUP;
 	*mc = c.mc;
+	mc->vlan_filtering = c.have_filtering && c.filtering;
 	return err;
 }
 

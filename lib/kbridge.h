@@ -41,6 +41,7 @@ struct kbr_mcast {
 	uint64_t other4, other6;	/* other queriers' timers (0: none) */
 	uint8_t igmp_version;		/* mcast_igmp_version: 2, 3 (0: not given) */
 	uint8_t mld_version;		/* mcast_mld_version: 1, 2 (0: not given) */
+	bool vlan_filtering;		/* the MDB is per VLAN */
 };
 
 /* The bridge's snooping settings. 0, -ENOTSUP (not a bridge, or a kernel

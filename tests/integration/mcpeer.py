@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-# A multicast host on interface e0 of its namespace, with the socket API
+# A multicast host on interface e0 of its namespace ($MCPEER_DEV if set),
+# with the socket API
 # of RFC 3678 (MCAST_*), which serves both families:
 #   mcpeer.py join GROUP          joins GROUP for every source,
 #   mcpeer.py include GROUP SRC   joins GROUP for SRC only (INCLUDE),
@@ -7,6 +8,7 @@
 #                                 (EXCLUDE: SRC blocked),
 # each printing "joined" and holding the membership until killed;
 #   mcpeer.py send GROUP N        sends N UDP datagrams to GROUP, port 4242.
+import os
 import socket
 import struct
 import sys
@@ -15,7 +17,7 @@ import time
 MCAST_JOIN_GROUP, MCAST_BLOCK_SOURCE, MCAST_JOIN_SOURCE_GROUP = 42, 43, 46
 
 mode, group = sys.argv[1], sys.argv[2]
-idx = socket.if_nametoindex("e0")
+idx = socket.if_nametoindex(os.environ.get("MCPEER_DEV", "e0"))
 v6 = ":" in group
 fam = socket.AF_INET6 if v6 else socket.AF_INET
 level = socket.IPPROTO_IPV6 if v6 else socket.IPPROTO_IP

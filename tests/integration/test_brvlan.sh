@@ -15,7 +15,8 @@
 # change xdpbr's VLANs, and tagged traffic between hosts with 802.1Q
 # devices shows the datapath obeys; the FDB per VLAN (`bridge fdb show`
 # says `vlan N` for what xdpbr learned in VLAN N, `bridge fdb add ... vlan
-# N` adds one); vlan_filtering and default_pvid both ways.
+# N` adds one); vlan_filtering and default_pvid both ways; multicast
+# snooping per VLAN (a group joined in VLAN 10 reaches its member only).
 # datapaths: auto
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 # shellcheck disable=SC2317 # functions that run through check and xt_poll
@@ -223,5 +224,38 @@ shows "... the kernel's vlan_default_pvid is 7, ports follow" "$VIEWS" \
 check "ip link set type bridge vlan_filtering 1" ip link set dev "$BR" type bridge vlan_filtering 1
 shows "... xdpbr's vlan_filtering is on" "$VIEWS" eval '[ "$(xbr vlan_filtering)" = on ]'
 check_fail "no warning about VLANs in the log" grep -qi "vlan.*couldn't\|couldn't.*vlan" "$DAEMON_LOG"
+
+# ---- multicast snooping is per VLAN with VLAN filtering: the kernel's MDB
+# entries say vid 10, and so must the datapath's lookup of a group. The
+# kernel snoops on learning ports (listening ones drop before), as the
+# daemon's own bridge device leaves them; BR is the querier.
+G=239.10.10.10
+# shellcheck source=mcast_lib.sh
+. "$(dirname "$0")/mcast_lib.sh"
+export MCPEER_DEV=e0.10
+check "bridge vlan add dev $P3 vid 10; ports learning; mcast_snooping 1 mcast_querier 1" eval \
+	'bridge vlan add dev "$P3" vid 10 && bridge link set dev "$P1" state 2 &&
+	 bridge link set dev "$P2" state 2 && bridge link set dev "$P3" state 2 &&
+	 ip link set dev "$BR" type bridge mcast_snooping 1 mcast_querier 1 \
+		mcast_query_response_interval 100'
+join g3 3 join "$G"
+# Python takes seconds to start in a TCG guest: the join is made first.
+xt_poll 60 grep -q joined "$XT_TMP/join.g3" || fail "h3 joins $G" "$(cat "$XT_TMP/join.g3")"
+XT_SHOWS_SECS=$((${XT_SHOWS_SECS:-3} * 2)) \
+	shows "bridge mdb show: h3's join of $G on $P3 in VLAN 10" 'bridge -d mdb show dev "$BR"' \
+	eval 'bridge mdb show dev "$BR" | grep -Eq "port $P3 grp $G .* vid 10( |\$)"'
+sleep 1.5	# the query response interval: then the querier counts
+cap_launch m1 e0 "udp port 4242" 30 "" "" ip netns exec "${NS[1]}"
+cap_launch m3 e0.10 "udp port 4242" 30 "" "" ip netns exec "${NS[3]}"
+{ cap_listening m1 "${NS[1]}" e0 "udp port 4242" &&
+	cap_listening m3 "${NS[3]}" e0.10 "udp port 4242"; } || fail "captures on h1 and h3" "$XT_WHY"
+check "h2 sends 10 datagrams to $G in VLAN 10" hexec 2 python3 "$PEER" send "$G" 10
+sleep 1
+kill -TERM "${CAP_PID[m1]}" "${CAP_PID[m3]}" 2>/dev/null
+cap_end m1
+cap_end m3
+check_eq "... member h3 got 10, h1 (VLAN 10, no member) none" "10 0" \
+	"$(cap_lines m3 | grep -c .) $(cap_lines m1 | grep -c .)"
+leave g3
 
 finish
