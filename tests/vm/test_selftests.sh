@@ -34,7 +34,7 @@
 # The selftests measured so far (doc/selftests.md says which are not yet).
 ALL_SET="bridge_vlan_unaware.sh bridge_vlan_aware.sh bridge_sticky_fdb.sh bridge_mdb.sh
 	bridge_port_isolation.sh bridge_igmp.sh bridge_mld.sh bridge_mdb_port_down.sh
-	bridge_locked_port.sh"
+	bridge_locked_port.sh bridge_vlan_mcast.sh"
 CI_SET="bridge_sticky_fdb.sh"
 GS=". tests/vm/guest_selftests.sh"
 SECS=${XDPBR_SELFTEST_SECS:-900}
@@ -51,6 +51,7 @@ declare -A EXPECT=(
 	[bridge_mld.sh]="10 3"
 	[bridge_mdb_port_down.sh]="1 0"
 	[bridge_locked_port.sh]="0 3"
+	[bridge_vlan_mcast.sh]="26 10"
 )
 
 vm_require
