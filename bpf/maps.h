@@ -232,8 +232,8 @@ struct {
 } xdpbr_mdb_port SEC(".maps");
 
 /* An (S,G) entry {group, source} -> its group id: read once per IPv4
- * (IPv6) multicast data frame while the bridge runs IGMPv3 (MLDv2) and
- * holds such an entry (XDPBR_MCAST_SRC4/6); written by user space only. */
+ * (IPv6) multicast data frame while the bridge runs IGMPv3 (MLDv2:
+ * XDPBR_MCAST_SRC4/6); written by user space only. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, XDPBR_MDB_SRC_SIZE);

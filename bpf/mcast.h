@@ -40,6 +40,7 @@
 #define MC_CONTROL	(1U << 30)
 #define MC_IP6		(1U << 29)	/* IPv6: its router ports */
 #define MC_GID_MASK	(MC_IP6 - 1)
+#define MC_VID_MASK	0x0fff		/* a TCI's VLAN (vlan.h's VLAN_VID_MASK) */
 
 #define MC_IPPROTO_IGMP		2
 #define MC_IPPROTO_HOPOPTS	0
@@ -178,7 +179,7 @@ static __always_inline __u32 mcast_classify(void *data, void *end, __u32 vid)
 		if (l3 + 4 > end)
 			return 0;
 		if (proto == bpf_htons(ETH_P_8021Q))
-			tci = bpf_ntohs(*(__u16 *)l3) & 0x0fff;
+			tci = bpf_ntohs(*(__u16 *)l3) & MC_VID_MASK;
 		proto = *(__u16 *)(l3 + 2);
 		l3 += 4;
 	}
