@@ -45,24 +45,7 @@ mdb_lacks() { ! mdb_has "$@"; }
 
 # stream GROUP: h1 sends N datagrams to GROUP while h2, h3 and h4 capture;
 # sets GOT[2..4] to the copies each received.
-declare -a GOT
-stream()
-{
-	local i f="udp port 4242 and dst $1"
-
-	for i in 2 3 4; do
-		cap_start "s$i" "$i" "$f" 30 || fail "capture on h$i" "$XT_WHY"
-	done
-	hexec 1 python3 "$PEER" send "$1" "$N" || fail "h1 sends to $1"
-	# The stream has gone: a second for the last copies, then the
-	# captures end (on a loaded machine a fixed window may close first).
-	sleep 1
-	for i in 2 3 4; do
-		kill -TERM "${CAP_PID[s$i]}" 2>/dev/null
-		cap_end "s$i"
-		GOT[i]=$(cap_lines "s$i" | grep -c .)
-	done
-}
+stream() { mc_stream 1 "$1"; }
 
 # expect WHAT H2 H3 H4: after stream, the copies each host got.
 expect()

@@ -41,29 +41,7 @@ sg_ports()
 sg_has() { sg_ports "$1" "$2" | grep -qw -- "$3"; }
 sg_lacks() { ! sg_has "$@"; }
 
-# stream FROM GROUP: host FROM sends N datagrams to GROUP while every other
-# host captures; sets GOT[i] to the copies host i received (GOT[FROM]: -).
-declare -a GOT
-stream()
-{
-	local i from=$1 f="udp port 4242 and dst $2"
-
-	for ((i = 1; i <= 4; i++)); do
-		[ "$i" = "$from" ] && continue
-		cap_start "s$i" "$i" "$f" 30 || fail "capture on h$i" "$XT_WHY"
-	done
-	hexec "$from" python3 "$PEER" send "$2" "$N" || fail "h$from sends to $2"
-	sleep 1		# the last copies, then the captures end
-	for ((i = 1; i <= 4; i++)); do
-		GOT[i]=-
-		[ "$i" = "$from" ] && continue
-		kill -TERM "${CAP_PID[s$i]}" 2>/dev/null
-		cap_end "s$i"
-		GOT[i]=$(cap_lines "s$i" | grep -c .)
-	done
-}
-
-# expect WHAT H1 H2 H3 H4: after stream, the copies each host got.
+# expect WHAT H1 H2 H3 H4: after mc_stream, the copies each host got.
 expect()
 {
 	check_eq "$1: h1..h4 got $2 $3 $4 $5" "$2 $3 $4 $5" "${GOT[*]:1:4}"
@@ -99,11 +77,11 @@ for fam in 4 6; do
 	sleep 1.5	# the query response interval: then the querier counts
 
 	ff3=$(port_counter "${PORT[3]}" flood_filtered)
-	stream 1 "$G"
+	mc_stream 1 "$G"
 	expect "IPv$fam: from $S1 (h2 includes it, h4 blocks it)" - $N 0 0
 	check "IPv$fam: ${PORT[3]} counted each pruned copy as flood_filtered" \
 		test "$(($(port_counter "${PORT[3]}" flood_filtered) - ff3))" -ge $N
-	stream 3 "$G"
+	mc_stream 3 "$G"
 	expect "IPv$fam: from $S3 (h2 wants $S1 only, h4 all but $S1)" 0 0 - $N
 
 	# h2 leaves: its INCLUDE list empties, and S1's entry keeps only h4's
@@ -112,9 +90,9 @@ for fam in 4 6; do
 	xt_poll 10 sg_lacks "$G" "$S1" "${PORT[2]}" ||
 		fail "IPv$fam: h2's leave removed it from ($S1, $G)" "$(bridge -d mdb show dev "$BR")"
 	sleep 1.2	# the mirror's next look, whatever notification was missed
-	stream 1 "$G"
+	mc_stream 1 "$G"
 	expect "IPv$fam: after h2 left, from $S1 to nobody" - 0 0 0
-	stream 3 "$G"
+	mc_stream 3 "$G"
 	expect "IPv$fam: after h2 left, from $S3 still to h4" 0 0 - $N
 	leave "exc$fam"
 done
@@ -129,7 +107,7 @@ join v2 2 include "$G4" "${IP4[1]}"
 xt_poll 10 sg_has "$G4" "*" "${PORT[2]}" ||
 	fail "IGMPv2: h2's join is a (*, $G4) entry on ${PORT[2]}" "$(bridge -d mdb show dev "$BR")"
 sleep 1.2
-stream 3 "$G4"
+mc_stream 3 "$G4"
 expect "IGMPv2 mode: from ${IP4[3]} to h2, whose v2 join has no source list" 0 $N - 0
 leave v2
 
