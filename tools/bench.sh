@@ -1202,6 +1202,7 @@ jq -s \
 	  def extra($a; $b): if nspp($a) == null or nspp($b) == null then null
 		else (nspp($a) - nspp($b)) * 10 | round / 10 end;
 	{ tool: "xdpbr bench (tools/bench.sh, build/tools/pktgen)",
+	  tx_modes: ([$pts[].tx_mode // "live"] | unique),
 	  date: $date, kernel: $kernel, host: $host, cpu_model: $cpu_model,
 	  cpus: $ncpu, prefix: $prefix,
 	  external: ($external == 1), xdp_tracepoint_progs_before: $tp,
@@ -1332,6 +1333,11 @@ WP=$(jq -r --argjson l "$LINK_BPS" '[.results[].pps, ($l / 672 | floor)] | max |
 	"$TMP/result.json")
 
 echo "xdpbr bench: $(uname -r), $NCPU CPUs, link $LINK, ${DURATION} s per point, median of $REPS (spread min-max)"
+if jq -e '.tx_modes | index("packet")' "$TMP/result.json" >/dev/null; then
+	echo "(generator: AF_PACKET sendmmsg, as this kernel refuses BPF_PROG_RUN live frames:"
+	echo " a syscall and an skb per frame, so a rate near the generator's own is its limit,"
+	echo " not the DUT's; not comparable with live-frames runs)"
+fi
 if [[ " ${DUT_LIST[*]} " == *" xdpbr "* || " ${DUT_LIST[*]} " == *" xdpbr-tc "* ]] &&
 	[ ${#FSCEN_LIST[@]} -gt 0 ] && [ "$EXTERNAL" = 0 ]; then
 	echo "(xdpbr = xdpbrd -d xdp, the XDP datapath physical NICs run; xdpbr-tc = xdpbrd -d tc,"

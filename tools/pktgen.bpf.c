@@ -8,6 +8,8 @@
  *                rewrites the source (and destination) MAC per frame from a
  *                per-CPU counter and redirects through a one-entry devmap to
  *                the transmit interface.
+ *   pktgen_probe drops: run once in live-frames mode, it tells whether the
+ *                kernel allows that mode at all.
  *   pktgen_sink  the receiver, attached to each sink interface: counts frames
  *                and bytes per CPU and per interface, then drops them.
  *   pktgen_sink_tc  the same at TC (clsact) ingress, for skbs that never
@@ -91,6 +93,13 @@ int pktgen_tx(struct xdp_md *ctx)
 	}
 	st->frames++;
 	return bpf_redirect_map(&tx_port, 0, 0);
+}
+
+SEC("xdp")
+int pktgen_probe(struct xdp_md *ctx)
+{
+	(void)ctx;
+	return XDP_DROP;
 }
 
 /* Sink counters per CPU, indexed by the interface's ifindex (in the sink's

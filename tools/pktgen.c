@@ -13,7 +13,14 @@
  * Generator: one thread per CPU, each pinned to its CPU, calls
  * bpf_prog_test_run_opts() on pktgen_tx (tools/pktgen.bpf.c) with the
  * live-frames flag, `repeat` frames per call in batches of --batch. Every
- * frame the program redirects is really transmitted on --tx-dev. Frames are
+ * frame the program redirects is really transmitted on --tx-dev.
+ *
+ * Where the kernel refuses live frames (EPERM: some sandboxes do, whatever
+ * the caller's capabilities), --tx-mode auto (the default) falls back to
+ * --tx-mode packet: each thread writes the same frames, MACs cycled the same
+ * way, to an AF_PACKET socket on --tx-dev with sendmmsg(), bypassing the
+ * qdisc. Slower (a syscall per --batch frames and an skb per frame), so the
+ * mode is in every report: figures of the two modes are not comparable. Frames are
  * valid Ethernet/IPv4/UDP in 198.18.0.0/15 with correct IP and UDP
  * checksums; --size is the size on the wire including the 4-byte FCS, so
  * the buffer is size - 4 bytes. The program rewrites the source (and
@@ -113,8 +120,9 @@ struct prof {
 struct gen_thread {
 	pthread_t tid;
 	int cpu;
+	int idx;			/* its place among the threads */
 	uint64_t limit;			/* with --count: frames to send */
-	uint64_t sent;
+	uint64_t sent;			/* packet mode: read while it runs */
 	int err;
 	int done;
 };
@@ -141,6 +149,7 @@ static struct {
 	unsigned int batch;
 	int reps;
 	bool json, quiet, rx_only, prelearn, rx_tc;
+	enum { TX_AUTO, TX_LIVE, TX_PACKET } tx_mode;
 } opt = {
 	.src_mac = { 0x02, 0x50, 0x00, 0x00, 0x00, 0x01 },
 	.n_src = 1,
@@ -167,6 +176,7 @@ static struct prof prof[MAX_PROF];
 static int n_prof;
 static int stats_fd = -1;
 static uint8_t frame[MAX_SIZE];
+static struct gen_thread *gen_threads;	/* of the point being measured */
 
 static void rx_detach_tc(void);
 
@@ -197,6 +207,8 @@ static void usage(FILE *out)
 "      --src-macs N        cycle through N source MACs, one per frame (default 1)\n"
 "      --dst-macs N        cycle through N destination MACs (default 1)\n"
 "      --src-ip A, --dst-ip B   in 198.18.0.0/15 (default 198.18.0.1 -> 198.19.0.1)\n"
+"      --tx-mode MODE      live (BPF_PROG_RUN live frames), packet (AF_PACKET\n"
+"                          sendmmsg) or auto: live unless the kernel refuses it\n"
 "  -c, --cores N           N generator threads, one pinned per CPU (default: all)\n"
 "      --cpus LIST         the CPUs to pin them to (default: the first N allowed)\n"
 "  -d, --duration SEC      measure SEC seconds per point (default 1)\n"
@@ -705,6 +717,11 @@ static uint64_t gen_read(void)
 	uint64_t sum = 0;
 	int c;
 
+	if (opt.tx_mode == TX_PACKET) {
+		for (c = 0; c < n_threads; c++)
+			sum += __atomic_load_n(&gen_threads[c].sent, __ATOMIC_RELAXED);
+		return sum;
+	}
 	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.gen_state), &zero, v))
 		die("read generator state: %s", strerror(errno));
 	for (c = 0; c < ncpus; c++)
@@ -733,23 +750,68 @@ static void gen_seed(void)
 		die("seed generator state: %s", strerror(errno));
 }
 
+/* Whether the kernel runs XDP programs in live-frames mode for us: run
+ * pktgen_probe (XDP_DROP, nothing sent) once. */
+static int live_frames_probe(void)
+{
+	uint8_t f[ETH_ZLEN] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02 };
+	LIBBPF_OPTS(bpf_test_run_opts, o,
+		.data_in = f,
+		.data_size_in = sizeof(f),
+		.repeat = 1,
+		.flags = BPF_F_TEST_XDP_LIVE_FRAMES,
+	);
+
+	if (bpf_prog_test_run_opts(bpf_program__fd(skel->progs.pktgen_probe), &o))
+		return -errno;
+	return 0;
+}
+
 static void tx_setup(void)
 {
 	uint32_t zero = 0, ifindex;
+	int err;
 
 	ifindex = if_nametoindex(opt.tx_dev);
 	if (!ifindex)
 		die("tx device %s: no such interface", opt.tx_dev);
 	if (bpf_map_update_elem(bpf_map__fd(skel->maps.tx_port), &zero, &ifindex, BPF_ANY))
 		die("tx devmap: %s: %s", opt.tx_dev, strerror(errno));
+	if (opt.tx_mode == TX_PACKET)
+		return;
+	err = live_frames_probe();
+	if (!err) {
+		opt.tx_mode = TX_LIVE;
+		return;
+	}
+	if (opt.tx_mode == TX_LIVE || err != -EPERM)
+		die("BPF_PROG_RUN (live frames): %s", strerror(-err));
+	if (!opt.quiet)
+		fprintf(stderr, "%s: the kernel refuses live frames (%s): "
+			"transmitting with AF_PACKET (--tx-mode packet)\n",
+			prog_name, strerror(-err));
+	opt.tx_mode = TX_PACKET;
+}
+
+static const char *tx_mode_name(void)
+{
+	return opt.tx_mode == TX_PACKET ? "packet" : "live";
 }
 
 static size_t frame_len;
 
-static void *gen_main(void *arg)
+static int pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? errno : 0;
+}
+
+static void *gen_live(void *arg)
 {
 	struct gen_thread *t = arg;
-	cpu_set_t set;
 	int fd = bpf_program__fd(skel->progs.pktgen_tx);
 	LIBBPF_OPTS(bpf_test_run_opts, o,
 		.data_in = frame,
@@ -758,13 +820,8 @@ static void *gen_main(void *arg)
 		.flags = BPF_F_TEST_XDP_LIVE_FRAMES,
 	);
 
-	CPU_ZERO(&set);
-	CPU_SET(t->cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		t->err = errno;
-		return NULL;
-	}
-	while (!__atomic_load_n(&stop_gen, __ATOMIC_RELAXED)) {
+	t->err = pin_self(t->cpu);
+	while (!t->err && !__atomic_load_n(&stop_gen, __ATOMIC_RELAXED)) {
 		uint64_t n = CHUNK;
 
 		if (opt.count) {		/* its share of --count (may be 0) */
@@ -786,9 +843,105 @@ static void *gen_main(void *arg)
 	return NULL;
 }
 
+static void set_low24(uint8_t *mac, uint32_t v)
+{
+	mac[3] = (uint8_t)(v >> 16);
+	mac[4] = (uint8_t)(v >> 8);
+	mac[5] = (uint8_t)v;
+}
+
+/* Packet mode: --batch frames per sendmmsg() on an AF_PACKET socket, the
+ * MACs of each cycled as pktgen_tx does, from the same starting points. */
+static int gen_packet_run(struct gen_thread *t, int s)
+{
+	struct mmsghdr msg[256];
+	struct iovec iov[256];
+	uint32_t src_idx, dst_idx, src_base, dst_base;
+	unsigned int i, n;
+	uint8_t *buf;
+	int r;
+
+	buf = malloc((size_t)opt.batch * frame_len);
+	if (!buf)
+		return ENOMEM;
+	src_base = mac_low24(opt.src_mac);
+	dst_base = mac_low24(opt.dst_mac);
+	src_idx = (uint32_t)((uint64_t)opt.n_src * (uint64_t)t->idx / (uint64_t)n_threads);
+	dst_idx = (uint32_t)((uint64_t)opt.n_dst * (uint64_t)t->idx / (uint64_t)n_threads);
+	memset(msg, 0, sizeof(msg));
+	for (i = 0; i < opt.batch; i++) {
+		memcpy(buf + i * frame_len, frame, frame_len);
+		iov[i].iov_base = buf + i * frame_len;
+		iov[i].iov_len = frame_len;
+		msg[i].msg_hdr.msg_iov = &iov[i];
+		msg[i].msg_hdr.msg_iovlen = 1;
+	}
+	while (!__atomic_load_n(&stop_gen, __ATOMIC_RELAXED)) {
+		n = opt.batch;
+		if (opt.count) {
+			if (t->sent >= t->limit)
+				break;
+			if (t->limit - t->sent < n)
+				n = (unsigned int)(t->limit - t->sent);
+		}
+		for (i = 0; i < n; i++) {
+			uint8_t *f = buf + i * frame_len;
+
+			if (opt.n_src > 1) {
+				set_low24(f + ETH_ALEN, src_base + src_idx);
+				if (++src_idx >= opt.n_src)
+					src_idx = 0;
+			}
+			if (opt.n_dst > 1) {
+				set_low24(f, dst_base + dst_idx);
+				if (++dst_idx >= opt.n_dst)
+					dst_idx = 0;
+			}
+		}
+		r = sendmmsg(s, msg, n, 0);
+		if (r < 0) {
+			/* a full ring on the way: those frames are lost, as a
+			 * NIC's would be; anything else ends the run */
+			if (errno == EINTR || errno == ENOBUFS || errno == EAGAIN)
+				continue;
+			free(buf);
+			return errno;
+		}
+		__atomic_store_n(&t->sent, t->sent + (uint64_t)r, __ATOMIC_RELAXED);
+	}
+	free(buf);
+	return 0;
+}
+
+static void *gen_packet(void *arg)
+{
+	struct gen_thread *t = arg;
+	struct sockaddr_ll sll = {
+		.sll_family = AF_PACKET,
+		.sll_ifindex = (int)if_nametoindex(opt.tx_dev),
+	};
+	int s, one = 1;
+
+	t->err = pin_self(t->cpu);
+	s = t->err ? -1 : socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (!t->err && s < 0)
+		t->err = errno;
+	if (!t->err && bind(s, (struct sockaddr *)&sll, sizeof(sll)))
+		t->err = errno;
+	/* Straight to the driver, as live frames go: best effort */
+	if (!t->err)
+		setsockopt(s, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one));
+	if (!t->err)
+		t->err = gen_packet_run(t, s);
+	if (s >= 0)
+		close(s);
+	__atomic_store_n(&t->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
 static void on_wakeup(int sig)
 {
-	(void)sig;	/* only there to interrupt BPF_PROG_RUN */
+	(void)sig;	/* only there to interrupt BPF_PROG_RUN or sendmmsg */
 }
 
 /* Stop the generator threads: set the flag, then signal each thread until it
@@ -904,8 +1057,10 @@ static void measure(struct point *p)
 	frame_len = build_frame(p->size);
 	gen_seed();
 	stop_gen = interrupted;
+	gen_threads = th;
 	for (i = 0; i < n_threads; i++) {
 		th[i].cpu = cpus[i];
+		th[i].idx = i;
 		if (opt.count)
 			th[i].limit = opt.count / (uint64_t)n_threads +
 				      ((uint64_t)i < opt.count % (uint64_t)n_threads);
@@ -917,7 +1072,8 @@ static void measure(struct point *p)
 		t0 = now_s();
 	}
 	for (i = 0; i < n_threads; i++)
-		if (pthread_create(&th[i].tid, NULL, gen_main, &th[i]))
+		if (pthread_create(&th[i].tid, NULL,
+				   opt.tx_mode == TX_PACKET ? gen_packet : gen_live, &th[i]))
 			die("pthread_create: %s", strerror(errno));
 	if (!opt.count) {
 		sleep_s(opt.warmup);
@@ -1000,13 +1156,13 @@ static void report(const struct point *p)
 
 		if (opt.reps > 1)
 			snprintf(reps, sizeof(reps), " rep %d/%d", p->rep, opt.reps);
-		fprintf(stderr, "%s%ssize %4d%s: rx %8.3f Mpps, tx %8.3f Mpps\n",
+		fprintf(stderr, "%s%ssize %4d%s: rx %8.3f Mpps, tx %8.3f Mpps (%s)\n",
 			opt.label ? opt.label : "", opt.label ? " " : "", p->size,
-			reps, rx_pps / 1e6, tx_pps / 1e6);
+			reps, rx_pps / 1e6, tx_pps / 1e6, tx_mode_name());
 	}
 	if (!opt.json) {
-		printf("%4d B  %.3f s  tx %llu (%.0f pps)", p->size, p->secs,
-		       (unsigned long long)p->tx, tx_pps);
+		printf("%4d B  %.3f s  tx %llu (%.0f pps, %s)", p->size, p->secs,
+		       (unsigned long long)p->tx, tx_pps, tx_mode_name());
 		if (n_rx) {
 			printf("  rx %llu (%.0f pps, %.2f Mbps)", (unsigned long long)p->rx_total,
 			       rx_pps, l1_mbps(rx_pps, p->size));
@@ -1023,7 +1179,8 @@ static void report(const struct point *p)
 		fflush(stdout);
 		return;
 	}
-	printf("{\"size\":%d,\"rep\":%d,\"cores\":%d,\"cpus\":[", p->size, p->rep, n_threads);
+	printf("{\"size\":%d,\"rep\":%d,\"tx_mode\":\"%s\",\"cores\":%d,\"cpus\":[",
+	       p->size, p->rep, tx_mode_name(), n_threads);
 	for (i = 0; i < n_threads; i++)
 		printf("%s%d", i ? "," : "", cpus[i]);
 	printf("],\"seconds\":%.6f,\"tx_frames\":%llu,\"tx_pps\":%.1f,"
@@ -1141,8 +1298,9 @@ static int run_gen(void)
 			if (interrupted)
 				break;
 			if (p.err)
-				die("BPF_PROG_RUN (live frames) on %s: %s", opt.tx_dev,
-				    strerror(p.err));
+				die("%s on %s: %s", opt.tx_mode == TX_PACKET ?
+				    "AF_PACKET sendmmsg" : "BPF_PROG_RUN (live frames)",
+				    opt.tx_dev, strerror(p.err));
 			if (!p.tx)
 				die("no frame generated on %s", opt.tx_dev);
 			report(&p);
@@ -1156,7 +1314,7 @@ int main(int argc, char **argv)
 	enum {
 		O_SRC_MAC = 256, O_DST_MAC, O_SRC_MACS, O_DST_MACS, O_SRC_IP, O_DST_IP,
 		O_CPUS, O_WARMUP, O_BATCH, O_REPS, O_RX_NS, O_PRELEARN, O_RX_ONLY,
-		O_FORWARD, O_TO, O_PROFILE, O_LABEL, O_RX_TC,
+		O_FORWARD, O_TO, O_PROFILE, O_LABEL, O_RX_TC, O_TX_MODE,
 	};
 	static const struct option longopts[] = {
 		{ "tx-dev", required_argument, NULL, 't' },
@@ -1179,6 +1337,7 @@ int main(int argc, char **argv)
 		{ "prelearn", no_argument, NULL, O_PRELEARN },
 		{ "rx-only", no_argument, NULL, O_RX_ONLY },
 		{ "rx-tc", no_argument, NULL, O_RX_TC },
+		{ "tx-mode", required_argument, NULL, O_TX_MODE },
 		{ "forward", required_argument, NULL, O_FORWARD },
 		{ "to", required_argument, NULL, O_TO },
 		{ "json", no_argument, NULL, 'j' },
@@ -1230,6 +1389,16 @@ int main(int argc, char **argv)
 		case O_PRELEARN: opt.prelearn = true; break;
 		case O_RX_ONLY: opt.rx_only = true; break;
 		case O_RX_TC: opt.rx_tc = true; break;
+		case O_TX_MODE:
+			if (!strcmp(optarg, "auto"))
+				opt.tx_mode = TX_AUTO;
+			else if (!strcmp(optarg, "live"))
+				opt.tx_mode = TX_LIVE;
+			else if (!strcmp(optarg, "packet"))
+				opt.tx_mode = TX_PACKET;
+			else
+				die("--tx-mode %s: not auto, live or packet", optarg);
+			break;
 		case O_FORWARD: opt.forward = optarg; break;
 		case O_TO: opt.forward_to = optarg; break;
 		case 'j': opt.json = true; break;

@@ -152,6 +152,17 @@ check_jq "JSON: run keys" "$doc" '
 	.frame_scenarios == ["unicast", "macs10k", "broadcast", "macs100k", "macs100k2m", "macs1m",
 			     "macflood"] and
 	.profile == true'
+# The generator's mode: live frames where the kernel allows them, AF_PACKET
+# where it refuses them; the report says so when a figure came from the
+# slower one.
+check_jq "JSON: tx_modes names the generator's modes" "$doc" '
+	(.tx_modes | length) >= 1 and all(.tx_modes[]; IN("live", "packet"))'
+if jq -e '.tx_modes | index("packet")' "$json" >/dev/null 2>&1; then
+	check "the report says the generator ran on AF_PACKET" grep -q "generator: AF_PACKET" "$out"
+else
+	check "the report says nothing of AF_PACKET (live frames)" \
+		bash -c '! grep -q "AF_PACKET" "$1"' _ "$out"
+fi
 check_jq "JSON: the scenarios' MACs and FDB sizes" "$doc" '
 	.scenario_setup == {unicast: {macs: 1, fdb_size: null}, macs10k: {macs: 10000, fdb_size: null},
 			    broadcast: {macs: 1, fdb_size: null},
@@ -349,6 +360,30 @@ for f in 4 5; do
 	left=$([ -n "$prefix" ] && leftovers "$prefix")
 	check_eq "nothing left behind by run $f (${prefix:-no prefix})" "" "$left"
 done
+
+# ---------------------------------------------------------------- pktgen's transmit modes
+
+# pktgen alone, through one veth pair into a sink in a namespace: AF_PACKET
+# (--tx-mode packet) and auto (live frames where the kernel allows them)
+# each send exactly --count frames, every one of them received.
+PGNS=xt${ID}-pg
+PGDEV=xt${ID}pg
+XT_CLEANUP_CMDS+=("ip netns del $PGNS" "ip link del dev $PGDEV")
+ip netns add "$PGNS" && ip link add "$PGDEV" type veth peer name s0 netns "$PGNS" &&
+	ip link set "$PGDEV" up && ip -n "$PGNS" link set s0 up ||
+	abort "pktgen's veth pair $PGDEV"
+for mode in packet auto; do
+	got=$(timeout 60 "$PKTGEN" -t "$PGDEV" -r s0 --rx-ns "$PGNS" -c 1 --count 3000 \
+		--src-macs 100 --tx-mode "$mode" --json --quiet 2>&1)
+	want='(.tx_mode | IN("live", "packet"))'
+	[ "$mode" = packet ] && want='.tx_mode == "packet"'
+	check_jq "pktgen --tx-mode $mode: 3000 frames sent, 3000 received" "$got" "
+		.tx_frames == 3000 and .rx_frames == 3000 and $want"
+done
+msg=$("$PKTGEN" -t "$PGDEV" --tx-mode nope --count 1 2>&1)
+check_eq "pktgen --tx-mode nope: refused" \
+	"1 pktgen: --tx-mode nope: not auto, live or packet" "$? $msg"
+ip netns del "$PGNS"
 
 # ---------------------------------------------------------------- stopped half-way
 
