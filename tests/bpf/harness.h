@@ -88,7 +88,10 @@ int dp_prog_run(__u32 ifindex, const __u8 *frame, size_t len, __u8 *out,
 
 /* The same in live-frames mode (BPF_F_TEST_XDP_LIVE_FRAMES): what the
  * program redirects is really sent, so the devmap egress program runs on
- * each flooded copy. No verdict nor output frame comes back. */
+ * each flooded copy. No verdict nor output frame comes back. Where the
+ * kernel refuses live frames (EPERM), xdpbr_rx is attached to the port
+ * instead and the frame sent in through its peer veth (dp_netns's), and
+ * this returns once the counters have moved and settled. */
 int dp_prog_run_live(__u32 ifindex, const __u8 *frame, size_t len);
 
 /* ---- maps ---- */
