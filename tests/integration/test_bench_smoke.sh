@@ -157,7 +157,7 @@ check_jq "JSON: run keys" "$doc" '
 # slower one.
 check_jq "JSON: tx_modes names the generator's modes" "$doc" '
 	(.tx_modes | length) >= 1 and all(.tx_modes[]; IN("live", "packet"))'
-if jq -e '.tx_modes | index("packet")' "$json" >/dev/null 2>&1; then
+if jq_true "$doc" '.tx_modes | index("packet") != null'; then
 	check "the report says the generator ran on AF_PACKET" grep -q "generator: AF_PACKET" "$out"
 else
 	check "the report says nothing of AF_PACKET (live frames)" \
