@@ -25,9 +25,19 @@ bool is_cli_port(const struct daemon *d, const char *name)
 	return false;
 }
 
-static uint16_t default_pvid_of(const struct config *c)
+/* The file's, else a taken-over bridge's, else the default. */
+static uint16_t default_pvid_of(const struct daemon *d, const struct config *c)
 {
+	if (!setting_given(&c->set, SET_DEFAULT_PVID) && d->ap.vlan_kept)
+		return d->ap.pvid_kept;
 	return (uint16_t)setting_value(&c->set, SET_DEFAULT_PVID);
+}
+
+static bool vlan_filtering_of(const struct daemon *d, const struct config *c)
+{
+	if (!setting_given(&c->set, SET_VLAN_FILTERING) && d->ap.vlan_kept)
+		return d->ap.filtering_kept;
+	return setting_value(&c->set, SET_VLAN_FILTERING);
 }
 
 /* Bridge-wide settings of the config file, applied live. */
@@ -51,9 +61,9 @@ int apply_bridge_cfg(struct daemon *d, const struct config *c)
 		xc.ageing_ns = d->ap.ageing_opt_ns;
 	err = ctl_config_set(&d->br.maps, &xc);
 	if (!err)
-		err = ctl_set_default_pvid(&d->br.maps, default_pvid_of(c), d->br.prog_egress_fd);
+		err = ctl_set_default_pvid(&d->br.maps, default_pvid_of(d, c), d->br.prog_egress_fd);
 	if (!err)
-		err = ctl_vlan_filtering(&d->br.maps, setting_value(&c->set, SET_VLAN_FILTERING));
+		err = ctl_vlan_filtering(&d->br.maps, vlan_filtering_of(d, c));
 	return err;
 }
 
@@ -64,7 +74,7 @@ static int apply_port_vlans(struct daemon *d, const struct config *c,
 {
 	struct xdpbr_vlan_port v = { 0 };
 	uint16_t pvid = setting_given(&cp->set, SET_PVID) ? (uint16_t)cp->set.v[SET_PVID] :
-			default_pvid_of(c);
+			default_pvid_of(d, c);
 
 	for (int w = 0; w < XDPBR_VLAN_WORDS; w++) {
 		v.member[w] = cp->vlans[w] | cp->untagged[w];
@@ -277,6 +287,34 @@ int keep_ageing(struct daemon *d)
 	return err;
 }
 
+int keep_vlans(struct daemon *d)
+{
+	const struct config *c = &d->ap.cfg;
+	int err;
+
+	d->ap.vlan_kept = hostdev_vlans(&d->host, &d->ap.filtering_kept, &d->ap.pvid_kept);
+	if (!d->ap.vlan_kept)
+		return 0;
+	err = ctl_set_default_pvid(&d->br.maps, default_pvid_of(d, c), d->br.prog_egress_fd);
+	if (!err)
+		err = ctl_vlan_filtering(&d->br.maps, vlan_filtering_of(d, c));
+	if (err)
+		log_warn("Couldn't set vlan_filtering and default_pvid: %s", strerror(-err));
+	return err;
+}
+
+bool kernel_vlans_kept(uint32_t ifindex, void *arg)
+{
+	const struct daemon *d = arg;
+	const struct config_port *cp;
+	char name[IF_NAMESIZE];
+
+	if (!d->ap.vlan_kept || !if_indextoname(ifindex, name))
+		return false;
+	cp = cfg_port(d, name);
+	return !cp || (!config_port_vlans_set(cp) && !setting_given(&cp->set, SET_PVID));
+}
+
 const char *listen_of(const struct daemon *d, const struct config *c)
 {
 	if (d->ap.listen)
@@ -359,7 +397,7 @@ void apply_reload(struct daemon *d)
 				port_link_state(d, if_nametoindex(cp->name), li.flags);
 		}
 		if ((is_new || !old || old->unapplied || !config_port_equal(old, cp) ||
-		     default_pvid_of(&nc) != default_pvid_of(&d->ap.cfg)) &&
+		     default_pvid_of(d, &nc) != default_pvid_of(d, &d->ap.cfg)) &&
 		    apply_port_cfg(d, old, cp, &nc)) {
 			log_warn("%s:%d: couldn't apply port %s; the next reload tries again",
 				 d->ap.cfg_path, cp->line, cp->name);

@@ -639,9 +639,14 @@ static void on_kvlans(uint32_t ifindex, const struct xdpbr_vlan_port *kv, uint16
 	    ctl_vlan_get(maps(b), p.slot, &ov))
 		return;		/* no port of xdpbr's (yet) */
 	a = &b->vlans[p.slot];
-	/* A new port: xdpbr's VLANs win (the kernel's count as agreed). */
+	/* A new port: xdpbr's VLANs win (the kernel's count as agreed), but
+	 * where the kernel's are to be kept (xdpbr's count as agreed). */
 	fresh = a->ifindex != ifindex;
-	if (fresh) {
+	if (fresh && b->kernel_vlans && b->kernel_vlans(ifindex, b->arg)) {
+		a->ifindex = ifindex;
+		a->v = ov;
+		a->pvid = p.pvid;
+	} else if (fresh) {
 		a->ifindex = ifindex;
 		a->v = *kv;
 		a->pvid = kpvid;

@@ -86,6 +86,11 @@ struct brmirror {
 	bool filtering;			/* ... as last agreed */
 	uint16_t default_pvid;
 	struct brmirror_vlans *vlans;	/* XDPBR_MAX_PORTS, by slot */
+	/* Whether a port new to the mirror keeps the kernel's VLANs (a port of
+	 * a taken-over bridge whose VLANs the file does not give) rather than
+	 * take xdpbr's. NULL: xdpbr's, always. */
+	bool (*kernel_vlans)(uint32_t ifindex, void *arg);
+	void *arg;
 };
 
 void brmirror_init(struct brmirror *b, struct bridge *br);

@@ -70,6 +70,9 @@ struct applied {
 	const char *listen;		/* --listen, or NULL: the config's */
 	uint64_t ageing_opt_ns;		/* -a, or 0: the file's, else the default */
 	uint64_t ageing_kept_ns;	/* a taken-over bridge's, the default then */
+	bool vlan_kept;			/* a taken-over bridge's VLAN settings, */
+	bool filtering_kept;		/* the defaults then */
+	uint16_t pvid_kept;
 	const struct config *pending_cfg; /* a reload's new configuration */
 	/* Static entries of the file that could not be written (the FDB was
 	 * full, ...): retried every second and on each reload. */
@@ -143,6 +146,12 @@ int apply_port_cfg(struct daemon *d, const struct config_port *old,
 void statics_retry(struct daemon *d);
 /* No ageing asked for: a taken-over Linux bridge's kept. 0 or -errno. */
 int keep_ageing(struct daemon *d);
+/* The same for its vlan_filtering and default_pvid, unless the file
+ * gives them. 0 or -errno. */
+int keep_vlans(struct daemon *d);
+/* brmirror's kernel_vlans: a port of a taken-over bridge (keep_vlans)
+ * that the file gives no VLANs keeps the kernel's. */
+bool kernel_vlans_kept(uint32_t ifindex, void *arg);
 /* SIGHUP: the file read again and applied as a difference. */
 void apply_reload(struct daemon *d);
 

@@ -107,6 +107,27 @@ uint64_t hostdev_ageing_ns(const struct hostdev *h)
 	return cs ? cs * KBR_CS_NS : XDPBR_AGEING_NEVER;
 }
 
+bool hostdev_vlans(const struct hostdev *h, bool *filtering, uint16_t *pvid)
+{
+	int err;
+
+	if (!h->hif.foreign || !h->hif.ifindex)
+		return false;
+	err = kbr_vlan_get(h->hif.ifindex, filtering, pvid);
+	if (err == -ENOTSUP)
+		return false;		/* nothing to keep: no VLAN filtering */
+	if (!err)
+		err = setting_check(&settings[SET_DEFAULT_PVID], *pvid);
+	if (err) {
+		log_warn("Linux bridge %s: Couldn't keep its VLAN settings (%s): xdpbr's "
+			 "instead", h->hif.name, strerror(-err));
+		return false;
+	}
+	log_info("Linux bridge %s: its vlan_filtering %d and default_pvid %u kept",
+		 h->hif.name, *filtering, *pvid);
+	return true;
+}
+
 void hostdev_sync(struct hostdev *h)
 {
 	int ret;

@@ -214,6 +214,8 @@ int loop_run(struct daemon *d)
 
 	sigemptyset(&none);
 	brmirror_init(&d->mirror, &d->br);
+	d->mirror.kernel_vlans = kernel_vlans_kept;
+	d->mirror.arg = d;
 	mcast_init(&d->mcast, &d->br);
 	while (!quit) {
 		nstp = stpd_pollfds(&d->stp, pfd + PFD_N, XDPBR_MAX_PORTS);

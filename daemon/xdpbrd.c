@@ -74,6 +74,8 @@ static int open_bridge(struct daemon *d, const struct cmdline *cl)
 		err = hostdev_open(&d->host, &d->ap.cfg);
 	if (!err && !cl->o.ageing_ns)
 		err = keep_ageing(d);
+	if (!err)
+		err = keep_vlans(d);
 	if (!err && d->ap.cfg.vxlan.line)
 		err = evpn_open(&d->evpn, d->br.name, &d->ap.cfg.vxlan, &d->br.maps);
 	/* Check every port before attaching any: nothing half-attached. */

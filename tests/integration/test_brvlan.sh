@@ -16,7 +16,8 @@
 # devices shows the datapath obeys; the FDB per VLAN (`bridge fdb show`
 # says `vlan N` for what xdpbr learned in VLAN N, `bridge fdb add ... vlan
 # N` adds one); vlan_filtering and default_pvid both ways; multicast
-# snooping per VLAN (a group joined in VLAN 10 reaches its member only).
+# snooping per VLAN (a group joined in VLAN 10 reaches its member only);
+# a Linux bridge taken over keeps its VLAN settings and its ports' VLANs.
 # datapaths: auto
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 # shellcheck disable=SC2317 # functions that run through check and xt_poll
@@ -257,5 +258,29 @@ cap_end m3
 check_eq "... member h3 got 10, h1 (VLAN 10, no member) none" "10 0" \
 	"$(cap_lines m3 | grep -c .) $(cap_lines m1 | grep -c .)"
 leave g3
+
+# ---- a Linux bridge taken over keeps its VLAN settings: vlan_filtering,
+# default_pvid and its ports' VLANs, none of them given by a file (as its
+# ageing time; test_takeover.sh). Here the bridge as the run above left
+# it (filtering on, default PVID 7), and a VLAN range only the kernel has.
+daemon_stop
+check "with no daemon: bridge vlan add dev $P3 vid 30-31" bridge vlan add dev "$P3" vid 30-31
+K1=$(kvlans "$P1") K2=$(kvlans "$P2") K3=$(kvlans "$P3")
+: >"$DAEMON_LOG"
+"$XDPBRD" -d "$XT_DATAPATH" "$BR" >>"$DAEMON_LOG" 2>&1 &
+DAEMON_PID=$!
+xt_poll "$XT_START_SECS" grep -q "bridge $BR: forwarding on 4 ports" "$DAEMON_LOG" ||
+	abort "xdpbrd $BR did not take the bridge over" "$(cat "$DAEMON_LOG")"
+check "the log says its vlan_filtering 1 and default_pvid 7 were kept" \
+	grep -q "Linux bridge $BR: its vlan_filtering 1 and default_pvid 7 kept" "$DAEMON_LOG"
+check_eq "xdpbr's vlan_filtering and default_pvid are the bridge's" "on 7" \
+	"$(xbr vlan_filtering) $(xbr default_pvid)"
+shows "the ports' VLANs are the bridge's in both views ($P3: $K3)" "$VIEWS" \
+	eval 'vlans_are "$P1" "$K1" && vlans_are "$P2" "$K2" && vlans_are "$P3" "$K3"'
+sleep 2.5	# the mirror's looks: nothing changes back
+check_eq "... and stay so: the kernel's vlan_filtering and default PVID" "1 7" \
+	"$(kbr vlan_filtering) $(kbr vlan_default_pvid)"
+check "... and $P3 keeps 30-31 in both views" vlans_are "$P3" "$K3"
+check_fail "no warning about VLANs in the log" grep -qi "vlan.*couldn't\|couldn't.*vlan" "$DAEMON_LOG"
 
 finish
