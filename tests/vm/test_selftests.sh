@@ -51,7 +51,7 @@ declare -A EXPECT=(
 	[bridge_mld.sh]="10 3"
 	[bridge_mdb_port_down.sh]="1 0"
 	[bridge_locked_port.sh]="0 3"
-	[bridge_vlan_mcast.sh]="26 10"
+	[bridge_vlan_mcast.sh]="33 3"
 )
 
 vm_require
