@@ -290,11 +290,19 @@ int keep_ageing(struct daemon *d)
 int keep_vlans(struct daemon *d)
 {
 	const struct config *c = &d->ap.cfg;
+	bool fk = !setting_given(&c->set, SET_VLAN_FILTERING);
+	bool pk = !setting_given(&c->set, SET_DEFAULT_PVID);
 	int err;
 
 	d->ap.vlan_kept = hostdev_vlans(&d->host, &d->ap.filtering_kept, &d->ap.pvid_kept);
 	if (!d->ap.vlan_kept)
 		return 0;
+	if (fk && pk)
+		log_info("Linux bridge %s: its vlan_filtering %d and default_pvid %u kept",
+			 d->host.hif.name, d->ap.filtering_kept, d->ap.pvid_kept);
+	else if (fk || pk)
+		log_info("Linux bridge %s: its %s kept (the file gives the other)",
+			 d->host.hif.name, fk ? "vlan_filtering" : "default_pvid");
 	err = ctl_set_default_pvid(&d->br.maps, default_pvid_of(d, c), d->br.prog_egress_fd);
 	if (!err)
 		err = ctl_vlan_filtering(&d->br.maps, vlan_filtering_of(d, c));

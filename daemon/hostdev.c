@@ -123,8 +123,6 @@ bool hostdev_vlans(const struct hostdev *h, bool *filtering, uint16_t *pvid)
 			 "instead", h->hif.name, strerror(-err));
 		return false;
 	}
-	log_info("Linux bridge %s: its vlan_filtering %d and default_pvid %u kept",
-		 h->hif.name, *filtering, *pvid);
 	return true;
 }
 

@@ -46,7 +46,8 @@ int hostdev_open(struct hostdev *h, const struct config *c);
  * range, said). */
 uint64_t hostdev_ageing_ns(const struct hostdev *h);
 /* ... and its vlan_filtering and default_pvid: true and them, or false:
- * nothing to keep (made by xdpbr, or a kernel without VLAN filtering). */
+ * nothing to keep (made by xdpbr, or a kernel without VLAN filtering,
+ * or unreadable, said). */
 bool hostdev_vlans(const struct hostdev *h, bool *filtering, uint16_t *pvid);
 /* Its bridge end a port (marked XDPBR_PORT_HOST), after the others. 0 or
  * -errno, said. */
