@@ -369,7 +369,11 @@ done
 PGNS=xt${ID}-pg
 PGDEV=xt${ID}pg
 XT_CLEANUP_CMDS+=("ip netns del $PGNS" "ip link del dev $PGDEV")
+# IPv6 off on both ends before they come up: a router solicitation or an
+# MLD report would be one more frame at the sink than pktgen sent.
 ip netns add "$PGNS" && ip link add "$PGDEV" type veth peer name s0 netns "$PGNS" &&
+	sysctl -q -w "net.ipv6.conf.$PGDEV.disable_ipv6=1" &&
+	ip netns exec "$PGNS" sysctl -q -w net.ipv6.conf.s0.disable_ipv6=1 &&
 	ip link set "$PGDEV" up && ip -n "$PGNS" link set s0 up ||
 	abort "pktgen's veth pair $PGDEV"
 for mode in packet auto; do
