@@ -22,6 +22,8 @@ enum learn_result {
 	LEARN_HERE,		/* known or learned on this port: carry on, and
 				 * *last_seen is its entry's */
 	LEARN_SPOOFED,		/* source is a static MAC of another port: drop */
+	LEARN_LOCKED,		/* a locked port, and the FDB has the source
+				 * elsewhere or not at all: drop, learn nothing */
 };
 
 /*
@@ -137,6 +139,11 @@ fdb_learn(const struct xdpbr_fdb_key *key, __u32 ifindex, __u32 slot,
 		old_slot = v->slot;
 		old_ifindex = v->ifindex;
 	}
+	/* A locked port (802.1X) admits only the sources a user put in
+	 * the FDB on it, as the kernel bridge's does: it neither learns a
+	 * new one nor moves one from another port. */
+	if (port->flags & XDPBR_PORT_LOCKED)
+		return LEARN_LOCKED;
 	if (!(port->flags & XDPBR_PORT_LEARNING))
 		return LEARN_OK;
 	/* The limits bound new entries; a move keeps the count. */

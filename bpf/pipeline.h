@@ -197,6 +197,8 @@ static __always_inline enum xdpbr_counter learn_source(struct frame *f, const __
 			  &seen, &fdb_flags)) {
 	case LEARN_SPOOFED:
 		return XDPBR_CNT_DROP_SPOOFED;
+	case LEARN_LOCKED:
+		return XDPBR_CNT_DROP_LOCKED;
 	case LEARN_HERE:
 		fdbc_fill(set, k, f->gen, f->j, f->slot, fdb_flags, seen,
 			  f->now, f->ageing);

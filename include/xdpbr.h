@@ -125,7 +125,8 @@ struct xdpbr_fdb_val {
 	X(MCAST_FLOOD,	2,	"mcast_flood",	MCAST_FLOOD)		\
 	X(BCAST_FLOOD,	3,	"bcast_flood",	BCAST_FLOOD)		\
 	X(ISOLATED,	4,	"isolated",	ISOLATED) /* no traffic to other isolated ports */ \
-	X(HAIRPIN,	5,	"hairpin",	MODE)	/* may send a frame back out its ingress */
+	X(HAIRPIN,	5,	"hairpin",	MODE)	/* may send a frame back out its ingress */ \
+	X(LOCKED,	6,	"locked",	LOCKED)	/* forwards only sources the FDB has on it */
 
 #define XDPBR_PORT_FLAG_ENTRY(e, bit, name, nl) XDPBR_PORT_##e = 1U << (bit),
 enum xdpbr_port_flag {
@@ -323,6 +324,7 @@ struct xdpbr_stp_beat {
 	X(DROP_BAD_SRC,		"drop_bad_src")				\
 	X(DROP_SAME_PORT,	"drop_same_port")			\
 	X(DROP_SPOOFED,		"drop_spoofed_static")			\
+	X(DROP_LOCKED,		"drop_locked")				\
 	X(DROP_ISOLATED,	"drop_isolated")			\
 	X(DROP_VLAN,		"drop_vlan_filtered")			\
 	X(DROP_8021AD,		"drop_8021ad")				\

@@ -41,11 +41,17 @@ static const char *const stats_v33[] = {
 	STATS_V29_DROPS, "drop_linklocal_limit", "drop_port_state", "drop_redirect", "drop_mtu",
 	STATS_V29_EVENTS, "tx_dropped_mtu", "redirect_errors", "events_dropped",
 };
+static const char *const stats_v34[] = {
+	STATS_V29_DROPS, "drop_linklocal_limit", "drop_port_state", "drop_redirect", "drop_mtu",
+	STATS_V29_EVENTS, "tx_dropped_mtu", "redirect_errors", "events_dropped",
+	"bpdu_socket_limit",
+};
 _Static_assert(sizeof(stats_v29) / sizeof(stats_v29[0]) == 29, "29 counters");
 _Static_assert(sizeof(stats_v31) / sizeof(stats_v31[0]) == 31, "31 counters");
 _Static_assert(sizeof(stats_v32) / sizeof(stats_v32[0]) == 32, "32 counters");
 _Static_assert(sizeof(stats_v33) / sizeof(stats_v33[0]) == 33, "33 counters");
-_Static_assert(XDPBR_CNT__MAX == 34,
+_Static_assert(sizeof(stats_v34) / sizeof(stats_v34[0]) == 34, "34 counters");
+_Static_assert(XDPBR_CNT__MAX == 35,
 	       "a new counter: add the layout before it to stats_layout() and upgrade.h");
 
 const char *const *stats_layout(size_t n)
@@ -59,6 +65,8 @@ const char *const *stats_layout(size_t n)
 		return stats_v32;
 	case 33:
 		return stats_v33;
+	case 34:
+		return stats_v34;
 	default:
 		return NULL;
 	}

@@ -18,6 +18,7 @@
  *   32           + drop_port_state (spanning tree port states, issue 12)
  *   33           + drop_linklocal_limit (the link-local rate limit)
  *   34           + bpdu_socket_limit (the same limit on the BPDU sockets)
+ *   35           + drop_locked (locked ports)
  *
  * Every map indexed by port slot (max_entries XDPBR_MAX_PORTS: the port
  * tables, counters, VLANs, storm control, learn counts, STP states, the

@@ -2,7 +2,8 @@
 /*
  * cases_portflags.c - the port flags that change where unicast may go:
  * isolated (never from one isolated port to another) and hairpin (back out
- * of the ingress port); floods from such ports are still floods.
+ * of the ingress port); floods from such ports are still floods. And
+ * locked (802.1X): only sources the FDB has on the port get in.
  */
 #include "fixture.h"
 
@@ -187,6 +188,96 @@ static const struct test_case cases[] = {
 		.set_flags = { [P1] = XDPBR_PORT_HAIRPIN },
 		.verdict = XDP_REDIRECT,
 		.cnt = { { P1, XDPBR_CNT_FLOOD_UNKNOWN, 1 } },
+	},
+
+	/* locked */
+	{
+		.desc = "locked: a source unknown on locked p1 is dropped (drop_locked), not learned",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_B, P2, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_LOCKED },
+		.verdict = XDP_DROP,
+		.cnt = { { P1, XDPBR_CNT_DROP_LOCKED, 1 } },
+		.after = { { HOST_A, FDB_ABSENT },
+			   { HOST_B, FDB_PRESENT, P2, 0, TS_UNCHANGED } },
+	},
+	{
+		.desc = "locked: a broadcast from a source unknown on locked p1 is dropped, not flooded",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_ARP, 28 },
+		.set_flags = { [P1] = XDPBR_PORT_LOCKED },
+		.verdict = XDP_DROP,
+		.cnt = { { P1, XDPBR_CNT_DROP_LOCKED, 1 } },
+		.after = { { HOST_A, FDB_ABSENT } },
+	},
+	{
+		.desc = "locked: a source static on locked p1 is forwarded",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, XDPBR_FDB_STATIC, SEC_NS(2) }, { HOST_B, P2, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_LOCKED },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FORWARDED, 1 },
+			 { P2, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P2, XDPBR_CNT_TX_BYTES, FRAME_LEN } },
+		.after = { { HOST_A, FDB_PRESENT, P1, XDPBR_FDB_STATIC, TS_UNCHANGED } },
+	},
+	{
+		.desc = "locked: a source learned on p1 before it was locked is forwarded",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P1, 0, SEC_NS(2) }, { HOST_B, P2, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_LOCKED },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FORWARDED, 1 },
+			 { P2, XDPBR_CNT_TX_PACKETS, 1 },
+			 { P2, XDPBR_CNT_TX_BYTES, FRAME_LEN } },
+		.after = { { HOST_A, FDB_PRESENT, P1, 0, TS_ANY } },
+	},
+	{
+		.desc = "locked: a source learned on p2 and heard on locked p1 is dropped, not moved",
+		.in = P1,
+		.frame = { HOST_B, HOST_A, ETH_P_IP, 46 },
+		.fdb = { { HOST_A, P2, 0, SEC_NS(2) }, { HOST_B, P3, 0, 0 } },
+		.set_flags = { [P1] = XDPBR_PORT_LOCKED },
+		.verdict = XDP_DROP,
+		.cnt = { { P1, XDPBR_CNT_DROP_LOCKED, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P2, 0, TS_UNCHANGED } },
+	},
+	{
+		.desc = "locked: a source static on locked p1 in VLAN 10 is dropped in VLAN 20",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46, .tags = { TAG(20) } },
+		.fdb = { { HOST_A, P1, XDPBR_FDB_STATIC, SEC_NS(2), .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = TRUNK(10, 20), [P2] = TRUNK(10, 20) },
+		.set_flags = { [P1] = XDPBR_PORT_LOCKED },
+		.verdict = XDP_DROP,
+		.cnt = { { P1, XDPBR_CNT_DROP_LOCKED, 1 } },
+		.after = { { HOST_A, FDB_PRESENT, P1, XDPBR_FDB_STATIC, TS_UNCHANGED,
+			     .vlan = 10 },
+			   { HOST_A, FDB_ABSENT, .vlan = 20 } },
+	},
+	{
+		.desc = "locked: ... and forwarded in VLAN 10",
+		.in = P1,
+		.frame = { BCAST, HOST_A, ETH_P_IP, 46, .tags = { TAG(10) } },
+		.fdb = { { HOST_A, P1, XDPBR_FDB_STATIC, SEC_NS(2), .vlan = 10 } },
+		.cfg_flags = VLAN_ON,
+		.vlan = { [P1] = TRUNK(10, 20), [P2] = TRUNK(10, 20) },
+		.set_flags = { [P1] = XDPBR_PORT_LOCKED },
+		.verdict = XDP_REDIRECT,
+		.cnt = { { P1, XDPBR_CNT_FLOOD_BCAST, 1 } },
+	},
+	{
+		.desc = "locked: link-local frames (EAPOL) from an unknown source still reach the host",
+		.in = P1,
+		.frame = { EAPOL, HOST_A, 0x888e, 46 },
+		.set_flags = { [P1] = XDPBR_PORT_LOCKED },
+		.verdict = XDP_PASS,
+		.cnt = { { P1, XDPBR_CNT_PASS_LINKLOCAL, 1 } },
+		.after = { { HOST_A, FDB_ABSENT } },
 	},
 };
 

@@ -63,6 +63,7 @@ extern struct port ports[PORT_ID_MAX];	/* by port_id (fixture.c) */
 #define MCAST4	MAC(01, 00, 5e, 00, 00, fb)	/* mDNS 224.0.0.251 */
 #define MCAST6	MAC(33, 33, 00, 00, 00, 01)	/* all-nodes ff02::1 */
 #define STP	MAC(01, 80, c2, 00, 00, 00)
+#define EAPOL	MAC(01, 80, c2, 00, 00, 03)	/* 802.1X PAE group address */
 #define LLDP	MAC(01, 80, c2, 00, 00, 0e)
 #define NOT_LL	MAC(01, 80, c2, 00, 00, 10)	/* just past 01:80:c2:00:00:0f */
 #define ZERO	MAC(00, 00, 00, 00, 00, 00)

@@ -162,7 +162,7 @@ check "xdpbr bridge set ageing_time 300" "$XDPBR" -b "$BR" bridge set ageing_tim
 shows "xdpbr's ageing_time shows in ip -d link show" 'ip -d link show dev "$BR"' kageing_is 30000
 
 # --- port flags, kernel -> xdpbr -> kernel, each one
-for f in learning flood mcast_flood bcast_flood isolated hairpin; do
+for f in learning flood mcast_flood bcast_flood isolated hairpin locked; do
 	def=$(pfx_link_field "$P3" "$f")
 	if [ "$def" = true ]; then new=off back=on; else new=on back=off; fi
 	check "bridge link set dev $P3 $f $new" bridge link set dev "$P3" "$f" "$new"

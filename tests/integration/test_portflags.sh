@@ -4,7 +4,8 @@
 # `xdpbr link show`: flood, mcast_flood, bcast_flood filter one class of
 # flooded frames each; learning off keeps a port's source MACs out of the
 # FDB; isolated ports don't talk to each other but do to the others;
-# hairpin lets a frame go back out its ingress port; max_learned caps the
+# hairpin lets a frame go back out its ingress port; a locked port admits
+# only sources the FDB has on it; max_learned caps the
 # entries learned on a port. Every flag is turned back and the traffic it
 # stopped flows again. Where a check expects a frame NOT to arrive, another
 # host (or the same host before the change) sees the same frame: the
@@ -88,11 +89,12 @@ check_jq "link show -j: every port has all the fields" "$json" \
 	 has("master") and has("state") and has("flags") and has("mtu") and
 	 has("xdp_mode") and has("xdp_prog_id") and has("learning") and
 	 has("flood") and has("mcast_flood") and has("bcast_flood") and
-	 has("isolated") and has("hairpin") and has("max_learned"))'
-check_jq "link show -j: defaults: learning, flood, mcast_flood, bcast_flood on; isolated, hairpin off; max_learned 0" \
+	 has("isolated") and has("hairpin") and has("locked") and has("max_learned"))'
+check_jq "link show -j: defaults: learning, flood, mcast_flood, bcast_flood on; isolated, hairpin, locked off; max_learned 0" \
 	"$json" 'all(.[]; .learning == true and .flood == true and
 	 .mcast_flood == true and .bcast_flood == true and .isolated == false and
-	 .hairpin == false and .max_learned == 0 and .state == "forwarding")'
+	 .hairpin == false and .locked == false and .max_learned == 0 and
+	 .state == "forwarding")'
 
 # --- flood, mcast_flood, bcast_flood on h2's port: each filters its class
 before_uu=$(port_counter "${PORT[1]}" flood_unknown)
@@ -225,6 +227,28 @@ pfx_cap iso2b 2 "ether proto 0x88b5 and ether src ${MAC[1]}" 3 1 ||
 	fail "capture in h2" "$XT_WHY"
 check "sendframe broadcast from h1" pfx_send 1 "$BC"
 check_eq "isolation off: h1's broadcast reaches h2" 1 "$(pfx_cap_n iso2b)" "$(cap_show iso2b)"
+
+# --- locked h1's port (802.1X): only a source the FDB has on the port gets
+# in, nothing is learned there, and the rest is dropped as drop_locked. The
+# permanent ARP entries above keep the pings unicast.
+set_flag "${PORT[1]}" locked on
+check "locked: fdb del ${MAC[1]} (h1, learned before the lock)" \
+	"$XDPBR" -b "$BR" fdb del "${MAC[1]}" dev "${PORT[1]}"
+dropl=$(port_counter "${PORT[1]}" drop_locked)
+check_fail "locked: ping h1 -> h2 fails" hping 1 2
+pfx_check_grew "locked: stats: drop_locked on ${PORT[1]}" "${PORT[1]}" drop_locked "$dropl"
+check "locked: h1's MAC is not learned" pfx_fdb_lacks "${MAC[1]}"
+check_fail "locked: ping h2 -> h1 fails too (h1's replies are dropped)" hping 2 1
+check "locked: fdb add ${MAC[1]} dev ${PORT[1]} static" \
+	"$XDPBR" -b "$BR" fdb add "${MAC[1]}" dev "${PORT[1]}" static
+check "locked, h1 static on its port: ping h1 -> h2 works" hping 1 2
+check "locked, h1 static on its port: ping h2 -> h1 works" hping 2 1
+check "locked: the other ports are not locked" \
+	eval '[ "$(pfx_link_field "${PORT[2]}" locked)" = false ]'
+set_flag "${PORT[1]}" locked off
+check "unlocked: fdb del ${MAC[1]}" "$XDPBR" -b "$BR" fdb del "${MAC[1]}" dev "${PORT[1]}"
+check "unlocked, no entry: ping h1 -> h2 works" hping 1 2
+check "unlocked: h1's MAC is learned on its port again" pfx_fdb_has "${MAC[1]}" "${PORT[1]}" ""
 
 # --- hairpin on h1's port: a frame to a MAC static on that same port goes
 # back out to h1 only when hairpin is on, and so does a copy of its broadcast.

@@ -26,7 +26,7 @@ XT_HOSTIF=off
 
 # Older layouts (lib/upgrade.c), by their counters' names: 29 before jumbo
 # frames and port states, 31 before drop_port_state, 32 before
-# drop_linklocal_limit, 33 before bpdu_socket_limit.
+# drop_linklocal_limit, 33 before bpdu_socket_limit, 34 before drop_locked.
 V29=(rx_packets rx_bytes tx_packets tx_bytes forwarded flood_broadcast
 	flood_multicast flood_unknown pass_linklocal pass_not_port drop_runt
 	drop_bad_src drop_same_port drop_spoofed_static drop_isolated
@@ -38,6 +38,7 @@ V31=("${V29[@]:0:21}" drop_mtu "${V29[@]:21:6}" tx_dropped_mtu redirect_errors
 V32=("${V29[@]:0:20}" drop_port_state drop_redirect drop_mtu "${V29[@]:21:6}" tx_dropped_mtu
 	redirect_errors events_dropped)
 V33=("${V32[@]:0:20}" drop_linklocal_limit "${V32[@]:20}")
+V34=("${V33[@]}" bpdu_socket_limit)
 
 # u32le N: N as 4 little-endian bytes in hex words.
 u32le()
@@ -317,13 +318,14 @@ SLOTS=$(sed -n 's/^#define XDPBR_MAX_PORTS \([0-9]*\).*/\1/p' "$XDPBR_H")
 FAST_MAPS=$(printf 'xdpbr_flood_%s_fast\n' bc mc uu | sort)
 # the maps of 64 entries: the fast flood's and the slow flood's small ones
 MAPS64=$(printf 'xdpbr_flood_%s\n' bc_fast mc_fast uu_fast bc_small mc_small uu_small | sort)
-check_eq "this build has 34 counters (add its layout to lib/upgrade.c and here when not)" \
-	34 "$NOW"
+check_eq "this build has 35 counters (add its layout to lib/upgrade.c and here when not)" \
+	35 "$NOW"
 topo_up 2
 round v29 "${V29[@]}"
 round v31 "${V31[@]}"
 round v32 "${V32[@]}"
 round v33 "${V33[@]}"
+round v34 "${V34[@]}"
 round_old64
 round_fast1025
 round_refused

@@ -503,10 +503,14 @@ static void test_link_set(void **state)
 	assert_int_equal(FLAGS_SET(c) | FLAGS_CLEAR(c), 0);
 
 	/* prefixes of the command and the keywords */
-	OK(&c, "l", "se", "d", "p1", "i", "on", "ha", "off", "mc", "off", "b", "on", "l", "on");
+	OK(&c, "l", "se", "d", "p1", "i", "on", "ha", "off", "mc", "off", "b", "on", "le", "on",
+	   "lo", "off");
 	assert_int_equal(FLAGS_SET(c), XDPBR_PORT_ISOLATED | XDPBR_PORT_BCAST_FLOOD |
 			 XDPBR_PORT_LEARNING);
-	assert_int_equal(FLAGS_CLEAR(c), XDPBR_PORT_HAIRPIN | XDPBR_PORT_MCAST_FLOOD);
+	assert_int_equal(FLAGS_CLEAR(c), XDPBR_PORT_HAIRPIN | XDPBR_PORT_MCAST_FLOOD |
+			 XDPBR_PORT_LOCKED);
+	BAD("ambiguous keyword 'l' for 'link set' (learning, locked)",
+	    "link", "set", "dev", "p1", "l", "on");
 	OK(&c, "link", "set", "dev", "p1", "fl", "on", "max", "7");
 	assert_int_equal(FLAGS_SET(c), XDPBR_PORT_FLOOD);
 	assert_int_equal(V(c, MAX_LEARNED), 7);

@@ -311,6 +311,7 @@ static void test_booleans(void **state)
 		{ "bcast_flood", XDPBR_PORT_BCAST_FLOOD },
 		{ "isolated", XDPBR_PORT_ISOLATED },
 		{ "hairpin", XDPBR_PORT_HAIRPIN },
+		{ "locked", XDPBR_PORT_LOCKED },
 	};
 	static const char *const on[] = { "on", "yes", "true", "1", "ON", "Yes", "TRUE" };
 	static const char *const off[] = { "off", "no", "false", "0", "OFF", "No", "False" };
@@ -333,9 +334,9 @@ static void test_booleans(void **state)
 	}
 	/* all on, all off */
 	parse_ok("[port a]\nlearning=1\nflood=1\nmcast_flood=1\nbcast_flood=1\n"
-		 "isolated=1\nhairpin=1\n"
+		 "isolated=1\nhairpin=1\nlocked=1\n"
 		 "[port b]\nlearning=0\nflood=0\nmcast_flood=0\nbcast_flood=0\n"
-		 "isolated=0\nhairpin=0\n", &c);
+		 "isolated=0\nhairpin=0\nlocked=0\n", &c);
 	assert_int_equal(flags_of(&c.ports[0]), ALL_FLAGS);
 	assert_int_equal(flags_of(&c.ports[1]), 0);
 	config_free(&c);

@@ -125,6 +125,7 @@ static void test_outcomes(void **state)
 	       s.c[XDPBR_CNT_PASS_LINKLOCAL] + s.c[XDPBR_CNT_PASS_NOT_PORT] +
 	       s.c[XDPBR_CNT_DROP_RUNT] + s.c[XDPBR_CNT_DROP_BAD_SRC] +
 	       s.c[XDPBR_CNT_DROP_SAME_PORT] + s.c[XDPBR_CNT_DROP_SPOOFED] +
+	       s.c[XDPBR_CNT_DROP_LOCKED] +
 	       s.c[XDPBR_CNT_DROP_ISOLATED] + s.c[XDPBR_CNT_DROP_VLAN] +
 	       s.c[XDPBR_CNT_DROP_8021AD] + s.c[XDPBR_CNT_DROP_STORM_BCAST] +
 	       s.c[XDPBR_CNT_DROP_STORM_MCAST] + s.c[XDPBR_CNT_DROP_STORM_UNKNOWN] +

@@ -50,7 +50,7 @@ declare -A EXPECT=(
 	[bridge_igmp.sh]="12 3"
 	[bridge_mld.sh]="10 3"
 	[bridge_mdb_port_down.sh]="1 0"
-	[bridge_locked_port.sh]="0 3"
+	[bridge_locked_port.sh]="3 0"
 	[bridge_vlan_mcast.sh]="33 3"
 )
 
