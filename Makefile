@@ -295,7 +295,7 @@ clean:
 # make bench: xdpbr (its XDP and its TC datapath) vs. the Linux bridge vs. a
 # bare devmap redirect (the ceiling), on namespaces and multi-queue veths,
 # with the live-frames packet generator build/tools/pktgen (tools/pktgen.c,
-# tools/pktgen.bpf.c; AF_PACKET where live frames are refused); and TCP (iperf3) between namespaces on veth and on tap
+# tools/pktgen.bpf.c; an XDP amplifier fed by AF_PACKET where live frames are refused); and TCP (iperf3) between namespaces on veth and on tap
 # ports (build/tools/tapwire) through xdpbr and through the Linux bridge.
 # Arguments for tools/bench.sh: make bench BENCH_ARGS="--sizes 64 --reps 1".
 # It also draws the results (gnuplot, tools/plot.sh) as SVG in BENCH_PLOTS,

@@ -1333,6 +1333,12 @@ WP=$(jq -r --argjson l "$LINK_BPS" '[.results[].pps, ($l / 672 | floor)] | max |
 	"$TMP/result.json")
 
 echo "xdpbr bench: $(uname -r), $NCPU CPUs, link $LINK, ${DURATION} s per point, median of $REPS (spread min-max)"
+if jq -e '.tx_modes | index("amp")' "$TMP/result.json" >/dev/null; then
+	echo "(generator: pktgen's XDP amplifier, as this kernel refuses BPF_PROG_RUN live frames:"
+	echo " AF_PACKET frames into a veth whose XDP program broadcasts each 32 times to the DUT,"
+	echo " on the generating CPU, which it costs more than live frames did: compare ratios"
+	echo " measured in one run, not rates with live-frames runs)"
+fi
 if jq -e '.tx_modes | index("packet")' "$TMP/result.json" >/dev/null; then
 	echo "(generator: AF_PACKET sendmmsg, as this kernel refuses BPF_PROG_RUN live frames:"
 	echo " a syscall and an skb per frame, so a rate near the generator's own is its limit,"

@@ -10,6 +10,18 @@
  *                the transmit interface.
  *   pktgen_probe drops: run once in live-frames mode, it tells whether the
  *                kernel allows that mode at all.
+ *   pktgen_amp   the amplifier, for kernels that refuse live frames
+ *                (--tx-mode amp): attached to a veth of pktgen's own that
+ *                user space feeds with AF_PACKET, it broadcasts each frame
+ *                to the AMP_COPIES entries of amp_ports, every one the
+ *                transmit interface, whose program pktgen_amp_tx cycles
+ *                the MACs of each copy as pktgen_tx does. It counts the
+ *                copies as it makes them, and ends the CPU's share of
+ *                --count one copy a frame (amp_one), never by dropping
+ *                copies: a devmap flush whose frames its program all
+ *                dropped skips the transmit, and with it the wake-up of
+ *                the receiving veth, stranding what an earlier flush of
+ *                the same poll queued there.
  *   pktgen_sink  the receiver, attached to each sink interface: counts frames
  *                and bytes per CPU and per interface, then drops them.
  *   pktgen_sink_tc  the same at TC (clsact) ingress, for skbs that never
@@ -43,6 +55,7 @@ struct gen_state {
 	__u32 src_idx;
 	__u32 dst_idx;
 	__u64 frames;
+	__u64 limit;		/* amplifier: the CPU's share of --count; 0 none */
 };
 
 struct {
@@ -67,20 +80,9 @@ static __always_inline void set_low24(__u8 *mac, __u32 v)
 	mac[5] = (__u8)v;
 }
 
-SEC("xdp")
-int pktgen_tx(struct xdp_md *ctx)
+/* The next frame of st's cycles: its MACs written. */
+static __always_inline void gen_next(struct ethhdr *eth, struct gen_state *st)
 {
-	void *data = (void *)(long)ctx->data;
-	void *data_end = (void *)(long)ctx->data_end;
-	struct ethhdr *eth = data;
-	struct gen_state *st;
-	__u32 zero = 0;
-
-	if ((void *)(eth + 1) > data_end)
-		return XDP_ABORTED;
-	st = bpf_map_lookup_elem(&gen_state, &zero);
-	if (!st)
-		return XDP_ABORTED;
 	if (n_src > 1) {
 		set_low24(eth->h_source, src_base + st->src_idx);
 		if (++st->src_idx >= n_src)
@@ -91,8 +93,86 @@ int pktgen_tx(struct xdp_md *ctx)
 		if (++st->dst_idx >= n_dst)
 			st->dst_idx = 0;
 	}
+}
+
+/* The frame's Ethernet header in *eth and this CPU's state, or NULL. */
+static __always_inline struct gen_state *gen_frame(struct xdp_md *ctx, struct ethhdr **eth)
+{
+	void *data = (void *)(long)ctx->data;
+	void *data_end = (void *)(long)ctx->data_end;
+	__u32 zero = 0;
+
+	*eth = data;
+	if ((void *)(*eth + 1) > data_end)
+		return NULL;
+	return bpf_map_lookup_elem(&gen_state, &zero);
+}
+
+SEC("xdp")
+int pktgen_tx(struct xdp_md *ctx)
+{
+	struct gen_state *st;
+	struct ethhdr *eth;
+
+	st = gen_frame(ctx, &eth);
+	if (!st)
+		return XDP_ABORTED;
+	gen_next(eth, st);
 	st->frames++;
 	return bpf_redirect_map(&tx_port, 0, 0);
+}
+
+/* Copies of each frame the amplifier makes: a devmap broadcast clones the
+ * frame once per entry. Keys 0..AMP_COPIES-1, all the transmit interface. */
+#define AMP_COPIES 32
+
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
+	__uint(max_entries, AMP_COPIES);
+	__type(key, __u32);
+	__type(value, struct bpf_devmap_val);
+} amp_ports SEC(".maps");
+
+/* Entry 0: the transmit interface, with pktgen_amp_tx: one copy. */
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct bpf_devmap_val);
+} amp_one SEC(".maps");
+
+SEC("xdp.frags")
+int pktgen_amp(struct xdp_md *ctx)
+{
+	struct gen_state *st;
+	__u32 zero = 0;
+
+	st = bpf_map_lookup_elem(&gen_state, &zero);
+	if (!st)
+		return XDP_DROP;
+	if (!st->limit || st->limit - st->frames >= AMP_COPIES) {
+		st->frames += AMP_COPIES;
+		return bpf_redirect_map(&amp_ports, 0, BPF_F_BROADCAST);
+	}
+	if (st->frames >= st->limit)
+		return XDP_DROP;
+	st->frames++;
+	return bpf_redirect_map(&amp_one, 0, 0);
+}
+
+/* Each copy, on its way to the transmit interface: the next frame of the
+ * CPU's cycles. */
+SEC("xdp.frags/devmap")
+int pktgen_amp_tx(struct xdp_md *ctx)
+{
+	struct gen_state *st;
+	struct ethhdr *eth;
+
+	st = gen_frame(ctx, &eth);
+	if (!st)
+		return XDP_DROP;
+	gen_next(eth, st);
+	return XDP_PASS;
 }
 
 SEC("xdp")

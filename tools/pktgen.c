@@ -17,10 +17,16 @@
  *
  * Where the kernel refuses live frames (EPERM: some sandboxes do, whatever
  * the caller's capabilities), --tx-mode auto (the default) falls back to
- * --tx-mode packet: each thread writes the same frames, MACs cycled the same
- * way, to an AF_PACKET socket on --tx-dev with sendmmsg(), bypassing the
- * qdisc. Slower (a syscall per --batch frames and an skb per frame), so the
- * mode is in every report: figures of the two modes are not comparable. Frames are
+ * --tx-mode amp: each thread writes frames with sendmmsg() to an AF_PACKET
+ * socket on a veth pair of pktgen's own, whose far end runs pktgen_amp, a
+ * devmap broadcast of every frame to AMP_COPIES entries that are all
+ * --tx-dev; each copy's devmap program cycles the MACs as pktgen_tx does.
+ * One skb then makes AMP_COPIES frames on --tx-dev, as XDP frames, on the
+ * thread's CPU. Where the amplifier can't be set up, auto takes --tx-mode
+ * packet: the same frames straight to --tx-dev with sendmmsg(), bypassing
+ * the qdisc, MACs cycled in user space (a syscall per --batch frames and an
+ * skb per frame). The generator costs differ, so the mode is in every
+ * report: figures of different modes are not comparable. Frames are
  * valid Ethernet/IPv4/UDP in 198.18.0.0/15 with correct IP and UDP
  * checksums; --size is the size on the wire including the 4-byte FCS, so
  * the buffer is size - 4 bytes. The program rewrites the source (and
@@ -59,6 +65,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -94,7 +101,10 @@ struct gen_state {			/* as in pktgen.bpf.c */
 	uint32_t src_idx;
 	uint32_t dst_idx;
 	uint64_t frames;
+	uint64_t limit;
 };
+
+#define AMP_COPIES	32		/* as in pktgen.bpf.c */
 
 struct sink_count {			/* as in pktgen.bpf.c */
 	uint64_t packets;
@@ -149,7 +159,7 @@ static struct {
 	unsigned int batch;
 	int reps;
 	bool json, quiet, rx_only, prelearn, rx_tc;
-	enum { TX_AUTO, TX_LIVE, TX_PACKET } tx_mode;
+	enum { TX_AUTO, TX_LIVE, TX_AMP, TX_PACKET } tx_mode;
 } opt = {
 	.src_mac = { 0x02, 0x50, 0x00, 0x00, 0x00, 0x01 },
 	.n_src = 1,
@@ -207,8 +217,10 @@ static void usage(FILE *out)
 "      --src-macs N        cycle through N source MACs, one per frame (default 1)\n"
 "      --dst-macs N        cycle through N destination MACs (default 1)\n"
 "      --src-ip A, --dst-ip B   in 198.18.0.0/15 (default 198.18.0.1 -> 198.19.0.1)\n"
-"      --tx-mode MODE      live (BPF_PROG_RUN live frames), packet (AF_PACKET\n"
-"                          sendmmsg) or auto: live unless the kernel refuses it\n"
+"      --tx-mode MODE      live (BPF_PROG_RUN live frames), amp (AF_PACKET into\n"
+"                          an XDP amplifier), packet (AF_PACKET sendmmsg) or\n"
+"                          auto: live unless the kernel refuses it, then amp,\n"
+"                          then packet\n"
 "  -c, --cores N           N generator threads, one pinned per CPU (default: all)\n"
 "      --cpus LIST         the CPUs to pin them to (default: the first N allowed)\n"
 "  -d, --duration SEC      measure SEC seconds per point (default 1)\n"
@@ -730,8 +742,9 @@ static uint64_t gen_read(void)
 }
 
 /* Seed each CPU's place in the MAC cycles: thread i starts i/N of the way
- * through them, so CPUs do not send the same source at the same time. */
-static void gen_seed(void)
+ * through them, so CPUs do not send the same source at the same time. The
+ * amplifier stops each CPU at its thread's share of --count. */
+static void gen_seed(const struct gen_thread *th)
 {
 	struct gen_state v[MAX_CPUS];
 	uint32_t zero = 0;
@@ -745,6 +758,8 @@ static void gen_seed(void)
 			continue;
 		v[c].src_idx = (uint32_t)((uint64_t)opt.n_src * (uint64_t)i / (uint64_t)n_threads);
 		v[c].dst_idx = (uint32_t)((uint64_t)opt.n_dst * (uint64_t)i / (uint64_t)n_threads);
+		if (opt.tx_mode == TX_AMP)
+			v[c].limit = th[i].limit;
 	}
 	if (bpf_map_update_elem(bpf_map__fd(skel->maps.gen_state), &zero, v, BPF_ANY))
 		die("seed generator state: %s", strerror(errno));
@@ -767,10 +782,131 @@ static int live_frames_probe(void)
 	return 0;
 }
 
+/* ------------------------------------------------------------ amplifier */
+
+/* One veth pair per generator thread, so that each thread's frames are
+ * amplified in its own NAPI on its own CPU (one pair for two threads
+ * made 8.7 Mpps of copies and delivered 0.3 Mpps: the other CPU's frames
+ * waited for a NAPI that ran elsewhere). */
+static struct amp_pair {
+	char in[IF_NAMESIZE];		/* AF_PACKET writes here */
+	char out[IF_NAMESIZE];		/* ... and pktgen_amp runs here */
+	int link;
+} amp_pairs[MAX_CPUS];
+static int n_amp;
+
+/* Run ip(8) with args; 0 if it succeeded. Quiet unless it fails. */
+static int run_ip(const char *const *args)
+{
+	const char *argv[16] = { "ip" };
+	int status, i;
+	pid_t pid;
+
+	for (i = 0; args[i] && i < 14; i++)
+		argv[i + 1] = args[i];
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		int null = open("/dev/null", O_WRONLY);
+
+		if (null >= 0)
+			dup2(null, STDOUT_FILENO);
+		execvp("ip", (char *const *)argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -EIO;
+}
+
+/* IPv6 off on dev before it comes up: a router solicitation or an MLD
+ * report on the amplifier's input would be amplified into the DUT. */
+static int ipv6_off(const char *dev)
+{
+	char path[128];
+	int fd, err = 0;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/ipv6/conf/%s/disable_ipv6", dev);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;	/* no IPv6 at all */
+	if (write(fd, "1", 1) != 1)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+static void amp_cleanup(void)
+{
+	for (; n_amp > 0; n_amp--) {
+		struct amp_pair *a = &amp_pairs[n_amp - 1];
+
+		if (a->link >= 0)
+			close(a->link);
+		run_ip((const char *const[]){ "link", "del", "dev", a->in, NULL });
+	}
+}
+
+/* Thread i's pair (named after this process, deleted at exit), with
+ * pktgen_amp on its far end in native mode. */
+static int amp_pair_add(int i)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, lo, .flags = XDP_FLAGS_DRV_MODE);
+	struct amp_pair *a = &amp_pairs[i];
+	char mtu[16];
+	uint32_t out;
+	int err;
+
+	snprintf(a->in, sizeof(a->in), "pga%ua%u", (unsigned int)getpid() % 1000000, (unsigned int)i % 1000);
+	snprintf(a->out, sizeof(a->out), "pga%ub%u", (unsigned int)getpid() % 1000000, (unsigned int)i % 1000);
+	snprintf(mtu, sizeof(mtu), "%d", MAX_SIZE - FCS_LEN - ETH_HLEN);
+	a->link = -1;
+	err = run_ip((const char *const[]){ "link", "add", "dev", a->in, "mtu", mtu, "type",
+					    "veth", "peer", "name", a->out, "mtu", mtu, NULL });
+	if (err)
+		return err;
+	n_amp = i + 1;
+	err = ipv6_off(a->in) ?: ipv6_off(a->out) ?:
+	      run_ip((const char *const[]){ "link", "set", "dev", a->out, "up", NULL }) ?:
+	      run_ip((const char *const[]){ "link", "set", "dev", a->in, "up", NULL });
+	if (err)
+		return err;
+	out = if_nametoindex(a->out);
+	a->link = out ? bpf_link_create(bpf_program__fd(skel->progs.pktgen_amp), (int)out,
+					BPF_XDP, &lo) : -1;
+	return a->link < 0 ? -errno : 0;
+}
+
+/* The amplifier in front of tx_ifindex: a pair per thread, and the
+ * AMP_COPIES entries of amp_ports, each tx_ifindex with pktgen_amp_tx. */
+static int amp_setup(uint32_t tx_ifindex)
+{
+	struct bpf_devmap_val v = {
+		.ifindex = tx_ifindex,
+		.bpf_prog.fd = bpf_program__fd(skel->progs.pktgen_amp_tx),
+	};
+	uint32_t k;
+	int i, err = 0;
+
+	atexit(amp_cleanup);
+	for (i = 0; i < n_threads && !err; i++)
+		err = amp_pair_add(i);
+	for (k = 0; k < AMP_COPIES && !err; k++)
+		if (bpf_map_update_elem(bpf_map__fd(skel->maps.amp_ports), &k, &v, BPF_ANY))
+			err = -errno;
+	k = 0;
+	if (!err && bpf_map_update_elem(bpf_map__fd(skel->maps.amp_one), &k, &v, BPF_ANY))
+		err = -errno;
+	if (err)
+		amp_cleanup();
+	return err;
+}
+
 static void tx_setup(void)
 {
 	uint32_t zero = 0, ifindex;
-	int err;
+	int err, amp_err;
 
 	ifindex = if_nametoindex(opt.tx_dev);
 	if (!ifindex)
@@ -779,6 +915,12 @@ static void tx_setup(void)
 		die("tx devmap: %s: %s", opt.tx_dev, strerror(errno));
 	if (opt.tx_mode == TX_PACKET)
 		return;
+	if (opt.tx_mode == TX_AMP) {
+		err = amp_setup(ifindex);
+		if (err)
+			die("the amplifier: %s", strerror(-err));
+		return;
+	}
 	err = live_frames_probe();
 	if (!err) {
 		opt.tx_mode = TX_LIVE;
@@ -786,16 +928,21 @@ static void tx_setup(void)
 	}
 	if (opt.tx_mode == TX_LIVE || err != -EPERM)
 		die("BPF_PROG_RUN (live frames): %s", strerror(-err));
-	if (!opt.quiet)
+	amp_err = amp_setup(ifindex);
+	if (!opt.quiet && !amp_err)
 		fprintf(stderr, "%s: the kernel refuses live frames (%s): "
-			"transmitting with AF_PACKET (--tx-mode packet)\n",
+			"transmitting through an XDP amplifier (--tx-mode amp)\n",
 			prog_name, strerror(-err));
-	opt.tx_mode = TX_PACKET;
+	else if (!opt.quiet)
+		fprintf(stderr, "%s: the kernel refuses live frames (%s), the amplifier "
+			"failed (%s): transmitting with AF_PACKET (--tx-mode packet)\n",
+			prog_name, strerror(-err), strerror(-amp_err));
+	opt.tx_mode = amp_err ? TX_PACKET : TX_AMP;
 }
 
 static const char *tx_mode_name(void)
 {
-	return opt.tx_mode == TX_PACKET ? "packet" : "live";
+	return opt.tx_mode == TX_PACKET ? "packet" : opt.tx_mode == TX_AMP ? "amp" : "live";
 }
 
 static size_t frame_len;
@@ -850,10 +997,25 @@ static void set_low24(uint8_t *mac, uint32_t v)
 	mac[5] = (uint8_t)v;
 }
 
-/* Packet mode: --batch frames per sendmmsg() on an AF_PACKET socket, the
- * MACs of each cycled as pktgen_tx does, from the same starting points. */
+/* Frames the amplifier has made on cpu since the point began. */
+static uint64_t amp_made(int cpu)
+{
+	struct gen_state v[MAX_CPUS];
+	uint32_t zero = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.gen_state), &zero, v))
+		return UINT64_MAX;
+	return v[cpu].frames;
+}
+
+/* Packet and amp modes: --batch frames per sendmmsg() on an AF_PACKET
+ * socket. Packet mode cycles the MACs of each as pktgen_tx does, from the
+ * same starting points; in amp mode pktgen_amp_tx does, and the thread
+ * sends until its CPU has made its share of --count (a frame the
+ * amplifier's ring had no room for is simply sent again). */
 static int gen_packet_run(struct gen_thread *t, int s)
 {
+	bool amp = opt.tx_mode == TX_AMP;
 	struct mmsghdr msg[256];
 	struct iovec iov[256];
 	uint32_t src_idx, dst_idx, src_base, dst_base;
@@ -878,13 +1040,16 @@ static int gen_packet_run(struct gen_thread *t, int s)
 	}
 	while (!__atomic_load_n(&stop_gen, __ATOMIC_RELAXED)) {
 		n = opt.batch;
-		if (opt.count) {
+		if (opt.count && amp) {
+			if (amp_made(t->cpu) >= t->limit)
+				break;
+		} else if (opt.count) {
 			if (t->sent >= t->limit)
 				break;
 			if (t->limit - t->sent < n)
 				n = (unsigned int)(t->limit - t->sent);
 		}
-		for (i = 0; i < n; i++) {
+		for (i = 0; !amp && i < n; i++) {
 			uint8_t *f = buf + i * frame_len;
 
 			if (opt.n_src > 1) {
@@ -918,7 +1083,8 @@ static void *gen_packet(void *arg)
 	struct gen_thread *t = arg;
 	struct sockaddr_ll sll = {
 		.sll_family = AF_PACKET,
-		.sll_ifindex = (int)if_nametoindex(opt.tx_dev),
+		.sll_ifindex = (int)if_nametoindex(opt.tx_mode == TX_AMP ? amp_pairs[t->idx].in :
+						   opt.tx_dev),
 	};
 	int s, one = 1;
 
@@ -1055,7 +1221,6 @@ static void measure(struct point *p)
 
 	memset(th, 0, sizeof(th));
 	frame_len = build_frame(p->size);
-	gen_seed();
 	stop_gen = interrupted;
 	gen_threads = th;
 	for (i = 0; i < n_threads; i++) {
@@ -1065,6 +1230,7 @@ static void measure(struct point *p)
 			th[i].limit = opt.count / (uint64_t)n_threads +
 				      ((uint64_t)i < opt.count % (uint64_t)n_threads);
 	}
+	gen_seed(th);
 	if (opt.count) {
 		rx_read(rx0, &tot0);
 		tx0 = gen_read();
@@ -1073,7 +1239,7 @@ static void measure(struct point *p)
 	}
 	for (i = 0; i < n_threads; i++)
 		if (pthread_create(&th[i].tid, NULL,
-				   opt.tx_mode == TX_PACKET ? gen_packet : gen_live, &th[i]))
+				   opt.tx_mode == TX_LIVE ? gen_live : gen_packet, &th[i]))
 			die("pthread_create: %s", strerror(errno));
 	if (!opt.count) {
 		sleep_s(opt.warmup);
@@ -1394,10 +1560,12 @@ int main(int argc, char **argv)
 				opt.tx_mode = TX_AUTO;
 			else if (!strcmp(optarg, "live"))
 				opt.tx_mode = TX_LIVE;
+			else if (!strcmp(optarg, "amp"))
+				opt.tx_mode = TX_AMP;
 			else if (!strcmp(optarg, "packet"))
 				opt.tx_mode = TX_PACKET;
 			else
-				die("--tx-mode %s: not auto, live or packet", optarg);
+				die("--tx-mode %s: not auto, live, amp or packet", optarg);
 			break;
 		case O_FORWARD: opt.forward = optarg; break;
 		case O_TO: opt.forward_to = optarg; break;
