@@ -100,6 +100,32 @@ void tc_filter_del(uint32_t ifindex)
  * pin: the filter holds the program, so it outlives the daemon (a crash or
  * SIGKILL leaves the host's frames flowing), and a restart replaces it.
  */
+/* The program of n insns, named name, as our filter on hook (its clsact
+ * made if missing), replacing one there; where says which ("egress"). */
+static int tc_insns_attach(struct bpf_tc_hook *hook, const struct bpf_insn *insns, size_t n,
+			   const char *name, const char *where, const char *ifname)
+{
+	TC_FILTER(opts);
+	int fd, err;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, name, "Dual BSD/GPL", insns, n, NULL);
+	if (fd < 0) {
+		log_warn("Couldn't load the %s program of '%s': %s", where, ifname, strerror(-fd));
+		return fd;
+	}
+	err = bpf_tc_hook_create(hook);
+	if (!err || err == -EEXIST) {
+		opts.prog_fd = fd;
+		opts.flags = BPF_TC_F_REPLACE;
+		err = bpf_tc_attach(hook, &opts);
+	}
+	if (err)
+		log_warn("Couldn't attach the %s program to '%s': %s", where, ifname,
+			 strerror(-err));
+	close(fd);
+	return err;
+}
+
 int tc_egress_redirect(uint32_t ifindex, uint32_t to, const char *ifname)
 {
 	const struct bpf_insn insns[] = {
@@ -109,25 +135,92 @@ int tc_egress_redirect(uint32_t ifindex, uint32_t to, const char *ifname)
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
 	TC_EGRESS_HOOK(hook, ifindex);
-	TC_FILTER(opts);
-	int fd, err;
 
-	fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "xdpbr_hostout", "Dual BSD/GPL", insns,
-			   sizeof(insns) / sizeof(insns[0]), NULL);
-	if (fd < 0) {
-		log_warn("Couldn't load the egress program of '%s': %s", ifname, strerror(-fd));
-		return fd;
-	}
-	err = bpf_tc_hook_create(&hook);
-	if (!err || err == -EEXIST) {
-		opts.prog_fd = fd;
-		opts.flags = BPF_TC_F_REPLACE;
-		err = bpf_tc_attach(&hook, &opts);
-	}
-	if (err)
-		log_warn("Couldn't attach the egress program to '%s': %s", ifname, strerror(-err));
-	close(fd);
-	return err;
+	return tc_insns_attach(&hook, insns, sizeof(insns) / sizeof(insns[0]), "xdpbr_hostout",
+			       "egress", ifname);
+}
+
+/* ------------------------------- reports on the device's end, to its stack */
+
+/* The instructions of the program below, classic packet loads (LD_ABS,
+ * LD_IND: R6 the skb, the byte at the offset in R0, and a load past the
+ * frame's end returns 0 from the program, TC_ACT_OK). */
+#define I_LD_B(off)	{ .code = BPF_LD | BPF_ABS | BPF_B, .imm = (off) }
+#define I_LD_H(off)	{ .code = BPF_LD | BPF_ABS | BPF_H, .imm = (off) }
+#define I_LD_IND_B(reg, off) \
+	{ .code = BPF_LD | BPF_IND | BPF_B, .src_reg = (reg), .imm = (off) }
+#define I_MOV(dst, k)	{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = (dst), .imm = (k) }
+#define I_MOVX(dst, src) \
+	{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = (dst), .src_reg = (src) }
+#define I_ALU(op, dst, k) { .code = BPF_ALU64 | (op) | BPF_K, .dst_reg = (dst), .imm = (k) }
+#define I_ADDX(dst, src) \
+	{ .code = BPF_ALU64 | BPF_ADD | BPF_X, .dst_reg = (dst), .src_reg = (src) }
+#define I_JEQ(k, to)	{ .code = BPF_JMP | BPF_JEQ | BPF_K, .dst_reg = BPF_REG_0, .imm = (k), \
+			  .off = (to) }
+#define I_JNE(reg, k, to) \
+	{ .code = BPF_JMP | BPF_JNE | BPF_K, .dst_reg = (reg), .imm = (k), .off = (to) }
+#define I_JA(to)	{ .code = BPF_JMP | BPF_JA, .off = (to) }
+#define I_EXIT		{ .code = BPF_JMP | BPF_EXIT }
+
+/*
+ * IGMP and MLD reports (membership reports, leaves, dones) arriving on the
+ * device's end of the pair, host's copies of what xdpbr floods, go to the
+ * device's own ingress: its stack receives them as the kernel bridge
+ * would deliver them, but the kernel bridge does not snoop them a second
+ * time, as reports of a member behind that port. It snoops each report
+ * once, on the port it came in on (the datapath hands it over there);
+ * a second set of entries on the device's end outlived a "bridge mdb del
+ * ... port P" of the first (doc/selftests.md, bridge_igmp.sh). Queries go
+ * on through the bridge: the host answers them, and the kernel's view of
+ * the other querier stays its own. Built here with to's ifindex as an
+ * immediate, as tc_egress_redirect's: the filter holds it, past a crash.
+ */
+int tc_ingress_reports_to(uint32_t ifindex, uint32_t to, const char *ifname)
+{
+	enum { ETH = 14, IP6 = ETH + 40, BR = 33 };	/* BR: the redirect, below */
+	const struct bpf_insn insns[] = {
+		/* 0 */  I_MOVX(BPF_REG_6, BPF_REG_1),
+		/* 1 */  I_LD_H(12),			/* ethertype (a tag is off already) */
+		/* 2 */  I_JEQ(0x0800, 6 - 3),
+		/* 3 */  I_JEQ(0x86dd, 18 - 4),
+		/* 4 */  I_MOV(BPF_REG_0, 0),		/* anything else: TC_ACT_OK */
+		/* 5 */  I_EXIT,
+		/* 6 */  I_LD_B(ETH + 9),		/* IPv4: its protocol */
+		/* 7 */  I_JNE(BPF_REG_0, 2, 4 - 8),	/* not IGMP */
+		/* 8 */  I_LD_B(ETH),			/* version and IHL */
+		/* 9 */  I_ALU(BPF_AND, BPF_REG_0, 0xf),
+		/* 10 */ I_ALU(BPF_LSH, BPF_REG_0, 2),
+		/* 11 */ I_MOVX(BPF_REG_7, BPF_REG_0),
+		/* 12 */ I_LD_IND_B(BPF_REG_7, ETH),	/* the IGMP type */
+		/* 13 */ I_JEQ(0x12, BR - 14),		/* v1 report */
+		/* 14 */ I_JEQ(0x16, BR - 15),		/* v2 report */
+		/* 15 */ I_JEQ(0x17, BR - 16),		/* leave */
+		/* 16 */ I_JEQ(0x22, BR - 17),		/* v3 report */
+		/* 17 */ I_JA(4 - 18),			/* a query, or other IGMP */
+		/* 18 */ I_MOV(BPF_REG_7, IP6),	/* IPv6: R7 the next header's offset */
+		/* 19 */ I_LD_B(ETH + 6),		/* next header */
+		/* 20 */ I_JEQ(58, 28 - 21),		/* ICMPv6 */
+		/* 21 */ I_JNE(BPF_REG_0, 0, 4 - 22),	/* not hop-by-hop (MLD's router alert) */
+		/* 22 */ I_LD_B(IP6 + 1),		/* hop-by-hop: its length */
+		/* 23 */ I_ALU(BPF_ADD, BPF_REG_0, 1),
+		/* 24 */ I_ALU(BPF_LSH, BPF_REG_0, 3),
+		/* 25 */ I_ADDX(BPF_REG_7, BPF_REG_0),
+		/* 26 */ I_LD_B(IP6),			/* ... and what follows it */
+		/* 27 */ I_JNE(BPF_REG_0, 58, 4 - 28),
+		/* 28 */ I_LD_IND_B(BPF_REG_7, 0),	/* the ICMPv6 type */
+		/* 29 */ I_JEQ(131, BR - 30),		/* MLDv1 report */
+		/* 30 */ I_JEQ(132, BR - 31),		/* done */
+		/* 31 */ I_JEQ(143, BR - 32),		/* MLDv2 report */
+		/* 32 */ I_JA(4 - 33),			/* a query, or other ICMPv6 */
+		/* 33 */ I_MOV(BPF_REG_1, (int32_t)to),	/* BR: to the device's ingress */
+		/* 34 */ I_MOV(BPF_REG_2, BPF_F_INGRESS),
+		/* 35 */ { .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_redirect },
+		/* 36 */ I_EXIT,
+	};
+	TC_HOOK(hook, ifindex);
+
+	return tc_insns_attach(&hook, insns, sizeof(insns) / sizeof(insns[0]), "xdpbr_hostin",
+			       "ingress", ifname);
 }
 
 void tc_egress_del(uint32_t ifindex)

@@ -29,4 +29,9 @@ int tc_egress_redirect(uint32_t ifindex, uint32_t to, const char *ifname);
 /* Removes that program, if there. */
 void tc_egress_del(uint32_t ifindex);
 
+/* IGMP and MLD reports arriving on ifindex (the device's end of the pair)
+ * go to to's ingress (the device), past the kernel bridge's snooping of
+ * ifindex as a port (lib/hook.c). 0 or -errno, said in the log. */
+int tc_ingress_reports_to(uint32_t ifindex, uint32_t to, const char *ifname);
+
 #endif

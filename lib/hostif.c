@@ -309,7 +309,8 @@ static void unmute(uint32_t ifindex, void *arg)
 
 int hostif_steer(const struct hostif *h)
 {
-	return tc_egress_redirect(h->ifindex, h->dev_ifindex, h->name);
+	return tc_egress_redirect(h->ifindex, h->dev_ifindex, h->name) ?:
+	       tc_ingress_reports_to(h->dev_ifindex, h->ifindex, h->name);
 }
 
 static bool stp_helper_ours(void)

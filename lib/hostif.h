@@ -109,7 +109,10 @@ void hostif_each_port(const struct hostif *h, void (*fn)(uint32_t ifindex, void 
  * frame to its end of the pair before br_dev_xmit sees it, so the kernel
  * bridge never forwards the host's frames itself (with the ports muted,
  * the FDB entries the mirror writes would send them to a port that drops
- * them). 0 or -errno, said in the log. */
+ * them). And the reports among the frames for the host (the datapath's
+ * copies of IGMP/MLD reports to the device's end) go to the device's
+ * stack past the kernel bridge, which snooped them on their own port
+ * already (tc_ingress_reports_to). 0 or -errno, said in the log. */
 int hostif_steer(const struct hostif *h);
 /*
  * Makes xdpbr the device's user-space spanning tree, as mstpd is a kernel

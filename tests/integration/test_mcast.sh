@@ -94,6 +94,19 @@ join g6 2 join "$G6"
 xt_poll 10 mdb_has "$G6" "${PORT[2]}" ||
 	fail "h2's join of $G6 is in the kernel's MDB on ${PORT[2]}" "$(bridge mdb show dev "$BR")"
 check "h3 is no member of $G4 (bridge mdb show)" mdb_lacks "$G4" "${PORT[3]}"
+# The host's copies of reports go to BR's stack past the kernel bridge
+# (lib/hook.c tc_ingress_reports_to): each join is snooped once, on its
+# host's port, not also on BR-dev, and the host still receives it.
+check "h2's joins are snooped on ${PORT[2]} only, not also on $BR-dev" \
+	eval '[ "$(mdb_ports "$G4")" = "${PORT[2]} " ] && [ "$(mdb_ports "$G6")" = "${PORT[2]} " ]'
+cap_start_root rep "$BR" "igmp and src host ${IP4[3]} and dst 239.3.3.3" 10 1 ||
+	fail "capture on $BR" "$XT_WHY"
+join g3 3 join 239.3.3.3
+check_eq "h3's report reaches the host's stack on $BR" 1 "$(cap_wait rep)" "$(cap_show rep)"
+xt_poll 10 mdb_has 239.3.3.3 "${PORT[3]}" ||
+	fail "h3's join of 239.3.3.3 is in the kernel's MDB on ${PORT[3]}" "$(bridge mdb show dev "$BR")"
+check_eq "... and is snooped on ${PORT[3]} only" "${PORT[3]} " "$(mdb_ports 239.3.3.3)"
+leave g3
 sleep 1.5	# the query response interval (1 s): then a querier counts
 
 f0=$(counter_sum "${PORT[1]}" flood_multicast)
