@@ -256,6 +256,9 @@ check "the inode layout of an unknown namespace is reported" \
 check "... and kept" test -d "$NETNS_DIR/$OLD/$BR"
 rm -rf "${NETNS_DIR:?}/$OLD"
 
+# Last of the cleanup, after every namespace's pins: their directory, if
+# that left it empty (the daemons made it).
+XT_CLEANUP_CMDS+=("rmdir $NETNS_DIR")
 xt_cleanup
 left=$(for n in "${!COOKIE[@]}"; do
 	[ -e "$(pins_of "$n")" ] && pins_of "$n"
