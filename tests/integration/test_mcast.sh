@@ -107,6 +107,15 @@ xt_poll 10 mdb_has 239.3.3.3 "${PORT[3]}" ||
 	fail "h3's join of 239.3.3.3 is in the kernel's MDB on ${PORT[3]}" "$(bridge mdb show dev "$BR")"
 check_eq "... and is snooped on ${PORT[3]} only" "${PORT[3]} " "$(mdb_ports 239.3.3.3)"
 leave g3
+cap_start_root rep6 "$BR" "ip6 dst ff15::303 and ether src ${MAC[3]}" 10 1 ||
+	fail "capture on $BR" "$XT_WHY"
+join g36 3 join ff15::303
+check_eq "h3's MLD report reaches the host's stack on $BR" 1 "$(cap_wait rep6)" \
+	"$(cap_show rep6)"
+xt_poll 10 mdb_has ff15::303 "${PORT[3]}" ||
+	fail "h3's join of ff15::303 is in the kernel's MDB on ${PORT[3]}" "$(bridge mdb show dev "$BR")"
+check_eq "... and is snooped on ${PORT[3]} only" "${PORT[3]} " "$(mdb_ports ff15::303)"
+leave g36
 sleep 1.5	# the query response interval (1 s): then a querier counts
 
 f0=$(counter_sum "${PORT[1]}" flood_multicast)
