@@ -94,12 +94,27 @@ void tc_filter_del(uint32_t ifindex)
 #define TC_EGRESS_HOOK(name, ifidx) \
 	LIBBPF_OPTS(bpf_tc_hook, name, .ifindex = (int)(ifidx), .attach_point = BPF_TC_EGRESS)
 
-/*
- * The program is four instructions, built here with to's ifindex as an
- * immediate: return bpf_redirect(to, 0). No object, no map, nothing to
- * pin: the filter holds the program, so it outlives the daemon (a crash or
- * SIGKILL leaves the host's frames flowing), and a restart replaces it.
- */
+/* The instructions of the programs built here. The packet loads are
+ * classic ones (LD_ABS, LD_IND: R6 the skb, the byte at the offset in R0,
+ * and a load past the frame's end returns 0 from the program, TC_ACT_OK). */
+#define I_LD_B(off)	{ .code = BPF_LD | BPF_ABS | BPF_B, .imm = (off) }
+#define I_LD_H(off)	{ .code = BPF_LD | BPF_ABS | BPF_H, .imm = (off) }
+#define I_LD_IND_B(reg, off) \
+	{ .code = BPF_LD | BPF_IND | BPF_B, .src_reg = (reg), .imm = (off) }
+#define I_MOV(dst, k)	{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = (dst), .imm = (k) }
+#define I_MOVX(dst, src) \
+	{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = (dst), .src_reg = (src) }
+#define I_ALU(op, dst, k) { .code = BPF_ALU64 | (op) | BPF_K, .dst_reg = (dst), .imm = (k) }
+#define I_ADDX(dst, src) \
+	{ .code = BPF_ALU64 | BPF_ADD | BPF_X, .dst_reg = (dst), .src_reg = (src) }
+#define I_JEQ(k, to)	{ .code = BPF_JMP | BPF_JEQ | BPF_K, .dst_reg = BPF_REG_0, .imm = (k), \
+			  .off = (to) }
+#define I_JNE(reg, k, to) \
+	{ .code = BPF_JMP | BPF_JNE | BPF_K, .dst_reg = (reg), .imm = (k), .off = (to) }
+#define I_JA(to)	{ .code = BPF_JMP | BPF_JA, .off = (to) }
+#define I_CALL(fn)	{ .code = BPF_JMP | BPF_CALL, .imm = (fn) }
+#define I_EXIT		{ .code = BPF_JMP | BPF_EXIT }
+
 /* The program of n insns, named name, as our filter on hook (its clsact
  * made if missing), replacing one there; where says which ("egress"). */
 static int tc_insns_attach(struct bpf_tc_hook *hook, const struct bpf_insn *insns, size_t n,
@@ -126,13 +141,19 @@ static int tc_insns_attach(struct bpf_tc_hook *hook, const struct bpf_insn *insn
 	return err;
 }
 
+/*
+ * The program is four instructions, built here with to's ifindex as an
+ * immediate: return bpf_redirect(to, 0). No object, no map, nothing to
+ * pin: the filter holds the program, so it outlives the daemon (a crash or
+ * SIGKILL leaves the host's frames flowing), and a restart replaces it.
+ */
 int tc_egress_redirect(uint32_t ifindex, uint32_t to, const char *ifname)
 {
 	const struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = (int32_t)to },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2, .imm = 0 },
-		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_redirect },
-		{ .code = BPF_JMP | BPF_EXIT },
+		I_MOV(BPF_REG_1, (int32_t)to),
+		I_MOV(BPF_REG_2, 0),
+		I_CALL(BPF_FUNC_redirect),
+		I_EXIT,
 	};
 	TC_EGRESS_HOOK(hook, ifindex);
 
@@ -141,26 +162,6 @@ int tc_egress_redirect(uint32_t ifindex, uint32_t to, const char *ifname)
 }
 
 /* ------------------------------- reports on the device's end, to its stack */
-
-/* The instructions of the program below, classic packet loads (LD_ABS,
- * LD_IND: R6 the skb, the byte at the offset in R0, and a load past the
- * frame's end returns 0 from the program, TC_ACT_OK). */
-#define I_LD_B(off)	{ .code = BPF_LD | BPF_ABS | BPF_B, .imm = (off) }
-#define I_LD_H(off)	{ .code = BPF_LD | BPF_ABS | BPF_H, .imm = (off) }
-#define I_LD_IND_B(reg, off) \
-	{ .code = BPF_LD | BPF_IND | BPF_B, .src_reg = (reg), .imm = (off) }
-#define I_MOV(dst, k)	{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = (dst), .imm = (k) }
-#define I_MOVX(dst, src) \
-	{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = (dst), .src_reg = (src) }
-#define I_ALU(op, dst, k) { .code = BPF_ALU64 | (op) | BPF_K, .dst_reg = (dst), .imm = (k) }
-#define I_ADDX(dst, src) \
-	{ .code = BPF_ALU64 | BPF_ADD | BPF_X, .dst_reg = (dst), .src_reg = (src) }
-#define I_JEQ(k, to)	{ .code = BPF_JMP | BPF_JEQ | BPF_K, .dst_reg = BPF_REG_0, .imm = (k), \
-			  .off = (to) }
-#define I_JNE(reg, k, to) \
-	{ .code = BPF_JMP | BPF_JNE | BPF_K, .dst_reg = (reg), .imm = (k), .off = (to) }
-#define I_JA(to)	{ .code = BPF_JMP | BPF_JA, .off = (to) }
-#define I_EXIT		{ .code = BPF_JMP | BPF_EXIT }
 
 /*
  * IGMP and MLD reports (membership reports, leaves, dones) arriving on the
@@ -214,7 +215,7 @@ int tc_ingress_reports_to(uint32_t ifindex, uint32_t to, const char *ifname)
 		/* 32 */ I_JA(4 - 33),			/* a query, or other ICMPv6 */
 		/* 33 */ I_MOV(BPF_REG_1, (int32_t)to),	/* BR: to the device's ingress */
 		/* 34 */ I_MOV(BPF_REG_2, BPF_F_INGRESS),
-		/* 35 */ { .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_redirect },
+		/* 35 */ I_CALL(BPF_FUNC_redirect),
 		/* 36 */ I_EXIT,
 	};
 	TC_HOOK(hook, ifindex);

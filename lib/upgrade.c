@@ -37,14 +37,14 @@ static const char *const stats_v32[] = {
 	STATS_V29_DROPS, "drop_port_state", "drop_redirect", "drop_mtu", STATS_V29_EVENTS,
 	"tx_dropped_mtu", "redirect_errors", "events_dropped",
 };
+#define STATS_V33							\
+	STATS_V29_DROPS, "drop_linklocal_limit", "drop_port_state", "drop_redirect", "drop_mtu", \
+	STATS_V29_EVENTS, "tx_dropped_mtu", "redirect_errors", "events_dropped"
 static const char *const stats_v33[] = {
-	STATS_V29_DROPS, "drop_linklocal_limit", "drop_port_state", "drop_redirect", "drop_mtu",
-	STATS_V29_EVENTS, "tx_dropped_mtu", "redirect_errors", "events_dropped",
+	STATS_V33,
 };
 static const char *const stats_v34[] = {
-	STATS_V29_DROPS, "drop_linklocal_limit", "drop_port_state", "drop_redirect", "drop_mtu",
-	STATS_V29_EVENTS, "tx_dropped_mtu", "redirect_errors", "events_dropped",
-	"bpdu_socket_limit",
+	STATS_V33, "bpdu_socket_limit",
 };
 _Static_assert(sizeof(stats_v29) / sizeof(stats_v29[0]) == 29, "29 counters");
 _Static_assert(sizeof(stats_v31) / sizeof(stats_v31[0]) == 31, "31 counters");

@@ -722,10 +722,18 @@ static void rx_read(uint64_t *per_dev, uint64_t *total)
 	}
 }
 
+/* Every CPU's generator state into v (MAX_CPUS of them); dies if it can't. */
+static void gen_state_read(struct gen_state *v)
+{
+	uint32_t zero = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.gen_state), &zero, v))
+		die("read generator state: %s", strerror(errno));
+}
+
 static uint64_t gen_read(void)
 {
 	struct gen_state v[MAX_CPUS];
-	uint32_t zero = 0;
 	uint64_t sum = 0;
 	int c;
 
@@ -734,8 +742,7 @@ static uint64_t gen_read(void)
 			sum += __atomic_load_n(&gen_threads[c].sent, __ATOMIC_RELAXED);
 		return sum;
 	}
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.gen_state), &zero, v))
-		die("read generator state: %s", strerror(errno));
+	gen_state_read(v);
 	for (c = 0; c < ncpus; c++)
 		sum += v[c].frames;
 	return sum;
@@ -848,6 +855,13 @@ static void amp_cleanup(void)
 	}
 }
 
+/* The name of end side ('a', 'b') of thread i's pair: pgaPIDaI. */
+static void amp_name(char *name, char side, int i)
+{
+	snprintf(name, IF_NAMESIZE, "pga%u%c%u", (unsigned int)getpid() % 1000000, side,
+		 (unsigned int)i % 1000);
+}
+
 /* Thread i's pair (named after this process, deleted at exit), with
  * pktgen_amp on its far end in native mode. */
 static int amp_pair_add(int i)
@@ -858,8 +872,8 @@ static int amp_pair_add(int i)
 	uint32_t out;
 	int err;
 
-	snprintf(a->in, sizeof(a->in), "pga%ua%u", (unsigned int)getpid() % 1000000, (unsigned int)i % 1000);
-	snprintf(a->out, sizeof(a->out), "pga%ub%u", (unsigned int)getpid() % 1000000, (unsigned int)i % 1000);
+	amp_name(a->in, 'a', i);
+	amp_name(a->out, 'b', i);
 	snprintf(mtu, sizeof(mtu), "%d", MAX_SIZE - FCS_LEN - ETH_HLEN);
 	a->link = -1;
 	err = run_ip((const char *const[]){ "link", "add", "dev", a->in, "mtu", mtu, "type",
@@ -1001,10 +1015,8 @@ static void set_low24(uint8_t *mac, uint32_t v)
 static uint64_t amp_made(int cpu)
 {
 	struct gen_state v[MAX_CPUS];
-	uint32_t zero = 0;
 
-	if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.gen_state), &zero, v))
-		return UINT64_MAX;
+	gen_state_read(v);
 	return v[cpu].frames;
 }
 
