@@ -344,15 +344,19 @@ static __always_inline enum vlan_verdict tc_vlan(struct __sk_buff *skb, struct f
 }
 
 /*
- * The skb path, on the clsact ingress of virtual ports and, in a bridge
- * with both kinds, of XDP ports, where it forwards what the XDP program
- * handed to the stack (that program has counted and learned the frame).
+ * The skb path, on the TC ingress of virtual ports and, in a bridge with
+ * both kinds, of XDP ports, where it forwards what the XDP program handed
+ * to the stack (that program has counted and learned the frame). A port
+ * in no mode yet is one joining on XDP whose XDP program is not attached
+ * yet (lib/brport.c writes the mode just before): what comes in there is
+ * this program's own.
  */
 SEC("tc")
 int xdpbr_tc_rx(struct __sk_buff *skb)
 {
 	struct xdpbr_port *port = port_of(skb->ifindex);
-	int handoff = port && port->mode != XDPBR_MODE_TC;
+	int handoff = port && (port->mode == XDPBR_MODE_NATIVE ||
+			       port->mode == XDPBR_MODE_GENERIC);
 	__u8 dst[ETH_ALEN], src[ETH_ALEN];
 	void *data, *data_end;
 	struct frame f = {};

@@ -337,6 +337,25 @@ static bool native_refused(struct bridge *br, uint32_t ifindex, const char *ifna
 	return false;
 }
 
+/*
+ * The XDP mode a port is about to run in, written just before its attach:
+ * the TC program takes a frame of a port in an XDP mode for one its XDP
+ * program counted and handed over, and a frame of a port in none (its XDP
+ * program not attached yet: the TC program runs first) for its own. Set
+ * after the attach, the mode left a window in which frames the XDP program
+ * handed over were bridged a second time; set before the TC attach, one in
+ * which frames no XDP program saw were forwarded uncounted.
+ */
+static void mode_before_attach(struct bridge *br, uint32_t ifindex, uint32_t mode)
+{
+	struct xdpbr_port p;
+
+	if (ctl_port_get(&br->maps, ifindex, &p) || p.mode == mode)
+		return;
+	p.mode = (uint16_t)mode;
+	ctl_port_write(&br->maps, ifindex, &p);
+}
+
 static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
 		      uint32_t cur_id, uint32_t cur_mode, bool native_ok, uint32_t *mode)
 {
@@ -370,6 +389,7 @@ static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
 			return -EOPNOTSUPP;
 		log_warn("'%s': generic XDP instead (see above)", ifname);
 	} else if (br->mode != XDPBR_MODE_GENERIC) {
+		mode_before_attach(br, ifindex, XDPBR_MODE_NATIVE);
 		err = bpf_xdp_attach((int)ifindex, br->prog_rx_fd,
 				     flags | XDP_FLAGS_DRV_MODE, NULL);
 		if (!err) {
@@ -379,8 +399,10 @@ static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
 		if (native_refused(br, ifindex, ifname, err))
 			return err;
 	}
+	mode_before_attach(br, ifindex, XDPBR_MODE_GENERIC);
 	err = bpf_xdp_attach((int)ifindex, br->prog_rx_fd, flags | XDP_FLAGS_SKB_MODE, NULL);
 	if (err) {
+		mode_before_attach(br, ifindex, XDPBR_MODE_NONE);
 		log_warn("Couldn't attach XDP program to '%s' in generic mode: %s",
 			 ifname, strerror(-err));
 		return err;
@@ -507,13 +529,17 @@ static int attach_shared(struct bridge *br, uint32_t ifindex, const char *ifname
 		log_warn("'%s': generic XDP instead (see above)", ifname);
 		*mode = XDPBR_MODE_GENERIC;
 	}
+	mode_before_attach(br, ifindex, *mode);
 	err = share_load_attach(br, ifindex, *mode, comp_id);
 	if (err && !h->id && *mode == XDPBR_MODE_NATIVE &&
 	    !native_refused(br, ifindex, ifname, err)) {
 		*mode = XDPBR_MODE_GENERIC;
+		mode_before_attach(br, ifindex, *mode);
 		err = share_load_attach(br, ifindex, *mode, comp_id);
 	}
 	if (err) {
+		if (!h->id)
+			mode_before_attach(br, ifindex, XDPBR_MODE_NONE);
 		log_warn("Couldn't add the bridge to libxdp's dispatcher on '%s' (%s mode): %s%s",
 			 ifname, port_mode_name(*mode), strerror(-err),
 			 h->id && !h->nprogs ? " (the program there is not a libxdp dispatcher: "
@@ -581,6 +607,10 @@ static int add_port_xdp(struct bridge *br, const char *ifname, uint32_t ifindex,
 	}
 	attach_pause();
 	err = tc_attach(br->prog_tc_fd, ifindex, ifname);
+	/* The fault point port_xdp_attach_slow (fault.h): the TC program
+	 * runs, the XDP program not yet. */
+	if (!err && fault_hit("port_xdp_attach_slow"))
+		nanosleep(&(struct timespec){ .tv_nsec = 300 * 1000 * 1000 }, NULL);
 	/* Before the attach: XDP's own queues count as in use after it. */
 	if (!err && !h.id && br->mode != XDPBR_MODE_GENERIC)
 		native_ok = virtio_xdp_check(ifname) != VIRTIO_XDP_UNSAFE;

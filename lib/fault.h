@@ -17,6 +17,10 @@
  *   port_attach_slow a port's add pauses 300 ms between its map writes and
  *                    its attach (lib/brport.c), for another process to
  *                    add the same port then (test_ports_runtime)
+ *   port_xdp_attach_slow  a port joining on XDP pauses 300 ms between its
+ *                    TC program's attach and its XDP program's
+ *                    (lib/brport.c): what comes in then is the TC
+ *                    program's own (test_ports_runtime)
  */
 #include <stdbool.h>
 

@@ -127,6 +127,24 @@ check "no daemon: link add dev $P4 master $BR mode generic" \
 joined "no daemon, mode generic" generic
 check "no daemon: link del dev $P4 (generic)" "$XDPBR" -b "$BR" link del dev "$P4"
 left "no daemon, after link del (generic)"
+
+# A port joining on XDP runs its TC program (for what its XDP program
+# hands to the skb path) before its XDP program: what comes in between is
+# the TC program's own, counted in and out once, not taken for a frame
+# the XDP program counted. The fault point port_xdp_attach_slow holds that
+# window open 300 ms while h4 pings h1 every 10 ms.
+pfx_ping_start x41 4 1 0.01
+sleep 0.2
+check "no daemon: link add dev $P4 mode native, 300 ms between its TC and XDP attach" \
+	env XDPBR_FAULT=port_xdp_attach_slow "$XDPBR" link add dev "$P4" master "$BR" mode native
+sleep 0.3
+pfx_ping_stop x41
+check "... every port's frames counted in are counted out once, $P4's too" \
+	xt_poll 2 counters_add_up
+check "... h4's ping got through once $P4 joined" \
+	test "$(grep -c 'bytes from' "$XT_TMP/ping.x41.out")" -ge 10
+check "no daemon: link del dev $P4 (native)" "$XDPBR" -b "$BR" link del dev "$P4"
+left "no daemon, after link del (native)"
 # Two adders of one port at once (two CLIs here; with the bridge device,
 # the daemon re-adding a port of the device and `link add`): the slot lock
 # covers a port's whole add, maps and attach (lib/brport.c slot_lock), so
