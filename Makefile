@@ -85,7 +85,8 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 BPFTEST   := $(BUILD)/tests/test_datapath
 BPFTEST_OBJS := $(patsubst tests/%.c,$(BUILD)/tests/%.o,$(wildcard tests/bpf/*.c))
 TOOLS     := $(BUILD)/tools/sendframe $(BUILD)/tools/fdbfill $(BUILD)/tools/tapwire \
-	     $(BUILD)/tools/jitlines $(BUILD)/tools/netnscookie $(BUILD)/tools/verifierstats
+	     $(BUILD)/tools/jitlines $(BUILD)/tools/netnscookie $(BUILD)/tools/verifierstats \
+	     $(BUILD)/tools/tcxprogs
 
 PREFIX     ?= /usr/local
 SBINDIR    ?= $(PREFIX)/sbin
@@ -179,6 +180,10 @@ $(BUILD)/tools/jitlines: tools/jitlines.c | $(BUILD)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -lbpf -o $@
 
 $(BUILD)/tools/verifierstats: tools/verifierstats.c | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -lbpf -o $@
+
+$(BUILD)/tools/tcxprogs: tools/tcxprogs.c | $(BUILD)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $< -lbpf -o $@
 

@@ -62,7 +62,7 @@ static int link_info_read(const struct target *t, const struct port_entry *p,
 	int err;
 
 	li->p = p;
-	port_link_read(p->ifindex, p->port.flags, &li->l);
+	port_link_read(p, &li->l);
 	li->gone = link_gone(t, p, &li->l);
 	memset(&li->storm, 0, sizeof(li->storm));
 	li->stp_on = ctl_stp_enabled(&t->m) > 0;

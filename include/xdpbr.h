@@ -51,6 +51,8 @@
 #define XDPBR_PIN_PROG_RX	"prog_rx"
 #define XDPBR_PIN_PROG_EGRESS	"prog_egress"
 #define XDPBR_PIN_PROG_TC	"prog_tc"
+/* + the port's ifindex: its TCX link (lib/hook.c) */
+#define XDPBR_PIN_LINK_TC	"link_tc_"
 
 /* Section names: `ip link set dev X xdp obj xdpbr.bpf.o sec xdp.frags`,
  * `tc filter add dev X ingress bpf da obj xdpbr.bpf.o sec tc` */

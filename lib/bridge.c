@@ -164,6 +164,7 @@ void bridge_close(struct bridge *br, bool keep, bool failed)
 		unpin_all(br);
 		log_info("bridge %s: detached from all ports, pins removed", br->name);
 	}
+	tc_links_close(br);
 	skel_close(br, keep && !failed);
 	lock_release(&br->lock_fd);
 }
@@ -279,6 +280,7 @@ int bridge_open_pinned(struct bridge *br, const char *name)
 
 void bridge_close_pinned(struct bridge *br)
 {
+	tc_links_close(br);
 	maps_close(&br->maps);
 	if (br->prog_rx_fd >= 0)
 		close(br->prog_rx_fd);
@@ -319,7 +321,10 @@ int bridge_pins_check(struct bridge *br)
 	}
 	if (err)
 		return err;
-	/* the tracepoints' links lived by their pins too */
+	/* the tracepoints' links lived by their pins too; the ports' TCX
+	 * links live by the descriptors this daemon holds as well */
 	err = maps_pin(br->name, &br->maps) ?: pin_programs(br);
+	if (!err)
+		tc_links_repin(br);
 	return err ? err : 1;
 }

@@ -40,6 +40,10 @@ struct bridge_port {
 	uint32_t comp_id;		/* our component in libxdp's dispatcher
 					 * attached by this process, or 0 */
 	bool attached_now;		/* attached by this process (undo on failure) */
+	int tc_link_fd;			/* its TCX link, held while this process runs
+					 * (-1: none, or a clsact filter): a removed
+					 * pin does not detach it, and is put back
+					 * (bridge_pins_check) */
 };
 
 /* What the bridge's owner (the daemon's configuration) says of a port

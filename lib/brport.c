@@ -246,13 +246,76 @@ void port_maps_del(struct bridge *br, uint32_t ifindex)
 	ctl_port_remove(&br->maps, ifindex);
 }
 
-/* Removes our filter, if it is still ours. */
-static void tc_detach(struct bridge *br, uint32_t ifindex)
+/* Where the port's TCX link is pinned (lib/hook.c), in buf; NULL if that
+ * path does not fit. */
+static const char *tc_pin(const struct bridge *br, uint32_t ifindex, char *buf, size_t len)
+{
+	char name[sizeof(XDPBR_PIN_LINK_TC) + 10];
+
+	snprintf(name, sizeof(name), XDPBR_PIN_LINK_TC "%u", ifindex);
+	return pin_path(buf, len, br->name, name) ? NULL : buf;
+}
+
+static int tc_attach_port(struct bridge *br, uint32_t ifindex, const char *ifname)
+{
+	char pin[PATH_MAX];
+
+	return tc_attach(br->prog_tc_fd, ifindex, ifname, tc_pin(br, ifindex, pin, sizeof(pin)));
+}
+
+/* The port's TCX link, by its pin: -1 if none (a clsact filter). */
+static int tc_link_open(const struct bridge *br, uint32_t ifindex)
+{
+	char buf[PATH_MAX];
+	const char *pin = tc_pin(br, ifindex, buf, sizeof(buf));
+	int fd = pin ? bpf_obj_get(pin) : -1;
+
+	return fd < 0 ? -1 : fd;
+}
+
+void tc_links_repin(struct bridge *br)
+{
+	char buf[PATH_MAX];
+	const char *pin;
+
+	for (int i = 0; i < br->nports; i++) {
+		if (br->ports[i].tc_link_fd < 0)
+			continue;
+		pin = tc_pin(br, br->ports[i].ifindex, buf, sizeof(buf));
+		if (pin && access(pin, F_OK) && bpf_obj_pin(br->ports[i].tc_link_fd, pin))
+			log_warn("Couldn't pin the TC link of '%s' again at %s: %s",
+				 br->ports[i].ifname, pin, strerror(errno));
+	}
+}
+
+void tc_links_close(struct bridge *br)
+{
+	for (int i = 0; i < br->nports; i++) {
+		if (br->ports[i].tc_link_fd >= 0)
+			close(br->ports[i].tc_link_fd);
+		br->ports[i].tc_link_fd = -1;
+	}
+}
+
+/* Whether the port's TC ingress runs this bridge's program. */
+static bool tc_runs_ours(struct bridge *br, uint32_t ifindex)
 {
 	uint32_t id;
 
-	if (!tc_query(ifindex, &id) && prog_is_ours(br, id))
-		tc_filter_del(ifindex);
+	return !tc_query(ifindex, br->prog_tc_id, &id) && prog_is_ours(br, id);
+}
+
+/* Removes our program, if it is still ours; the link's pin goes in any
+ * case (its device may be gone). */
+static void tc_detach(struct bridge *br, uint32_t ifindex)
+{
+	char buf[PATH_MAX];
+	const char *pin = tc_pin(br, ifindex, buf, sizeof(buf));
+
+	if (tc_runs_ours(br, ifindex))
+		tc_filter_del(ifindex, pin);
+	else if (pin)
+		unlink(pin);
 }
 
 static bool port_runs_our_xdp(struct bridge *br, uint32_t ifindex)
@@ -471,7 +534,7 @@ static int add_port_tc(struct bridge *br, const char *ifname, uint32_t ifindex,
 	uint32_t cur_tc = 0;
 	int err;
 
-	tc_query(ifindex, &cur_tc);
+	tc_query(ifindex, br->prog_tc_id, &cur_tc);
 	*adopted = prog_is_ours(br, cur_tc);
 	err = port_maps_add(br, ifname, ifindex, XDPBR_MODE_TC);
 	if (err) {
@@ -481,7 +544,7 @@ static int add_port_tc(struct bridge *br, const char *ifname, uint32_t ifindex,
 		return err;
 	}
 	attach_pause();
-	err = tc_attach(br->prog_tc_fd, ifindex, ifname);
+	err = tc_attach_port(br, ifindex, ifname);
 	if (err) {
 		if (!*adopted)
 			port_maps_del(br, ifindex);
@@ -606,7 +669,7 @@ static int add_port_xdp(struct bridge *br, const char *ifname, uint32_t ifindex,
 		return err;
 	}
 	attach_pause();
-	err = tc_attach(br->prog_tc_fd, ifindex, ifname);
+	err = tc_attach_port(br, ifindex, ifname);
 	/* The fault point port_xdp_attach_slow (fault.h): the TC program
 	 * runs, the XDP program not yet. */
 	if (!err && fault_hit("port_xdp_attach_slow"))
@@ -637,6 +700,7 @@ static void port_added(struct bridge *br, const char *ifname, uint32_t ifindex,
 	bp->ifindex = ifindex;
 	bp->mode = mode;
 	bp->comp_id = comp_id;
+	bp->tc_link_fd = tc_link_open(br, ifindex);
 	bp->attached_now = !adopted;
 	snprintf(bp->ifname, sizeof(bp->ifname), "%s", ifname);
 	if (mode == XDPBR_MODE_TC) {
@@ -788,7 +852,6 @@ int bridge_adopt_ports(struct bridge *br)
 {
 	struct port_entry *ports;
 	size_t n;
-	uint32_t id;
 	char name[IF_NAMESIZE];
 	int err;
 
@@ -803,8 +866,7 @@ int bridge_adopt_ports(struct bridge *br)
 			known |= br->ports[j].ifindex == ifindex;
 		if (known)
 			continue;
-		if (ports[i].port.mode == XDPBR_MODE_TC ? tc_query(ifindex, &id) ||
-							  !prog_is_ours(br, id)
+		if (ports[i].port.mode == XDPBR_MODE_TC ? !tc_runs_ours(br, ifindex)
 							: !port_runs_our_xdp(br, ifindex))
 			continue;
 		if (!if_indextoname(ifindex, name))
@@ -826,13 +888,12 @@ int bridge_adopt_ports(struct bridge *br)
 static bool port_is_there(struct bridge *br, uint32_t ifindex)
 {
 	char name[IF_NAMESIZE];
-	uint32_t id;
 
 	if (!if_indextoname(ifindex, name))
 		return false;
 	if (port_runs_our_xdp(br, ifindex))
 		return true;
-	return !tc_query(ifindex, &id) && prog_is_ours(br, id);
+	return tc_runs_ours(br, ifindex);
 }
 
 /* Removes a port: detached if its interface is still there, out of every
@@ -847,9 +908,13 @@ static int port_remove(struct bridge *br, const struct port_entry *pe)
 		ifname_of(pe->ifindex, name);	/* added before names were kept */
 	if (there)
 		detach_one(br, pe->ifindex);
+	else
+		tc_detach(br, pe->ifindex);	/* its TCX link's pin */
 	err = ctl_port_remove(&br->maps, pe->ifindex);
 	for (int i = 0; i < br->nports; i++)
 		if (br->ports[i].ifindex == pe->ifindex) {
+			if (br->ports[i].tc_link_fd >= 0)
+				close(br->ports[i].tc_link_fd);
 			br->ports[i] = br->ports[--br->nports];
 			break;
 		}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * hook.c - the hooks a port's datapath runs on, XDP and TC clsact ingress:
- * what runs there, attaching and removing the loader's TC filter. libbpf
+ * hook.c - the hooks a port's datapath runs on, XDP and TC ingress (TCX
+ * or clsact): what runs there, attaching and removing the loader's TC
+ * program. libbpf
  * only: nothing here knows the bridge.
  */
 #include <errno.h>
@@ -14,6 +15,10 @@
 #include "xdpbr.h"
 #include "hook.h"
 #include "log.h"
+
+/* Linux 6.6's, past what Debian 12's headers (libbpf 1.1) know. */
+#define XDPBR_TCX_INGRESS	46	/* enum bpf_attach_type */
+#define XDPBR_LINK_TYPE_TCX	11	/* enum bpf_link_type */
 
 uint32_t prog_id_of(int fd)
 {
@@ -32,7 +37,8 @@ uint32_t prog_id_of(int fd)
 #define TC_FILTER(name) \
 	LIBBPF_OPTS(bpf_tc_opts, name, .handle = XDPBR_TC_HANDLE, .priority = XDPBR_TC_PRIO)
 
-int tc_query(uint32_t ifindex, uint32_t *prog_id)
+/* The clsact filter's program, or 0. */
+static int clsact_query(uint32_t ifindex, uint32_t *prog_id)
 {
 	TC_HOOK(hook, ifindex);
 	TC_FILTER(opts);
@@ -48,21 +54,108 @@ int tc_query(uint32_t ifindex, uint32_t *prog_id)
 	return 0;
 }
 
+/* The programs on ifindex's TCX ingress, in the order they run: 0 and
+ * *n, or -errno (-EINVAL: a kernel without TCX; -EPERM: no CAP_NET_ADMIN). */
+static int tcx_query(uint32_t ifindex, uint32_t *ids, uint32_t *n)
+{
+	__u32 flags = 0;
+
+	return bpf_prog_query((int)ifindex, XDPBR_TCX_INGRESS, 0, &flags, ids, n) ? -errno : 0;
+}
+
+int tc_query(uint32_t ifindex, uint32_t prefer, uint32_t *prog_id)
+{
+	uint32_t ids[16], n = 16;
+	int tcx = tcx_query(ifindex, ids, &n), err;
+
+	if (!tcx && n) {
+		*prog_id = ids[n - 1];	/* ours is appended: the last, unless... */
+		for (uint32_t i = 0; i < n; i++)
+			if (ids[i] == prefer)	/* ... it is found */
+				*prog_id = prefer;
+		return 0;
+	}
+	err = clsact_query(ifindex, prog_id);
+	return !err && !*prog_id && tcx == -EPERM ? -EPERM : err;
+}
+
+/* The ifindex a TCX link is attached to; 0: detached (its device gone),
+ * or not a TCX link. */
+static uint32_t tcx_link_ifindex(int fd)
+{
+	struct bpf_link_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) || info.type != XDPBR_LINK_TYPE_TCX)
+		return 0;
+	return info.xdp.ifindex;	/* tcx's ifindex is at the same place */
+}
+
 /*
- * Our filter on the port's clsact ingress (created if missing), swapped in
- * atomically when one is there (BPF_TC_F_REPLACE): a restarted daemon
- * replaces its predecessor's program without a gap, like XDP_FLAGS_REPLACE.
+ * TCX (Linux 6.6 on): prog_fd on ifindex's ingress by a BPF link pinned at
+ * pin, replacing the program of the link already there atomically
+ * (bpf_link_update). Unlike a clsact qdisc, which qdisc_graft() adds with
+ * the device deactivated for an RCU grace period (what it sends then is
+ * dropped: a frame a port when a running Linux bridge is taken over),
+ * a TCX link touches no qdisc. The pin keeps it past the daemon. 0, or
+ * -errno: -EOPNOTSUPP where the kernel has no TCX.
+ */
+static int tcx_attach(int prog_fd, uint32_t ifindex, const char *ifname, const char *pin)
+{
+	int fd = bpf_obj_get(pin);
+	int err;
+
+	if (fd >= 0 && tcx_link_ifindex(fd) == ifindex) {
+		err = bpf_link_update(fd, prog_fd, NULL) ? -errno : 0;
+		close(fd);
+		if (err)
+			log_warn("Couldn't replace the TC program of '%s': %s", ifname,
+				 strerror(-err));
+		return err;
+	}
+	if (fd >= 0) {
+		close(fd);	/* a link whose device went: ifindex is another's now */
+		unlink(pin);
+	}
+	fd = bpf_link_create(prog_fd, (int)ifindex, XDPBR_TCX_INGRESS, NULL);
+	if (fd < 0)
+		return errno == EINVAL ? -EOPNOTSUPP : -errno;
+	err = bpf_obj_pin(fd, pin) ? -errno : 0;
+	close(fd);		/* unpinned, that detaches it */
+	if (err)
+		log_warn("Couldn't pin the TC link of '%s' at %s: %s", ifname, pin,
+			 strerror(-err));
+	return err;
+}
+
+/*
+ * Our program on the port's ingress: by a pinned TCX link where the kernel
+ * has TCX and pin is given, else as a filter on its clsact ingress
+ * (created if missing). What is there is replaced atomically (the link's
+ * program; BPF_TC_F_REPLACE), so a restarted daemon replaces its
+ * predecessor's program without a gap, like XDP_FLAGS_REPLACE; a filter of
+ * an earlier build goes once the link runs (TCX runs first and decides).
  * Ports on the skb path run only this; XDP ports run it too, for the
  * frames their XDP program hands to the stack in a bridge of both kinds.
  */
-int tc_attach(int prog_fd, uint32_t ifindex, const char *ifname)
+int tc_attach(int prog_fd, uint32_t ifindex, const char *ifname, const char *pin)
 {
 	TC_HOOK(hook, ifindex);
 	TC_FILTER(opts);
+	uint32_t id;
 	int err;
 
 	if (prog_fd < 0)
 		return -ENOENT;
+	err = pin ? tcx_attach(prog_fd, ifindex, ifname, pin) : -EOPNOTSUPP;
+	if (!err) {
+		if (!clsact_query(ifindex, &id) && id)
+			bpf_tc_detach(&hook, &opts);
+		return 0;
+	}
+	if (err != -EOPNOTSUPP)
+		log_warn("Couldn't attach the TC program to '%s' by TCX: %s; by clsact",
+			 ifname, strerror(-err));
 	err = bpf_tc_hook_create(&hook);
 	if (err && err != -EEXIST) {
 		log_warn("Couldn't add a clsact qdisc to '%s': %s", ifname, strerror(-err));
@@ -76,15 +169,26 @@ int tc_attach(int prog_fd, uint32_t ifindex, const char *ifname)
 	return err;
 }
 
-/* Removes the loader's filter (handle and priority XDPBR_TC_*) from
- * ifindex's clsact ingress; the qdisc stays (other filters may use it). */
-void tc_filter_del(uint32_t ifindex)
+/* Removes the loader's program from ifindex's ingress: the link pinned at
+ * pin (detached, unpinned), and the filter with handle and priority
+ * XDPBR_TC_* on its clsact ingress; that qdisc stays (other filters may
+ * use it). */
+void tc_filter_del(uint32_t ifindex, const char *pin)
 {
 	TC_HOOK(hook, ifindex);
 	TC_FILTER(opts);
 	char name[IF_NAMESIZE] = "?";
+	uint32_t id;
+	int fd = pin ? bpf_obj_get(pin) : -1;
 
-	if (bpf_tc_detach(&hook, &opts))
+	if (fd >= 0) {
+		if (tcx_link_ifindex(fd) && bpf_link_detach(fd))
+			log_warn("Couldn't detach the TC link from '%s': %s",
+				 if_indextoname(ifindex, name) ?: "?", strerror(errno));
+		close(fd);
+		unlink(pin);
+	}
+	if (!clsact_query(ifindex, &id) && id && bpf_tc_detach(&hook, &opts))
 		log_warn("Couldn't detach the TC program from '%s'",
 			 if_indextoname(ifindex, name) ?: "?");
 }

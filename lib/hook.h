@@ -6,20 +6,26 @@
 #include <stdint.h>
 
 
-/* The program of xdpbr's filter on ifindex's clsact ingress (handle and
- * priority XDPBR_TC_*), or 0. 0 or -errno. */
-int tc_query(uint32_t ifindex, uint32_t *prog_id);
+/* The program on ifindex's TC ingress: prefer if it is one of those on
+ * its TCX hook, else the last of those (what is attached there runs
+ * first), else xdpbr's filter on its clsact ingress (handle and priority
+ * XDPBR_TC_*), else 0. 0 or -errno. Without CAP_NET_ADMIN, only the clsact
+ * filter is seen. */
+int tc_query(uint32_t ifindex, uint32_t prefer, uint32_t *prog_id);
 
 /* The id of the program fd, or 0. */
 uint32_t prog_id_of(int fd);
 
-/* prog_fd as the loader's filter on ifindex's clsact ingress, the qdisc
- * made if missing, a filter there replaced atomically. 0 or -errno, said. */
-int tc_attach(int prog_fd, uint32_t ifindex, const char *ifname);
+/* prog_fd on ifindex's TC ingress: by a TCX link pinned at pin (a kernel
+ * with TCX, pin not NULL), else as the loader's filter on its clsact
+ * ingress, the qdisc made if missing; what is there is replaced
+ * atomically. 0 or -errno, said. */
+int tc_attach(int prog_fd, uint32_t ifindex, const char *ifname, const char *pin);
 
-/* Removes the loader's filter from ifindex's clsact ingress, said if it
- * can't. */
-void tc_filter_del(uint32_t ifindex);
+/* Removes the loader's program from ifindex's TC ingress: the link pinned
+ * at pin (if given; its pin goes even if its device went) and the clsact
+ * filter; said if it can't. */
+void tc_filter_del(uint32_t ifindex, const char *pin);
 
 /* Every frame sent on ifindex (its clsact egress) is sent on to instead:
  * the Linux bridge device's own frames go into xdpbr's datapath through

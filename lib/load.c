@@ -12,6 +12,7 @@
  * are, and replaces the program on each port atomically (XDP_FLAGS_REPLACE):
  * no frame is dropped and no entry is lost.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <linux/magic.h>
 #include <stdio.h>
@@ -176,6 +177,23 @@ static int pin_prog(struct bridge *br, struct bpf_program *prog, const char *nam
 	return err;
 }
 
+/* The ports' TCX link pins that are left (a port whose device went while
+ * no daemon ran): unpinned, a link goes. */
+static void tc_links_unpin(const struct bridge *br)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(br->dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, XDPBR_PIN_LINK_TC, strlen(XDPBR_PIN_LINK_TC)) &&
+		    !pin_path(path, sizeof(path), br->name, de->d_name))
+			unlink(path);
+	closedir(d);
+}
+
 void unpin_all(struct bridge *br)
 {
 	static const char *const names[] = {
@@ -189,6 +207,7 @@ void unpin_all(struct bridge *br)
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (!pin_path(path, sizeof(path), br->name, names[i]))
 			unlink(path);
+	tc_links_unpin(br);
 	if (rmdir(br->dir) && errno != ENOENT)
 		log_warn("Couldn't remove %s: %s", br->dir, strerror(errno));
 	pin_root_remove();

@@ -296,7 +296,7 @@ static bool bridge_runs_here(const char *brdir)
 	ifs = mi.id ? if_nameindex() : NULL;
 	for (i = ifs; i && i->if_index && !here; i++)
 		here = (!xdp_query(i->if_index, &id, &mode) && prog_uses(id, mi.id)) ||
-		       (!tc_query(i->if_index, &id) && prog_uses(id, mi.id));
+		       (!tc_query(i->if_index, 0, &id) && prog_uses(id, mi.id));
 	if (ifs)
 		if_freenameindex(ifs);
 	return here;

@@ -218,9 +218,11 @@ const struct port_iff_name port_iff_names[PORT_IFF_NAMES] = {
 	{ IFF_UP, "UP" }, { IFF_LOWER_UP, "LOWER_UP" },
 };
 
-void port_link_read(uint32_t ifindex, uint32_t p_flags, struct port_link *l)
+void port_link_read(const struct port_entry *p, struct port_link *l)
 {
+	uint32_t ifindex = p->ifindex, p_flags = p->port.flags;
 	struct ifreq ifr = {};
+	bool tc_unseen;
 	int fd;
 
 	memset(l, 0, sizeof(*l));
@@ -241,7 +243,7 @@ void port_link_read(uint32_t ifindex, uint32_t p_flags, struct port_link *l)
 	xdp_query(ifindex, &l->xdp_prog_id, &l->xdp_mode);
 	l->xdp_attach = !l->xdp_prog_id ? "none" :
 			xdpshare_is_dispatcher(l->xdp_prog_id) ? "dispatcher" : "exclusive";
-	tc_query(ifindex, &l->tc_prog_id);
+	tc_unseen = tc_query(ifindex, 0, &l->tc_prog_id) == -EPERM;
 	if (port_kind(ifindex, l->kind, sizeof(l->kind)))
 		snprintf(l->kind, sizeof(l->kind), "?");
 	if (p_flags & XDPBR_PORT_HOST) {
@@ -254,6 +256,10 @@ void port_link_read(uint32_t ifindex, uint32_t p_flags, struct port_link *l)
 	}
 	/* An XDP port runs the TC program too, for frames it hands over. */
 	l->datapath = l->xdp_prog_id ? "xdp" : l->tc_prog_id ? "tc" : "none";
+	/* Without CAP_NET_ADMIN (the HTTP process), a TCX hook can't be
+	 * seen: the ports map says what it runs. */
+	if (tc_unseen && !l->xdp_prog_id && p->port.mode == XDPBR_MODE_TC)
+		l->datapath = "tc";
 }
 
 bool port_forwarding(const struct port_entry *p, const struct port_link *l)

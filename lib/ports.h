@@ -79,16 +79,16 @@ struct port_link {
 	uint32_t xdp_mode;		/* ... not what was recorded (enum xdpbr_mode) */
 	const char *xdp_attach;		/* how: "exclusive" (the program alone),
 					 * "dispatcher" (libxdp's) or "none" */
-	uint32_t tc_prog_id;		/* xdpbr's TC filter on its clsact ingress */
+	uint32_t tc_prog_id;		/* xdpbr's TC program (TCX link or clsact filter) */
 	char kind[IF_NAMESIZE];		/* veth, tap, physical, ... (port_kind) */
 	const char *datapath;		/* what runs: "xdp", "tc" or "none" */
 	char host_interface[IFNAME_SHOWN]; /* the host's end (shown), for
 					 * the port flagged XDPBR_PORT_HOST; else "" */
 };
 
-/* Asks the kernel (ioctl, XDP query, netlink) about port ifindex whose
- * xdpbr_port.flags are p_flags; what it can't learn stays 0. */
-void port_link_read(uint32_t ifindex, uint32_t p_flags, struct port_link *l);
+/* Asks the kernel (ioctl, XDP and TC queries, netlink) about port p's
+ * interface; what it can't learn stays 0. */
+void port_link_read(const struct port_entry *p, struct port_link *l);
 
 /* Forwarding only when the link is up and the datapath uses the port. */
 bool port_forwarding(const struct port_entry *p, const struct port_link *l);

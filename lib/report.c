@@ -205,7 +205,7 @@ struct json_object *report_json_doc(const struct report *r)
 		struct json_object *o;
 		struct port_link l;
 
-		port_link_read(r->ports[i].ifindex, r->ports[i].port.flags, &l);
+		port_link_read(&r->ports[i], &l);
 		o = json_port(&r->ports[i], &l, report_port_state(r, i, &l), r->bridge);
 
 		add_counters(c, &r->stats[i]);

@@ -43,6 +43,7 @@ XDPBRD=$XT_BUILD/xdpbrd
 XDPBR=$XT_BUILD/xdpbr
 SENDFRAME=$XT_BUILD/tools/sendframe
 NETNSCOOKIE=$XT_BUILD/tools/netnscookie
+TCXPROGS=$XT_BUILD/tools/tcxprogs
 BPF_OBJ=$XT_BUILD/xdpbr.bpf.o
 XDPBR_H=$XT_ROOT/include/xdpbr.h
 XDPBR_MAPS_H=$XT_ROOT/include/xdpbr_maps.h
@@ -583,12 +584,20 @@ ping_all()
 	grep -q "^$n packets transmitted, $n received, 0% packet loss" <<<"$out"
 }
 
-# port_tc PORT: xdpbr's filter on PORT's clsact ingress (handle 0x7862) as
-# tc's JSON, "null" if none.
+# port_tc PORT: xdpbr's TC program on PORT's ingress as tc's JSON: its
+# filter on the clsact ingress (handle 0x7862), else the last program on
+# its TCX hook (Linux 6.6 on, which tc does not show) as
+# {"kind":"tcx","options":{"prog":{"id":ID}}}; "null" if neither.
 port_tc()
 {
-	tc -j filter show dev "$1" ingress 2>/dev/null |
-		jq -c '[.[] | select(.options.handle == "0x7862")][0] // null'
+	local f id
+	f=$(tc -j filter show dev "$1" ingress 2>/dev/null |
+		jq -c '[.[] | select(.options.handle == "0x7862")][0] // null')
+	if [ "${f:-null}" = null ]; then
+		id=$("$TCXPROGS" "$1" 2>/dev/null | tail -n 1)
+		[ -z "$id" ] || f="{\"kind\":\"tcx\",\"options\":{\"prog\":{\"id\":$id}}}"
+	fi
+	echo "${f:-null}"
 }
 
 # port_xdp PORT: the datapath program attached to PORT: its XDP state as
@@ -656,6 +665,9 @@ port_prog_name()
 	local n
 	n=$(ip -j link show dev "$1" | jq -r '.[0].xdp.prog.name // empty')
 	[ -n "$n" ] || n=$(port_tc "$1" | jq -r '.options.prog.name // empty')
+	# A TCX program: tc names none, bpftool does.
+	[ -n "$n" ] || n=$(bpftool -j prog show id "$(port_prog_id "$1")" 2>/dev/null |
+		jq -r '.name // empty')
 	echo "$n"
 }
 

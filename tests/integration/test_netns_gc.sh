@@ -228,7 +228,8 @@ check "l3: its --keep bridge lives (the namespace kept by its bind mount)" bridg
 check_eq "l3: its proof of life names it" "${INO[l3]}" "$(life_ino l3)"
 check "l3: p1 still runs the datapath" \
 	test -n "$(in_ns l3 ip -j link show dev p1 | jq -r '.[0].xdp.prog.id // empty')$(
-		in_ns l3 tc filter show dev p1 ingress 2>/dev/null)"
+		in_ns l3 tc filter show dev p1 ingress 2>/dev/null)$(
+		in_ns l3 "$TCXPROGS" p1 2>/dev/null)"
 
 # --- the inode layout of an earlier version
 # m: a bridge left forwarding (--keep), its pins put where an earlier

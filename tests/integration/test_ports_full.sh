@@ -77,8 +77,7 @@ check "... and why: No space left on device" grep -q "No space left on device" <
 check_eq "link show still lists 1024 ports" 1024 "$(nports)"
 check "$EXTRA is not a port" json_is array 'length == 0' \
 	-- "$XDPBR" -b "$BR" -j link show dev "$EXTRA"
-check "$EXTRA carries no TC filter" \
-	bash -c "[ -z \"\$(tc filter show dev '$EXTRA' ingress 2>/dev/null)\" ]"
+check_eq "$EXTRA carries no TC program (filter or TCX)" null "$(port_tc "$EXTRA")"
 check "$EXTRA carries no XDP program" \
 	bash -c "! ip -d link show dev '$EXTRA' | grep -q 'prog/xdp'"
 check "h1 still reaches h2" hping 1 2
