@@ -2,8 +2,7 @@
 /*
  * hook.c - the hooks a port's datapath runs on, XDP and TC ingress (TCX
  * or clsact): what runs there, attaching and removing the loader's TC
- * program. libbpf
- * only: nothing here knows the bridge.
+ * program. libbpf only: nothing here knows the bridge.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -68,14 +67,16 @@ int tc_query(uint32_t ifindex, uint32_t prefer, uint32_t *prog_id)
 	uint32_t ids[16], n = 16;
 	int tcx = tcx_query(ifindex, ids, &n), err;
 
-	if (!tcx && n) {
-		*prog_id = ids[n - 1];	/* ours is appended: the last, unless... */
-		for (uint32_t i = 0; i < n; i++)
-			if (ids[i] == prefer)	/* ... it is found */
-				*prog_id = prefer;
-		return 0;
-	}
+	if (tcx)
+		n = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (ids[i] == prefer) {
+			*prog_id = prefer;
+			return 0;
+		}
 	err = clsact_query(ifindex, prog_id);
+	if (!err && !*prog_id && n)
+		*prog_id = ids[n - 1];	/* ours is appended: the last */
 	return !err && !*prog_id && tcx == -EPERM ? -EPERM : err;
 }
 

@@ -7,10 +7,10 @@
 
 
 /* The program on ifindex's TC ingress: prefer if it is one of those on
- * its TCX hook, else the last of those (what is attached there runs
- * first), else xdpbr's filter on its clsact ingress (handle and priority
- * XDPBR_TC_*), else 0. 0 or -errno. Without CAP_NET_ADMIN, only the clsact
- * filter is seen. */
+ * its TCX hook, else xdpbr's filter on its clsact ingress (handle and
+ * priority XDPBR_TC_*), else the last program on the TCX hook (where
+ * tc_attach appends), else 0. 0 or -errno; without CAP_NET_ADMIN, only the
+ * clsact filter is seen (-EPERM if none). */
 int tc_query(uint32_t ifindex, uint32_t prefer, uint32_t *prog_id);
 
 /* The id of the program fd, or 0. */
