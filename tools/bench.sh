@@ -120,6 +120,7 @@ cd "$(dirname "$0")/.." || exit 1
 BUILD=${BUILD:-build}
 PKTGEN=$BUILD/tools/pktgen
 TAPWIRE=$BUILD/tools/tapwire
+TCXPROGS=$BUILD/tools/tcxprogs
 XDPBRD=$BUILD/xdpbrd
 XDPBR=$BUILD/xdpbr
 STATE_DIR=/run/xdpbr-bench
@@ -656,10 +657,22 @@ ports_ready()
 			jq -e --arg p "$p" --arg dp "$dp" \
 				'any(.[]; .ifname == $p and .datapath == $dp)' <<<"$json" >/dev/null ||
 				return 1
-			tc filter show dev "$p" ingress 2>/dev/null | grep -q xdpbr_tc_rx || return 1
+			tc_runs_ours "$p" || return 1
 			;;
 		esac
 	done
+}
+
+# tc_runs_ours PORT: xdpbr's TC program runs on PORT's ingress: as a
+# clsact filter, or on its TCX hook (Linux 6.6 on; tc does not show it).
+tc_runs_ours()
+{
+	local id
+	tc filter show dev "$1" ingress 2>/dev/null | grep -q xdpbr_tc_rx && return 0
+	for id in $("$TCXPROGS" "$1" 2>/dev/null); do
+		bpftool prog show id "$id" 2>/dev/null | grep -q xdpbr_tc_rx && return 0
+	done
+	return 1
 }
 
 # host_ready: the host interface's port runs on $HOSTIF and forwards.
