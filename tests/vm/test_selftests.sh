@@ -15,10 +15,11 @@
 #     xdpbr's user-space STP, /sbin/bridge-stp, leaves a port that joins or
 #     comes up until it is muted: the kernel forwards nothing);
 #   - its sub-tests' results ([ OK ] / [FAIL] lines) are those of the table
-#     in doc/selftests.md, EXPECT below: a known failure (issue 28: a
-#     user's extern_learn entry; 29: IGMPv3/MLDv2 source filtering) is
-#     expected until its issue lands, and a new pass or a new failure both
-#     fail this suite, so the table can't go stale.
+#     in doc/selftests.md, EXPECT below: a known failure (one the plain
+#     kernel bridge has in the guest too, as bridge_igmp.sh's and
+#     bridge_mld.sh's two; or one an open issue explains) is expected,
+#     and a new pass or a new failure both fail this suite, so the table
+#     can't go stale.
 #
 # First the control: bridge_vlan_unaware.sh on the plain kernel bridge
 # passes (the harness itself works; XDPBR_SELFTEST_CONTROL=0 leaves it
