@@ -516,11 +516,12 @@ static void record_mode(struct bridge *br, uint32_t ifindex, uint32_t mode, cons
 	ctl_port_write(&br->maps, ifindex, &p);
 }
 
-/* The fault point port_attach_slow (fault.h): a window between a port's
- * map writes and its attach, as wide as a slow driver's. */
-static void attach_pause(void)
+/* The fault points port_attach_slow and port_xdp_attach_slow (fault.h):
+ * a window between two steps of a port's attach, as wide as a slow
+ * driver's. */
+static void attach_pause(const char *point)
 {
-	if (fault_hit("port_attach_slow"))
+	if (fault_hit(point))
 		nanosleep(&(struct timespec){ .tv_nsec = 300 * 1000 * 1000 }, NULL);
 }
 
@@ -543,7 +544,7 @@ static int add_port_tc(struct bridge *br, const char *ifname, uint32_t ifindex,
 			port_maps_del(br, ifindex);
 		return err;
 	}
-	attach_pause();
+	attach_pause("port_attach_slow");
 	err = tc_attach_port(br, ifindex, ifname);
 	if (err) {
 		if (!*adopted)
@@ -668,12 +669,10 @@ static int add_port_xdp(struct bridge *br, const char *ifname, uint32_t ifindex,
 			port_maps_del(br, ifindex);
 		return err;
 	}
-	attach_pause();
+	attach_pause("port_attach_slow");
 	err = tc_attach_port(br, ifindex, ifname);
-	/* The fault point port_xdp_attach_slow (fault.h): the TC program
-	 * runs, the XDP program not yet. */
-	if (!err && fault_hit("port_xdp_attach_slow"))
-		nanosleep(&(struct timespec){ .tv_nsec = 300 * 1000 * 1000 }, NULL);
+	if (!err)	/* the TC program runs, the XDP program not yet */
+		attach_pause("port_xdp_attach_slow");
 	/* Before the attach: XDP's own queues count as in use after it. */
 	if (!err && !h.id && br->mode != XDPBR_MODE_GENERIC)
 		native_ok = virtio_xdp_check(ifname) != VIRTIO_XDP_UNSAFE;

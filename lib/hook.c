@@ -53,6 +53,18 @@ static int clsact_query(uint32_t ifindex, uint32_t *prog_id)
 	return 0;
 }
 
+/* Removes our clsact filter, if there. 0 or -errno. */
+static int clsact_del(uint32_t ifindex)
+{
+	TC_HOOK(hook, ifindex);
+	TC_FILTER(opts);
+	uint32_t id;
+
+	if (clsact_query(ifindex, &id) || !id)
+		return 0;
+	return bpf_tc_detach(&hook, &opts);
+}
+
 /* The programs on ifindex's TCX ingress, in the order they run: 0 and
  * *n, or -errno (-EINVAL: a kernel without TCX; -EPERM: no CAP_NET_ADMIN). */
 static int tcx_query(uint32_t ifindex, uint32_t *ids, uint32_t *n)
@@ -143,15 +155,13 @@ int tc_attach(int prog_fd, uint32_t ifindex, const char *ifname, const char *pin
 {
 	TC_HOOK(hook, ifindex);
 	TC_FILTER(opts);
-	uint32_t id;
 	int err;
 
 	if (prog_fd < 0)
 		return -ENOENT;
 	err = pin ? tcx_attach(prog_fd, ifindex, ifname, pin) : -EOPNOTSUPP;
 	if (!err) {
-		if (!clsact_query(ifindex, &id) && id)
-			bpf_tc_detach(&hook, &opts);
+		clsact_del(ifindex);	/* an earlier build's filter */
 		return 0;
 	}
 	if (err != -EOPNOTSUPP)
@@ -176,10 +186,7 @@ int tc_attach(int prog_fd, uint32_t ifindex, const char *ifname, const char *pin
  * use it). */
 void tc_filter_del(uint32_t ifindex, const char *pin)
 {
-	TC_HOOK(hook, ifindex);
-	TC_FILTER(opts);
 	char name[IF_NAMESIZE] = "?";
-	uint32_t id;
 	int fd = pin ? bpf_obj_get(pin) : -1;
 
 	if (fd >= 0) {
@@ -189,7 +196,7 @@ void tc_filter_del(uint32_t ifindex, const char *pin)
 		close(fd);
 		unlink(pin);
 	}
-	if (!clsact_query(ifindex, &id) && id && bpf_tc_detach(&hook, &opts))
+	if (clsact_del(ifindex))
 		log_warn("Couldn't detach the TC program from '%s'",
 			 if_indextoname(ifindex, name) ?: "?");
 }
