@@ -23,7 +23,7 @@ leave()
 
 # mc_stream FROM GROUP: host FROM sends N datagrams to GROUP (mcpeer.py
 # send) while every other host captures; sets GOT[i] to the copies host i
-# received (GOT[FROM]: -).
+# received (GOT[FROM]: -). FROM 0: the host's stack sends, on BR.
 declare -a GOT
 mc_stream()
 {
@@ -33,7 +33,11 @@ mc_stream()
 		[ "$i" = "$from" ] && continue
 		cap_start "s$i" "$i" "$f" 30 || fail "capture on h$i" "$XT_WHY"
 	done
-	hexec "$from" python3 "$PEER" send "$2" "$N" || fail "h$from sends to $2"
+	if [ "$from" = 0 ]; then
+		MCPEER_DEV=$BR python3 "$PEER" send "$2" "$N" || fail "the host sends to $2"
+	else
+		hexec "$from" python3 "$PEER" send "$2" "$N" || fail "h$from sends to $2"
+	fi
 	# The stream has gone: a second for the last copies, then the
 	# captures end (on a loaded machine a fixed window may close first).
 	sleep 1

@@ -158,6 +158,14 @@ stream "$U4"
 expect "unregistered $U4: to the router port only" 0 0 $N
 stream "$L4"
 expect "link-local $L4: floods" $N $N $N
+# The host sends too: what it sends on BR goes straight into BR-dev (the
+# egress redirect, lib/hook.c), past the kernel bridge's forwarding, and
+# the datapath prunes it as any port's (h1 is no member either).
+mc_stream 0 "$G4"
+expect "the host sends to registered $G4: to its member and the router port" $N 0 $N
+mc_stream 0 "$U4"
+expect "the host sends to unregistered $U4: to the router port only" 0 0 $N
+
 # h4 is an IPv6 router port only while its MLD querier won an election
 # against BR's: the IPv6 checks leave h4 out.
 stream "$G6"
