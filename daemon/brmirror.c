@@ -11,6 +11,7 @@
 #include "bridge.h"
 #include "brmirror.h"
 #include "ctl.h"
+#include "hostif.h"
 #include "kbridge.h"
 #include "log.h"
 #include "netlink.h"
@@ -631,10 +632,19 @@ static void on_kvlans(uint32_t ifindex, const struct xdpbr_vlan_port *kv, uint16
 	struct xdpbr_vlan_port ov, nv;
 	struct xdpbr_port p;
 	char name[IF_NAMESIZE];
+	uint32_t kif = ifindex;		/* the kernel's side: the port, or the device */
+	bool self = ifindex == b->kbr;
 	uint16_t pvid;
 	bool fresh;
 	int err = 0;
 
+	if (b->dev_if && ifindex == b->dev_if) {	/* follows the device's (vlan_sync) */
+		b->dev = (struct brmirror_vlans){ .v = *kv, .pvid = kpvid, .ifindex = ifindex };
+		b->have_dev = true;
+		return;
+	}
+	if (self && !(ifindex = b->host_if))
+		return;		/* no host port: the device's own VLANs are the kernel's */
 	if (ctl_port_get(maps(b), ifindex, &p) || p.slot >= XDPBR_MAX_PORTS ||
 	    ctl_vlan_get(maps(b), p.slot, &ov))
 		return;		/* no port of xdpbr's (yet) */
@@ -662,27 +672,46 @@ static void on_kvlans(uint32_t ifindex, const struct xdpbr_vlan_port *kv, uint16
 	if (memcmp(&nv, &ov, sizeof(nv)) || pvid != p.pvid)
 		err = vlans_to_xdpbr(b, ifindex, &ov, &nv, pvid);
 	if (!err && (memcmp(&nv, kv, sizeof(nv)) || pvid != kpvid))
-		err = kbr_vlans_write(ifindex, &nv, pvid, kv, kpvid);
+		err = kbr_vlans_write(kif, self, &nv, pvid, kv, kpvid);
 	if (err) {
-		log_warn("bridge vlan %s: Couldn't bring its VLANs in line: %s",
-			 if_indextoname(ifindex, name) ?: "?", strerror(-err));
+		log_warn("bridge vlan %s%s: Couldn't bring its VLANs in line: %s",
+			 if_indextoname(kif, name) ?: "?", self ? " self" : "", strerror(-err));
 		if (fresh)
 			a->ifindex = 0;		/* new again at the next look */
 		return;
 	}
 	a->v = nv;
 	a->pvid = pvid;
+	if (self) {
+		b->self = *a;
+		b->have_self = true;
+	}
 }
 
 static void vlan_sync(struct brmirror *b)
 {
+	char name[IF_NAMESIZE];
 	int err;
 
 	if (b->vlan_off || vlan_bridge_sync(b))
 		return;
+	hostif_port_name(b->br->name, name);
+	b->host_if = if_nametoindex(name);
+	hostif_dev_name(b->br->name, name);
+	b->dev_if = b->host_if ? if_nametoindex(name) : 0;
+	b->have_self = b->have_dev = false;
 	err = kbr_port_vlans(b->kbr, on_kvlans, b);
-	if (err)
+	if (err) {
 		log_warn("bridge %s: Couldn't read the Linux bridge's VLANs: %s", b->br->name,
+			 strerror(-err));
+		return;
+	}
+	if (!b->have_self || !b->have_dev ||
+	    (!memcmp(&b->self.v, &b->dev.v, sizeof(b->self.v)) && b->self.pvid == b->dev.pvid))
+		return;
+	err = kbr_vlans_write(b->dev_if, false, &b->self.v, b->self.pvid, &b->dev.v, b->dev.pvid);
+	if (err)
+		log_warn("bridge vlan %s: Couldn't give it the VLANs of %s: %s", name, b->br->name,
 			 strerror(-err));
 }
 

@@ -86,6 +86,13 @@ struct brmirror {
 	bool filtering;			/* ... as last agreed */
 	uint16_t default_pvid;
 	struct brmirror_vlans *vlans;	/* XDPBR_MAX_PORTS, by slot */
+	/* The device's own VLANs (`bridge vlan ... self`) are its host port's
+	 * (BR-host's) in xdpbr, and the device's end of the pair (BR-dev) gets
+	 * them in the kernel: what the host sends crosses into BR-host as it
+	 * left BR, what it receives crosses BR-dev into BR as it left BR-host. */
+	uint32_t host_if, dev_if;	/* BR-host's, BR-dev's ifindex as of a look */
+	bool have_self, have_dev;	/* ... each found in the look's dump */
+	struct brmirror_vlans self, dev; /* the device's as agreed, BR-dev's as found */
 	/* Whether a port new to the mirror keeps the kernel's VLANs (a port of
 	 * a taken-over bridge whose VLANs the file does not give) rather than
 	 * take xdpbr's. NULL: xdpbr's, always. */

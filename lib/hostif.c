@@ -52,7 +52,7 @@ void hostif_port_name(const char *bridge, char buf[IF_NAMESIZE])
 }
 
 /* The device's end: "BRIDGE-dev", else "xbd" and the same 8 hex digits. */
-static void dev_name(const char *bridge, char buf[IF_NAMESIZE])
+void hostif_dev_name(const char *bridge, char buf[IF_NAMESIZE])
 {
 	if (strlen(bridge) + sizeof(DEV_SUFFIX) <= IF_NAMESIZE) {
 		snprintf(buf, IF_NAMESIZE, "%s%s", bridge, DEV_SUFFIX);
@@ -67,7 +67,7 @@ static void names(const char *bridge, struct hostif *h)
 	memset(h, 0, sizeof(*h));
 	snprintf(h->name, sizeof(h->name), "%s", bridge);
 	hostif_port_name(bridge, h->port);
-	dev_name(bridge, h->dev);
+	hostif_dev_name(bridge, h->dev);
 }
 
 void hostif_mac_derive(const char *machine_id, const char *bridge, uint8_t mac[6])

@@ -50,6 +50,8 @@ struct hostif {
 /* The name of the bridge's end for bridge: "BRIDGE-host" when it fits in
  * an interface name, else "xbh" and 8 hex digits of a hash of the name. */
 void hostif_port_name(const char *bridge, char buf[IF_NAMESIZE]);
+/* The name of the device's end: "BRIDGE-dev", else "xbd" and the same hash. */
+void hostif_dev_name(const char *bridge, char buf[IF_NAMESIZE]);
 /* Always the hashed form, "xbh" and 8 hex digits (lib/overlay.c names its
  * objects with the same digits). */
 void hostif_port_name_hashed(const char *bridge, char buf[IF_NAMESIZE]);

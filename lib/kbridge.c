@@ -106,7 +106,8 @@ static int port_msg_cb(const struct nlmsghdr *nlh, void *data)
 	c->pvid = c->begin = 0;
 	memset(&c->v, 0, sizeof(c->v));
 	mnl_attr_parse(nlh, sizeof(*ifm), port_attr_cb, c);
-	if (c->master != c->bridge || (uint32_t)ifm->ifi_index == c->bridge)
+	/* The bridge's own entry (its master is itself) is in a VLAN dump only. */
+	if (c->master != c->bridge || ((uint32_t)ifm->ifi_index == c->bridge && !c->vcb))
 		return MNL_CB_OK;
 	if (c->vcb)
 		c->vcb((uint32_t)ifm->ifi_index, &c->v, c->pvid, c->arg);
@@ -390,6 +391,7 @@ struct vlan_req {
 	struct nlattr *spec;
 	uint16_t type;
 	uint32_t ifindex;
+	bool self;			/* the bridge device's own VLANs */
 	int err;
 };
 
@@ -397,6 +399,8 @@ static void vreq_open(struct vlan_req *r)
 {
 	r->nlh = link_msg_family(r->buf, r->type, 0, AF_BRIDGE, (int)r->ifindex);
 	r->spec = mnl_attr_nest_start(r->nlh, IFLA_AF_SPEC);
+	if (r->self)
+		mnl_attr_put_u16(r->nlh, IFLA_BRIDGE_FLAGS, BRIDGE_FLAGS_SELF);
 }
 
 static void vreq_send(struct vlan_req *r)
@@ -478,8 +482,8 @@ static void vreq_walk(struct vlan_req *r, const struct xdpbr_vlan_port *want, ui
 	}
 }
 
-int kbr_vlans_write(uint32_t ifindex, const struct xdpbr_vlan_port *want, uint16_t pvid,
-		    const struct xdpbr_vlan_port *have, uint16_t have_pvid)
+int kbr_vlans_write(uint32_t ifindex, bool self, const struct xdpbr_vlan_port *want,
+		    uint16_t pvid, const struct xdpbr_vlan_port *have, uint16_t have_pvid)
 {
 	struct vlan_req *r = calloc(1, sizeof(*r));
 	int err;
@@ -487,6 +491,7 @@ int kbr_vlans_write(uint32_t ifindex, const struct xdpbr_vlan_port *want, uint16
 	if (!r)
 		return -ENOMEM;
 	r->ifindex = ifindex;
+	r->self = self;
 	r->type = RTM_DELLINK;
 	vreq_walk(r, want, pvid, have, have_pvid, false);
 	vreq_send(r);

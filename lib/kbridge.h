@@ -73,15 +73,16 @@ int kbr_vlan_get(uint32_t bridge, bool *filtering, uint16_t *default_pvid);
 int kbr_vlan_set(uint32_t bridge, bool filtering, uint16_t default_pvid, bool pvid_change);
 
 /* The VLANs of each port of bridge to cb: members, egress untagged, PVID
- * (0: none). 0 or -errno. */
+ * (0: none); and the bridge device's own (`bridge vlan ... self`), with
+ * bridge as ifindex. 0 or -errno. */
 typedef void (*kbr_vlan_cb)(uint32_t ifindex, const struct xdpbr_vlan_port *v, uint16_t pvid,
 			    void *arg);
 int kbr_port_vlans(uint32_t bridge, kbr_vlan_cb cb, void *arg);
 
-/* Makes port ifindex's VLANs want and pvid, from have and have_pvid (what
- * it holds): deletes, then adds and flag changes, in ranges. 0 or the
- * first -errno. */
-int kbr_vlans_write(uint32_t ifindex, const struct xdpbr_vlan_port *want, uint16_t pvid,
-		    const struct xdpbr_vlan_port *have, uint16_t have_pvid);
+/* Makes port ifindex's VLANs (self: the bridge device ifindex's own) want
+ * and pvid, from have and have_pvid (what it holds): deletes, then adds
+ * and flag changes, in ranges. 0 or the first -errno. */
+int kbr_vlans_write(uint32_t ifindex, bool self, const struct xdpbr_vlan_port *want,
+		    uint16_t pvid, const struct xdpbr_vlan_port *have, uint16_t have_pvid);
 
 #endif
