@@ -248,4 +248,11 @@ XDPBR_ARRAY_MAP(xdpbr_mrouter, ARRAY, XDPBR_MAX_PORTS, __u32);
 /* Entry 0: struct xdpbr_mcast (snooping on, queriers, the host's slot). */
 XDPBR_ARRAY_MAP(xdpbr_mcast, ARRAY, 1, struct xdpbr_mcast);
 
+/* With multicast contexts per VLAN (XDPBR_MCAST_VLAN_CTX): VLAN -> its
+ * XDPBR_MCAST_SNOOPING, _QUERIER4/6 and _SRC4/6, read once per multicast
+ * frame; and XDPBR_MROUTER_VLAN_KEY(VLAN, slot) -> XDPBR_MROUTER_*, read
+ * per pruned copy. Written by user space only. */
+XDPBR_ARRAY_MAP(xdpbr_mcast_vlan, ARRAY, XDPBR_MCAST_VLANS, __u32);
+XDPBR_ARRAY_MAP(xdpbr_mrouter_vlan, HASH, XDPBR_MROUTER_VLAN_SIZE, __u32);
+
 #endif /* XDPBR_MAPS_H */

@@ -54,9 +54,9 @@ static __always_inline const struct xdpbr_mcast *mcast_get(void)
 }
 
 /* The word of a data frame to group key k with the family's querier bit
- * q (0: prunes without a querier, an L2 group). */
-static __always_inline __u32 mcast_data(const struct xdpbr_mcast *m,
-					const struct xdpbr_mdb_key *k, __u32 q)
+ * q (0: prunes without a querier, an L2 group), under the snooping flags
+ * f (the bridge's or the frame's VLAN's). */
+static __always_inline __u32 mcast_data(__u32 f, const struct xdpbr_mdb_key *k, __u32 q)
 {
 	__u32 *gid = bpf_map_lookup_elem(&xdpbr_mdb, k);
 
@@ -64,7 +64,7 @@ static __always_inline __u32 mcast_data(const struct xdpbr_mcast *m,
 	 * br_multicast_querier_exists for other protocols: the group's entry). */
 	if (!q)
 		return gid ? MC_FILTER | (*gid & MC_GID_MASK) : 0;
-	if (!(m->flags & q))
+	if (!(f & q))
 		return 0;
 	return MC_FILTER | (gid ? *gid & MC_GID_MASK : 0);
 }
@@ -74,9 +74,8 @@ static __always_inline __u32 mcast_data(const struct xdpbr_mcast *m,
  * group's own as the kernel's br_mdb_get does; NO_SG without one. */
 #define MC_NO_SG	MC_CONTROL	/* never a data frame's word */
 
-static __always_inline __u32 mcast_sg(const struct xdpbr_mcast *m,
-				      const struct xdpbr_mdb_key *k, const __u8 *src,
-				      __u32 len, __u32 q)
+static __always_inline __u32 mcast_sg(__u32 f, const struct xdpbr_mdb_key *k,
+				      const __u8 *src, __u32 len, __u32 q)
 {
 	struct xdpbr_mdb_src_key sk = { .grp = *k };
 	__u32 *gid;
@@ -88,7 +87,7 @@ static __always_inline __u32 mcast_sg(const struct xdpbr_mcast *m,
 	gid = bpf_map_lookup_elem(&xdpbr_mdb_src, &sk);
 	if (!gid)
 		return MC_NO_SG;
-	return m->flags & q ? MC_FILTER | (*gid & MC_GID_MASK) : 0;
+	return f & q ? MC_FILTER | (*gid & MC_GID_MASK) : 0;
 }
 
 /* Whether ICMPv6 type t is MLD (query, v1 report, done, v2 report). */
@@ -99,8 +98,7 @@ static __always_inline int mld_type(__u8 t)
 
 /* IPv6 at l3: the word. MLD comes after a hop-by-hop header (router
  * alert); the kernel's ipv6_mc_check_mld looks no further either. */
-static __always_inline __u32 mcast_ip6(const struct xdpbr_mcast *m, void *l3, void *end,
-				       struct xdpbr_mdb_key *k)
+static __always_inline __u32 mcast_ip6(__u32 f, void *l3, void *end, struct xdpbr_mdb_key *k)
 {
 	__u8 *ip6 = l3, *h, nh;
 
@@ -123,18 +121,17 @@ static __always_inline __u32 mcast_ip6(const struct xdpbr_mcast *m, void *l3, vo
 		return 0;
 	k->proto = XDPBR_MDB_IP6;
 	__builtin_memcpy(k->addr, ip6 + 24, 16);
-	if (m->flags & XDPBR_MCAST_SRC6) {
-		__u32 w = mcast_sg(m, k, ip6 + 8, 16, XDPBR_MCAST_QUERIER6);
+	if (f & XDPBR_MCAST_SRC6) {
+		__u32 w = mcast_sg(f, k, ip6 + 8, 16, XDPBR_MCAST_QUERIER6);
 
 		if (w != MC_NO_SG)
 			return w | MC_IP6;
 	}
-	return mcast_data(m, k, XDPBR_MCAST_QUERIER6) | MC_IP6;
+	return mcast_data(f, k, XDPBR_MCAST_QUERIER6) | MC_IP6;
 }
 
 /* IPv4 at l3: the word. */
-static __always_inline __u32 mcast_ip4(const struct xdpbr_mcast *m, void *l3, void *end,
-				       struct xdpbr_mdb_key *k)
+static __always_inline __u32 mcast_ip4(__u32 f, void *l3, void *end, struct xdpbr_mdb_key *k)
 {
 	__u8 *ip = l3;
 
@@ -147,13 +144,28 @@ static __always_inline __u32 mcast_ip4(const struct xdpbr_mcast *m, void *l3, vo
 		return 0;
 	k->proto = XDPBR_MDB_IP4;
 	__builtin_memcpy(k->addr, ip + 16, 4);
-	if (m->flags & XDPBR_MCAST_SRC4) {
-		__u32 w = mcast_sg(m, k, ip + 12, 4, XDPBR_MCAST_QUERIER4);
+	if (f & XDPBR_MCAST_SRC4) {
+		__u32 w = mcast_sg(f, k, ip + 12, 4, XDPBR_MCAST_QUERIER4);
 
 		if (w != MC_NO_SG)
 			return w;
 	}
-	return mcast_data(m, k, XDPBR_MCAST_QUERIER4);
+	return mcast_data(f, k, XDPBR_MCAST_QUERIER4);
+}
+
+/* The snooping flags of frames in VLAN vid: the bridge's, or with
+ * contexts per VLAN the VLAN's own (none for a VLAN without one: it
+ * floods, as the kernel's br_multicast_rcv does while the VLAN's
+ * mcast_snooping is off). */
+static __always_inline __u32 mcast_flags_of(const struct xdpbr_mcast *m, __u32 vid)
+{
+	__u32 *f;
+
+	if (!(m->flags & XDPBR_MCAST_VLAN_CTX))
+		return m->flags;
+	vid &= MC_VID_MASK;
+	f = bpf_map_lookup_elem(&xdpbr_mcast_vlan, &vid);
+	return f ? *f : 0;
 }
 
 /*
@@ -163,6 +175,7 @@ static __always_inline __u32 mcast_ip4(const struct xdpbr_mcast *m, void *l3, vo
  * is per VLAN, as br_mdb_get looks it up: the group's VLAN is the frame's
  * tag's, or vid (the VLAN the ingress classified it in: the port's PVID
  * for an untagged frame, the skb's tag on the skb path); else VLAN 0.
+ * That VLAN's flags decide, with contexts per VLAN (mcast_flags_of).
  */
 static __always_inline __u32 mcast_classify(void *data, void *end, __u32 vid)
 {
@@ -171,6 +184,7 @@ static __always_inline __u32 mcast_classify(void *data, void *end, __u32 vid)
 	struct ethhdr *eth = data;
 	void *l3 = eth + 1;
 	__u16 proto, tci = 0;
+	__u32 f;
 
 	if (!m || !(m->flags & XDPBR_MCAST_SNOOPING) || (void *)(eth + 1) > end)
 		return 0;
@@ -185,13 +199,16 @@ static __always_inline __u32 mcast_classify(void *data, void *end, __u32 vid)
 	}
 	if (m->flags & XDPBR_MCAST_VLAN)
 		k.vid = tci ? tci : (__u16)vid;
+	f = mcast_flags_of(m, k.vid);
+	if (!(f & XDPBR_MCAST_SNOOPING))
+		return 0;
 	if (proto == bpf_htons(ETH_P_IP))
-		return mcast_ip4(m, l3, end, &k);
+		return mcast_ip4(f, l3, end, &k);
 	if (proto == bpf_htons(ETH_P_IPV6))
-		return mcast_ip6(m, l3, end, &k);
+		return mcast_ip6(f, l3, end, &k);
 	k.proto = XDPBR_MDB_L2;
 	__builtin_memcpy(k.addr, eth->h_dest, ETH_ALEN);
-	return mcast_data(m, &k, 0);
+	return mcast_data(f, &k, 0);
 }
 
 /* Whether some port has mcast_flood off: a member or router port gets a
@@ -204,22 +221,28 @@ static __always_inline int mcast_some_out(void)
 	return m && (m->flags & XDPBR_MCAST_MC_OUT);
 }
 
-/* Whether a flooded copy of a frame with word mc goes to slot: always
- * unless pruned; then to the group's member ports, the router ports and
- * the host's port (whose Linux bridge device applies its own snooping to
- * what the host receives). */
-static __always_inline int mcast_copy_ok(__u32 mc, __u32 slot)
+/* Whether a flooded copy of a frame with word mc, in VLAN vid, goes to
+ * slot: always unless pruned; then to the group's member ports, the
+ * router ports (the VLAN's, with contexts per VLAN) and the host's port
+ * (whose Linux bridge device applies its own snooping to what the host
+ * receives). */
+static __always_inline int mcast_copy_ok(__u32 mc, __u32 slot, __u32 vid)
 {
 	struct xdpbr_mdb_port_key k = { .gid = mc & MC_GID_MASK, .slot = slot };
 	const struct xdpbr_mcast *m;
-	__u32 *router;
+	__u32 *router, rk;
 
 	if (!(mc & MC_FILTER))
 		return 1;
 	m = mcast_get();
 	if (!m || slot == m->host_slot)
 		return 1;
-	router = bpf_map_lookup_elem(&xdpbr_mrouter, &slot);
+	if (m->flags & XDPBR_MCAST_VLAN_CTX) {
+		rk = XDPBR_MROUTER_VLAN_KEY(vid & MC_VID_MASK, slot);
+		router = bpf_map_lookup_elem(&xdpbr_mrouter_vlan, &rk);
+	} else {
+		router = bpf_map_lookup_elem(&xdpbr_mrouter, &slot);
+	}
 	if (router && *router & (mc & MC_IP6 ? XDPBR_MROUTER_IP6 : XDPBR_MROUTER_IP4))
 		return 1;
 	return k.gid && bpf_map_lookup_elem(&xdpbr_mdb_port, &k);

@@ -93,7 +93,7 @@ static __always_inline enum copy_verdict copy_verdict(const struct copy_src *src
 	}
 	if (!stp_copy_forwards(src->stp_block, slot, out_flags))
 		return COPY_PORT_STATE;
-	if (!mcast_copy_ok(src->mc, slot))
+	if (!mcast_copy_ok(src->mc, slot, src->vid))
 		return COPY_PRUNED;
 	if (!src->vlan_on)
 		return COPY_TAGGED;

@@ -583,18 +583,29 @@ static void write_routers(struct mcast *m, const struct kview *v)
 	}
 }
 
-/* The kernel's "a querier exists" (br_multicast_querier_exists): its own
- * (mcast_querier, and for MLD an IPv6 address to send from) or another's
- * heard lately, once the query response interval has passed since
- * either appeared, which it waits for the hosts' reports. */
-static __u32 mcast_flags(struct mcast *m, const struct kbr_mcast *v, uint64_t now)
+/* Whether the bridge device has an IPv6 address, asked once a read
+ * (*has6: -1 not yet). */
+static bool own6(const struct mcast *m, int *has6)
+{
+	if (*has6 < 0)
+		*has6 = has_ipv6(m->br->name);
+	return *has6;
+}
+
+/* The kernel's "a querier exists" (br_multicast_querier_exists) in one
+ * multicast context, the bridge's or a VLAN's: its own (mcast_querier,
+ * and for MLD an IPv6 address to send from) or another's heard lately,
+ * once the query response interval has passed since either appeared
+ * (*on_ns: since when), which it waits for the hosts' reports. */
+static __u32 ctx_flags(const struct mcast *m, const struct kbr_mcast *v, uint64_t *on_ns,
+		       uint64_t now, int *has6)
 {
 	uint64_t delay = v->resp_cs * KBR_CS_NS;
-	bool own_ok, v6;
+	bool own_ok;
 	__u32 f = 0;
 
 	if (!v->snooping) {
-		m->querier_on_ns = 0;
+		*on_ns = 0;
 		return 0;
 	}
 	f |= XDPBR_MCAST_SNOOPING;
@@ -604,19 +615,317 @@ static __u32 mcast_flags(struct mcast *m, const struct kbr_mcast *v, uint64_t no
 		f |= XDPBR_MCAST_SRC4;
 	if (v->mld_version == 2)
 		f |= XDPBR_MCAST_SRC6;
-	if (v->vlan_filtering)
-		f |= XDPBR_MCAST_VLAN;
 	if (!v->querier && !v->other4 && !v->other6)
-		m->querier_on_ns = 0;
-	else if (!m->querier_on_ns)
-		m->querier_on_ns = now;
-	own_ok = m->querier_on_ns && now - m->querier_on_ns >= delay;
-	v6 = v->querier && has_ipv6(m->br->name);
+		*on_ns = 0;
+	else if (!*on_ns)
+		*on_ns = now;
+	own_ok = *on_ns && now - *on_ns >= delay;
 	if (own_ok && (v->querier || v->other4))
 		f |= XDPBR_MCAST_QUERIER4;
-	if (own_ok && (v6 || v->other6))
+	if (own_ok && ((v->querier && own6(m, has6)) || v->other6))
 		f |= XDPBR_MCAST_QUERIER6;
 	return f;
+}
+
+/* The bridge's flags: its context's, and how the MDB and the contexts
+ * are kept (per VLAN with VLAN filtering; mcast_vlan_snooping needs it). */
+static __u32 mcast_flags(struct mcast *m, const struct kbr_mcast *v, uint64_t now, int *has6)
+{
+	__u32 f = ctx_flags(m, v, &m->querier_on_ns, now, has6);
+
+	if (f && v->vlan_filtering)
+		f |= XDPBR_MCAST_VLAN;
+	if (f && v->vlan_filtering && v->vlan_snooping)
+		f |= XDPBR_MCAST_VLAN_CTX;
+	return f;
+}
+
+/* --- multicast contexts per VLAN --- */
+
+/* One range of VLANs as the bridge's global VLAN options give it (`bridge
+ * vlan global show`): the kernel dumps VLANs of equal options as one
+ * range, with its first VLAN's querier state and router ports. */
+struct vctx {
+	uint16_t vid, vid_end;
+	struct kbr_mcast set;
+	size_t router0, nrouter;	/* its router ports: the read's vr[router0..] */
+};
+
+struct vrouter {
+	uint32_t ifindex;
+	__u32 fam;			/* XDPBR_MROUTER_IP4/6 */
+};
+
+/* What one read of the global VLAN options found. */
+struct vread {
+	uint32_t kbr;
+	struct vctx *vc;
+	size_t nvc, capvc;
+	struct vrouter *vr;
+	size_t nvr, capvr;
+	struct kview *scratch;		/* router ports of one range, parsed */
+	int err;
+};
+
+/* A range's router ports: BRIDGE_VLANDB_GOPTS_MCAST_ROUTER_PORTS holds an
+ * MDBA_ROUTER nest, as the MDB dump's (router_cb). */
+static int vrouters_cb(const struct nlattr *a, void *data)
+{
+	if (mnl_attr_get_type(a) == MDBA_ROUTER)
+		mnl_attr_parse_nested(a, router_cb, data);
+	return MNL_CB_OK;
+}
+
+static int gopt_cb(const struct nlattr *a, void *data)
+{
+	struct vread *r = data;
+	struct vctx *c = &r->vc[r->nvc];
+
+	switch (mnl_attr_get_type(a)) {
+	case BRIDGE_VLANDB_GOPTS_ID:
+		if (!mnl_attr_validate(a, MNL_TYPE_U16))
+			c->vid = mnl_attr_get_u16(a);
+		break;
+	case BRIDGE_VLANDB_GOPTS_RANGE:
+		if (!mnl_attr_validate(a, MNL_TYPE_U16))
+			c->vid_end = mnl_attr_get_u16(a);
+		break;
+	case BRIDGE_VLANDB_GOPTS_MCAST_SNOOPING:
+		if (!mnl_attr_validate(a, MNL_TYPE_U8))
+			c->set.snooping = mnl_attr_get_u8(a);
+		break;
+	case BRIDGE_VLANDB_GOPTS_MCAST_QUERIER:
+		if (!mnl_attr_validate(a, MNL_TYPE_U8))
+			c->set.querier = mnl_attr_get_u8(a);
+		break;
+	case BRIDGE_VLANDB_GOPTS_MCAST_QUERIER_STATE:
+		kbr_querier_state(a, &c->set);
+		break;
+	case BRIDGE_VLANDB_GOPTS_MCAST_QUERY_RESPONSE_INTVL:
+		if (!mnl_attr_validate(a, MNL_TYPE_U64))
+			c->set.resp_cs = mnl_attr_get_u64(a);
+		break;
+	case BRIDGE_VLANDB_GOPTS_MCAST_IGMP_VERSION:
+		if (!mnl_attr_validate(a, MNL_TYPE_U8))
+			c->set.igmp_version = mnl_attr_get_u8(a);
+		break;
+	case BRIDGE_VLANDB_GOPTS_MCAST_MLD_VERSION:
+		if (!mnl_attr_validate(a, MNL_TYPE_U8))
+			c->set.mld_version = mnl_attr_get_u8(a);
+		break;
+	case BRIDGE_VLANDB_GOPTS_MCAST_ROUTER_PORTS:
+		r->scratch->nrouter = 0;
+		mnl_attr_parse_nested(a, vrouters_cb, r->scratch);
+		for (size_t i = 0; i < r->scratch->nrouter; i++) {
+			if (reserve((void **)&r->vr, r->nvr, &r->capvr, sizeof(*r->vr))) {
+				r->err = -ENOMEM;
+				break;
+			}
+			r->vr[r->nvr++] = (struct vrouter){ r->scratch->router[i],
+							    r->scratch->router_fam[i] };
+			c->nrouter++;
+		}
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int gopts_cb(const struct nlattr *a, void *data)
+{
+	struct vread *r = data;
+
+	if (mnl_attr_get_type(a) != BRIDGE_VLANDB_GLOBAL_OPTIONS || r->err)
+		return MNL_CB_OK;
+	if (reserve((void **)&r->vc, r->nvc, &r->capvc, sizeof(*r->vc))) {
+		r->err = -ENOMEM;
+		return MNL_CB_OK;
+	}
+	memset(&r->vc[r->nvc], 0, sizeof(r->vc[r->nvc]));
+	r->vc[r->nvc].router0 = r->nvr;
+	mnl_attr_parse_nested(a, gopt_cb, r);
+	if (r->vc[r->nvc].vid_end < r->vc[r->nvc].vid)
+		r->vc[r->nvc].vid_end = r->vc[r->nvc].vid;
+	if (r->vc[r->nvc].vid && r->vc[r->nvc].vid_end < XDPBR_MCAST_VLANS)
+		r->nvc++;
+	return MNL_CB_OK;
+}
+
+static int vlan_msg_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct br_vlan_msg *bvm = mnl_nlmsg_get_payload(nlh);
+	struct vread *r = data;
+
+	if (nlh->nlmsg_type == RTM_NEWVLAN && nlh->nlmsg_len >= mnl_nlmsg_size(sizeof(*bvm)) &&
+	    bvm->ifindex == r->kbr)
+		mnl_attr_parse(nlh, sizeof(*bvm), gopts_cb, r);
+	return MNL_CB_OK;
+}
+
+/* The bridge's global VLAN options (RTM_GETVLAN, BRIDGE_VLANDB_DUMPF_GLOBAL). */
+static int vlan_dump(struct vread *r)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	struct br_vlan_msg *bvm;
+	int err;
+
+	r->scratch = calloc(1, sizeof(*r->scratch));
+	if (!r->scratch)
+		return -ENOMEM;
+	memset(buf, 0, sizeof(buf));
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_GETVLAN;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	bvm = mnl_nlmsg_put_extra_header(nlh, sizeof(*bvm));
+	bvm->family = AF_BRIDGE;
+	bvm->ifindex = r->kbr;
+	mnl_attr_put_u32(nlh, BRIDGE_VLANDB_DUMP_FLAGS, BRIDGE_VLANDB_DUMPF_GLOBAL);
+	err = nl_request(nlh, vlan_msg_cb, r);
+	free(r->scratch);
+	r->scratch = NULL;
+	return err ? err : r->err;
+}
+
+static void vread_free(struct vread *r)
+{
+	free(r->vc);
+	free(r->vr);
+}
+
+static int rkey_cmp(const void *a, const void *b)
+{
+	const __u32 *x = a, *y = b;
+
+	return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* xdpbr_mrouter_vlan from {key, fam} pairs want[0..n) (sorted by key, each
+ * once): what differs from what it holds, and everything else out when
+ * its contents are unknown. False if some write failed. */
+static bool vrouters_write(struct mcast *m, __u32 (*want)[2], size_t n)
+{
+	struct mcast_vlans *vl = m->vl;
+	int fd = maps(m)->mrouter_vlan;
+	__u32 *nk, *nf;
+	size_t i = 0, j = 0;
+	bool ok = true;
+
+	if (vl->fresh) {
+		__u32 k, next;
+		bool have = false;
+
+		while (!bpf_map_get_next_key(fd, have ? &k : NULL, &next)) {
+			if (!bsearch(&next, want, n, sizeof(*want), rkey_cmp)) {
+				bpf_map_delete_elem(fd, &next);
+				continue;
+			}
+			k = next;
+			have = true;
+		}
+		vl->nr = 0;
+	}
+	while (i < vl->nr || j < n) {
+		int c = i == vl->nr ? 1 : j == n ? -1 : rkey_cmp(&vl->rkey[i], want[j]);
+
+		if (c < 0)
+			bpf_map_delete_elem(fd, &vl->rkey[i]);
+		else if ((c > 0 || vl->rfam[i] != want[j][1]) &&
+			 bpf_map_update_elem(fd, &want[j][0], &want[j][1], BPF_ANY))
+			ok = false;
+		i += c <= 0;
+		j += c >= 0;
+	}
+	nk = malloc((n ? n : 1) * sizeof(*nk));
+	nf = malloc((n ? n : 1) * sizeof(*nf));
+	if (!nk || !nf) {
+		free(nk);
+		free(nf);
+		vl->nr = 0;
+		return false;	/* the next read prunes what it can't know */
+	}
+	for (j = 0; j < n; j++) {
+		nk[j] = want[j][0];
+		nf[j] = want[j][1];
+	}
+	free(vl->rkey);
+	free(vl->rfam);
+	vl->rkey = nk;
+	vl->rfam = nf;
+	vl->nr = n;
+	return ok;
+}
+
+/* Each VLAN's flags and router ports from r (NULL: none, every VLAN's
+ * entry emptied), routers first: a VLAN's flags never ask for routers
+ * not yet written. False if the maps may not say what r does. */
+static bool write_vlans(struct mcast *m, const struct vread *r, uint64_t now, int *has6)
+{
+	struct mcast_vlans *vl = m->vl;
+	__u32 (*want)[2] = NULL, *f = NULL;
+	size_t n = 0, cap = 0, k = 0;
+	bool ok;
+
+	if (!vl) {
+		vl = m->vl = calloc(1, sizeof(*vl));
+		if (!vl) {
+			log_warn("bridge %s: Couldn't mirror the VLANs' multicast contexts: %s",
+				 m->br->name, strerror(ENOMEM));
+			return false;
+		}
+		vl->fresh = true;
+	}
+	f = calloc(XDPBR_MCAST_VLANS, sizeof(*f));
+	if (!f)
+		goto nomem;
+	for (size_t i = 0; r && i < r->nvc; i++) {
+		const struct vctx *c = &r->vc[i];
+
+		for (uint32_t vid = c->vid; vid <= c->vid_end; vid++) {
+			f[vid] = ctx_flags(m, &c->set, &vl->querier_on_ns[vid], now, has6);
+			for (size_t x = c->router0; x < c->router0 + c->nrouter; x++) {
+				__u32 slot = slot_of(m, r->vr[x].ifindex);
+
+				if (!slot)
+					continue;
+				if (reserve((void **)&want, n, &cap, sizeof(*want)))
+					goto nomem;
+				want[n][0] = XDPBR_MROUTER_VLAN_KEY(vid, slot);
+				want[n++][1] = r->vr[x].fam;
+			}
+		}
+	}
+	if (n)
+		qsort(want, n, sizeof(*want), rkey_cmp);
+	for (size_t i = 0; i < n; i++) {	/* a port named twice: one entry, both families */
+		if (k && want[k - 1][0] == want[i][0])
+			want[k - 1][1] |= want[i][1];
+		else
+			memcpy(want[k++], want[i], sizeof(*want));
+	}
+	ok = vrouters_write(m, want, k);
+	for (__u32 vid = 0; vid < XDPBR_MCAST_VLANS; vid++) {
+		if (!f[vid])	/* no context, or no querier: its delay starts over */
+			vl->querier_on_ns[vid] = 0;
+		if (!vl->fresh && f[vid] == vl->flags[vid])
+			continue;
+		if (!bpf_map_update_elem(maps(m)->mcast_vlan, &vid, &f[vid], BPF_ANY))
+			vl->flags[vid] = f[vid];
+		else
+			ok = false;
+	}
+	if (!ok)
+		log_warn("bridge %s: Couldn't write a VLAN's multicast context: %s", m->br->name,
+			 strerror(errno));
+	vl->fresh = !ok;	/* all again at the next read */
+	free(want);
+	free(f);
+	return ok;
+nomem:
+	log_warn("bridge %s: Couldn't mirror the VLANs' multicast contexts: %s", m->br->name,
+		 strerror(ENOMEM));
+	free(want);
+	free(f);
+	return false;
 }
 
 /* Whether some port has mcast_flood off (XDPBR_MCAST_MC_OUT). */
@@ -647,10 +956,42 @@ static void write_state(struct mcast *m, __u32 flags)
 		bpf_map_update_elem(maps(m)->mcast, &zero, &st, BPF_ANY);
 }
 
+/* Forgets the VLANs' contexts: what the maps hold is not read while
+ * XDPBR_MCAST_VLAN_CTX is off, and written whole when it is on again. */
+static void vlans_forget(struct mcast *m)
+{
+	if (!m->vl)
+		return;
+	free(m->vl->rkey);
+	free(m->vl->rfam);
+	free(m->vl);
+	m->vl = NULL;
+}
+
+/* With contexts per VLAN, each VLAN's; a read that fails empties them
+ * all: every VLAN floods, as without snooping, until one succeeds. False
+ * if the maps may not say what the kernel does. */
+static bool sync_vlans(struct mcast *m, uint64_t now, int *has6)
+{
+	struct vread r = { .kbr = m->kbr };
+	int err = vlan_dump(&r);
+	bool ok;
+
+	if (err)
+		log_warn("bridge %s: Couldn't read the Linux bridge's VLAN multicast options: %s",
+			 m->br->name, strerror(-err));
+	ok = write_vlans(m, err ? NULL : &r, now, has6);
+	vread_free(&r);
+	return ok;
+}
+
 static void sync_all(struct mcast *m)
 {
 	struct kview v = { .kbr = m->kbr };
 	struct mcast_member *e;
+	uint64_t now = mono_ns();
+	int has6 = -1;
+	__u32 flags;
 	size_t n;
 	int err = kbr_mcast_get(m->kbr, &v.set);
 
@@ -672,8 +1013,13 @@ static void sync_all(struct mcast *m)
 		write_diff(m, e, n);
 	m->snooping = v.set.snooping;
 	write_routers(m, &v);
-	write_state(m, mcast_flags(m, &v.set, mono_ns()) |
-			       (v.set.snooping && mc_out_ports(m) ? XDPBR_MCAST_MC_OUT : 0));
+	flags = mcast_flags(m, &v.set, now, &has6);
+	/* VLANs' maps not as the kernel says: no pruning (flood) until they are */
+	if (flags & XDPBR_MCAST_VLAN_CTX && !sync_vlans(m, now, &has6))
+		flags = 0;
+	write_state(m, flags | (v.set.snooping && mc_out_ports(m) ? XDPBR_MCAST_MC_OUT : 0));
+	if (!(flags & XDPBR_MCAST_VLAN_CTX))
+		vlans_forget(m);
 }
 
 static void clear_all(struct mcast *m)
@@ -681,6 +1027,7 @@ static void clear_all(struct mcast *m)
 	struct kview v = { 0 };
 
 	write_state(m, 0);
+	vlans_forget(m);
 	m->snooping = false;
 	write_all(m, NULL, 0);
 	write_routers(m, &v);
@@ -695,6 +1042,13 @@ static int note_cb(const struct nlmsghdr *nlh, void *data)
 	struct kview v = { .kbr = m->kbr };
 	size_t n;
 
+	/* A VLAN's options or a port VLAN's changed: with contexts per VLAN,
+	 * its querier or router ports may have (read now, not within a second). */
+	if (nlh->nlmsg_type == RTM_NEWVLAN || nlh->nlmsg_type == RTM_DELVLAN) {
+		if (m->vl)
+			m->dirty = true;
+		return MNL_CB_OK;
+	}
 	if (nlh->nlmsg_type != RTM_NEWMDB && nlh->nlmsg_type != RTM_DELMDB)
 		return MNL_CB_OK;
 	mdb_msg_cb(nlh, &v);
@@ -774,9 +1128,15 @@ void mcast_step(struct mcast *m)
 		m->kbr = 0;
 	}
 	if (kbr && !m->nl) {
+		unsigned int brvlan = RTNLGRP_BRVLAN;
+
 		m->nl = nl_subscribe_burst(1U << (RTNLGRP_MDB - 1));
 		if (!m->nl)
 			log_warn("bridge %s: Couldn't watch the MDB (reading it once a second): %s",
+				 m->br->name, strerror(errno));
+		else if (mnl_socket_setsockopt(m->nl, NETLINK_ADD_MEMBERSHIP, &brvlan,
+					       sizeof(brvlan)))
+			log_warn("bridge %s: Couldn't watch its VLANs' multicast options (reading them once a second): %s",
 				 m->br->name, strerror(errno));
 	}
 	if (!kbr)
@@ -796,6 +1156,7 @@ void mcast_close(struct mcast *m)
 {
 	if (m->kbr)
 		clear_all(m);
+	vlans_forget(m);
 	if (m->nl)
 		mnl_socket_close(m->nl);
 	m->nl = NULL;

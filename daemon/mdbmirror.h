@@ -19,6 +19,11 @@
  * writes what the datapath prunes by: groups ((*,G), and the (S,G) of
  * IGMPv3/MLDv2) with the member slots the kernel forwards to,
  * router slots, whether a querier exists per family, and the host's slot.
+ * Where the bridge has a multicast context per VLAN (mcast_vlan_snooping,
+ * with VLAN filtering), each VLAN's snooping, queriers and router ports
+ * are its own (`bridge vlan global set vid V ...`, `bridge vlan set vid V
+ * dev P mcast_router R`), read once a second from the bridge's global
+ * VLAN options.
  * What the kernel held while the daemon was down is in the first dump: a
  * restart loses nothing.
  */
@@ -51,6 +56,17 @@ struct mcast_member {
 					 * or not fwd) */
 };
 
+/* With a multicast context per VLAN (mcast_vlan_snooping): what
+ * xdpbr_mcast_vlan and xdpbr_mrouter_vlan hold, and each VLAN's querier
+ * timing (as struct mcast's querier_on_ns for the bridge). */
+struct mcast_vlans {
+	bool fresh;			/* the maps' contents unknown: write all */
+	__u32 flags[XDPBR_MCAST_VLANS];
+	uint64_t querier_on_ns[XDPBR_MCAST_VLANS];
+	__u32 *rkey, *rfam;		/* router entries, sorted by key */
+	size_t nr;
+};
+
 struct mcast {
 	struct bridge *br;		/* set by mcast_init */
 	uint32_t kbr;			/* the Linux bridge's ifindex; 0: none */
@@ -65,6 +81,7 @@ struct mcast {
 	size_t ngroups, capgroups;
 	struct mcast_member *mem;	/* ... and the entries that made it, sorted */
 	size_t nmem, capmem;
+	struct mcast_vlans *vl;		/* NULL until the bridge has VLAN contexts */
 };
 
 void mcast_init(struct mcast *m, struct bridge *br);

@@ -469,7 +469,13 @@ struct xdpbr_flood_fast {
  *                   source's port of an (S,G) entry);
  *   xdpbr_mrouter   slot -> XDPBR_MROUTER_*: a multicast router port of
  *                   IPv4, IPv6 (the kernel keeps the two apart);
- *   xdpbr_mcast     entry 0: whether snooping prunes, and the host's slot.
+ *   xdpbr_mcast     entry 0: whether snooping prunes, and the host's slot;
+ *   xdpbr_mcast_vlan    VLAN -> its own XDPBR_MCAST_SNOOPING, _QUERIER4/6
+ *                   and _SRC4/6, in place of xdpbr_mcast's while the
+ *                   kernel bridge has multicast contexts per VLAN
+ *                   (mcast_vlan_snooping: XDPBR_MCAST_VLAN_CTX);
+ *   xdpbr_mrouter_vlan  {VLAN, slot} -> XDPBR_MROUTER_*: then the router
+ *                   ports, each VLAN's own, in place of xdpbr_mrouter.
  * Keyed by slot, not by a mask of ports: any number of ports. Group ids
  * are never reused while the daemon runs (a new group, a new id), so a
  * member entry left behind by a deleted group can't make a port a member
@@ -481,6 +487,10 @@ struct xdpbr_flood_fast {
 #define XDPBR_MDB_GID_MAX	((1U << 29) - 1)	/* fits bpf/mcast.h's word */
 #define XDPBR_MROUTER_IP4	(1U << 0)
 #define XDPBR_MROUTER_IP6	(1U << 1)
+#define XDPBR_MCAST_VLANS	4096	/* xdpbr_mcast_vlan: one entry a VLAN id */
+#define XDPBR_MROUTER_VLAN_SIZE	16384	/* router ports of VLANs */
+/* xdpbr_mrouter_vlan's key: a VLAN and a slot in one word. */
+#define XDPBR_MROUTER_VLAN_KEY(vid, slot)	((__u32)(vid) << 16 | (__u32)(slot))
 
 enum xdpbr_mdb_proto {
 	XDPBR_MDB_L2 = 0,		/* a MAC address (bridge mdb add ... grp MAC) */
@@ -522,6 +532,10 @@ struct xdpbr_mdb_port_key {
 #define XDPBR_MCAST_SRC6	(1U << 5)
 /* The kernel bridge filters VLANs: its MDB is per VLAN (bpf/mcast.h). */
 #define XDPBR_MCAST_VLAN	(1U << 6)
+/* ... and has a multicast context per VLAN (mcast_vlan_snooping): each
+ * VLAN's snooping, queriers and versions are its xdpbr_mcast_vlan entry's,
+ * its router ports xdpbr_mrouter_vlan's. */
+#define XDPBR_MCAST_VLAN_CTX	(1U << 7)
 
 struct xdpbr_mcast {
 	__u32 flags;			/* XDPBR_MCAST_* */

@@ -62,7 +62,9 @@
 	X(mdb_port,	HASH)		/* {group id, slot}: a member port */ \
 	X(mdb_src,	HASH)		/* (S,G) -> group id (IGMPv3, MLDv2) */ \
 	X(mrouter,	ARRAY)		/* slot -> multicast router port */ \
-	X(mcast,	ARRAY)		/* snooping on, queriers, the host's slot */
+	X(mcast,	ARRAY)		/* snooping on, queriers, the host's slot */ \
+	X(mcast_vlan,	ARRAY)		/* VLAN -> its own snooping and queriers */ \
+	X(mrouter_vlan,	HASH)		/* {VLAN, slot} -> multicast router port */
 
 #define XDPBR_MAPS_LOCAL(X)						\
 	X(fdbc_cache,	ARRAY)		/* per-CPU FDB cache (bpf/fdbcache.h) */ \

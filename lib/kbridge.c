@@ -162,6 +162,11 @@ static int querier_cb(const struct nlattr *a, void *data)
 	return MNL_CB_OK;
 }
 
+void kbr_querier_state(const struct nlattr *nest, struct kbr_mcast *mc)
+{
+	mnl_attr_parse_nested(nest, querier_cb, mc);
+}
+
 /* The snooping attributes of IFLA_INFO_DATA: true if a's is one. */
 static bool mcast_attr(const struct nlattr *a, struct kbr_mcast *mc)
 {
@@ -177,8 +182,15 @@ static bool mcast_attr(const struct nlattr *a, struct kbr_mcast *mc)
 			mc->resp_cs = mnl_attr_get_u64(a);
 		return true;
 	case IFLA_BR_MCAST_QUERIER_STATE:
-		mnl_attr_parse_nested(a, querier_cb, mc);
+		kbr_querier_state(a, mc);
 		return true;
+	case IFLA_BR_MULTI_BOOLOPT:
+		if (mnl_attr_get_payload_len(a) >= sizeof(struct br_boolopt_multi)) {
+			const struct br_boolopt_multi *bm = mnl_attr_get_payload(a);
+
+			mc->vlan_snooping = bm->optval & (1U << BR_BOOLOPT_MCAST_VLAN_SNOOPING);
+		}
+		return false;	/* not snooping's alone */
 	case IFLA_BR_MCAST_IGMP_VERSION:
 		if (!mnl_attr_validate(a, MNL_TYPE_U8))
 			mc->igmp_version = mnl_attr_get_u8(a);

@@ -42,7 +42,13 @@ struct kbr_mcast {
 	uint8_t igmp_version;		/* mcast_igmp_version: 2, 3 (0: not given) */
 	uint8_t mld_version;		/* mcast_mld_version: 1, 2 (0: not given) */
 	bool vlan_filtering;		/* the MDB is per VLAN */
+	bool vlan_snooping;		/* mcast_vlan_snooping: a context per VLAN */
 };
+
+/* An IFLA_BR_MCAST_QUERIER_STATE (or a VLAN's querier state) nest: the
+ * other queriers' timers into mc->other4/6. */
+struct nlattr;
+void kbr_querier_state(const struct nlattr *nest, struct kbr_mcast *mc);
 
 /* The bridge's snooping settings. 0, -ENOTSUP (not a bridge, or a kernel
  * without snooping), or -errno. */

@@ -16,7 +16,8 @@
 # devices shows the datapath obeys; the FDB per VLAN (`bridge fdb show`
 # says `vlan N` for what xdpbr learned in VLAN N, `bridge fdb add ... vlan
 # N` adds one); vlan_filtering and default_pvid both ways; multicast
-# snooping per VLAN (a group joined in VLAN 10 reaches its member only);
+# snooping per VLAN (a group joined in VLAN 10 reaches its member only;
+# with mcast_vlan_snooping, VLAN 10's own querier and router ports);
 # a Linux bridge taken over keeps its VLAN settings and its ports' VLANs.
 # datapaths: auto
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
@@ -258,6 +259,52 @@ cap_end m3
 check_eq "... member h3 got 10, h1 (VLAN 10, no member) none" "10 0" \
 	"$(cap_lines m3 | grep -c .) $(cap_lines m1 | grep -c .)"
 leave g3
+
+# ---- a multicast context per VLAN (mcast_vlan_snooping): VLAN 10's own
+# querier and router ports decide, not the bridge's. The bridge's querier
+# goes off and VLAN 10's comes on; P1 is VLAN 10's router port
+# (`bridge vlan set ... mcast_router 2`, port VLAN 10's option). Without
+# the VLAN's context the datapath would see no querier and flood both.
+U=239.10.10.11
+# vstream GROUP: h2 sends 10 datagrams to GROUP in VLAN 10; VGOT is "H1
+# H3", the copies h1 and h3 got.
+vstream()
+{
+	cap_launch v1 e0 "udp port 4242 and dst $1" 30 "" "" ip netns exec "${NS[1]}"
+	cap_launch v3 e0.10 "udp port 4242 and dst $1" 30 "" "" ip netns exec "${NS[3]}"
+	{ cap_listening v1 "${NS[1]}" e0 "udp port 4242 and dst $1" &&
+		cap_listening v3 "${NS[3]}" e0.10 "udp port 4242 and dst $1"; } ||
+		fail "captures on h1 and h3" "$XT_WHY"
+	hexec 2 python3 "$PEER" send "$1" 10 || fail "h2 sends to $1"
+	sleep 1
+	kill -TERM "${CAP_PID[v1]}" "${CAP_PID[v3]}" 2>/dev/null
+	cap_end v1
+	cap_end v3
+	VGOT="$(cap_lines v1 | grep -c .) $(cap_lines v3 | grep -c .)"
+}
+check "mcast_vlan_snooping 1, mcast_querier 0; VLAN 10's querier on; P1 VLAN 10's router port" eval \
+	'ip link set dev "$BR" type bridge mcast_querier 0 mcast_vlan_snooping 1 &&
+	 bridge vlan global set vid 10 dev "$BR" mcast_snooping 1 mcast_querier 1 \
+		mcast_query_response_interval 100 &&
+	 bridge vlan set vid 10 dev "$P1" mcast_router 2'
+join g3 3 join "$G"
+xt_poll 60 grep -q joined "$XT_TMP/join.g3" || fail "h3 joins $G" "$(cat "$XT_TMP/join.g3")"
+XT_SHOWS_SECS=$((${XT_SHOWS_SECS:-3} * 2)) \
+	shows "bridge mdb show: h3's join of $G on $P3 in VLAN 10" 'bridge -d mdb show dev "$BR"' \
+	eval 'bridge mdb show dev "$BR" | grep -Eq "port $P3 grp $G .* vid 10( |\$)"'
+sleep 1.5	# the query response interval, and a look of the mirror
+vstream "$G"
+check_eq "VLAN 10's querier: $G to its member h3 and the router port h1 (h1 h3)" "10 10" "$VGOT"
+vstream "$U"
+check_eq "... unregistered $U to VLAN 10's router port h1 only (h1 h3)" "10 0" "$VGOT"
+check "VLAN 10's querier off" \
+	bridge vlan global set vid 10 dev "$BR" mcast_querier 0
+sleep 1.5
+vstream "$U"
+check_eq "... no querier in VLAN 10 (nor the bridge's): $U floods (h1 h3)" "10 10" "$VGOT"
+leave g3
+check "mcast_vlan_snooping 0, mcast_querier 1" \
+	ip link set dev "$BR" type bridge mcast_vlan_snooping 0 mcast_querier 1
 
 # ---- a Linux bridge taken over keeps its VLAN settings: vlan_filtering,
 # default_pvid and its ports' VLANs, none of them given by a file (as its

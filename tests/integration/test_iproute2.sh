@@ -41,7 +41,7 @@ for m in $maps; do
 	id=$(bpftool -j map show pinned "$pin" 2>&1 | jq '.id')
 	case $m in
 	xdpbr_bridge | xdpbr_xmit_seen | xdpbr_slotif | xdpbr_portname | xdpbr_bpdusock_state | \
-	xdpbr_mdb_port | xdpbr_mrouter)
+	xdpbr_mdb_port | xdpbr_mrouter | xdpbr_mrouter_vlan)
 		# user-space totals, the xmit tracepoint's bookkeeping, the
 		# skb path's slot -> ifindex, the ports' names, the BPDU
 		# sockets' buckets and the snooping's per-copy maps (member and

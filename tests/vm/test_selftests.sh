@@ -55,7 +55,7 @@ declare -A EXPECT=(
 	[bridge_mld.sh]="11 2"
 	[bridge_mdb_port_down.sh]="1 0"
 	[bridge_locked_port.sh]="3 0"
-	[bridge_vlan_mcast.sh]="33 3"
+	[bridge_vlan_mcast.sh]="34 2"
 )
 
 vm_require
