@@ -44,7 +44,8 @@ GS=". tests/vm/guest_selftests.sh"
 SECS=${XDPBR_SELFTEST_SECS:-900}
 
 # EXPECT[NAME]: the number of its sub-tests that pass and fail today
-# ("OK FAIL"), as doc/selftests.md's table says.
+# ("OK FAIL"), as doc/selftests.md's table says; "A|B" where a sub-test
+# that fails on the plain kernel bridge too passes in some runs.
 declare -A EXPECT=(
 	[bridge_vlan_unaware.sh]="5 0"
 	[bridge_vlan_aware.sh]="8 0"
@@ -55,7 +56,7 @@ declare -A EXPECT=(
 	[bridge_mld.sh]="11 2"
 	[bridge_mdb_port_down.sh]="1 0"
 	[bridge_locked_port.sh]="3 0"
-	[bridge_vlan_mcast.sh]="34 2"
+	[bridge_vlan_mcast.sh]="34 2|35 1"	# its query interval sub-test fails in some runs only, plain kernel bridge too
 )
 
 vm_require
@@ -118,7 +119,7 @@ for name in $SET; do
 			"$(sed -n '/^---- takeover log/,$p' "$sout" | head -n 60)"
 	fi
 	want=${EXPECT[$name]:-}
-	if [ -n "$want" ] && [ "$ok $nfail" = "$want" ]; then
+	if [ -n "$want" ] && [[ "|$want|" == *"|$ok $nfail|"* ]]; then
 		pass "$name: $ok sub-tests pass, $nfail fail, as doc/selftests.md says"
 	else
 		fail "$name: sub-tests pass/fail as doc/selftests.md says (ok fail: want '$want', got '$ok $nfail', exit $rc)" \
