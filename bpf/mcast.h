@@ -63,7 +63,7 @@ static __always_inline __u32 mcast_data(__u32 f, const struct xdpbr_mdb_key *k, 
 	/* An L2 group prunes without a querier (the kernel's
 	 * br_multicast_querier_exists for other protocols: the group's entry). */
 	if (!q)
-		return gid ? MC_FILTER | (*gid & MC_GID_MASK) : 0;
+		return gid && f & XDPBR_MCAST_SNOOPING ? MC_FILTER | (*gid & MC_GID_MASK) : 0;
 	if (!(f & q))
 		return 0;
 	return MC_FILTER | (gid ? *gid & MC_GID_MASK : 0);
@@ -199,9 +199,10 @@ static __always_inline __u32 mcast_classify(void *data, void *end, __u32 vid)
 	}
 	if (m->flags & XDPBR_MCAST_VLAN)
 		k.vid = tci ? tci : (__u16)vid;
+	/* IGMP/MLD go to the kernel whatever the VLAN's flags say (it knows
+	 * whether the VLAN snoops, and a VLAN newer than the daemon's last
+	 * read loses no join); data floods while they lack SNOOPING. */
 	f = mcast_flags_of(m, k.vid);
-	if (!(f & XDPBR_MCAST_SNOOPING))
-		return 0;
 	if (proto == bpf_htons(ETH_P_IP))
 		return mcast_ip4(f, l3, end, &k);
 	if (proto == bpf_htons(ETH_P_IPV6))

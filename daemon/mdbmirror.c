@@ -654,6 +654,7 @@ struct vctx {
 struct vrouter {
 	uint32_t ifindex;
 	__u32 fam;			/* XDPBR_MROUTER_IP4/6 */
+	__u32 slot;			/* its port's (0: none), found once a read */
 };
 
 /* What one read of the global VLAN options found. */
@@ -721,8 +722,8 @@ static int gopt_cb(const struct nlattr *a, void *data)
 				r->err = -ENOMEM;
 				break;
 			}
-			r->vr[r->nvr++] = (struct vrouter){ r->scratch->router[i],
-							    r->scratch->router_fam[i] };
+			r->vr[r->nvr++] = (struct vrouter){ .ifindex = r->scratch->router[i],
+							    .fam = r->scratch->router_fam[i] };
 			c->nrouter++;
 		}
 		break;
@@ -858,7 +859,7 @@ static bool vrouters_write(struct mcast *m, __u32 (*want)[2], size_t n)
 /* Each VLAN's flags and router ports from r (NULL: none, every VLAN's
  * entry emptied), routers first: a VLAN's flags never ask for routers
  * not yet written. False if the maps may not say what r does. */
-static bool write_vlans(struct mcast *m, const struct vread *r, uint64_t now, int *has6)
+static bool write_vlans(struct mcast *m, struct vread *r, uint64_t now, int *has6)
 {
 	struct mcast_vlans *vl = m->vl;
 	__u32 (*want)[2] = NULL, *f = NULL;
@@ -877,13 +878,15 @@ static bool write_vlans(struct mcast *m, const struct vread *r, uint64_t now, in
 	f = calloc(XDPBR_MCAST_VLANS, sizeof(*f));
 	if (!f)
 		goto nomem;
+	for (size_t x = 0; r && x < r->nvr; x++)	/* each router port's slot, once */
+		r->vr[x].slot = slot_of(m, r->vr[x].ifindex);
 	for (size_t i = 0; r && i < r->nvc; i++) {
 		const struct vctx *c = &r->vc[i];
 
 		for (uint32_t vid = c->vid; vid <= c->vid_end; vid++) {
 			f[vid] = ctx_flags(m, &c->set, &vl->querier_on_ns[vid], now, has6);
 			for (size_t x = c->router0; x < c->router0 + c->nrouter; x++) {
-				__u32 slot = slot_of(m, r->vr[x].ifindex);
+				__u32 slot = r->vr[x].slot;
 
 				if (!slot)
 					continue;
@@ -913,9 +916,10 @@ static bool write_vlans(struct mcast *m, const struct vread *r, uint64_t now, in
 		else
 			ok = false;
 	}
-	if (!ok)
-		log_warn("bridge %s: Couldn't write a VLAN's multicast context: %s", m->br->name,
-			 strerror(errno));
+	if (!ok && !m->vlan_warned)	/* said once until a write succeeds */
+		log_warn("bridge %s: Couldn't write a VLAN's multicast context (flooding until it is): %s",
+			 m->br->name, strerror(errno));
+	m->vlan_warned = !ok;
 	vl->fresh = !ok;	/* all again at the next read */
 	free(want);
 	free(f);

@@ -82,6 +82,7 @@ struct mcast {
 	struct mcast_member *mem;	/* ... and the entries that made it, sorted */
 	size_t nmem, capmem;
 	struct mcast_vlans *vl;		/* NULL until the bridge has VLAN contexts */
+	bool vlan_warned;		/* writing a VLAN's context failed, and was said */
 };
 
 void mcast_init(struct mcast *m, struct bridge *br);
