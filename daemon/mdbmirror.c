@@ -635,7 +635,9 @@ static __u32 mcast_flags(struct mcast *m, const struct kbr_mcast *v, uint64_t no
 
 	if (f && v->vlan_filtering)
 		f |= XDPBR_MCAST_VLAN;
-	if (f && v->vlan_filtering && v->vlan_snooping)
+	/* (the VLANs' maps are there once this build's datapath runs) */
+	if (f && v->vlan_filtering && v->vlan_snooping && maps(m)->mcast_vlan >= 0 &&
+	    maps(m)->mrouter_vlan >= 0)
 		f |= XDPBR_MCAST_VLAN_CTX;
 	return f;
 }

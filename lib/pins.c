@@ -30,6 +30,7 @@ static const struct {
 static const char *const maps_newer[] = {
 	XDPBR_MAP_NAME(flood_bc_small), XDPBR_MAP_NAME(flood_mc_small),
 	XDPBR_MAP_NAME(flood_uu_small), XDPBR_MAP_NAME(mdb_src),
+	XDPBR_MAP_NAME(mcast_vlan), XDPBR_MAP_NAME(mrouter_vlan),
 };
 
 static bool map_newer(const char *name)
