@@ -18,7 +18,8 @@
 # N` adds one); vlan_filtering and default_pvid both ways; multicast
 # snooping per VLAN (a group joined in VLAN 10 reaches its member only;
 # with mcast_vlan_snooping, VLAN 10's own querier and router ports);
-# a Linux bridge taken over keeps its VLAN settings and its ports' VLANs.
+# a Linux bridge taken over keeps its VLAN settings and its ports' VLANs;
+# the device's own VLANs (`bridge vlan ... self`) are the host's.
 # datapaths: auto
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
 # shellcheck disable=SC2317 # functions that run through check and xt_poll
@@ -328,6 +329,25 @@ sleep 2.5	# the mirror's looks: nothing changes back
 check_eq "... and stay so: the kernel's vlan_filtering and default PVID" "1 7" \
 	"$(kbr vlan_filtering) $(kbr vlan_default_pvid)"
 check "... and $P3 keeps 30-31 in both views" vlans_are "$P3" "$K3"
+
+# ---- the device's own VLANs are its host port's (this daemon has the
+# device as its host interface): `bridge vlan add dev BR vid 10 self`
+# makes BR-host a member of VLAN 10 in xdpbr and BR-dev one in the
+# kernel, and the host talks in VLAN 10 through BR.10, both ways.
+check "bridge vlan add dev $BR vid 10 self" bridge vlan add dev "$BR" vid 10 self
+shows "... $BR-host in VLAN 10 in xdpbr, $BR-dev in the kernel" \
+	'"$XDPBR" -b "$BR" vlan show; bridge vlan show' \
+	eval '[[ " $(xvlans "$BR-host") " == *" 10 "* && " $(kvlans "$BR-dev") " == *" 10 "* ]]'
+XT_CLEANUP_CMDS+=("ip link del dev $BR.10")
+check "$BR.10 (198.18.10.254) up" eval \
+	'ip link add link "$BR" name "$BR.10" type vlan id 10 &&
+	 ip addr add 198.18.10.254/24 dev "$BR.10" && ip link set dev "$BR.10" up'
+check "the host (on $BR.10) -> h2 (tagged 10) ping" xt_poll 10 ping -c 1 -W 2 198.18.10.2
+check "bridge vlan del dev $BR vid 10 self" bridge vlan del dev "$BR" vid 10 self
+shows "... $BR-host out of VLAN 10 in xdpbr" '"$XDPBR" -b "$BR" vlan show' \
+	eval '[[ " $(xvlans "$BR-host") " != *" 10 "* ]]'
+check_fail "... and the host can't reach h2 in VLAN 10" ping -c 1 -W 2 198.18.10.2
+ip link del dev "$BR.10"
 check_fail "no warning about VLANs in the log" grep -qi "vlan.*couldn't\|couldn't.*vlan" "$DAEMON_LOG"
 
 finish
