@@ -803,13 +803,13 @@ static int rkey_cmp(const void *a, const void *b)
 }
 
 /* xdpbr_mrouter_vlan from {key, fam} pairs want[0..n) (sorted by key, each
- * once): what differs from what it holds, and everything else out when
- * its contents are unknown. False if some write failed. */
+ * once; m keeps them as what it holds): what differs from what it held,
+ * and everything else out when its contents are unknown. False if some
+ * write failed. */
 static bool vrouters_write(struct mcast *m, __u32 (*want)[2], size_t n)
 {
 	struct mcast_vlans *vl = m->vl;
 	int fd = maps(m)->mrouter_vlan;
-	__u32 *nk, *nf;
 	size_t i = 0, j = 0;
 	bool ok = true;
 
@@ -828,32 +828,18 @@ static bool vrouters_write(struct mcast *m, __u32 (*want)[2], size_t n)
 		vl->nr = 0;
 	}
 	while (i < vl->nr || j < n) {
-		int c = i == vl->nr ? 1 : j == n ? -1 : rkey_cmp(&vl->rkey[i], want[j]);
+		int c = i == vl->nr ? 1 : j == n ? -1 : rkey_cmp(vl->r[i], want[j]);
 
 		if (c < 0)
-			bpf_map_delete_elem(fd, &vl->rkey[i]);
-		else if ((c > 0 || vl->rfam[i] != want[j][1]) &&
+			bpf_map_delete_elem(fd, &vl->r[i][0]);
+		else if ((c > 0 || vl->r[i][1] != want[j][1]) &&
 			 bpf_map_update_elem(fd, &want[j][0], &want[j][1], BPF_ANY))
 			ok = false;
 		i += c <= 0;
 		j += c >= 0;
 	}
-	nk = malloc((n ? n : 1) * sizeof(*nk));
-	nf = malloc((n ? n : 1) * sizeof(*nf));
-	if (!nk || !nf) {
-		free(nk);
-		free(nf);
-		vl->nr = 0;
-		return false;	/* the next read prunes what it can't know */
-	}
-	for (j = 0; j < n; j++) {
-		nk[j] = want[j][0];
-		nf[j] = want[j][1];
-	}
-	free(vl->rkey);
-	free(vl->rfam);
-	vl->rkey = nk;
-	vl->rfam = nf;
+	free(vl->r);
+	vl->r = want;
 	vl->nr = n;
 	return ok;
 }
@@ -908,6 +894,7 @@ static bool write_vlans(struct mcast *m, struct vread *r, uint64_t now, int *has
 			memcpy(want[k++], want[i], sizeof(*want));
 	}
 	ok = vrouters_write(m, want, k);
+	want = NULL;		/* m's now */
 	for (__u32 vid = 0; vid < XDPBR_MCAST_VLANS; vid++) {
 		if (!f[vid])	/* no context, or no querier: its delay starts over */
 			vl->querier_on_ns[vid] = 0;
@@ -968,8 +955,7 @@ static void vlans_forget(struct mcast *m)
 {
 	if (!m->vl)
 		return;
-	free(m->vl->rkey);
-	free(m->vl->rfam);
+	free(m->vl->r);
 	free(m->vl);
 	m->vl = NULL;
 }

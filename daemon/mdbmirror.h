@@ -63,7 +63,7 @@ struct mcast_vlans {
 	bool fresh;			/* the maps' contents unknown: write all */
 	__u32 flags[XDPBR_MCAST_VLANS];
 	uint64_t querier_on_ns[XDPBR_MCAST_VLANS];
-	__u32 *rkey, *rfam;		/* router entries, sorted by key */
+	__u32 (*r)[2];			/* router entries {key, fam}, sorted by key */
 	size_t nr;
 };
 
