@@ -44,6 +44,7 @@ struct frame {
 	__u32 slot;			/* its slot; 0 when not a port */
 	__u32 segs;			/* wire frames it stands for: 1, or a
 					 * GSO packet's segments (TC) */
+	__u64 len;			/* its bytes on the wire */
 	struct xdpbr_port *port;
 	struct xdpbr_stats *st;		/* the ingress port's counters */
 	struct xdpbr_config *cfg;
@@ -74,25 +75,31 @@ static __always_inline __u64 frame_now(struct frame *f)
 	return f->now;
 }
 
+/* The frame's end: counted in, with what became of it. A frame is counted
+ * in where it ends, not where it arrives: one an XDP port hands to the
+ * skb path is its TC program's to count, in and out, so no frame is
+ * counted by one program and finished by the other (which the port's
+ * mode, written before the XDP attach, can't tell reliably). */
 static __always_inline void outcome(struct frame *f, enum xdpbr_counter c)
 {
+	if (!f->st)
+		return;
+	f->st->c[XDPBR_CNT_RX_PACKETS] += f->segs;
+	f->st->c[XDPBR_CNT_RX_BYTES] += f->len;
 	count_n(f->st, c, f->segs);
 }
 
-/* The ingress port, and the frame counted as received on it (slot 0 when
- * the interface is not a port). 0 when it is not a port. */
+/* The ingress port, and the frame's counters (slot 0 when the interface is
+ * not a port). 0 when it is not a port. */
 static __always_inline int frame_begin(struct frame *f, __u32 ifindex, __u64 len,
-				       __u32 segs, int count_rx)
+				       __u32 segs)
 {
 	f->ifindex = ifindex;
 	f->segs = segs;
+	f->len = len;
 	f->port = port_of(ifindex);
 	f->slot = f->port ? f->port->slot : 0;
 	f->st = stats_of(f->slot);
-	if (count_rx && f->st) {
-		f->st->c[XDPBR_CNT_RX_PACKETS] += segs;
-		f->st->c[XDPBR_CNT_RX_BYTES] += len;
-	}
 	return f->port != NULL;
 }
 

@@ -15,7 +15,8 @@
  * the copies of a flood are in flood.h.
  * In a bridge that mixes the two, an XDP port hands the frames it can't
  * deliver itself (to a virtual port, and floods) to the stack, where the TC
- * program on the same port forwards them: counted once, learned once.
+ * program on the same port forwards and counts them: counted once (where
+ * a frame ends, pipeline.h outcome()), learned once.
  *
  * Attach by hand with iproute2 (maps are pinned by name):
  *   ip link set dev eth1 xdp obj build/xdpbr.bpf.o sec xdp.frags
@@ -139,7 +140,7 @@ int xdpbr_rx(struct xdp_md *ctx)
 	int mixed;
 
 	/* Attached but not (yet) a port of the bridge: leave it to the host. */
-	if (!frame_begin(&f, ctx->ingress_ifindex, xdp_frame_len(ctx), 1, 1))
+	if (!frame_begin(&f, ctx->ingress_ifindex, xdp_frame_len(ctx), 1))
 		return xdp_end(&f, XDPBR_CNT_PASS_NOT_PORT, XDP_PASS);
 
 	/* parse, classify */
@@ -171,7 +172,7 @@ int xdpbr_rx(struct xdp_md *ctx)
 		return xdp_end(&f, c, XDP_DROP);
 
 	/* forward / flood; what only the skb path can deliver goes to the
-	 * stack, to this port's TC program, which counts its outcome. */
+	 * stack, uncounted, to this port's TC program, which counts it. */
 	/* A port in generic XDP mode redirects through the stack
 	 * (dev_queue_xmit), which every port takes: it hands nothing over.
 	 * Nor could it: with a multi-buffer program, generic XDP gives the
@@ -345,11 +346,14 @@ static __always_inline enum vlan_verdict tc_vlan(struct __sk_buff *skb, struct f
 
 /*
  * The skb path, on the TC ingress of virtual ports and, in a bridge with
- * both kinds, of XDP ports, where it forwards what the XDP program handed
- * to the stack (that program has counted and learned the frame). A port
- * in no mode yet is one joining on XDP whose XDP program is not attached
- * yet (lib/brport.c writes the mode just before): what comes in there is
- * this program's own.
+ * both kinds, of XDP ports, where it forwards and counts what the XDP
+ * program handed to the stack (that program has learned the frame, and
+ * counted the link-local ones it passes to the host). A port in no mode
+ * yet is one joining on XDP whose XDP program is not attached yet
+ * (lib/brport.c writes the mode just before): what comes in there is this
+ * program's own to learn. Counting does not depend on the mode: a frame
+ * that slips in between the mode's write and the XDP attach is counted
+ * here, in and out.
  */
 SEC("tc")
 int xdpbr_tc_rx(struct __sk_buff *skb)
@@ -366,7 +370,7 @@ int xdpbr_tc_rx(struct __sk_buff *skb)
 	enum xdpbr_counter c;
 	int action;
 
-	if (!frame_begin(&f, skb->ifindex, wire_len(skb), gso_frames(skb), !handoff))
+	if (!frame_begin(&f, skb->ifindex, wire_len(skb), gso_frames(skb)))
 		return tc_end(&f, XDPBR_CNT_PASS_NOT_PORT, TC_ACT_OK);
 
 	/* parse, classify */

@@ -400,14 +400,26 @@ static bool native_refused(struct bridge *br, uint32_t ifindex, const char *ifna
 	return false;
 }
 
+/* The fault points port_attach_slow, port_xdp_attach_slow and
+ * port_xdp_mode_slow (fault.h):
+ * a window between two steps of a port's attach, as wide as a slow
+ * driver's. */
+static void attach_pause(const char *point)
+{
+	if (fault_hit(point))
+		nanosleep(&(struct timespec){ .tv_nsec = 300 * 1000 * 1000 }, NULL);
+}
+
 /*
  * The XDP mode a port is about to run in, written just before its attach:
- * the TC program takes a frame of a port in an XDP mode for one its XDP
- * program counted and handed over, and a frame of a port in none (its XDP
- * program not attached yet: the TC program runs first) for its own. Set
- * after the attach, the mode left a window in which frames the XDP program
- * handed over were bridged a second time; set before the TC attach, one in
- * which frames no XDP program saw were forwarded uncounted.
+ * the TC program leaves the learning of a frame of a port in an XDP mode
+ * to its XDP program, which handed it over, and learns a frame of a port
+ * in none (its XDP program not attached yet: the TC program runs first).
+ * Set after the attach, the mode left a window in which frames the XDP
+ * program handed over were bridged a second time. Counting does not
+ * depend on it: a frame is counted where it ends (bpf/pipeline.h
+ * outcome()), so one that slips in between this write and the attach is
+ * counted once too (port_xdp_mode_slow holds that window open).
  */
 static void mode_before_attach(struct bridge *br, uint32_t ifindex, uint32_t mode)
 {
@@ -417,6 +429,8 @@ static void mode_before_attach(struct bridge *br, uint32_t ifindex, uint32_t mod
 		return;
 	p.mode = (uint16_t)mode;
 	ctl_port_write(&br->maps, ifindex, &p);
+	if (mode != XDPBR_MODE_NONE)
+		attach_pause("port_xdp_mode_slow");
 }
 
 static int attach_one(struct bridge *br, uint32_t ifindex, const char *ifname,
@@ -514,15 +528,6 @@ static void record_mode(struct bridge *br, uint32_t ifindex, uint32_t mode, cons
 	    !link_get_info(ifindex, &li) && li.peer_nsid >= 0)
 		p.flags |= XDPBR_PORT_PEER_NS;
 	ctl_port_write(&br->maps, ifindex, &p);
-}
-
-/* The fault points port_attach_slow and port_xdp_attach_slow (fault.h):
- * a window between two steps of a port's attach, as wide as a slow
- * driver's. */
-static void attach_pause(const char *point)
-{
-	if (fault_hit(point))
-		nanosleep(&(struct timespec){ .tv_nsec = 300 * 1000 * 1000 }, NULL);
 }
 
 /* A port on the skb path: maps first (with its mode, so XDP ports start

@@ -21,6 +21,10 @@
  *                    TC program's attach and its XDP program's
  *                    (lib/brport.c): what comes in then is the TC
  *                    program's own (test_ports_runtime)
+ *   port_xdp_mode_slow  a port joining on XDP pauses 300 ms between the
+ *                    write of its XDP mode and its XDP program's attach
+ *                    (lib/brport.c): what comes in then has passed no XDP
+ *                    program yet (test_ports_runtime)
  */
 #include <stdbool.h>
 

@@ -145,6 +145,22 @@ check "... h4's ping got through once $P4 joined" \
 	test "$(grep -c 'bytes from' "$XT_TMP/ping.x41.out")" -ge 10
 check "no daemon: link del dev $P4 (native)" "$XDPBR" -b "$BR" link del dev "$P4"
 left "no daemon, after link del (native)"
+# ... and its XDP mode is written before its XDP program is attached:
+# what comes in between has passed no XDP program, and is counted in by
+# the TC program all the same (port_xdp_mode_slow holds that window).
+pfx_ping_start x42 4 1 0.01
+sleep 0.2
+check "no daemon: link add dev $P4 mode native, 300 ms between its XDP mode and XDP attach" \
+	env XDPBR_FAULT=port_xdp_mode_slow "$XDPBR" link add dev "$P4" master "$BR" mode native
+sleep 0.3
+pfx_ping_stop x42
+check "... every port's frames counted in are counted out once, $P4's too" \
+	xt_poll 2 counters_add_up
+check "... h4's ping got through once $P4 joined" \
+	test "$(grep -c 'bytes from' "$XT_TMP/ping.x42.out")" -ge 10
+check "no daemon: link del dev $P4 (native, after the mode's window)" \
+	"$XDPBR" -b "$BR" link del dev "$P4"
+left "no daemon, after link del (native, after the mode's window)"
 # Two adders of one port at once (two CLIs here; with the bridge device,
 # the daemon re-adding a port of the device and `link add`): the slot lock
 # covers a port's whole add, maps and attach (lib/brport.c slot_lock), so
