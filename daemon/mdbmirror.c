@@ -646,7 +646,13 @@ static __u32 mcast_flags(struct mcast *m, const struct kbr_mcast *v, uint64_t no
 
 /* One range of VLANs as the bridge's global VLAN options give it (`bridge
  * vlan global show`): the kernel dumps VLANs of equal options as one
- * range, with its first VLAN's querier state and router ports. */
+ * range, with its first VLAN's querier state and router ports. A VLAN
+ * with router ports is never in a range of more (6.1's
+ * br_multicast_ctx_options_equal); another querier usually makes its port
+ * one, but not on a port with mcast_router 0: so only the first VLAN of a
+ * range is known to have another querier, and the others are taken for
+ * having none (they flood, as the kernel does without a querier, rather
+ * than prune as the first VLAN's querier would have them). */
 struct vctx {
 	uint16_t vid, vid_end;
 	struct kbr_mcast set;
@@ -870,9 +876,12 @@ static bool write_vlans(struct mcast *m, struct vread *r, uint64_t now, int *has
 		r->vr[x].slot = slot_of(m, r->vr[x].ifindex);
 	for (size_t i = 0; r && i < r->nvc; i++) {
 		const struct vctx *c = &r->vc[i];
+		struct kbr_mcast rest = c->set;	/* the range's other VLANs */
 
+		rest.other4 = rest.other6 = 0;
 		for (uint32_t vid = c->vid; vid <= c->vid_end; vid++) {
-			f[vid] = ctx_flags(m, &c->set, &vl->querier_on_ns[vid], now, has6);
+			f[vid] = ctx_flags(m, vid == c->vid ? &c->set : &rest,
+					   &vl->querier_on_ns[vid], now, has6);
 			for (size_t x = c->router0; x < c->router0 + c->nrouter; x++) {
 				__u32 slot = r->vr[x].slot;
 
