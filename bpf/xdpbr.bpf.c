@@ -353,7 +353,8 @@ static __always_inline enum vlan_verdict tc_vlan(struct __sk_buff *skb, struct f
  * (lib/brport.c writes the mode just before): what comes in there is this
  * program's own to learn. Counting does not depend on the mode: a frame
  * that slips in between the mode's write and the XDP attach is counted
- * here, in and out.
+ * here, in and out; only a link-local one is then counted by neither
+ * program (taken for one the XDP program passed to the host and counted).
  */
 SEC("tc")
 int xdpbr_tc_rx(struct __sk_buff *skb)
