@@ -128,39 +128,37 @@ joined "no daemon, mode generic" generic
 check "no daemon: link del dev $P4 (generic)" "$XDPBR" -b "$BR" link del dev "$P4"
 left "no daemon, after link del (generic)"
 
-# A port joining on XDP runs its TC program (for what its XDP program
-# hands to the skb path) before its XDP program: what comes in between is
-# the TC program's own, counted in and out once, not taken for a frame
-# the XDP program counted. The fault point port_xdp_attach_slow holds that
-# window open 300 ms while h4 pings h1 every 10 ms.
-pfx_ping_start x41 4 1 0.01
-sleep 0.2
-check "no daemon: link add dev $P4 mode native, 300 ms between its TC and XDP attach" \
-	env XDPBR_FAULT=port_xdp_attach_slow "$XDPBR" link add dev "$P4" master "$BR" mode native
-sleep 0.3
-pfx_ping_stop x41
-check "... every port's frames counted in are counted out once, $P4's too" \
-	xt_poll 2 counters_add_up
-check "... h4's ping got through once $P4 joined" \
-	test "$(grep -c 'bytes from' "$XT_TMP/ping.x41.out")" -ge 10
-check "no daemon: link del dev $P4 (native)" "$XDPBR" -b "$BR" link del dev "$P4"
-left "no daemon, after link del (native)"
-# ... and its XDP mode is written before its XDP program is attached:
-# what comes in between has passed no XDP program, and is counted in by
-# the TC program all the same (port_xdp_mode_slow holds that window).
-pfx_ping_start x42 4 1 0.01
-sleep 0.2
-check "no daemon: link add dev $P4 mode native, 300 ms between its XDP mode and XDP attach" \
-	env XDPBR_FAULT=port_xdp_mode_slow "$XDPBR" link add dev "$P4" master "$BR" mode native
-sleep 0.3
-pfx_ping_stop x42
-check "... every port's frames counted in are counted out once, $P4's too" \
-	xt_poll 2 counters_add_up
-check "... h4's ping got through once $P4 joined" \
-	test "$(grep -c 'bytes from' "$XT_TMP/ping.x42.out")" -ge 10
-check "no daemon: link del dev $P4 (native, after the mode's window)" \
-	"$XDPBR" -b "$BR" link del dev "$P4"
-left "no daemon, after link del (native, after the mode's window)"
+# A port joining on XDP opens two windows, each held open 300 ms by a
+# fault point while h4 pings h1 every 10 ms: what comes in is counted in
+# and out once, and the ping gets through once the port has joined.
+#   port_xdp_attach_slow  its TC program (for what its XDP program hands
+#       to the skb path) runs before its XDP program: what comes in then
+#       is the TC program's own, not taken for a frame the XDP program
+#       counted;
+#   port_xdp_mode_slow  its XDP mode is written before its XDP program is
+#       attached: what comes in then has passed no XDP program, and the TC
+#       program counts it all the same.
+# attach_window POINT TAG WINDOW: P4 joins native through POINT's window.
+attach_window()
+{
+	local point=$1 tag=$2 window=$3
+
+	pfx_ping_start "$tag" 4 1 0.01
+	sleep 0.2
+	check "no daemon: link add dev $P4 mode native, 300 ms between $window" \
+		env XDPBR_FAULT="$point" "$XDPBR" link add dev "$P4" master "$BR" mode native
+	sleep 0.3
+	pfx_ping_stop "$tag"
+	check "... every port's frames counted in are counted out once, $P4's too" \
+		xt_poll 2 counters_add_up
+	check "... h4's ping got through once $P4 joined" \
+		test "$(grep -c 'bytes from' "$XT_TMP/ping.$tag.out")" -ge 10
+	check "no daemon: link del dev $P4 (native, after $window)" \
+		"$XDPBR" -b "$BR" link del dev "$P4"
+	left "no daemon, after link del (native, after $window)"
+}
+attach_window port_xdp_attach_slow x41 "its TC and XDP attach"
+attach_window port_xdp_mode_slow x42 "its XDP mode and XDP attach"
 # Two adders of one port at once (two CLIs here; with the bridge device,
 # the daemon re-adding a port of the device and `link add`): the slot lock
 # covers a port's whole add, maps and attach (lib/brport.c slot_lock), so
