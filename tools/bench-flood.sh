@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# bench-flood.sh - a broadcast flooded to many ports: xdpbr (its XDP and
-# its TC datapath), the Linux bridge and the ceiling, on a topology of its
-# own, one core. tools/bench.sh runs it for its scenario `broadcast100`
+# bench-flood.sh - a broadcast flooded to many ports, or a multicast
+# stream to some of them: xdpbr (its XDP and its TC datapath), the Linux
+# bridge and the ceiling, on a topology of its own, one core.
+# tools/bench.sh runs it for its scenarios `broadcast100` and `mcast`
 # (after the others); it runs alone too:
 #
-#   tools/bench-flood.sh [--ports N] [--duts xdpbr,xdpbr-tc,bridge,ceiling]
-#                        [--reps N] [--duration SEC] [--json FILE]
+#   tools/bench-flood.sh [--ports N] [--group K] [--reps N] [--duration SEC]
+#                        [--duts xdpbr,xdpbr-tc,bridge,ceiling] [--json FILE]
 #
 #   root netns:  bf$ID-g ===veth=== bf${ID}p0 --+
 #   netns bf$ID-h:   s1  ===veth=== bf${ID}p1 --+-- DUT (ports p0..pN)
@@ -31,7 +32,15 @@
 #             sinks: the Linux bridge too delivers a quarter as much then)
 #   bridge    the Linux bridge, bridge-nf-call-* at 0
 #   ceiling   pktgen --forward: one XDP program, a devmap broadcast to
-#             p1..pN, no FDB, no VLANs, nothing counted
+#             p1..pN (with --group K: to p1..pK, the flood a stream to K
+#             members would be at best), no FDB, no VLANs, nothing counted
+# With --group K the frames go to the group 239.1.1.1 (01:00:5e:01:01:01)
+# instead, whose members are p1..pK (static entries, `bridge mdb add ...
+# permanent`), with IGMP snooping on and the bridge its own querier: xdpbr
+# with its host interface (the Linux bridge device, whose MDB it mirrors;
+# the host's port on the DUT's datapath), the Linux bridge alike. Only the
+# K members' sinks may get a copy: a DUT that delivers to any other sink
+# fails the run (it did not prune).
 # Repetitions are the outer loop (every DUT set up again in each). The
 # frame scenarios of tools/bench.sh flood to 3 ports; this is what a
 # container host's bridge of a hundred veths does with every ARP request.
@@ -50,6 +59,8 @@ PKTGEN=$BUILD/tools/pktgen
 XDPBRD=$BUILD/xdpbrd
 XDPBR=$BUILD/xdpbr
 NPORTS=100
+GROUP=0
+GROUP_IP=239.1.1.1
 DUTS=xdpbr,xdpbr-tc,bridge,ceiling
 REPS=3
 DURATION=1
@@ -67,8 +78,8 @@ TMP=$(mktemp -d /tmp/bench-flood.XXXXXX)
 
 usage()
 {
-	echo "usage: $0 [--ports N] [--duts xdpbr,xdpbr-tc,bridge,ceiling] [--reps N]" \
-		"[--duration SEC] [--json FILE]" >&2
+	echo "usage: $0 [--ports N] [--group K] [--duts xdpbr,xdpbr-tc,bridge,ceiling]" \
+		"[--reps N] [--duration SEC] [--json FILE]" >&2
 	exit 2
 }
 
@@ -76,6 +87,7 @@ while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || usage
 	case $1 in
 	--ports) NPORTS=$2 ;;
+	--group) GROUP=$2 ;;
 	--duts) DUTS=$2 ;;
 	--reps) REPS=$2 ;;
 	--duration) DURATION=$2 ;;
@@ -99,6 +111,7 @@ progress()
 # 127: pktgen counts on 128 devices at most, and the ceiling's devmap
 # holds 128.
 in_range "$NPORTS" 2 127 || die "--ports: $NPORTS is not in 2..127"
+in_range "$GROUP" 0 "$NPORTS" || die "--group: $GROUP is not in 0..$NPORTS (0: broadcast)"
 in_range "$REPS" 1 1000 || die "--reps: $REPS is not in 1..1000"
 [[ $DURATION =~ ^[0-9]*\.?[0-9]+$ ]] || die "--duration: $DURATION is not a number of seconds"
 IFS=, read -r -a DUT_LIST <<<"$DUTS"
@@ -164,11 +177,21 @@ topo_up()
 	done
 }
 
-# xdpbr_up DATAPATH: xdpbrd over p0..pN until every port runs on DATAPATH.
+# xdpbr_up DATAPATH: xdpbrd over p0..pN until every port runs on DATAPATH;
+# with --group, with its host interface (the device $BRX up, its port on
+# DATAPATH too: on the TC path beside XDP ports, every flood would take
+# the skb path) and snooping as snooping_up sets it.
 xdpbr_up()
 {
-	local dp=$1 i n args=(-l none -H off -d "$1")
+	local dp=$1 i n want=${#PORTS[@]} args=(-l none -d "$1")
 	[ "$dp" = xdp ] && args+=(-m native)
+	if [ "$GROUP" -gt 0 ]; then
+		printf '[port %s-host]\ndatapath = %s\n' "$BRX" "$dp" >"$TMP/hostif.conf"
+		args+=(-H on -c "$TMP/hostif.conf")
+		want=$((want + 1))
+	else
+		args+=(-H off)
+	fi
 	"$XDPBRD" "${args[@]}" "$BRX" "${PORTS[@]}" >"$TMP/xdpbrd.log" 2>&1 &
 	DAEMON_PID=$!
 	for ((i = 0; i < 600; i++)); do
@@ -177,16 +200,40 @@ xdpbr_up()
 		n=$("$XDPBR" -b "$BRX" -j link show 2>/dev/null |
 			jq --arg dp "$dp" '[.[]? | select(.datapath == $dp and
 				($dp != "xdp" or .xdp_mode != "none"))] | length' 2>/dev/null)
-		[ "${n:-0}" = ${#PORTS[@]} ] && return 0
+		if [ "${n:-0}" = "$want" ]; then
+			[ "$GROUP" -gt 0 ] || return 0
+			ip link set dev "$BRX" up || die "$BRX up"
+			snooping_up "$BRX"
+			return 0
+		fi
 		sleep 0.1
 	done
-	die "xdpbrd not ready after 60 s (${n:-0} of ${#PORTS[@]} ports on $dp): $(cat "$TMP/xdpbrd.log")"
+	die "xdpbrd not ready after 60 s (${n:-0} of $want ports on $dp): $(cat "$TMP/xdpbrd.log")"
+}
+
+# snooping_up DEV: the Linux bridge DEV snoops and is its own querier,
+# p1..pK members of the group; back once the querier counts (the query
+# response interval, 1 s) and xdpbr's mirror has the entries.
+snooping_up()
+{
+	local dev=$1 i
+	# the interval first: turning the querier on waits the one set then
+	ip link set dev "$dev" type bridge mcast_snooping 1 mcast_query_response_interval 100 &&
+		ip link set dev "$dev" type bridge mcast_querier 1 ||
+		die "$dev: snooping and its querier on"
+	for ((i = 1; i <= GROUP; i++)); do
+		bridge mdb add dev "$dev" port "${PORTS[i]}" grp "$GROUP_IP" permanent ||
+			die "$dev: $GROUP_IP on ${PORTS[i]}"
+	done
+	sleep 2
 }
 
 ceiling_up()
 {
 	local i
-	"$PKTGEN" --forward "$P0" --to "$(IFS=,; echo "${PORTS[*]:1}")" >"$TMP/fwd.out" 2>&1 &
+	local n=$NPORTS
+	[ "$GROUP" -gt 0 ] && n=$GROUP
+	"$PKTGEN" --forward "$P0" --to "$(IFS=,; echo "${PORTS[*]:1:n}")" >"$TMP/fwd.out" 2>&1 &
 	FWD_PID=$!
 	for ((i = 0; i < 300; i++)); do
 		grep -q '^ready' "$TMP/fwd.out" && return 0
@@ -204,6 +251,9 @@ dut_up()
 	bridge) linux_bridge_up "${PORTS[@]}" ;;
 	ceiling) ceiling_up ;;
 	esac
+	if [ "$GROUP" -gt 0 ] && [ "$1" = bridge ]; then
+		snooping_up "$BRK"
+	fi
 }
 
 dut_down()
@@ -233,16 +283,25 @@ dut_profile()
 # measure REP DUT: one pktgen run; one JSON object.
 measure()
 {
-	local rep=$1 dut=$2
+	local rep=$1 dut=$2 dst=(--dst-mac ff:ff:ff:ff:ff:ff)
+	[ "$GROUP" -gt 0 ] && dst=(--dst-ip "$GROUP_IP")
 	"$PKTGEN" -t "$GEN" -r "$(IFS=,; echo "${SINKS[*]}")" --rx-ns "$NS" -s 64 -c 1 \
 		-d "$DURATION" --warmup 0.1 --src-mac 02:50:00:00:00:01 \
-		--dst-mac ff:ff:ff:ff:ff:ff --profile "$(dut_profile "$dut")" --json --quiet \
+		"${dst[@]}" --profile "$(dut_profile "$dut")" --json --quiet \
 		>"$TMP/run.json" || die "pktgen ($dut, rep $rep) failed"
-	jq -c --arg dut "$dut" --argjson rep "$rep" '
+	# With --group the members are the first K sinks (and the ceiling
+	# sends to them only): the others may see the querier's queries, no
+	# more than 1 frame in 1,000 offered.
+	jq -e --argjson k "$GROUP" '$k == 0 or
+		([.rx[$k:][].frames] | max // 0) <= .tx_frames / 1000' "$TMP/run.json" >/dev/null ||
+		die "$dut, rep $rep: the stream to $GROUP_IP reached sinks that are not members:" \
+			"$(jq -c --argjson k "$GROUP" '[.rx[$k:][] | select(.frames > 0) | .dev]' "$TMP/run.json")"
+	jq -c --arg dut "$dut" --argjson rep "$rep" --argjson k "$GROUP" '
 		([.profile[]? | select(.prog | IN("pktgen_tx", "pktgen_sink", "pktgen_sink_tc") | not)]) as $dp
+		| (if $k > 0 then .rx[:$k] else .rx end) as $to
 		| {dut: $dut, rep: $rep, rx_pps, tx_pps,
 		   sinks_reached: ([.rx[] | select(.frames > 0)] | length),
-		   sink_frames_min: ([.rx[].frames] | min), sink_frames_max: ([.rx[].frames] | max),
+		   sink_frames_min: ([$to[].frames] | min), sink_frames_max: ([$to[].frames] | max),
 		   tx_frames,
 		   ns_per_frame: (if ($dp | length) == 0 or $dp[0].runs == 0 then null
 				  else ([$dp[] | .ns_per_run * .runs] | add) / $dp[0].runs end)}' \
@@ -265,7 +324,7 @@ done
 # The document: per DUT the medians and spread over the repetitions; the
 # ratios of the same repetition, their median.
 jq -s --argjson n "$NPORTS" --argjson reps "$REPS" --argjson dur "$DURATION" \
-	--arg prefix "bf$ID" '
+	--arg prefix "bf$ID" --argjson k "$GROUP" --arg grp "$GROUP_IP" '
 	def med: sort | if length == 0 then null else .[(length - 1) / 2 | floor] end;
 	def r3: . * 1000 | round / 1000;
 	. as $pts
@@ -286,6 +345,7 @@ jq -s --argjson n "$NPORTS" --argjson reps "$REPS" --argjson dur "$DURATION" \
 		 | map(if $d[$b].reps[.] > 0 then $d[$a].reps[.] / $d[$b].reps[.] else empty end)
 		 | med | if . == null then null else r3 end) end;
 	{prefix: $prefix, ports: $n, size: 64, cores: 1, duration_s: $dur, reps: $reps,
+	 group: (if $k > 0 then {address: $grp, members: $k} else null end),
 	 duts: $d,
 	 ratios: {xdpbr_over_bridge: ratio("xdpbr"; "bridge"),
 		  xdpbr_over_ceiling: ratio("xdpbr"; "ceiling"),

@@ -65,6 +65,11 @@
 #   broadcast100  64-byte broadcasts flooded to 100 ports, one core, every
 #              DUT (tools/bench-flood.sh, a topology of its own, after the
 #              others): a container host's bridge of a hundred veths
+#   mcast      64-byte frames to a multicast group on a bridge of 20 ports,
+#              IGMP snooping on, the bridge its own querier: the group's
+#              members 1 port, then 3 (static entries), one core, every
+#              DUT (tools/bench-flood.sh --group, after broadcast100); the
+#              ceiling is a bare devmap broadcast to the members only
 # The generator runs one thread pinned per CPU for N cores (CPUs 0..N-1); a
 # veth delivers into the rx queue of the sending CPU, so the DUT also uses N
 # rx queues, and generator, DUT and sink share each core: a rate is what N
@@ -130,7 +135,7 @@ FRAME_SCENARIOS=unicast,macs10k,broadcast,macs100k,macs100k2m,macs1m,macflood
 # The largest frame the generator sends (BPF_PROG_RUN live frames: one
 # page, see tools/pktgen.c); jumbo frames are measured with TCP (--tcp-mtu).
 FRAME_MAX=3412
-ALL_SCENARIOS=$FRAME_SCENARIOS,tcp,overlay,learnrate,capacity,broadcast100
+ALL_SCENARIOS=$FRAME_SCENARIOS,tcp,overlay,learnrate,capacity,broadcast100,mcast
 ALL_DUTS=xdpbr,xdpbr-tc,bridge,ceiling
 XDPBRD_ARGS=()
 HOSTIF=off
@@ -166,8 +171,8 @@ usage: tools/bench.sh [OPTION...]
                      xdpbr is the XDP datapath, xdpbr-tc the TC one; the
                      tcp scenario runs xdpbr (default datapath) and bridge)
   --scenarios LIST   of unicast,macs10k,broadcast,macs100k,macs100k2m,macs1m,
-                     macflood,tcp,overlay,learnrate,capacity,broadcast100
-                     (default: all)
+                     macflood,tcp,overlay,learnrate,capacity,broadcast100,
+                     mcast (default: all)
   --sizes LIST       frame sizes on the wire with FCS, 64..$FRAME_MAX (the
                      generator's limit; over 1518 the veths' MTU is raised;
                      jumbo frames up to 9000: --tcp-mtu) (default $ALL_SIZES)
@@ -487,12 +492,14 @@ FSCEN_LIST=()
 TCP=0
 OVERLAY=0
 FLOOD=0
+MCAST=0
 RFC_TESTS=()
 for s in "${SCEN_LIST[@]}"; do
 	case $s in
 	tcp) TCP=1 ;;
 	overlay) OVERLAY=1 ;;
 	broadcast100) FLOOD=1 ;;
+	mcast) MCAST=1 ;;
 	learnrate | capacity) RFC_TESTS+=("$s") ;;
 	*) FSCEN_LIST+=("$s") ;;
 	esac
@@ -535,6 +542,11 @@ if [ "$FLOOD" = 1 ] && [ "$EXTERNAL" = 1 ]; then
 	[ -z "${GIVEN[--scenarios]:-}" ] || die "--scenarios broadcast100: external mode has no 100 ports to flood"
 	FLOOD=0
 	mapfile -t SCEN_LIST < <(printf '%s\n' "${SCEN_LIST[@]}" | grep -vx broadcast100)
+fi
+if [ "$MCAST" = 1 ] && [ "$EXTERNAL" = 1 ]; then
+	[ -z "${GIVEN[--scenarios]:-}" ] || die "--scenarios mcast: external mode has no 20 ports and no group"
+	MCAST=0
+	mapfile -t SCEN_LIST < <(printf '%s\n' "${SCEN_LIST[@]}" | grep -vx mcast)
 fi
 if [ "$OVERLAY" = 1 ] && [ "$EXTERNAL" = 1 ]; then
 	[ -z "${GIVEN[--scenarios]:-}" ] || die "--scenarios overlay: external mode has no sites to build"
@@ -1126,6 +1138,18 @@ if [ "$FLOOD" = 1 ]; then
 		--reps "$REPS" --duration "$DURATION" --json "$TMP/flood.json" >&2 ||
 		die "broadcast100 scenario failed (tools/bench-flood.sh)"
 fi
+# A multicast stream to 1, then 3, of 20 ports: a topology of its own each.
+echo null >"$TMP/mcast.json"
+if [ "$MCAST" = 1 ]; then
+	for k in 1 3; do
+		progress "mcast: a stream to $k of 20 ports, ${DUT_LIST[*]}, $REPS reps of $DURATION s (tools/bench-flood.sh --group $k)"
+		BUILD=$BUILD tools/bench-flood.sh --ports 20 --group "$k" \
+			--duts "$(IFS=,; echo "${DUT_LIST[*]}")" --reps "$REPS" --duration "$DURATION" \
+			--json "$TMP/mcast$k.json" >&2 || die "mcast scenario failed (tools/bench-flood.sh --group $k)"
+	done
+	jq -s . "$TMP/mcast1.json" "$TMP/mcast3.json" >"$TMP/mcast.json" ||
+		die "could not gather the mcast results"
+fi
 progress "measured in $(($(date +%s) - START)) s"
 
 # ---------------------------------------------------------------- results
@@ -1286,6 +1310,10 @@ fi
 if ! jq --slurpfile o "$TMP/flood.json" '.broadcast100 = $o[0]' "$TMP/result.json" \
 	>"$TMP/result2.json" || ! mv "$TMP/result2.json" "$TMP/result.json"; then
 	die "could not add the broadcast100 results"
+fi
+if ! jq --slurpfile o "$TMP/mcast.json" '.mcast = $o[0]' "$TMP/result.json" \
+	>"$TMP/result2.json" || ! mv "$TMP/result2.json" "$TMP/result.json"; then
+	die "could not add the mcast results"
 fi
 
 if [ -n "$JSON_OUT" ]; then
@@ -1549,13 +1577,13 @@ if [ ${#RFC_TESTS[@]} -gt 0 ]; then
 		  (.value.trials | length)] | @tsv))' "$TMP/result.json" | table
 fi
 
-if [ "$FLOOD" = 1 ]; then
-	echo
-	jq -r '.broadcast100 |
+# flood_table PATH HEAD: the table of a bench-flood.sh document (.PATH of
+# the results), under the lines jq expression HEAD makes of it.
+flood_table()
+{
+	jq -r "$1"' |
 		def r: if . == null then "-" else tostring end;
-		"broadcast100: \(.size)-byte broadcasts flooded to \(.ports) ports, one core; Mpps delivered",
-		"(the sum over the \(.ports) sinks), median of \(.reps) [min-max]; copies/frame: delivered over",
-		"offered (\(.ports): none lost); BPF ns per offered frame, every copy included",
+		'"$2"',
 		"",
 		(["dut", "Mpps", "[min-max]", "offered Mpps", "copies/frame", "ns/frame"] | @tsv),
 		(.duts | to_entries[] | .value as $v | [.key, ($v.pps / 1e6 * 1000 | round / 1000),
@@ -1565,6 +1593,23 @@ if [ "$FLOOD" = 1 ]; then
 		"",
 		"xdpbr/bridge: \(.ratios.xdpbr_over_bridge | r), xdpbr/ceiling: \(.ratios.xdpbr_over_ceiling | r), xdpbr-tc/bridge: \(.ratios.xdpbr_tc_over_bridge | r)"' \
 		"$TMP/result.json" | table
+}
+
+if [ "$FLOOD" = 1 ]; then
+	echo
+	flood_table .broadcast100 '
+		"broadcast100: \(.size)-byte broadcasts flooded to \(.ports) ports, one core; Mpps delivered",
+		"(the sum over the \(.ports) sinks), median of \(.reps) [min-max]; copies/frame: delivered over",
+		"offered (\(.ports): none lost); BPF ns per offered frame, every copy included"'
+fi
+
+if [ "$MCAST" = 1 ]; then
+	flood_table '.mcast[]' '
+		"",
+		"mcast: \(.size)-byte frames to \(.group.address), \(.group.members) of \(.ports) ports members, IGMP",
+		"snooping, the bridge its own querier, one core; Mpps delivered to the members, median of",
+		"\(.reps) [min-max]; copies/frame: delivered over offered (\(.group.members): none lost); BPF ns per",
+		"offered frame, every copy included (the ceiling: a bare broadcast to the members)"'
 fi
 
 if [ "$PROFILE" = 1 ] && [ ${#FSCEN_LIST[@]} -gt 0 ]; then

@@ -27,8 +27,8 @@
  * the qdisc, MACs cycled in user space (a syscall per --batch frames and an
  * skb per frame). The generator costs differ, so the mode is in every
  * report: figures of different modes are not comparable. Frames are
- * valid Ethernet/IPv4/UDP in 198.18.0.0/15 with correct IP and UDP
- * checksums; --size is the size on the wire including the 4-byte FCS, so
+ * valid Ethernet/IPv4/UDP in 198.18.0.0/15 (or to a group of 239.0.0.0/8,
+ * a multicast stream) with correct IP and UDP checksums; --size is the size on the wire including the 4-byte FCS, so
  * the buffer is size - 4 bytes. The program rewrites the source (and
  * destination) MAC per frame to cycle through --src-macs (--dst-macs)
  * addresses.
@@ -216,7 +216,9 @@ static void usage(FILE *out)
 "                          --rx-dev, or ff:ff:ff:ff:ff:ff without one)\n"
 "      --src-macs N        cycle through N source MACs, one per frame (default 1)\n"
 "      --dst-macs N        cycle through N destination MACs (default 1)\n"
-"      --src-ip A, --dst-ip B   in 198.18.0.0/15 (default 198.18.0.1 -> 198.19.0.1)\n"
+"      --src-ip A, --dst-ip B   in 198.18.0.0/15 (default 198.18.0.1 -> 198.19.0.1);\n"
+"                          B may be a group of 239.0.0.0/8 (its MAC the default\n"
+"                          --dst-mac)\n"
 "      --tx-mode MODE      live (BPF_PROG_RUN live frames), amp (AF_PACKET into\n"
 "                          an XDP amplifier), packet (AF_PACKET sendmmsg) or\n"
 "                          auto: live unless the kernel refuses it, then amp,\n"
@@ -299,16 +301,28 @@ static double parse_secs(const char *s, const char *what)
 	return v;
 }
 
-static void parse_ip(const char *s, struct in_addr *a)
+/* Whether h (host order) is a group of 239.0.0.0/8. */
+static bool ip_group(uint32_t h)
+{
+	return (h & 0xff000000U) == 0xef000000U;
+}
+
+/* An address of 198.18.0.0/15; with group, also a group of 239.0.0.0/8
+ * (a destination: a multicast stream to the groups' members). */
+static void parse_ip(const char *s, struct in_addr *a, bool group)
 {
 	uint32_t h;
 
 	if (inet_pton(AF_INET, s, a) != 1)
 		die("'%s' is not an IPv4 address", s);
 	h = ntohl(a->s_addr);
-	/* 198.18.0.0/15, RFC 2544: never send test traffic anywhere else. */
+	if (group && ip_group(h))
+		return;
+	/* 198.18.0.0/15, RFC 2544: never send test traffic anywhere else;
+	 * 239.0.0.0/8, RFC 2365: organization-local groups. */
 	if ((h & 0xfffe0000U) != 0xc6120000U)
-		die("%s is not in 198.18.0.0/15 (the benchmarking range)", s);
+		die("%s is not in 198.18.0.0/15 (the benchmarking range)%s", s,
+		    group ? " nor a group of 239.0.0.0/8" : "");
 }
 
 static void parse_sizes(const char *s)
@@ -1550,8 +1564,8 @@ int main(int argc, char **argv)
 		case O_DST_MACS:
 			opt.n_dst = (uint32_t)parse_u64(optarg, "--dst-macs", 1, 1U << 24);
 			break;
-		case O_SRC_IP: parse_ip(optarg, &opt.src_ip); break;
-		case O_DST_IP: parse_ip(optarg, &opt.dst_ip); break;
+		case O_SRC_IP: parse_ip(optarg, &opt.src_ip, false); break;
+		case O_DST_IP: parse_ip(optarg, &opt.dst_ip, true); break;
 		case 'c': opt.cores = (int)parse_u64(optarg, "--cores", 1, MAX_CPUS); break;
 		case O_CPUS: opt.cpu_list = optarg; break;
 		case 'd':
@@ -1632,7 +1646,17 @@ int main(int argc, char **argv)
 
 	/* The destination defaults to the first sink's MAC: read it before the
 	 * generator is loaded (its MAC base is a load-time constant). */
-	if (!opt.dst_given) {
+	if (!opt.dst_given && ip_group(ntohl(opt.dst_ip.s_addr))) {
+		uint32_t h = ntohl(opt.dst_ip.s_addr);
+
+		/* the group's MAC (RFC 1112): 01:00:5e and its low 23 bits */
+		opt.dst_mac[0] = 0x01;
+		opt.dst_mac[1] = 0x00;
+		opt.dst_mac[2] = 0x5e;
+		opt.dst_mac[3] = (uint8_t)((h >> 16) & 0x7f);
+		opt.dst_mac[4] = (uint8_t)(h >> 8);
+		opt.dst_mac[5] = (uint8_t)h;
+	} else if (!opt.dst_given) {
 		memset(opt.dst_mac, 0xff, ETH_ALEN);
 		if (opt.rx_list) {
 			char first[IF_NAMESIZE] = "";

@@ -148,7 +148,8 @@ check_jq "JSON: run keys" "$doc" '
 	.link == "10G" and .link_bps == 10000000000 and .reps == 1 and .sizes == [64] and
 	.cores == [1] and .duts == ["xdpbr", "xdpbr-tc", "bridge", "ceiling"] and
 	.scenarios == ["unicast", "macs10k", "broadcast", "macs100k", "macs100k2m", "macs1m",
-		       "macflood", "tcp", "overlay", "learnrate", "capacity", "broadcast100"] and
+		       "macflood", "tcp", "overlay", "learnrate", "capacity", "broadcast100",
+		       "mcast"] and
 	.frame_scenarios == ["unicast", "macs10k", "broadcast", "macs100k", "macs100k2m", "macs1m",
 			     "macflood"] and
 	.profile == true'
@@ -309,6 +310,28 @@ check_eq "broadcast100 left no namespace, link or pin behind" "" \
 	"$(ip netns list | grep -E "^${fprefix:-none}-h( |$)"
 	   ip -o link show | grep -E ": ${fprefix:-none}(-g|p[0-9]+|k)[@:]"
 	   [ -e "/sys/fs/bpf/xdpbr/${fprefix:-none}" ] && echo "pins of ${fprefix:-none}")"
+
+# mcast (tools/bench-flood.sh --group): a stream to 1, then 3, of 20 ports
+# with snooping on. Each DUT reached its members only (bench-flood fails
+# the run where a non-member's sink got a copy): every member got some,
+# and no frame made more copies than there are members (the queries a
+# non-member may see add under 0.1).
+check_jq "JSON: mcast: 1 and 3 of 20 ports, every DUT delivered to its members" "$doc" '
+	[.mcast[] | .ports, .group.members, .group.address] == [20, 1, "239.1.1.1", 20, 3, "239.1.1.1"] and
+	all(.mcast[]; (.duts | keys) == ["bridge", "ceiling", "xdpbr", "xdpbr-tc"] and
+	    .group.members as $k | all(.duts[]; .pps > 0 and .sink_frames_min > 0 and
+				      .copies_per_frame > 0 and .copies_per_frame < $k + 0.1))'
+check_jq "JSON: mcast: BPF ns per frame of xdpbr and the ratios" "$doc" '
+	all(.mcast[]; .duts.xdpbr.ns_per_frame > 0 and .duts["xdpbr-tc"].ns_per_frame > 0 and
+	    (.ratios | all(.xdpbr_over_bridge, .xdpbr_tc_over_bridge; type == "number" and . > 0)))'
+check_eq "mcast tables: one for 1 member, one for 3" 2 \
+	"$(grep -c '^mcast: 64-byte frames to 239.1.1.1, [13] of 20 ports members' "$out")"
+for p in $(jq -r '.mcast[]?.prefix' "$json" 2>/dev/null); do
+	check_eq "mcast ($p) left no namespace, link or pin behind" "" \
+		"$(ip netns list | grep -E "^$p-h( |$)"
+		   ip -o link show | grep -E ": $p(-g|-host|-dev|p[0-9]+|k)?[@:]"
+		   [ -e "/sys/fs/bpf/xdpbr/$p" ] && echo "pins of $p")"
+done
 
 # The plots of the run, drawn from the JSON kept next to them.
 check "--plot: the JSON the plots come from is the run's" cmp "$json" "$plots/bench.json"
