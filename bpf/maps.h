@@ -255,4 +255,26 @@ XDPBR_ARRAY_MAP(xdpbr_mcast, ARRAY, 1, struct xdpbr_mcast);
 XDPBR_ARRAY_MAP(xdpbr_mcast_vlan, ARRAY, XDPBR_MCAST_VLANS, __u32);
 XDPBR_ARRAY_MAP(xdpbr_mrouter_vlan, HASH, XDPBR_MROUTER_VLAN_SIZE, __u32);
 
+/* A group's ports as one mask (xdpbr.h XDPBR_MDB_SET_IP6): read once per
+ * pruned frame; written by user space only. */
+XDPBR_ARRAY_MAP(xdpbr_mdb_set, HASH, XDPBR_MDB_SET_SIZE, __u64);
+
+/* ... and, for a set of two ports or more, a devmap of them (ifindex ->
+ * ifindex, no egress program), the broadcast of a pruned frame on the XDP
+ * fast path: read once per such frame; written by user space only. */
+struct xdpbr_mdb_devs_inner {
+	__uint(type, BPF_MAP_TYPE_DEVMAP_HASH);
+	__uint(max_entries, XDPBR_FLOOD_FAST_SLOTS);
+	__type(key, __u32);
+	__type(value, struct bpf_devmap_val);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH_OF_MAPS);
+	__uint(max_entries, XDPBR_MDB_SET_SIZE);
+	__type(key, __u32);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+	__array(values, struct xdpbr_mdb_devs_inner);	/* last: a flexible array */
+} xdpbr_mdb_devs SEC(".maps");
+
 #endif /* XDPBR_MAPS_H */

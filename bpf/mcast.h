@@ -212,6 +212,19 @@ static __always_inline __u32 mcast_classify(void *data, void *end, __u32 vid)
 	return mcast_data(f, &k, 0);
 }
 
+/* A pruned frame's ports: its group's xdpbr_mdb_set entry, a mask of
+ * slots below XDPBR_FLOOD_FAST_SLOTS (the member ports, the family's
+ * router ports, the host's port), or NULL: then every port is asked
+ * (mcast_copy_ok), as for a group user space has no set for. */
+_Static_assert(MC_IP6 == XDPBR_MDB_SET_IP6, "the set's key is the word's family and group");
+
+static __always_inline const __u64 *mcast_set(__u32 mc)
+{
+	__u32 k = mc & (MC_IP6 | MC_GID_MASK);
+
+	return bpf_map_lookup_elem(&xdpbr_mdb_set, &k);
+}
+
 /* Whether some port has mcast_flood off: a member or router port gets a
  * pruned frame's copy all the same (the kernel's br_multicast_flood asks
  * no flag), which a devmap flood set of the class can't give it. */

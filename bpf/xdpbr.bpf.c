@@ -59,14 +59,18 @@ static __always_inline int xdp_flood(struct xdp_md *ctx, struct frame *f,
 {
 	enum xdpbr_counter c = flood_admit(f, fc);
 	__u64 len;
+	int r;
 
 	if (c != STEP_OK)
 		return xdp_end(f, c, XDP_DROP);
 	if (f->vlan_on && vlan_egress_fix(ctx, &f->vi, 0))
 		return xdp_end(f, XDPBR_CNT_DROP_REDIRECT, XDP_DROP);
 	len = xdp_frame_len(ctx);
-	if (xdpbr_xdp_flood_out(ctx, flood_in(f, mtu_l3_len(len, xdp_proto(ctx))),
-				copy_in(f, fc), copy_vlan(f), len) != XDP_REDIRECT)
+	r = xdpbr_xdp_flood_out(ctx, flood_in(f, mtu_l3_len(len, xdp_proto(ctx))),
+				copy_in(f, fc), copy_vlan(f), len);
+	if (r == XDP_DROP)	/* pruned to no port: the flood's, no copy */
+		return xdp_end(f, flood_counter(fc), XDP_DROP);
+	if (r != XDP_REDIRECT)
 		return xdp_end(f, XDPBR_CNT_DROP_REDIRECT, XDP_DROP);
 	return xdp_end(f, flood_counter(fc), XDP_REDIRECT);
 }

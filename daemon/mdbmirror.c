@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 #include <libmnl/libmnl.h>
 #include <bpf/bpf.h>
 
@@ -570,8 +571,19 @@ static void write_routers(struct mcast *m, const struct kview *v)
 {
 	__u32 slot_at[MAX_ROUTERS];
 
-	for (size_t i = 0; i < v->nrouter; i++)
+	memset(m->rmask, 0, sizeof(m->rmask));
+	memset(m->rhigh, 0, sizeof(m->rhigh));
+	for (size_t i = 0; i < v->nrouter; i++) {
 		slot_at[i] = slot_of(m, v->router[i]);
+		for (int f = 0; f < 2; f++) {
+			if (!slot_at[i] || !(v->router_fam[i] & (f ? XDPBR_MROUTER_IP6 : XDPBR_MROUTER_IP4)))
+				continue;
+			if (slot_at[i] < XDPBR_FLOOD_FAST_SLOTS)
+				m->rmask[f] |= 1ULL << slot_at[i];
+			else
+				m->rhigh[f] = true;
+		}
+	}
 	for (__u32 slot = 1; slot < XDPBR_MAX_PORTS; slot++) {
 		__u32 want = 0, cur = 0;
 
@@ -946,14 +958,215 @@ static bool mc_out_ports(const struct mcast *m)
 	return false;
 }
 
-static void write_state(struct mcast *m, __u32 flags)
+/* The host interface's port's slot (0: none). */
+static __u32 host_slot(const struct mcast *m)
 {
 	char host[IF_NAMESIZE];
+
+	hostif_port_name(m->br->name, host);
+	return slot_of(m, if_nametoindex(host));
+}
+
+/* --- the groups' port sets (xdpbr_mdb_set) --- */
+
+static int set_cmp(const void *a, const void *b)
+{
+	const struct mcast_set *x = a, *y = b;
+
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+/* A set not written (slot 0 is never one's: no real set's mask). */
+#define SET_UNWRITTEN	(~0ULL)
+
+/* Adds slot to *mask; false for one past the mask (no set then). Slot 0
+ * (none, or not forwarded to) adds nothing. */
+static bool set_add(__u64 *mask, __u32 slot)
+{
+	if (!slot)
+		return true;
+	if (slot >= XDPBR_FLOOD_FAST_SLOTS)
+		return false;
+	*mask |= 1ULL << slot;
+	return true;
+}
+
+/* What identifies the ports of mask, given each slot's ifindex: a set
+ * whose slots are the same but one of them another port's now needs a
+ * new devmap. 0 for fewer than two ports (no devmap). */
+static __u64 set_sig(__u64 mask, const __u32 *ifx)
+{
+	__u64 h = 1469598103934665603ULL;	/* FNV-1a */
+
+	if (!(mask & (mask - 1)))
+		return 0;
+	for (; mask; mask &= mask - 1) {
+		h ^= ifx[__builtin_ctzll(mask)];
+		h *= 1099511628211ULL;
+	}
+	return h | 1;
+}
+
+/* The sets m's groups, router ports and host port make, sorted by key,
+ * in *out (m->sets_on false: none), ifx each slot's ifindex. -ENOMEM, or
+ * their number. */
+static long sets_want(const struct mcast *m, const __u32 *ifx, struct mcast_set **out)
+{
+	__u32 host = host_slot(m);
+	struct mcast_set *w;
+	size_t n = 0;
+
+	*out = NULL;
+	if (!m->sets_on)
+		return 0;
+	w = calloc(m->ngroups + 2, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	/* unregistered groups: to the family's router ports */
+	for (int f = 0; f < 2; f++) {
+		__u64 mask = m->rmask[f];
+
+		if (!m->rhigh[f] && set_add(&mask, host))
+			w[n++] = (struct mcast_set){ f ? XDPBR_MDB_SET_IP6 : 0, mask,
+						     set_sig(mask, ifx) };
+	}
+	for (size_t i = 0; i < m->ngroups; i++) {
+		const struct mcast_group *g = &m->groups[i];
+		int f = g->key.proto == XDPBR_MDB_IP6;
+		__u64 mask = m->rmask[f];
+		bool ok = !m->rhigh[f] && set_add(&mask, host);
+		size_t lo, hi;
+
+		group_run(m, g, &lo, &hi);
+		for (size_t j = lo; ok && j < hi; j++)
+			ok = set_add(&mask, m->mem[j].slot);
+		if (ok)
+			w[n++] = (struct mcast_set){ g->gid | (f ? XDPBR_MDB_SET_IP6 : 0), mask,
+						     set_sig(mask, ifx) };
+	}
+	qsort(w, n, sizeof(*w), set_cmp);
+	*out = w;
+	return (long)n;
+}
+
+/* The devmap of set s (two ports or more) into xdpbr_mdb_devs, a new one
+ * (the outer map's update replaces the old one whole); false when it
+ * can't be: none then, and the group's frames take the slow flood. */
+static bool devs_put(struct mcast *m, const struct mcast_set *s, const __u32 *ifx)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_DEVMAP_HASH, "xdpbr_mdbdevs", sizeof(__u32),
+				sizeof(struct bpf_devmap_val), XDPBR_FLOOD_FAST_SLOTS, NULL);
+	bool ok = fd >= 0;
+
+	for (__u64 mask = s->mask; ok && mask; mask &= mask - 1) {
+		__u32 ifindex = ifx[__builtin_ctzll(mask)];
+		struct bpf_devmap_val v = { .ifindex = ifindex };
+
+		ok = ifindex && !bpf_map_update_elem(fd, &ifindex, &v, BPF_ANY);
+	}
+	ok = ok && !bpf_map_update_elem(maps(m)->mdb_devs, &s->key, &fd, BPF_ANY);
+	if (fd >= 0)
+		close(fd);
+	if (!ok)
+		bpf_map_delete_elem(maps(m)->mdb_devs, &s->key);
+	return ok;
+}
+
+/* One set written: the devmap first when it grows one, the mask, then
+ * the devmap gone when it needs none. False if the mask is not written
+ * (deleted then: its group's frames ask every port, as before); a devmap
+ * not written is tried again next time (s->sig 0 then). */
+static bool set_put(struct mcast *m, struct mcast_set *s, const __u32 *ifx)
+{
+	int fd = maps(m)->mdb_set;
+
+	if (s->sig && !devs_put(m, s, ifx))
+		s->sig = 0;
+	if (bpf_map_update_elem(fd, &s->key, &s->mask, BPF_ANY)) {
+		bpf_map_delete_elem(fd, &s->key);
+		bpf_map_delete_elem(maps(m)->mdb_devs, &s->key);
+		return false;
+	}
+	if (!s->sig)
+		bpf_map_delete_elem(maps(m)->mdb_devs, &s->key);
+	return true;
+}
+
+/* Deletes from map fd every key that is not one of w[0..n) (with a
+ * devmap, for devs). */
+static void sets_sweep(int fd, const struct mcast_set *w, size_t n, bool devs)
+{
+	__u32 key, next, *prev = NULL;
+	const struct mcast_set *cur;
+	struct mcast_set k;
+
+	/* On from the last key kept: a deleted one would start the walk over. */
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		k.key = next;
+		cur = bsearch(&k, w, n, sizeof(*w), set_cmp);
+		if (!cur || cur->mask == SET_UNWRITTEN || (devs && !cur->sig)) {
+			bpf_map_delete_elem(fd, &next);
+			continue;
+		}
+		key = next;
+		prev = &key;
+	}
+}
+
+/*
+ * xdpbr_mdb_set (and xdpbr_mdb_devs) as m's state says: changed and new
+ * sets written, gone ones deleted (after the members and routers they are
+ * made of, before the flags that make the datapath prune). A set that
+ * can't be written is deleted instead: its group's frames ask every port,
+ * as before. The first time, whatever else the maps hold (an earlier
+ * run's) goes too.
+ */
+static void sets_write(struct mcast *m)
+{
+	__u32 ifx[XDPBR_FLOOD_FAST_SLOTS] = { 0 };
+	struct mcast_set *w;
+	size_t i = 0, j = 0, n;
+	long got;
+
+	for (__u32 s = 1; s < XDPBR_FLOOD_FAST_SLOTS; s++)
+		if (bpf_map_lookup_elem(maps(m)->slotif, &s, &ifx[s]))
+			ifx[s] = 0;
+	got = sets_want(m, ifx, &w);
+	if (got < 0) {
+		log_warn("bridge %s: Couldn't write the groups' port sets: %s", m->br->name,
+			 strerror(ENOMEM));
+		got = 0;	/* none: every group asks every port */
+	}
+	n = (size_t)got;
+	while (i < m->nsets || j < n) {
+		int c = i == m->nsets ? 1 : j == n ? -1 : set_cmp(&m->sets[i], &w[j]);
+
+		if (c < 0) {
+			bpf_map_delete_elem(maps(m)->mdb_set, &m->sets[i].key);
+			bpf_map_delete_elem(maps(m)->mdb_devs, &m->sets[i].key);
+		} else if ((c > 0 || m->sets[i].mask != w[j].mask || m->sets[i].sig != w[j].sig) &&
+			   !set_put(m, &w[j], ifx)) {
+			w[j].mask = SET_UNWRITTEN;	/* differs from any next time */
+		}
+		i += c <= 0;
+		j += c >= 0;
+	}
+	if (!m->sets_swept) {
+		sets_sweep(maps(m)->mdb_set, w, n, false);
+		sets_sweep(maps(m)->mdb_devs, w, n, true);
+		m->sets_swept = true;
+	}
+	free(m->sets);
+	m->sets = w;
+	m->nsets = n;
+}
+
+static void write_state(struct mcast *m, __u32 flags)
+{
 	struct xdpbr_mcast st = { .flags = flags }, cur;
 	__u32 zero = 0;
 
-	hostif_port_name(m->br->name, host);
-	st.host_slot = slot_of(m, if_nametoindex(host));
+	st.host_slot = host_slot(m);
 	if (bpf_map_lookup_elem(maps(m)->mcast, &zero, &cur) || memcmp(&cur, &st, sizeof(st)))
 		bpf_map_update_elem(maps(m)->mcast, &zero, &st, BPF_ANY);
 }
@@ -1018,6 +1231,9 @@ static void sync_all(struct mcast *m)
 	/* VLANs' maps not as the kernel says: no pruning (flood) until they are */
 	if (flags & XDPBR_MCAST_VLAN_CTX && !sync_vlans(m, now, &has6))
 		flags = 0;
+	/* with router ports per VLAN, none of the bridge's sets is right */
+	m->sets_on = !(flags & XDPBR_MCAST_VLAN_CTX);
+	sets_write(m);
 	write_state(m, flags | (v.set.snooping && mc_out_ports(m) ? XDPBR_MCAST_MC_OUT : 0));
 	if (!(flags & XDPBR_MCAST_VLAN_CTX))
 		vlans_forget(m);
@@ -1032,6 +1248,8 @@ static void clear_all(struct mcast *m)
 	m->snooping = false;
 	write_all(m, NULL, 0);
 	write_routers(m, &v);
+	m->sets_on = false;
+	sets_write(m);
 }
 
 /* A notification: the entry it adds or deletes, written at once; a
@@ -1065,6 +1283,7 @@ static int note_cb(const struct nlmsghdr *nlh, void *data)
 		else
 			member_del(m, &v.e[i]);
 	}
+	sets_write(m);
 	free(v.e);
 	return MNL_CB_OK;
 }
@@ -1167,5 +1386,8 @@ void mcast_close(struct mcast *m)
 	free(m->mem);
 	m->mem = NULL;
 	m->nmem = m->capmem = 0;
+	free(m->sets);
+	m->sets = NULL;
+	m->nsets = 0;
 	m->kbr = 0;
 }

@@ -26,6 +26,10 @@
  * VLAN options.
  * What the kernel held while the daemon was down is in the first dump: a
  * restart loses nothing.
+ * Each group's ports are also written as one mask (xdpbr_mdb_set: its
+ * members, the family's router ports and the host's port, where all are
+ * below slot 64), by which a pruned frame visits its ports only, and
+ * where that is two ports or more, as a devmap of them (xdpbr_mdb_devs).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -56,6 +60,15 @@ struct mcast_member {
 					 * or not fwd) */
 };
 
+/* A group's port set as written to xdpbr_mdb_set: its key (group id and
+ * family, XDPBR_MDB_SET_IP6) and mask; of two ports or more, also its
+ * devmap in xdpbr_mdb_devs, whose ports' ifindexes sig sums up. */
+struct mcast_set {
+	__u32 key;
+	__u64 mask;
+	__u64 sig;
+};
+
 /* With a multicast context per VLAN (mcast_vlan_snooping): what
  * xdpbr_mcast_vlan and xdpbr_mrouter_vlan hold, and each VLAN's querier
  * timing (as struct mcast's querier_on_ns for the bridge). */
@@ -82,6 +95,12 @@ struct mcast {
 	struct mcast_member *mem;	/* ... and the entries that made it, sorted */
 	size_t nmem, capmem;
 	struct mcast_vlans *vl;		/* NULL until the bridge has VLAN contexts */
+	struct mcast_set *sets;		/* what xdpbr_mdb_set holds, by key */
+	size_t nsets;
+	bool sets_on;			/* sets may be written (no VLAN contexts) */
+	bool sets_swept;		/* an earlier run's entries were pruned */
+	__u64 rmask[2];			/* router ports below slot 64, IPv4 and IPv6 */
+	bool rhigh[2];			/* ... and whether one is above */
 	bool vlan_warned;		/* writing a VLAN's context failed, and was said */
 };
 

@@ -492,6 +492,21 @@ struct xdpbr_flood_fast {
 /* xdpbr_mrouter_vlan's key: a VLAN and a slot in one word. */
 #define XDPBR_MROUTER_VLAN_KEY(vid, slot)	((__u32)(vid) << 16 | (__u32)(slot))
 
+/*
+ * xdpbr_mdb_set: a group's ports as one mask, so that a pruned frame
+ * visits its ports only, not every port to ask each whether it is one
+ * (bpf/flood.h). Key: the group id with XDPBR_MDB_SET_IP6 for an IPv6
+ * group (group id 0: an unregistered group of the family, which goes to
+ * the router ports); value: a bit per slot below XDPBR_FLOOD_FAST_SLOTS,
+ * the group's member ports, the family's router ports and the host's
+ * port, what mcast_copy_ok lets through. User space writes an entry only
+ * where all of these are below that slot and the router ports are the
+ * bridge's (no multicast contexts per VLAN); without its entry a group's
+ * frame asks every port, as before.
+ */
+#define XDPBR_MDB_SET_IP6	(1U << 29)	/* bpf/mcast.h's MC_IP6 */
+#define XDPBR_MDB_SET_SIZE	(XDPBR_MDB_SIZE + XDPBR_MDB_SRC_SIZE + 2)
+
 enum xdpbr_mdb_proto {
 	XDPBR_MDB_L2 = 0,		/* a MAC address (bridge mdb add ... grp MAC) */
 	XDPBR_MDB_IP4 = 4,
@@ -601,6 +616,7 @@ _Static_assert(sizeof(struct xdpbr_flood_fast) == 32, "fast flood layout");
 _Static_assert(XDPBR_MAX_PORTS <= 0xffff, "a slot bound fits xdpbr_flood_fast.top");
 _Static_assert(sizeof(struct xdpbr_mdb_key) == 20, "mdb key layout");
 _Static_assert(sizeof(struct xdpbr_mdb_port_key) == 8, "mdb port key layout");
+_Static_assert(XDPBR_MDB_GID_MAX < XDPBR_MDB_SET_IP6, "a group id and the family bit apart");
 _Static_assert(sizeof(struct xdpbr_mdb_src_key) == 36, "mdb source key layout");
 _Static_assert(sizeof(struct xdpbr_mcast) == 8, "mcast layout");
 _Static_assert(XDPBR_FLOOD_FAST_SLOTS <= 64, "a fast flood slot must fit its mask");

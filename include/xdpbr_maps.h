@@ -64,7 +64,9 @@
 	X(mrouter,	ARRAY)		/* slot -> multicast router port */ \
 	X(mcast,	ARRAY)		/* snooping on, queriers, the host's slot */ \
 	X(mcast_vlan,	ARRAY)		/* VLAN -> its own snooping and queriers */ \
-	X(mrouter_vlan,	HASH)		/* {VLAN, slot} -> multicast router port */
+	X(mrouter_vlan,	HASH)		/* {VLAN, slot} -> multicast router port */ \
+	X(mdb_set,	HASH)		/* group id -> its ports below slot 64 */ \
+	X(mdb_devs,	HASH_OF_MAPS)	/* ... as a devmap, for two or more */
 
 #define XDPBR_MAPS_LOCAL(X)						\
 	X(fdbc_cache,	ARRAY)		/* per-CPU FDB cache (bpf/fdbcache.h) */ \

@@ -31,6 +31,7 @@ static const char *const maps_newer[] = {
 	XDPBR_MAP_NAME(flood_bc_small), XDPBR_MAP_NAME(flood_mc_small),
 	XDPBR_MAP_NAME(flood_uu_small), XDPBR_MAP_NAME(mdb_src),
 	XDPBR_MAP_NAME(mcast_vlan), XDPBR_MAP_NAME(mrouter_vlan),
+	XDPBR_MAP_NAME(mdb_set), XDPBR_MAP_NAME(mdb_devs),
 };
 
 static bool map_newer(const char *name)

@@ -118,7 +118,7 @@ static void test_open_all(void **state)
 			fail_msg("field %zu opened the wrong pin", i);
 	}
 	assert_int_equal(mock_map_len(m.fdb), 1);
-	assert_int_equal(mock_map_len(m.mrouter_vlan), NMAPS);	/* the last field */
+	assert_int_equal(mock_map_len(m.mdb_devs), NMAPS);	/* the last field */
 
 	maps_close(&m);
 	assert_all_closed(&m);
