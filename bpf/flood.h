@@ -218,8 +218,9 @@ static __always_inline long xdp_flood_fast(__u32 fc, __u64 flags, __u32 in_slot,
  * (xdpbr_mdb_devs). The ingress counts the copies' tx. XDP_DROP when the
  * group has no port to go to (the frame is the flood's all the same: its
  * outcome is flood_multicast), or -1: the slow flood, for a group without
- * a set or its devmap, one whose port has left the tx map (link down),
- * and while the fast maps are not ready (a port state set by hand).
+ * a set or its devmap, one with a port that is down (out of the flood
+ * maps and the tx map), and while the fast maps are not ready (a port
+ * state set by hand).
  * Known inexactness: user space writes a changed set's devmap and mask
  * one after the other; a frame between the two counts its copies by the
  * other one.
@@ -244,6 +245,11 @@ static __always_inline long xdp_mcast_set(__u32 mc, __u64 flags, __u32 in_slot, 
 		mask &= ~(1ULL << (in_slot & 63));
 	if (!mask)
 		return XDP_DROP;
+	/* A port of the set that is down is in no flood map, and gets no
+	 * copy: the slow flood then. (No port has mcast_flood off here: a
+	 * pruned frame goes the skb path while one has, XDPBR_MCAST_MC_OUT.) */
+	if (mask & ~ff->mask[XDPBR_STORM_MCAST])
+		return -1;
 	if (!(mask & (mask - 1))) {
 		slot = bit_index(mask);
 		if (bpf_redirect_map(&xdpbr_tx, slot, 0) != XDP_REDIRECT)

@@ -188,6 +188,24 @@ stream "$S4"
 expect "static $S4 on h3's port, added while no daemon ran" 0 $N $N
 stream "$G4"
 expect "after the restart, $G4 still to its member and the router port" $N 0 $N
+# A member port that is down gets no copy and counts none. h3's port
+# down: its static entry stays (permanent), so $S4's set (h3's port, the
+# router port, the host's) still names it, and the XDP path must not
+# send into the group's devmap, which would count a copy the port never
+# sends (bpf/flood.h xdp_mcast_set).
+ip link set dev "${PORT[3]}" down || fail "ip link set ${PORT[3]} down"
+pfx_poll 3 pfx_link_is "${PORT[3]}" state '"disabled"' ||
+	fail "${PORT[3]} down: link show says disabled" "$(pfx_link_json "${PORT[3]}" 2>&1)"
+t3=$(counter_sum "${PORT[3]}" tx_packets)
+stream "$S4"
+expect "static $S4, h3's port down: to the router port only" 0 0 $N
+check_eq "... and ${PORT[3]}, down, counted no copy as sent (tx_packets)" \
+	"$t3" "$(counter_sum "${PORT[3]}" tx_packets)"
+ip link set dev "${PORT[3]}" up || fail "ip link set ${PORT[3]} up"
+pfx_poll 5 pfx_link_is "${PORT[3]}" state '"forwarding"' ||
+	fail "${PORT[3]} up: link show says forwarding" "$(pfx_link_json "${PORT[3]}" 2>&1)"
+stream "$S4"
+expect "static $S4, h3's port up again: to h3 and the router port" 0 $N $N
 bridge mdb del dev "$BR" port "${PORT[3]}" grp "$S4"
 sleep 1.2
 stream "$S4"
