@@ -7,7 +7,8 @@
 # of each ADD measured. Then every container pings the next one (the last
 # the first), every ping answered, and xdpbr's rx_packets on each
 # container's port grew by exactly what the container's eth0 sent (IPv6
-# off in the containers: nothing else is sent). CNI DEL then takes each
+# off in the containers: nothing else is sent). One broadcast from the
+# first reaches each of the others exactly once. CNI DEL then takes each
 # container's port and its FDB entry away within 1 s. On the skb path only
 # (auto: a container's veth is a TC port), for CI's time.
 # shellcheck source=lib.sh source-path=SCRIPTDIR disable=SC2119
@@ -113,6 +114,35 @@ check_eq "the kernel bridge learned nothing" "" "$kl"
 check "xdpbr learned every container's MAC" bash -c '
 	f=$("$1" -b "$2" fdb show); shift 2
 	for m; do grep -qi "^$m " <<<"$f" || exit 1; done' _ "$XDPBR" "$BR" "${CMAC[@]:1}"
+
+# One broadcast from c1 (EtherType 0x88b5, local experimental): each other
+# container's eth0 receives exactly one frame more, c1's none. Tried again
+# while some container sent something of its own meanwhile (an ARP probe).
+declare -a RXA RXB TXQ TXR
+frame="ff:ff:ff:ff:ff:ff ${CMAC[1]} 88b5 $(printf '00%.0s' {1..46})"
+for ((try = 0; try < 3; try++)); do
+	for ((c = 1; c <= CNI_N; c++)); do
+		RXA[c]=$(eth0 "$c" rx_packets) TXQ[c]=$(eth0 "$c" tx_packets)
+	done
+	# shellcheck disable=SC2086 # the frame's bytes, one word each
+	ip netns exec "xt$ID-c1" "$XT_BUILD/tools/sendframe" eth0 $frame ||
+		fail "c1 sends a broadcast frame"
+	sleep 1
+	quiet=1
+	for ((c = 1; c <= CNI_N; c++)); do
+		RXB[c]=$(eth0 "$c" rx_packets) TXR[c]=$(eth0 "$c" tx_packets)
+		[ $((TXR[c] - TXQ[c])) = $((c == 1)) ] || quiet=0
+	done
+	[ "$quiet" = 1 ] && break
+done
+check "the containers were quiet while c1's broadcast went out (try $((try + 1)) of 3)" \
+	test "$quiet" = 1
+off=()
+for ((c = 1; c <= CNI_N; c++)); do
+	[ $((RXB[c] - RXA[c])) = $((c != 1)) ] || off+=("c$c:$((RXB[c] - RXA[c]))")
+done
+check_eq "c1's broadcast reached each of the other $((CNI_N - 1)) containers once, c1 none" \
+	"" "${off[*]}"
 
 gone=()
 for ((c = 1; c <= CNI_N; c++)); do
